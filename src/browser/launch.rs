@@ -1,0 +1,258 @@
+//! Starting Chromium: finding the executable, the switches, the profile, the pipes on fds 3
+//! and 4, and making sure nothing of it outlives us.
+
+use std::ffi::OsString;
+use std::fs;
+use std::io;
+use std::os::fd::{FromRawFd, OwnedFd};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use mio::unix::pipe::{Receiver, Sender};
+
+use crate::log::log;
+use crate::settings::Settings;
+
+/// A browser process we started, and the temporary profile to delete after it.
+pub struct Process {
+    pub child: Child,
+    temp_profile: Option<PathBuf>,
+}
+
+const CANDIDATES: &[&str] = &[
+    "chromium",
+    "chromium-browser",
+    "google-chrome",
+    "google-chrome-stable",
+];
+
+/// Switches that keep an automated browser quiet and deterministic: no first-run UI, no
+/// background traffic of its own (on machines without a network these connections would
+/// fail, many at a time), no throttling of background pages.
+const DEFAULT_SWITCHES: &[&str] = &[
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-default-apps",
+    "--disable-extensions",
+    "--disable-breakpad",
+    "--disable-client-side-phishing-detection",
+    "--disable-domain-reliability",
+    "--disable-background-timer-throttling",
+    "--disable-backgrounding-occluded-windows",
+    "--disable-renderer-backgrounding",
+    "--disable-hang-monitor",
+    "--disable-ipc-flooding-protection",
+    "--disable-popup-blocking",
+    "--disable-prompt-on-repost",
+    "--disable-features=Translate,OptimizationHints,MediaRouter,DialMediaRouteProvider,AutofillServerCommunication,CertificateTransparencyComponentUpdater,InterestFeedContentSuggestions,BackForwardCache",
+    "--metrics-recording-only",
+    "--no-service-autorun",
+    "--password-store=basic",
+    "--use-mock-keychain",
+    "--enable-automation",
+    "--force-color-profile=srgb",
+    "--mute-audio",
+];
+
+pub fn find_executable(settings: &Settings) -> Result<PathBuf, String> {
+    if let Some(path) = &settings.executable_path {
+        let p = PathBuf::from(path);
+        return if p.is_file() {
+            Ok(p)
+        } else {
+            Err(format!("--executablePath {path} does not exist"))
+        };
+    }
+    if let Some(path) = std::env::var_os("CHROME_PATH").filter(|p| !p.is_empty()) {
+        let p = PathBuf::from(&path);
+        return if p.is_file() {
+            Ok(p)
+        } else {
+            Err(format!("CHROME_PATH {} does not exist", p.display()))
+        };
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    for dir in std::env::split_paths(&path) {
+        for name in CANDIDATES {
+            let p = dir.join(name);
+            if p.is_file() {
+                return Ok(p);
+            }
+        }
+    }
+    Err(
+        "no Chromium or Chrome found (looked for chromium, chromium-browser, google-chrome, \
+         google-chrome-stable on PATH). Install one (Debian/Ubuntu: apt-get install chromium) \
+         or point to it with --executablePath /path/to/chrome or CHROME_PATH."
+            .into(),
+    )
+}
+
+fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// A pipe whose ends are closed on exec (the child gets its ends by dup2 to 3 and 4).
+fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [0; 2];
+    // SAFETY: fds is a valid array of two ints.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: pipe2 succeeded, so both are fresh descriptors we own.
+    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+}
+
+fn unique_profile_dir() -> PathBuf {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    std::env::temp_dir().join(format!(
+        "devtools-mcp-profile-{}-{nanos}",
+        std::process::id()
+    ))
+}
+
+pub fn arguments(settings: &Settings, profile: &Path) -> Vec<OsString> {
+    let mut args: Vec<OsString> = vec!["--remote-debugging-pipe".into()];
+    let mut profile_arg = OsString::from("--user-data-dir=");
+    profile_arg.push(profile);
+    args.push(profile_arg);
+    if settings.headless {
+        args.push("--headless".into());
+    }
+    args.extend(DEFAULT_SWITCHES.iter().map(OsString::from));
+    if let Some((w, h)) = settings.viewport {
+        args.push(format!("--window-size={w},{h}").into());
+    }
+    let has = |switch: &str| settings.chrome_args.iter().any(|a| a == switch);
+    if is_root() && !has("--no-sandbox") {
+        log!("running as root: starting the browser with --no-sandbox");
+        args.push("--no-sandbox".into());
+    }
+    args.extend(settings.chrome_args.iter().map(OsString::from));
+    args.push("about:blank".into());
+    args
+}
+
+/// Starts the browser. Returns the process and our ends of its pipes.
+pub fn launch(settings: &Settings) -> Result<(Process, Sender, Receiver), String> {
+    let exe = find_executable(settings)?;
+    let (profile, temp_profile) = match &settings.user_data_dir {
+        Some(dir) => (dir.clone(), None),
+        None => {
+            let dir = unique_profile_dir();
+            fs::create_dir_all(&dir)
+                .map_err(|e| format!("cannot create a profile in {}: {e}", dir.display()))?;
+            (dir.clone(), Some(dir))
+        }
+    };
+    let cleanup = |e: String| {
+        if let Some(dir) = &temp_profile {
+            let _ = fs::remove_dir_all(dir);
+        }
+        e
+    };
+    let (browser_reads, we_write) = pipe().map_err(|e| cleanup(format!("pipe: {e}")))?;
+    let (we_read, browser_writes) = pipe().map_err(|e| cleanup(format!("pipe: {e}")))?;
+    let child_in = std::os::fd::AsRawFd::as_raw_fd(&browser_reads);
+    let child_out = std::os::fd::AsRawFd::as_raw_fd(&browser_writes);
+
+    let mut cmd = Command::new(&exe);
+    cmd.args(arguments(settings, &profile))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(0);
+    // SAFETY: only async-signal-safe calls (fcntl, dup2, prctl) between fork and exec.
+    unsafe {
+        cmd.pre_exec(move || {
+            // Move both ends above fd 4 first, so neither dup2 clobbers the other.
+            let a = libc::fcntl(child_in, libc::F_DUPFD, 10);
+            let b = libc::fcntl(child_out, libc::F_DUPFD, 10);
+            if a < 0 || b < 0 || libc::dup2(a, 3) < 0 || libc::dup2(b, 4) < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            // If we die without cleaning up, the browser goes too.
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            Ok(())
+        });
+    }
+    let child = cmd
+        .spawn()
+        .map_err(|e| cleanup(format!("cannot run {}: {e}", exe.display())))?;
+    drop(browser_reads);
+    drop(browser_writes);
+    let sender = Sender::from(we_write);
+    let receiver = Receiver::from(we_read);
+    sender
+        .set_nonblocking(true)
+        .and_then(|_| receiver.set_nonblocking(true))
+        .map_err(|e| format!("cannot make the browser pipes non-blocking: {e}"))?;
+    log!("started {} (pid {})", exe.display(), child.id());
+    Ok((
+        Process {
+            child,
+            temp_profile,
+        },
+        sender,
+        receiver,
+    ))
+}
+
+impl Process {
+    /// Ends the browser and every process it started, then deletes the temporary profile.
+    /// Bounded: a browser that ignores SIGTERM is killed after a short grace.
+    pub fn terminate(&mut self, grace: Duration) {
+        let pgid = self.child.id() as i32;
+        // SAFETY: signalling our own child's process group.
+        unsafe { libc::kill(-pgid, libc::SIGTERM) };
+        let deadline = Instant::now() + grace;
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(_)) => break,
+                Ok(None) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(5))
+                }
+                _ => {
+                    let _ = self.child.kill();
+                    let _ = self.child.wait();
+                    break;
+                }
+            }
+        }
+        // Helpers (zygote, GPU, renderers) are in the same process group.
+        // SAFETY: as above.
+        unsafe { libc::kill(-pgid, libc::SIGKILL) };
+        self.remove_profile();
+    }
+
+    /// Reaps an exited browser and cleans up after it.
+    pub fn reap(&mut self) {
+        let pgid = self.child.id() as i32;
+        // SAFETY: signalling our own child's process group.
+        unsafe { libc::kill(-pgid, libc::SIGKILL) };
+        let _ = self.child.wait();
+        self.remove_profile();
+    }
+
+    fn remove_profile(&mut self) {
+        if let Some(dir) = self.temp_profile.take() {
+            // The browser's helpers may still be writing for a moment after it exits.
+            for _ in 0..20 {
+                if fs::remove_dir_all(&dir).is_ok() || !dir.exists() {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            log!("could not delete the temporary profile {}", dir.display());
+        }
+    }
+}

@@ -1,0 +1,1950 @@
+//! The accessibility snapshot behind `take_snapshot`: CDP accessibility trees in, the text tree
+//! agents read out, with a uid on every line that later tools use to target the element.
+//!
+//! The output matches chrome-devtools-mcp 1.11 byte for byte, which means following what its
+//! pipeline (puppeteer's `Accessibility.snapshot` + its own uid assignment and formatter) does
+//! with the data of `Accessibility.getFullAXTree`:
+//!
+//! * Non-verbose snapshots keep only "interesting" nodes: landmarks, controls, focusable or live
+//!   nodes, and named leaves outside controls. Verbose snapshots keep every node.
+//! * Each `<iframe>` node gets its document's tree (fetched by the caller) as its last child.
+//! * Uids look like `<snapshot id>_<n>`. A uid is kept for as long as the same DOM node (same
+//!   document load, same backend node id) appears in every snapshot of the page, so an agent's
+//!   uids stay valid across snapshots; a new document load gives fresh uids. Nodes that have no
+//!   DOM node (inline text boxes, pseudo-element text) all share one uid per document: that is
+//!   what the reference prints, and such uids cannot target anything anyway.
+//! * DOM elements returned by page tools that are not in the tree ("extra elements") are
+//!   inserted under their nearest ancestor in the tree, printed with their tag name.
+//!
+//! Everything here is pure: the caller fetches trees and DOM data over CDP.
+
+use serde_json::{Map, Number, Value};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::fmt;
+
+/// The heading line of the snapshot section in a tool response.
+pub const SECTION_HEADING: &str = "## Latest page snapshot";
+
+/// One frame's `Accessibility.getFullAXTree` result.
+#[derive(Debug, Clone, Copy)]
+pub struct FrameTree<'a> {
+    /// The CDP target the tree was fetched from (the page, or an out-of-process iframe).
+    /// Backend node ids are only unique within one renderer, so lookups are scoped by it.
+    pub target_id: &'a str,
+    pub frame_id: &'a str,
+    /// The frame's current loader id: part of the uid key, so a new document gets new uids.
+    pub loader_id: &'a str,
+    /// The `nodes` array; the first node is the root.
+    pub nodes: &'a [Value],
+    /// Where this document hangs: the `<iframe>` element's backend node id in the parent frame.
+    /// `None` for the main frame.
+    pub owner: Option<FrameOwner<'a>>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FrameOwner<'a> {
+    pub frame_id: &'a str,
+    pub backend_node_id: i64,
+}
+
+/// A DOM element to show even when the accessibility tree leaves it out (an element a page tool
+/// returned). Build one with [`DomIndex::extra_element`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExtraElement {
+    pub backend_node_id: i64,
+    /// Printed as the role, e.g. `div`.
+    pub local_name: String,
+    /// Backend ids of the parent-element chain, nearest first.
+    pub ancestors: Vec<i64>,
+    /// Backend ids of every node below it (light DOM): tree nodes among them move under it.
+    pub descendants: HashSet<i64>,
+}
+
+/// Everything one snapshot is built from.
+#[derive(Debug, Clone, Copy)]
+pub struct SnapshotInput<'a> {
+    /// `frames[0]` is the main frame; the others are matched to `<iframe>` nodes by `owner`.
+    pub frames: &'a [FrameTree<'a>],
+    pub extras: &'a [ExtraElement],
+    pub verbose: bool,
+    /// The node selected in an attached DevTools Elements panel, if known.
+    pub selected_backend_node_id: Option<i64>,
+}
+
+/// The snapshot could not be built: the main frame's tree is empty.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EmptyTree;
+
+impl fmt::Display for EmptyTree {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // The reference's wording.
+        f.write_str("Failed to create accessibility snapshot")
+    }
+}
+
+impl std::error::Error for EmptyTree {}
+
+/// Per-page uid memory. Keep one per page for its whole life: it is what keeps uids stable
+/// between snapshots. New document loads need no reset (the loader id is in the key); call
+/// [`UidMap::reset`] when the page's target is replaced.
+#[derive(Debug, Default)]
+pub struct UidMap {
+    uids: HashMap<UidKey, String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum UidKey {
+    Tree {
+        loader_id: String,
+        backend_node_id: Option<i64>,
+    },
+    Extra(i64),
+}
+
+impl UidMap {
+    pub fn new() -> UidMap {
+        UidMap::default()
+    }
+
+    pub fn reset(&mut self) {
+        self.uids.clear();
+    }
+
+    pub fn len(&self) -> usize {
+        self.uids.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.uids.is_empty()
+    }
+}
+
+/// Where a uid points: resolve it with `DOM.resolveNode {backendNodeId}` on `target_id`'s session.
+/// For text nodes (`role` StaticText) that gives a Text node: use its parent element.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ElementRef<'a> {
+    pub backend_node_id: i64,
+    pub target_id: &'a str,
+    pub frame_id: &'a str,
+    pub role: &'a str,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UidError {
+    /// No such uid in the latest snapshot.
+    NotFound,
+    /// The uid names a tree node without a DOM node (e.g. an inline text box).
+    NoDomNode,
+}
+
+impl UidError {
+    /// The reference's error text for this failure.
+    pub fn message(self, uid: &str, page_id: impl fmt::Display) -> String {
+        match self {
+            UidError::NotFound => format!("Element uid \"{uid}\" not found on page {page_id}."),
+            UidError::NoDomNode => format!("Element with uid {uid} no longer exists on the page."),
+        }
+    }
+}
+
+/// The reference's error text for a uid used before any snapshot of the page.
+pub fn no_snapshot_message(page_id: impl fmt::Display) -> String {
+    format!("No snapshot found for page {page_id}. Use take_snapshot to capture one.")
+}
+
+/// A finished snapshot: its text and the uid lookups tools need.
+#[derive(Debug)]
+pub struct Snapshot {
+    pub id: u64,
+    pub verbose: bool,
+    /// The tree as printed, one node per line, ending with a newline.
+    pub text: String,
+    nodes: Vec<Node>,
+    root: usize,
+    by_uid: HashMap<String, usize>,
+    frames: Vec<FrameInfo>,
+    selected_uid: Option<String>,
+}
+
+#[derive(Debug)]
+struct FrameInfo {
+    target_id: String,
+    frame_id: String,
+}
+
+/// A node as printed. `props` holds the printable properties by name: sorted, since the
+/// reference prints them in sorted key order.
+#[derive(Debug)]
+struct Node {
+    uid: String,
+    role: String,
+    name: String,
+    props: BTreeMap<&'static str, Prop>,
+    backend_node_id: Option<i64>,
+    frame: usize,
+    children: Vec<usize>,
+}
+
+/// A property value as JavaScript would see it. Values of other types are never printed, so
+/// they are not kept.
+#[derive(Debug, Clone, PartialEq)]
+enum Prop {
+    Bool(bool),
+    Num(Number),
+    Str(String),
+}
+
+/// Builds the snapshot numbered `snapshot_id` (a server-wide counter starting at 1, as the
+/// reference numbers them across all pages), reusing and updating the page's uids.
+pub fn build(
+    input: &SnapshotInput<'_>,
+    snapshot_id: u64,
+    uids: &mut UidMap,
+) -> Result<Snapshot, EmptyTree> {
+    let mut nodes = Vec::new();
+    let mut used = vec![false; input.frames.len()];
+    if input.frames.is_empty() {
+        return Err(EmptyTree);
+    }
+    let root =
+        build_frame(input.frames, 0, input.verbose, &mut used, &mut nodes).ok_or(EmptyTree)?;
+
+    let mut ids = IdAssigner {
+        snapshot_id,
+        next: 0,
+        uids,
+        seen_keys: HashSet::new(),
+    };
+    let order = preorder(&nodes, root);
+    let mut seen_backend: HashSet<i64> = HashSet::new();
+    for &n in &order {
+        let node = &mut nodes[n];
+        let key = UidKey::Tree {
+            loader_id: input.frames[node.frame].loader_id.to_string(),
+            backend_node_id: node.backend_node_id,
+        };
+        node.uid = ids.uid_for(key);
+        if let Some(b) = node.backend_node_id {
+            seen_backend.insert(b);
+        }
+        // Chrome gives options no value; the reference uses their text as the value.
+        if node.role == "option" && !node.name.is_empty() {
+            let name = node.name.clone();
+            node.props.insert("value", Prop::Str(name));
+        }
+    }
+
+    // Uid -> node with JavaScript Map semantics (first insertion fixes the position, the last
+    // write wins), filled in post-order: the reference resolves duplicate uids that way.
+    let mut uid_order: Vec<String> = Vec::new();
+    let mut by_uid: HashMap<String, usize> = HashMap::new();
+    for n in order_postorder(&nodes, root) {
+        if by_uid.insert(nodes[n].uid.clone(), n).is_none() {
+            uid_order.push(nodes[n].uid.clone());
+        }
+    }
+
+    insert_extras(
+        input.extras,
+        &mut nodes,
+        root,
+        &mut ids,
+        &mut seen_backend,
+        &mut uid_order,
+        &mut by_uid,
+    );
+
+    let seen_keys = ids.seen_keys;
+    uids.uids.retain(|key, _| seen_keys.contains(key));
+
+    let frames = input
+        .frames
+        .iter()
+        .map(|f| FrameInfo {
+            target_id: f.target_id.to_string(),
+            frame_id: f.frame_id.to_string(),
+        })
+        .collect();
+    let mut snapshot = Snapshot {
+        id: snapshot_id,
+        verbose: input.verbose,
+        text: String::new(),
+        nodes,
+        root,
+        by_uid,
+        frames,
+        selected_uid: None,
+    };
+    let has_selected = input.selected_backend_node_id.is_some_and(|b| b != 0);
+    if let Some(b) = input.selected_backend_node_id.filter(|_| has_selected) {
+        snapshot.selected_uid = snapshot.find_backend(b, None).map(str::to_string);
+    }
+    snapshot.text = snapshot.render(has_selected);
+    Ok(snapshot)
+}
+
+/// Backend node ids of the `<iframe>` nodes in one frame's tree: the frames whose trees the
+/// caller should fetch (`DOM.describeNode` gives the content frame id) and pass as `owner`ed
+/// [`FrameTree`]s.
+pub fn iframe_backend_ids(nodes: &[Value]) -> Vec<i64> {
+    nodes
+        .iter()
+        .filter(|n| n.pointer("/role/value").and_then(Value::as_str) == Some("Iframe"))
+        .filter_map(|n| n.get("backendDOMNodeId").and_then(Value::as_i64))
+        .collect()
+}
+
+/// The snapshot section of a tool response, as the reference prints it (heading, then the tree).
+pub fn format_section(snapshot: &Snapshot) -> String {
+    let mut out = String::with_capacity(SECTION_HEADING.len() + 1 + snapshot.text.len());
+    out.push_str(SECTION_HEADING);
+    out.push('\n');
+    out.push_str(&snapshot.text);
+    out
+}
+
+/// The response line when the snapshot was written to a file instead.
+pub fn format_saved(path: &str) -> String {
+    format!("Saved snapshot to {path}.")
+}
+
+impl Snapshot {
+    /// The DOM node behind a uid.
+    pub fn backend_node_id(&self, uid: &str) -> Option<i64> {
+        self.resolve(uid).ok().map(|e| e.backend_node_id)
+    }
+
+    pub fn contains(&self, uid: &str) -> bool {
+        self.by_uid.contains_key(uid)
+    }
+
+    /// Everything needed to act on the element behind a uid.
+    pub fn resolve(&self, uid: &str) -> Result<ElementRef<'_>, UidError> {
+        let n = *self.by_uid.get(uid).ok_or(UidError::NotFound)?;
+        let node = &self.nodes[n];
+        let backend_node_id = node.backend_node_id.ok_or(UidError::NoDomNode)?;
+        let frame = &self.frames[node.frame];
+        Ok(ElementRef {
+            backend_node_id,
+            target_id: &frame.target_id,
+            frame_id: &frame.frame_id,
+            role: &node.role,
+        })
+    }
+
+    /// The uid of a DOM node from the main page target (e.g. an element a page tool returned).
+    pub fn uid_for_backend(&self, backend_node_id: i64) -> Option<&str> {
+        let main = self.frames.first().map(|f| f.target_id.as_str());
+        self.find_backend(backend_node_id, main)
+    }
+
+    /// The uid of a DOM node of a given target (the page or an out-of-process iframe).
+    pub fn uid_for_backend_in(&self, target_id: &str, backend_node_id: i64) -> Option<&str> {
+        self.find_backend(backend_node_id, Some(target_id))
+    }
+
+    /// The uid of the node selected in the DevTools Elements panel, if it is in the snapshot.
+    pub fn selected_uid(&self) -> Option<&str> {
+        self.selected_uid.as_deref()
+    }
+
+    /// The tree as the reference's structured content (`structuredContent.snapshot`).
+    pub fn to_json(&self) -> Value {
+        // Built bottom-up without recursion: trees can be deep.
+        let post = order_postorder(&self.nodes, self.root);
+        let mut done: HashMap<usize, Value> = HashMap::with_capacity(post.len());
+        for &n in &post {
+            let node = &self.nodes[n];
+            let mut obj = Map::new();
+            obj.insert("id".into(), Value::String(node.uid.clone()));
+            if !node.role.is_empty() {
+                obj.insert("role".into(), Value::String(node.role.clone()));
+            }
+            if !node.name.is_empty() {
+                obj.insert("name".into(), Value::String(node.name.clone()));
+            }
+            for (key, prop) in &node.props {
+                match prop {
+                    Prop::Bool(b) => {
+                        if let Some(mapped) = capability_of(key) {
+                            obj.insert(mapped.into(), Value::Bool(true));
+                        }
+                        if *b {
+                            obj.insert((*key).into(), Value::Bool(true));
+                        }
+                    }
+                    Prop::Num(num) => {
+                        obj.insert((*key).into(), Value::Number(num.clone()));
+                    }
+                    Prop::Str(s) => {
+                        obj.insert((*key).into(), Value::String(s.clone()));
+                    }
+                }
+            }
+            let children: Vec<Value> = node
+                .children
+                .iter()
+                .filter_map(|c| done.remove(c))
+                .collect();
+            if !children.is_empty() {
+                obj.insert("children".into(), Value::Array(children));
+            }
+            done.insert(n, Value::Object(obj));
+        }
+        done.remove(&self.root).unwrap_or(Value::Null)
+    }
+
+    /// Depth-first from the root, last child first: the order the reference searches in, which
+    /// decides the winner when one backend id appears twice.
+    fn find_backend(&self, backend_node_id: i64, target: Option<&str>) -> Option<&str> {
+        let mut stack = vec![self.root];
+        while let Some(n) = stack.pop() {
+            let node = &self.nodes[n];
+            let in_target = target.is_none_or(|t| self.frames[node.frame].target_id == t);
+            if in_target && node.backend_node_id == Some(backend_node_id) {
+                return Some(&node.uid);
+            }
+            stack.extend(node.children.iter().copied());
+        }
+        None
+    }
+
+    fn render(&self, has_selected: bool) -> String {
+        let mut out = String::new();
+        if !self.verbose && has_selected && self.selected_uid.is_none() {
+            out.push_str(
+                "Note: there is a selected element in the DevTools Elements panel but it is not \
+                 included into the current a11y tree snapshot.\nGet a verbose snapshot to include \
+                 all elements if you are interested in the selected element.\n\n",
+            );
+        }
+        let mut stack = vec![(self.root, 0usize)];
+        while let Some((n, depth)) = stack.pop() {
+            let node = &self.nodes[n];
+            for _ in 0..depth {
+                out.push_str("  ");
+            }
+            self.render_line(node, &mut out);
+            if self.selected_uid.as_deref() == Some(node.uid.as_str()) {
+                out.push_str(" [selected in the DevTools Elements panel]");
+            }
+            out.push('\n');
+            if !self.text_children_redundant(node) {
+                for &c in node.children.iter().rev() {
+                    stack.push((c, depth + 1));
+                }
+            }
+        }
+        out
+    }
+
+    /// One line: uid, role, quoted name, then the properties in sorted order, where a boolean
+    /// state also announces its capability (`disabled` -> `disableable disabled`).
+    fn render_line(&self, node: &Node, out: &mut String) {
+        out.push_str("uid=");
+        out.push_str(&node.uid);
+        if !node.role.is_empty() && node.role != "StaticText" {
+            out.push(' ');
+            out.push_str(if node.role == "none" {
+                "ignored"
+            } else {
+                &node.role
+            });
+        }
+        if !node.name.is_empty() {
+            out.push_str(" \"");
+            out.push_str(&node.name);
+            out.push('"');
+        }
+        let is_option = node.role == "option";
+        for (key, prop) in &node.props {
+            match prop {
+                Prop::Bool(b) => {
+                    if let Some(mapped) = capability_of(key) {
+                        // Options are all selectable; the reference leaves that out.
+                        if !(is_option && mapped == "selectable") {
+                            out.push(' ');
+                            out.push_str(mapped);
+                        }
+                    }
+                    if *b {
+                        out.push(' ');
+                        out.push_str(key);
+                    }
+                }
+                Prop::Str(s) => {
+                    if is_option && *key == "value" && *s == node.name {
+                        continue;
+                    }
+                    out.push(' ');
+                    out.push_str(key);
+                    out.push_str("=\"");
+                    out.push_str(s);
+                    out.push('"');
+                }
+                Prop::Num(num) => {
+                    out.push(' ');
+                    out.push_str(key);
+                    out.push_str("=\"");
+                    out.push_str(&js_number(num));
+                    out.push('"');
+                }
+            }
+        }
+    }
+
+    /// A named node whose children are only text that repeats its name prints without them
+    /// (non-verbose only): `link "Home"` rather than `link "Home"` plus a `"Home"` line.
+    fn text_children_redundant(&self, node: &Node) -> bool {
+        if self.verbose || node.name.is_empty() || node.children.is_empty() {
+            return false;
+        }
+        let mut text = String::new();
+        for &c in &node.children {
+            let child = &self.nodes[c];
+            if child.role != "StaticText"
+                || !child.children.is_empty()
+                || self.selected_uid.as_deref() == Some(child.uid.as_str())
+            {
+                return false;
+            }
+            text.push_str(&child.name);
+        }
+        strip_js_whitespace(&text) == strip_js_whitespace(&node.name)
+    }
+}
+
+/// The capability a boolean state implies, printed before it.
+fn capability_of(key: &str) -> Option<&'static str> {
+    match key {
+        "disabled" => Some("disableable"),
+        "expanded" => Some("expandable"),
+        "focused" => Some("focusable"),
+        "selected" => Some("selectable"),
+        _ => None,
+    }
+}
+
+struct IdAssigner<'m> {
+    snapshot_id: u64,
+    next: u64,
+    uids: &'m mut UidMap,
+    seen_keys: HashSet<UidKey>,
+}
+
+impl IdAssigner<'_> {
+    fn uid_for(&mut self, key: UidKey) -> String {
+        let uid = match self.uids.uids.get(&key) {
+            Some(uid) => uid.clone(),
+            None => {
+                let uid = format!("{}_{}", self.snapshot_id, self.next);
+                self.next += 1;
+                self.uids.uids.insert(key.clone(), uid.clone());
+                uid
+            }
+        };
+        self.seen_keys.insert(key);
+        uid
+    }
+}
+
+/// Puts each extra element under its nearest ancestor in the tree (or the root), taking over
+/// the tree nodes that are its descendants, as the reference does.
+fn insert_extras(
+    extras: &[ExtraElement],
+    nodes: &mut Vec<Node>,
+    root: usize,
+    ids: &mut IdAssigner<'_>,
+    seen_backend: &mut HashSet<i64>,
+    uid_order: &mut Vec<String>,
+    by_uid: &mut HashMap<String, usize>,
+) {
+    let main_frame = nodes[root].frame;
+    let mut placements: Vec<(usize, usize, &HashSet<i64>)> = Vec::new();
+    for extra in extras {
+        let b = extra.backend_node_id;
+        let key = UidKey::Extra(b);
+        if seen_backend.contains(&b) || ids.seen_keys.contains(&key) {
+            continue;
+        }
+        seen_backend.insert(b);
+        let uid = ids.uid_for(key);
+        let n = nodes.len();
+        nodes.push(Node {
+            uid: uid.clone(),
+            role: extra.local_name.clone(),
+            name: String::new(),
+            props: BTreeMap::new(),
+            backend_node_id: Some(b),
+            frame: main_frame,
+            children: Vec::new(),
+        });
+        if by_uid.insert(uid.clone(), n).is_none() {
+            uid_order.push(uid);
+        }
+        // The first node (in uid insertion order) carrying each ancestor's backend id.
+        let target = extra
+            .ancestors
+            .iter()
+            .find_map(|&a| {
+                uid_order
+                    .iter()
+                    .filter_map(|u| by_uid.get(u).copied())
+                    .find(|&m| nodes[m].backend_node_id == Some(a))
+            })
+            .unwrap_or(root);
+        placements.push((n, target, &extra.descendants));
+    }
+    for (n, target, descendants) in placements {
+        let mut first_moved = None;
+        if !descendants.is_empty() {
+            let children = std::mem::take(&mut nodes[target].children);
+            let mut kept = Vec::with_capacity(children.len());
+            for c in children {
+                if nodes[c]
+                    .backend_node_id
+                    .is_some_and(|b| descendants.contains(&b))
+                {
+                    first_moved.get_or_insert(kept.len());
+                    nodes[n].children.push(c);
+                } else {
+                    kept.push(c);
+                }
+            }
+            nodes[target].children = kept;
+        }
+        let at = first_moved.unwrap_or(nodes[target].children.len());
+        nodes[target].children.insert(at, n);
+    }
+}
+
+/// Pre-order node list (children in order).
+fn preorder(nodes: &[Node], root: usize) -> Vec<usize> {
+    let mut order = Vec::with_capacity(nodes.len());
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
+        order.push(n);
+        stack.extend(nodes[n].children.iter().rev().copied());
+    }
+    order
+}
+
+/// Post-order node list (children in order, then the parent): the reverse of a pre-order walk
+/// that visits children last-first.
+fn order_postorder(nodes: &[Node], root: usize) -> Vec<usize> {
+    let mut order = Vec::with_capacity(nodes.len());
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
+        order.push(n);
+        stack.extend(nodes[n].children.iter().copied());
+    }
+    order.reverse();
+    order
+}
+
+// ---------------------------------------------------------------------------------------------
+// From CDP nodes to the printed tree (what puppeteer's Accessibility.snapshot does).
+
+/// A CDP AX node with the facts the filtering needs, read once.
+struct RawNode<'a> {
+    payload: &'a Value,
+    role: String,
+    ignored: bool,
+    has_name: bool,
+    has_description: bool,
+    focusable: bool,
+    editable: bool,
+    richly_editable: bool,
+    hidden: bool,
+    busy: bool,
+    live: bool,
+    modal: bool,
+    roledescription: bool,
+    errormessage: bool,
+    details: bool,
+    backend_node_id: Option<i64>,
+    children: Vec<usize>,
+}
+
+impl<'a> RawNode<'a> {
+    fn new(payload: &'a Value) -> RawNode<'a> {
+        let role = match payload.get("role") {
+            Some(role) => js_string(role.get("value")),
+            None => "Unknown".to_string(),
+        };
+        let mut node = RawNode {
+            payload,
+            role,
+            ignored: truthy(payload.get("ignored")),
+            has_name: truthy(payload.get("name").and_then(|v| v.get("value"))),
+            has_description: truthy(payload.get("description").and_then(|v| v.get("value"))),
+            focusable: false,
+            editable: false,
+            richly_editable: false,
+            hidden: false,
+            busy: false,
+            live: false,
+            modal: false,
+            roledescription: false,
+            errormessage: false,
+            details: false,
+            backend_node_id: payload.get("backendDOMNodeId").and_then(Value::as_i64),
+            children: Vec::new(),
+        };
+        for (name, value) in properties(payload) {
+            match name {
+                "editable" => {
+                    node.richly_editable = value.and_then(Value::as_str) == Some("richtext");
+                    node.editable = true;
+                }
+                "focusable" => node.focusable = truthy(value),
+                "hidden" => node.hidden = truthy(value),
+                "busy" => node.busy = truthy(value),
+                "live" => node.live = truthy(value) && value.and_then(Value::as_str) != Some("off"),
+                "modal" => node.modal = truthy(value),
+                "roledescription" => node.roledescription = truthy(value),
+                "errormessage" => node.errormessage = true,
+                "details" => node.details = true,
+                _ => {}
+            }
+        }
+        node
+    }
+
+    fn is_control(&self) -> bool {
+        matches!(
+            self.role.as_str(),
+            "button"
+                | "checkbox"
+                | "ColorWell"
+                | "combobox"
+                | "DisclosureTriangle"
+                | "listbox"
+                | "menu"
+                | "menubar"
+                | "menuitem"
+                | "menuitemcheckbox"
+                | "menuitemradio"
+                | "radio"
+                | "scrollbar"
+                | "searchbox"
+                | "slider"
+                | "spinbutton"
+                | "switch"
+                | "tab"
+                | "textbox"
+                | "tree"
+                | "treeitem"
+        )
+    }
+
+    fn is_landmark(&self) -> bool {
+        matches!(
+            self.role.as_str(),
+            "banner"
+                | "complementary"
+                | "contentinfo"
+                | "form"
+                | "main"
+                | "navigation"
+                | "region"
+                | "search"
+        )
+    }
+
+    /// Nodes whose subtree is summed up by the node itself.
+    fn is_leaf(&self, has_focusable_descendant: bool) -> bool {
+        if self.children.is_empty() {
+            return true;
+        }
+        let plain_text_field = !self.richly_editable
+            && (self.editable || self.role == "textbox" || self.role == "searchbox");
+        let text_only = matches!(
+            self.role.as_str(),
+            "LineBreak" | "text" | "InlineTextBox" | "StaticText"
+        );
+        if plain_text_field || text_only {
+            return true;
+        }
+        if matches!(
+            self.role.as_str(),
+            "doc-cover"
+                | "graphics-symbol"
+                | "img"
+                | "image"
+                | "Meter"
+                | "scrollbar"
+                | "slider"
+                | "separator"
+                | "progressbar"
+        ) {
+            return true;
+        }
+        if has_focusable_descendant {
+            return false;
+        }
+        self.role == "heading" && self.has_name
+    }
+
+    fn is_interesting(&self, inside_control: bool, is_leaf: bool) -> bool {
+        if self.role == "Ignored" || self.hidden || self.ignored {
+            return false;
+        }
+        if self.is_landmark() {
+            return true;
+        }
+        if self.focusable
+            || self.richly_editable
+            || self.busy
+            || self.live
+            || self.modal
+            || self.errormessage
+            || self.details
+            || self.roledescription
+            || self.is_control()
+        {
+            return true;
+        }
+        if inside_control {
+            return false;
+        }
+        is_leaf && (self.has_name || self.has_description)
+    }
+
+    /// The printable node: which CDP properties become which printed keys, and how.
+    fn to_node(&self, frame: usize, children: Vec<usize>) -> Node {
+        // Property names lower-cased, later ones winning; name/value/description come from
+        // the payload's own fields.
+        let mut raw: HashMap<String, Option<&Value>> = HashMap::new();
+        for (name, value) in properties(self.payload) {
+            raw.insert(name.to_lowercase(), value);
+        }
+        for field in ["name", "value", "description"] {
+            if let Some(v) = self.payload.get(field) {
+                raw.insert(field.to_string(), v.get("value"));
+            }
+        }
+        let get = |key: &str| raw.get(key).copied();
+
+        let mut props = BTreeMap::new();
+        let mut name = String::new();
+        if let Some(v) = get("name") {
+            name = js_name(v);
+        }
+        for key in [
+            "value",
+            "description",
+            "keyshortcuts",
+            "roledescription",
+            "valuetext",
+            "url",
+        ] {
+            if let Some(prop) = get(key).and_then(as_prop) {
+                props.insert(key, prop);
+            }
+        }
+        for key in [
+            "disabled",
+            "expanded",
+            "focused",
+            "modal",
+            "multiline",
+            "multiselectable",
+            "readonly",
+            "required",
+            "selected",
+            "busy",
+            "atomic",
+        ] {
+            if key == "focused" && self.role == "RootWebArea" {
+                continue;
+            }
+            if let Some(v) = get(key) {
+                props.insert(key, Prop::Bool(truthy(v)));
+            }
+        }
+        for key in ["checked", "pressed"] {
+            if let Some(v) = get(key) {
+                let prop = match v.and_then(Value::as_str) {
+                    Some("mixed") => Prop::Str("mixed".into()),
+                    Some("true") => Prop::Bool(true),
+                    _ => Prop::Bool(false),
+                };
+                props.insert(key, prop);
+            }
+        }
+        for key in ["level", "valuemax", "valuemin"] {
+            if let Some(prop) = get(key).and_then(as_prop) {
+                props.insert(key, prop);
+            }
+        }
+        for key in [
+            "autocomplete",
+            "haspopup",
+            "invalid",
+            "orientation",
+            "live",
+            "relevant",
+            "errormessage",
+            "details",
+        ] {
+            let v = get(key).flatten();
+            if !truthy(v) || v.and_then(Value::as_str) == Some("false") {
+                continue;
+            }
+            if let Some(prop) = as_prop(v) {
+                props.insert(key, prop);
+            }
+        }
+        Node {
+            uid: String::new(),
+            role: self.role.clone(),
+            name,
+            props,
+            backend_node_id: self.backend_node_id,
+            frame,
+            children,
+        }
+    }
+}
+
+/// `(name, value.value)` of each entry in a payload's `properties`.
+fn properties(payload: &Value) -> impl Iterator<Item = (&str, Option<&Value>)> {
+    payload
+        .get("properties")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|p| {
+            let name = p.get("name")?.as_str()?;
+            Some((name, p.get("value").and_then(|v| v.get("value"))))
+        })
+}
+
+/// Builds one frame's printed subtree (with its iframes' subtrees attached) into `out`, and
+/// returns its root. `None` when the frame has no tree or nothing in it survives filtering.
+fn build_frame(
+    frames: &[FrameTree<'_>],
+    index: usize,
+    verbose: bool,
+    used: &mut [bool],
+    out: &mut Vec<Node>,
+) -> Option<usize> {
+    // Each frame is used once, so a malformed owner cycle cannot loop.
+    used[index] = true;
+    let frame = frames[index];
+    let raw = link_raw_nodes(frame.nodes);
+    if raw.is_empty() {
+        return None;
+    }
+    let order = raw_preorder(&raw);
+
+    // Documents of this frame's iframes, attached as the iframe node's last child.
+    let mut iframe_roots: HashMap<usize, usize> = HashMap::new();
+    for &i in &order {
+        let node = &raw[i];
+        let Some(b) = node.backend_node_id.filter(|_| node.role == "Iframe") else {
+            continue;
+        };
+        let owner = FrameOwner {
+            frame_id: frame.frame_id,
+            backend_node_id: b,
+        };
+        let child = (0..frames.len()).find(|&j| !used[j] && frames[j].owner == Some(owner));
+        if let Some(j) = child {
+            if let Some(sub) = build_frame(frames, j, verbose, used, out) {
+                iframe_roots.insert(i, sub);
+            }
+        }
+    }
+
+    let keep = if verbose {
+        None
+    } else {
+        Some(interesting_nodes(&raw, &order, &iframe_roots))
+    };
+    serialize(&raw, keep.as_deref(), &iframe_roots, index, out)
+        .first()
+        .copied()
+}
+
+/// Parses the payloads and links children by `childIds`. The first payload is the root.
+fn link_raw_nodes(payloads: &[Value]) -> Vec<RawNode<'_>> {
+    let mut raw: Vec<RawNode<'_>> = payloads.iter().map(RawNode::new).collect();
+    let mut by_id: HashMap<String, usize> = HashMap::with_capacity(payloads.len());
+    for (i, p) in payloads.iter().enumerate() {
+        if let Some(id) = p.get("nodeId") {
+            by_id.insert(js_string(Some(id)), i);
+        }
+    }
+    for (i, p) in payloads.iter().enumerate() {
+        let Some(child_ids) = p.get("childIds").and_then(Value::as_array) else {
+            continue;
+        };
+        raw[i].children = child_ids
+            .iter()
+            .filter_map(|c| by_id.get(&js_string(Some(c))).copied())
+            .collect();
+    }
+    raw
+}
+
+/// Nodes reachable from the root, pre-order, each once (guards against malformed cycles).
+fn raw_preorder(raw: &[RawNode<'_>]) -> Vec<usize> {
+    let mut seen = vec![false; raw.len()];
+    let mut order = Vec::with_capacity(raw.len());
+    let mut stack = vec![0];
+    while let Some(i) = stack.pop() {
+        if std::mem::replace(&mut seen[i], true) {
+            continue;
+        }
+        order.push(i);
+        stack.extend(raw[i].children.iter().rev().copied());
+    }
+    order
+}
+
+/// Marks the nodes a non-verbose snapshot keeps.
+fn interesting_nodes(
+    raw: &[RawNode<'_>],
+    order: &[usize],
+    iframe_roots: &HashMap<usize, usize>,
+) -> Vec<bool> {
+    // Whether any descendant is focusable, computed children-first.
+    let mut focusable_below = vec![false; raw.len()];
+    for &i in order.iter().rev() {
+        focusable_below[i] = raw[i]
+            .children
+            .iter()
+            .any(|&c| raw[c].focusable || focusable_below[c]);
+    }
+    let mut keep = vec![false; raw.len()];
+    let mut seen = vec![false; raw.len()];
+    let mut stack = vec![(0usize, false)];
+    while let Some((i, inside_control)) = stack.pop() {
+        if std::mem::replace(&mut seen[i], true) {
+            continue;
+        }
+        let node = &raw[i];
+        let leaf = node.is_leaf(focusable_below[i]);
+        if node.is_interesting(inside_control, leaf) || iframe_roots.contains_key(&i) {
+            keep[i] = true;
+        }
+        if leaf {
+            continue;
+        }
+        let inside_control = inside_control || node.is_control();
+        for &c in node.children.iter().rev() {
+            stack.push((c, inside_control));
+        }
+    }
+    keep
+}
+
+/// Emits the kept nodes into `out` (children before parents); a dropped node's kept
+/// descendants go to its parent. Returns the top-level nodes.
+fn serialize(
+    raw: &[RawNode<'_>],
+    keep: Option<&[bool]>,
+    iframe_roots: &HashMap<usize, usize>,
+    frame: usize,
+    out: &mut Vec<Node>,
+) -> Vec<usize> {
+    struct Level {
+        raw: usize,
+        next_child: usize,
+        emitted: Vec<usize>,
+    }
+    let mut seen = vec![false; raw.len()];
+    seen[0] = true;
+    let mut stack = vec![Level {
+        raw: 0,
+        next_child: 0,
+        emitted: Vec::new(),
+    }];
+    while let Some(top) = stack.last_mut() {
+        if let Some(&child) = raw[top.raw].children.get(top.next_child) {
+            top.next_child += 1;
+            if !std::mem::replace(&mut seen[child], true) {
+                stack.push(Level {
+                    raw: child,
+                    next_child: 0,
+                    emitted: Vec::new(),
+                });
+            }
+            continue;
+        }
+        let Some(level) = stack.pop() else { break };
+        let produced = if keep.is_some_and(|k| !k[level.raw]) {
+            level.emitted
+        } else {
+            let mut children = level.emitted;
+            if let Some(&sub) = iframe_roots.get(&level.raw) {
+                children.push(sub);
+            }
+            out.push(raw[level.raw].to_node(frame, children));
+            vec![out.len() - 1]
+        };
+        match stack.last_mut() {
+            Some(parent) => parent.emitted.extend(produced),
+            None => return produced,
+        }
+    }
+    Vec::new()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Extra elements: where a DOM element sits, from one `DOM.getDocument {depth: -1, pierce: true}`.
+
+/// An index of a DOM tree, for placing extra elements.
+#[derive(Debug, Default)]
+pub struct DomIndex {
+    /// Parent element of each node whose parent is an element (`parentElement`).
+    parent_element: HashMap<i64, i64>,
+    /// Light-DOM children of each node.
+    children: HashMap<i64, Vec<i64>>,
+    local_name: HashMap<i64, String>,
+}
+
+impl DomIndex {
+    /// `document` is the `root` node of `DOM.getDocument` (the whole result is accepted too).
+    pub fn from_document(document: &Value) -> DomIndex {
+        let root = document.get("root").unwrap_or(document);
+        let mut index = DomIndex::default();
+        let mut stack = vec![root];
+        while let Some(node) = stack.pop() {
+            let Some(id) = node.get("backendNodeId").and_then(Value::as_i64) else {
+                continue;
+            };
+            let is_element = node.get("nodeType").and_then(Value::as_i64) == Some(1);
+            if is_element {
+                let name = node.get("localName").and_then(Value::as_str).unwrap_or("");
+                index.local_name.insert(id, name.to_string());
+            }
+            let children = node.get("children").and_then(Value::as_array);
+            let mut child_ids = Vec::new();
+            for child in children.into_iter().flatten() {
+                if let Some(c) = child.get("backendNodeId").and_then(Value::as_i64) {
+                    child_ids.push(c);
+                    if is_element {
+                        index.parent_element.insert(c, id);
+                    }
+                }
+                stack.push(child);
+            }
+            index.children.insert(id, child_ids);
+            // Shadow roots and frame documents are indexed too, but they are not children:
+            // their top nodes have no parent element, as in the DOM.
+            for sub in node
+                .get("shadowRoots")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                stack.push(sub);
+            }
+            if let Some(doc) = node.get("contentDocument") {
+                stack.push(doc);
+            }
+        }
+        index
+    }
+
+    /// The extra element for a DOM element, or `None` when the element is not in the index.
+    pub fn extra_element(&self, backend_node_id: i64) -> Option<ExtraElement> {
+        let local_name = self.local_name.get(&backend_node_id)?.clone();
+        let mut ancestors = Vec::new();
+        let mut current = backend_node_id;
+        while let Some(&parent) = self.parent_element.get(&current) {
+            // A cycle would only come from malformed data; stop rather than loop.
+            if ancestors.contains(&parent) || parent == backend_node_id {
+                break;
+            }
+            ancestors.push(parent);
+            current = parent;
+        }
+        let mut descendants = HashSet::new();
+        let mut stack: Vec<i64> = self
+            .children
+            .get(&backend_node_id)
+            .cloned()
+            .unwrap_or_default();
+        while let Some(n) = stack.pop() {
+            if n == backend_node_id || !descendants.insert(n) {
+                continue;
+            }
+            if let Some(c) = self.children.get(&n) {
+                stack.extend(c.iter().copied());
+            }
+        }
+        Some(ExtraElement {
+            backend_node_id,
+            local_name,
+            ancestors,
+            descendants,
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// JavaScript value semantics the output depends on.
+
+fn truthy(v: Option<&Value>) -> bool {
+    match v {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(Value::Number(n)) => n.as_f64().is_some_and(|f| f != 0.0 && !f.is_nan()),
+        Some(Value::String(s)) => !s.is_empty(),
+        Some(Value::Array(_)) | Some(Value::Object(_)) => true,
+    }
+}
+
+/// A property value kept for printing: strings, numbers and booleans only.
+fn as_prop(v: Option<&Value>) -> Option<Prop> {
+    match v? {
+        Value::Bool(b) => Some(Prop::Bool(*b)),
+        Value::Number(n) => Some(Prop::Num(n.clone())),
+        Value::String(s) => Some(Prop::Str(s.clone())),
+        _ => None,
+    }
+}
+
+/// A node's name as printed; empty when JavaScript would treat it as absent.
+fn js_name(v: Option<&Value>) -> String {
+    if !truthy(v) {
+        return String::new();
+    }
+    match v {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Number(n)) => js_number(n),
+        Some(Value::Bool(b)) => b.to_string(),
+        _ => String::new(),
+    }
+}
+
+fn js_string(v: Option<&Value>) -> String {
+    match v {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Number(n)) => js_number(n),
+        Some(Value::Bool(b)) => b.to_string(),
+        _ => String::new(),
+    }
+}
+
+/// A number as JavaScript's `String(n)` writes it.
+fn js_number(n: &Number) -> String {
+    const SAFE: i64 = 1 << 53;
+    if let Some(i) = n.as_i64().filter(|i| (-SAFE..=SAFE).contains(i)) {
+        return i.to_string();
+    }
+    let f = n.as_f64().unwrap_or(f64::NAN);
+    if f.is_nan() {
+        return "NaN".into();
+    }
+    if f.is_infinite() {
+        return if f > 0.0 { "Infinity" } else { "-Infinity" }.into();
+    }
+    if f == 0.0 {
+        return "0".into();
+    }
+    let abs = f.abs();
+    if (1e-6..1e21).contains(&abs) {
+        return format!("{f}");
+    }
+    // Exponent form: Rust writes `1.5e21` / `1e-7`, JavaScript `1.5e+21` / `1e-7`.
+    let s = format!("{f:e}");
+    match s.split_once('e') {
+        Some((mantissa, exp)) if !exp.starts_with('-') => format!("{mantissa}e+{exp}"),
+        _ => s,
+    }
+}
+
+/// Removes what JavaScript's `\s` matches (not quite Rust's `char::is_whitespace`).
+fn strip_js_whitespace(s: &str) -> String {
+    s.chars()
+        .filter(|&c| {
+            !matches!(c,
+                '\u{9}'..='\u{d}' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'..='\u{200a}'
+                | '\u{2028}' | '\u{2029}' | '\u{202f}' | '\u{205f}' | '\u{3000}' | '\u{feff}')
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    //! Fixture trees were captured from headless Chromium (getFullAXTree per frame) on the pages
+    //! in tests/fixtures/snapshot/, while chrome-devtools-mcp 1.11 snapshotted the same pages in
+    //! the same browser; the `.txt` files are its responses, compared byte for byte.
+    use super::*;
+    use serde_json::json;
+
+    fn fixture(name: &str) -> String {
+        let path = format!(
+            "{}/tests/fixtures/snapshot/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+    }
+
+    fn fixture_json(name: &str) -> Value {
+        serde_json::from_str(&fixture(name)).expect("fixture is JSON")
+    }
+
+    fn frames(doc: &Value) -> Vec<FrameTree<'_>> {
+        let list = doc["frames"].as_array().expect("frames");
+        list.iter()
+            .map(|f| FrameTree {
+                target_id: f["targetId"].as_str().expect("targetId"),
+                frame_id: f["frameId"].as_str().expect("frameId"),
+                loader_id: f["loaderId"].as_str().expect("loaderId"),
+                nodes: f["nodes"].as_array().expect("nodes"),
+                owner: f["owner"].as_array().map(|o| FrameOwner {
+                    frame_id: o[0].as_str().expect("owner frame"),
+                    backend_node_id: o[1].as_i64().expect("owner node"),
+                }),
+            })
+            .collect()
+    }
+
+    fn snap(
+        frames: &[FrameTree<'_>],
+        extras: &[ExtraElement],
+        verbose: bool,
+        id: u64,
+        uids: &mut UidMap,
+    ) -> Snapshot {
+        let input = SnapshotInput {
+            frames,
+            extras,
+            verbose,
+            selected_backend_node_id: None,
+        };
+        build(&input, id, uids).expect("snapshot")
+    }
+
+    /// Asserts equality with a readable first difference (the texts are long).
+    fn assert_text(actual: &str, expected: &str) {
+        if actual != expected {
+            let line = actual
+                .lines()
+                .zip(expected.lines())
+                .position(|(a, e)| a != e)
+                .unwrap_or(actual.lines().count().min(expected.lines().count()));
+            panic!(
+                "differs at line {}:\n  ours: {:?}\n  ref:  {:?}\n--- ours ---\n{actual}",
+                line + 1,
+                actual.lines().nth(line),
+                expected.lines().nth(line)
+            );
+        }
+    }
+
+    /// A single-frame input from hand-written nodes.
+    fn main_only(nodes: &[Value]) -> [FrameTree<'_>; 1] {
+        [FrameTree {
+            target_id: "T",
+            frame_id: "F",
+            loader_id: "L1",
+            nodes,
+            owner: None,
+        }]
+    }
+
+    fn ax(id: &str, role: &str, name: &str, children: &[&str], backend: Option<i64>) -> Value {
+        let mut n = json!({
+            "nodeId": id,
+            "ignored": false,
+            "role": {"type": "role", "value": role},
+            "name": {"type": "computedString", "value": name},
+            "properties": [],
+            "childIds": children,
+        });
+        if let Some(b) = backend {
+            n["backendDOMNodeId"] = json!(b);
+        }
+        n
+    }
+
+    fn with_prop(mut node: Value, name: &str, value: Value) -> Value {
+        node["properties"]
+            .as_array_mut()
+            .expect("properties")
+            .push(json!({"name": name, "value": {"type": "x", "value": value}}));
+        node
+    }
+
+    fn text_of(nodes: &[Value], verbose: bool) -> String {
+        let frames = main_only(nodes);
+        snap(&frames, &[], verbose, 1, &mut UidMap::new()).text
+    }
+
+    // --- byte-for-byte against the reference ---------------------------------------------
+
+    #[test]
+    fn page_with_iframes_matches_reference_across_four_snapshots() {
+        let doc = fixture_json("page.ax.json");
+        let frames = frames(&doc);
+        let mut uids = UidMap::new();
+        let first = fixture("page.1.txt");
+        // The reference took: plain, plain, verbose, plain; uids carry over between them.
+        let s1 = snap(&frames, &[], false, 1, &mut uids);
+        assert_text(&format_section(&s1), &first);
+        let s2 = snap(&frames, &[], false, 2, &mut uids);
+        assert_text(&format_section(&s2), &first);
+        let s3 = snap(&frames, &[], true, 3, &mut uids);
+        assert_text(&format_section(&s3), &fixture("page.3.verbose.txt"));
+        let s4 = snap(&frames, &[], false, 4, &mut uids);
+        assert_text(&format_section(&s4), &first);
+    }
+
+    #[test]
+    fn edge_cases_page_matches_reference_and_reload_gives_new_uids() {
+        let before = fixture_json("edge-a.ax.json");
+        let after_reload = fixture_json("edge-c.ax.json");
+        let mut uids = UidMap::new();
+        let s1 = snap(&frames(&before), &[], false, 1, &mut uids);
+        assert_text(&format_section(&s1), &fixture("edge.1.txt"));
+        let s2 = snap(&frames(&before), &[], true, 2, &mut uids);
+        assert_text(&format_section(&s2), &fixture("edge.2.verbose.txt"));
+        let s3 = snap(&frames(&after_reload), &[], false, 3, &mut uids);
+        assert_text(&format_section(&s3), &fixture("edge.3.txt"));
+    }
+
+    #[test]
+    fn structured_content_matches_reference() {
+        let doc = fixture_json("edge-a.ax.json");
+        let s1 = snap(&frames(&doc), &[], false, 1, &mut UidMap::new());
+        assert_eq!(s1.to_json(), fixture_json("edge.1.structured.json"));
+    }
+
+    /// Backend id of the DOM element with `id="<html_id>"` in a DOM.getDocument result.
+    fn element_by_html_id(dom: &Value, html_id: &str) -> i64 {
+        let mut stack = vec![&dom["root"]];
+        while let Some(n) = stack.pop() {
+            if let Some(attrs) = n["attributes"].as_array() {
+                if attrs.chunks(2).any(|kv| kv[0] == "id" && kv[1] == html_id) {
+                    return n["backendNodeId"].as_i64().expect("backendNodeId");
+                }
+            }
+            for key in ["children", "shadowRoots"] {
+                stack.extend(n[key].as_array().into_iter().flatten());
+            }
+        }
+        panic!("no element #{html_id}");
+    }
+
+    fn element_by_tag(dom: &Value, tag: &str) -> i64 {
+        let mut stack = vec![&dom["root"]];
+        while let Some(n) = stack.pop() {
+            if n["localName"] == tag {
+                return n["backendNodeId"].as_i64().expect("backendNodeId");
+            }
+            stack.extend(n["children"].as_array().into_iter().flatten());
+        }
+        panic!("no <{tag}>");
+    }
+
+    #[test]
+    fn dom_changes_and_tool_elements_match_reference() {
+        let mut uids = UidMap::new();
+        let a = fixture_json("dyn-a.ax.json");
+        let s1 = snap(&frames(&a), &[], false, 1, &mut uids);
+        assert_text(&format_section(&s1), &fixture("dyn.1.txt"));
+
+        // Button A removed, button B added: B gets a new uid, the rest keep theirs.
+        let b = fixture_json("dyn-b.ax.json");
+        let s2 = snap(&frames(&b), &[], false, 2, &mut uids);
+        assert_text(&format_section(&s2), &fixture("dyn.2.txt"));
+
+        // A page tool returned {plain, h1, empty, wrap, hidden}: the reference snapshots once
+        // to place them (id 3) and once for the response (id 4).
+        let dom = fixture_json("dyn-c.dom.json");
+        let index = DomIndex::from_document(&dom);
+        let returned = [
+            ("plain", element_by_html_id(&dom, "plain")),
+            ("h1", element_by_tag(&dom, "h1")),
+            ("empty", element_by_html_id(&dom, "empty")),
+            ("wrap", element_by_html_id(&dom, "wrap")),
+            ("hidden", element_by_html_id(&dom, "hidden")),
+        ];
+        let extras: Vec<ExtraElement> = returned
+            .iter()
+            .map(|(_, id)| index.extra_element(*id).expect("indexed"))
+            .collect();
+        let c = fixture_json("dyn-c.ax.json");
+        let c_frames = frames(&c);
+        let s3 = snap(&c_frames, &extras, false, 3, &mut uids);
+        let tool_result: Map<String, Value> = returned
+            .iter()
+            .map(|(key, id)| {
+                let uid = s3.uid_for_backend(*id).expect("element has a uid");
+                (key.to_string(), json!({ "uid": uid }))
+            })
+            .collect();
+        let s4 = snap(&c_frames, &extras, false, 4, &mut uids);
+        let response = format!(
+            "{}\n{}",
+            serde_json_pretty_js(&Value::Object(tool_result)),
+            format_section(&s4)
+        );
+        assert_text(&response, &fixture("dyn.4.tool-result.txt"));
+
+        // The elements stay in later snapshots, plain and verbose.
+        let s5 = snap(&c_frames, &extras, false, 5, &mut uids);
+        assert_text(&format_section(&s5), &fixture("dyn.5.txt"));
+        let s6 = snap(&c_frames, &extras, true, 6, &mut uids);
+        assert_text(&format_section(&s6), &fixture("dyn.6.verbose.txt"));
+
+        // After a reload (new loader id) every uid is new. (The reference fails here: its
+        // element handles died with the old document. Callers drop extras on navigation.)
+        let d = fixture_json("dyn-d.ax.json");
+        let s7 = snap(&frames(&d), &[], false, 7, &mut uids);
+        for line in s7.text.lines() {
+            assert!(line.trim_start().starts_with("uid=7_"), "{line}");
+        }
+        assert_eq!(uids.len(), s7.by_uid.len());
+    }
+
+    /// `JSON.stringify(value, null, 2)` for the plain objects in the tool result above.
+    fn serde_json_pretty_js(v: &Value) -> String {
+        serde_json::to_string_pretty(v).expect("serializable")
+    }
+
+    // --- uid resolution --------------------------------------------------------------------
+
+    #[test]
+    fn uids_resolve_to_dom_nodes_in_the_right_target() {
+        let doc = fixture_json("page.ax.json");
+        let frames = frames(&doc);
+        let s = snap(&frames, &[], true, 1, &mut UidMap::new());
+        let find = |name: &str, role: &str| {
+            s.nodes
+                .iter()
+                .find(|n| n.name == name && n.role == role)
+                .map(|n| n.uid.clone())
+                .unwrap_or_else(|| panic!("{role} {name}"))
+        };
+        // A main-frame button: its AX node's backendDOMNodeId.
+        let go = find("Go", "button");
+        let go_backend = frames[0]
+            .nodes
+            .iter()
+            .find(|n| n["name"]["value"] == "Go" && n["role"]["value"] == "button")
+            .and_then(|n| n["backendDOMNodeId"].as_i64())
+            .expect("Go button node");
+        let r = s.resolve(&go).expect("resolves");
+        assert_eq!(
+            (r.backend_node_id, r.target_id),
+            (go_backend, frames[0].target_id)
+        );
+        assert_eq!(s.backend_node_id(&go), Some(go_backend));
+        assert_eq!(s.uid_for_backend(go_backend), Some(go.as_str()));
+
+        // The cross-site frame's input lives in its own target.
+        let cross = s
+            .resolve(&find("Cross input", "textbox"))
+            .expect("resolves");
+        assert_eq!(cross.target_id, frames[2].target_id);
+        assert_eq!(cross.frame_id, frames[2].frame_id);
+        assert_eq!(
+            s.uid_for_backend_in(frames[2].target_id, cross.backend_node_id),
+            Some(find("Cross input", "textbox").as_str())
+        );
+
+        // Inline text boxes have no DOM node; unknown uids are unknown.
+        let inline = find("Go", "InlineTextBox");
+        assert_eq!(s.resolve(&inline), Err(UidError::NoDomNode));
+        assert_eq!(s.resolve("99_1"), Err(UidError::NotFound));
+        assert!(!s.contains("99_1"));
+        assert_eq!(
+            UidError::NotFound.message("99_1", 2),
+            "Element uid \"99_1\" not found on page 2."
+        );
+        assert_eq!(
+            UidError::NoDomNode.message("1_4", 2),
+            "Element with uid 1_4 no longer exists on the page."
+        );
+
+        // Every node of the main target with a DOM node maps back to a uid that resolves to it.
+        for n in s.nodes.iter().filter(|n| !n.uid.is_empty() && n.frame != 2) {
+            if let Some(b) = n.backend_node_id {
+                let uid = s.uid_for_backend(b).expect("uid");
+                assert_eq!(s.backend_node_id(uid), Some(b));
+            }
+        }
+    }
+
+    #[test]
+    fn uid_kept_while_element_stays_and_renewed_after_it_leaves() {
+        let root = |kids: &[&str]| {
+            with_prop(
+                ax("1", "RootWebArea", "Doc", kids, Some(1)),
+                "focusable",
+                json!(true),
+            )
+        };
+        let a = ax("2", "button", "A", &[], Some(2));
+        let b = ax("3", "button", "B", &[], Some(3));
+        let mut uids = UidMap::new();
+        let both = [root(&["2", "3"]), a.clone(), b.clone()];
+        let only_b = [root(&["3"]), b.clone()];
+        let s1 = snap(&main_only(&both), &[], false, 1, &mut uids);
+        assert_eq!(s1.uid_for_backend(2), Some("1_1"));
+        let s2 = snap(&main_only(&only_b), &[], false, 2, &mut uids);
+        assert_eq!(s2.uid_for_backend(3), Some("1_2"));
+        assert!(!s2.contains("1_1"));
+        // A came back: it was not in the previous snapshot, so it gets a new uid.
+        let s3 = snap(&main_only(&both), &[], false, 3, &mut uids);
+        assert_eq!(s3.uid_for_backend(2), Some("3_0"));
+        assert_eq!(s3.uid_for_backend(3), Some("1_2"));
+        // Another document load: new uids for everything.
+        let frames = [FrameTree {
+            loader_id: "L2",
+            ..main_only(&both)[0]
+        }];
+        let s4 = snap(&frames, &[], false, 4, &mut uids);
+        assert_eq!(
+            s4.text,
+            "uid=4_0 RootWebArea \"Doc\"\n  uid=4_1 button \"A\"\n  uid=4_2 button \"B\"\n"
+        );
+        uids.reset();
+        assert!(uids.is_empty());
+    }
+
+    // --- formatting rules on small trees ---------------------------------------------------
+
+    #[test]
+    fn filtering_keeps_controls_landmarks_and_named_leaves() {
+        let nodes = [
+            with_prop(
+                ax("1", "RootWebArea", "T", &["2", "5", "7"], Some(1)),
+                "focusable",
+                json!(true),
+            ),
+            ax("2", "generic", "", &["3"], Some(2)),
+            ax("3", "button", "Press", &["4"], Some(3)),
+            ax("4", "StaticText", "Press", &[], Some(4)),
+            ax("5", "navigation", "", &["6"], Some(5)),
+            ax("6", "StaticText", "nav text", &[], Some(6)),
+            with_prop(
+                ax("7", "generic", "", &["8"], Some(7)),
+                "hidden",
+                json!(true),
+            ),
+            ax("8", "heading", "Hidden heading", &[], Some(8)),
+        ];
+        assert_eq!(
+            text_of(&nodes, false),
+            "uid=1_0 RootWebArea \"T\"\n  uid=1_1 button \"Press\"\n  uid=1_2 navigation\n    uid=1_3 \"nav text\"\n  uid=1_4 heading \"Hidden heading\"\n"
+        );
+        // Verbose keeps every node and prints text children even when they repeat the name.
+        assert_eq!(
+            text_of(&nodes, true),
+            "uid=1_0 RootWebArea \"T\"\n  uid=1_1 generic\n    uid=1_2 button \"Press\"\n      uid=1_3 \"Press\"\n  uid=1_4 navigation\n    uid=1_5 \"nav text\"\n  uid=1_6 generic\n    uid=1_7 heading \"Hidden heading\"\n"
+        );
+    }
+
+    #[test]
+    fn redundant_text_children_compare_without_whitespace() {
+        let link = |name: &str, text: &str| {
+            [
+                with_prop(
+                    ax("1", "RootWebArea", "T", &["2"], Some(1)),
+                    "focusable",
+                    json!(true),
+                ),
+                with_prop(
+                    ax("2", "link", name, &["3"], Some(2)),
+                    "focusable",
+                    json!(true),
+                ),
+                ax("3", "StaticText", text, &[], Some(3)),
+            ]
+        };
+        // Same text apart from (JavaScript) whitespace: the child is hidden, its uid still used.
+        assert_eq!(
+            text_of(&link("Read more", "Read\u{a0} more\n"), false),
+            "uid=1_0 RootWebArea \"T\"\n  uid=1_1 link \"Read more\"\n"
+        );
+        // Different text: shown.
+        assert_eq!(
+            text_of(&link("Label", "Text"), false),
+            "uid=1_0 RootWebArea \"T\"\n  uid=1_1 link \"Label\"\n    uid=1_2 \"Text\"\n"
+        );
+    }
+
+    #[test]
+    fn properties_print_in_sorted_order_with_capabilities() {
+        let mut input = ax("2", "textbox", "Field", &[], Some(2));
+        input["value"] = json!({"type": "string", "value": "typed \"text\""});
+        input["description"] = json!({"type": "computedString", "value": "Help"});
+        for (name, value) in [
+            ("focusable", json!(true)),
+            ("focused", json!(true)),
+            ("disabled", json!(false)),
+            ("required", json!(true)),
+            ("invalid", json!("false")),
+            ("autocomplete", json!("list")),
+            ("level", json!(2.0)),
+            ("valuemax", json!(1e21)),
+            ("valuemin", json!(-0.000_000_5)),
+            ("errormessage", json!(null)),
+        ] {
+            input = with_prop(input, name, value);
+        }
+        let mut root = ax("1", "RootWebArea", "T", &["2", "3", "4"], Some(1));
+        root = with_prop(root, "focused", json!(true));
+        let mixed = with_prop(
+            ax("3", "checkbox", "Mixed", &[], Some(3)),
+            "checked",
+            json!("mixed"),
+        );
+        let pressed = with_prop(
+            ax("4", "button", "Off", &[], Some(4)),
+            "pressed",
+            json!("false"),
+        );
+        assert_eq!(
+            text_of(&[root, input, mixed, pressed], false),
+            "uid=1_0 RootWebArea \"T\"\n  \
+             uid=1_1 textbox \"Field\" autocomplete=\"list\" description=\"Help\" disableable focusable focused level=\"2\" required value=\"typed \"text\"\" valuemax=\"1e+21\" valuemin=\"-5e-7\"\n  \
+             uid=1_2 checkbox \"Mixed\" checked=\"mixed\"\n  \
+             uid=1_3 button \"Off\"\n"
+        );
+    }
+
+    #[test]
+    fn options_use_their_text_as_value_and_ignored_nodes_say_so() {
+        let nodes = [
+            with_prop(
+                ax("1", "RootWebArea", "T", &["2", "5"], Some(1)),
+                "focusable",
+                json!(true),
+            ),
+            ax("2", "listbox", "Pick", &["3", "4"], Some(2)),
+            with_prop(
+                ax("3", "option", "One", &[], Some(3)),
+                "selected",
+                json!(true),
+            ),
+            with_prop(
+                ax("4", "option", "Two", &[], Some(4)),
+                "selected",
+                json!(false),
+            ),
+            ax("5", "none", "", &[], Some(5)),
+        ];
+        let frames = main_only(&nodes);
+        let s = snap(&frames, &[], true, 1, &mut UidMap::new());
+        assert_eq!(
+            s.text,
+            "uid=1_0 RootWebArea \"T\"\n  uid=1_1 listbox \"Pick\"\n    uid=1_2 option \"One\" selected\n    uid=1_3 option \"Two\"\n  uid=1_4 ignored\n"
+        );
+        assert_eq!(s.to_json()["children"][0]["children"][0]["value"], "One");
+    }
+
+    #[test]
+    fn nodes_without_dom_node_share_a_uid_per_document() {
+        let nodes = [
+            with_prop(
+                ax("1", "RootWebArea", "T", &["2", "3"], Some(1)),
+                "focusable",
+                json!(true),
+            ),
+            ax("2", "InlineTextBox", "a", &[], None),
+            ax("3", "InlineTextBox", "b", &[], None),
+        ];
+        assert_eq!(
+            text_of(&nodes, true),
+            "uid=1_0 RootWebArea \"T\"\n  uid=1_1 InlineTextBox \"a\"\n  uid=1_1 InlineTextBox \"b\"\n"
+        );
+    }
+
+    #[test]
+    fn extra_elements_take_over_their_descendants() {
+        // root > [button(2), text(3), button(4)]; the extra <div>(10) wraps text 3 and button 4.
+        let nodes = [
+            with_prop(
+                ax("1", "RootWebArea", "T", &["2", "3", "4"], Some(1)),
+                "focusable",
+                json!(true),
+            ),
+            ax("2", "button", "First", &[], Some(2)),
+            ax("3", "StaticText", "words", &[], Some(3)),
+            ax("4", "button", "Second", &[], Some(4)),
+        ];
+        let frames = main_only(&nodes);
+        let div = ExtraElement {
+            backend_node_id: 10,
+            local_name: "div".into(),
+            ancestors: vec![11, 12],
+            descendants: [3, 4, 30].into_iter().collect(),
+        };
+        let span = ExtraElement {
+            backend_node_id: 20,
+            local_name: "span".into(),
+            ancestors: vec![10, 11],
+            descendants: HashSet::new(),
+        };
+        // An element already in the tree gets no second line.
+        let button = ExtraElement {
+            backend_node_id: 2,
+            local_name: "button".into(),
+            ancestors: vec![],
+            descendants: HashSet::new(),
+        };
+        let mut uids = UidMap::new();
+        let s = snap(
+            &frames,
+            &[div.clone(), span.clone(), button],
+            false,
+            1,
+            &mut uids,
+        );
+        assert_eq!(
+            s.text,
+            "uid=1_0 RootWebArea \"T\"\n  uid=1_1 button \"First\"\n  uid=1_4 div\n    uid=1_2 \"words\"\n    uid=1_3 button \"Second\"\n    uid=1_5 span\n"
+        );
+        assert_eq!(s.uid_for_backend(10), Some("1_4"));
+        assert_eq!(s.resolve("1_5").map(|e| e.role), Ok("span"));
+        // They keep their uids in the next snapshot.
+        let s2 = snap(&frames, &[div, span], false, 2, &mut uids);
+        assert_eq!(s2.uid_for_backend(20), Some("1_5"));
+    }
+
+    #[test]
+    fn dom_index_gives_parent_elements_and_light_descendants() {
+        let dom = json!({"root": {"backendNodeId": 1, "nodeType": 9, "children": [
+            {"backendNodeId": 2, "nodeType": 1, "localName": "html", "children": [
+                {"backendNodeId": 3, "nodeType": 1, "localName": "body", "children": [
+                    {"backendNodeId": 4, "nodeType": 1, "localName": "div",
+                     "children": [{"backendNodeId": 5, "nodeType": 3}],
+                     "shadowRoots": [{"backendNodeId": 6, "nodeType": 11, "children": [
+                        {"backendNodeId": 7, "nodeType": 1, "localName": "button"}]}]}
+                ]}
+            ]}
+        ]}});
+        let index = DomIndex::from_document(&dom);
+        let div = index.extra_element(4).expect("div");
+        assert_eq!(div.local_name, "div");
+        assert_eq!(div.ancestors, vec![3, 2]);
+        assert_eq!(div.descendants, [5].into_iter().collect());
+        // Inside a shadow root there is no parent element.
+        let button = index.extra_element(7).expect("button");
+        assert!(button.ancestors.is_empty());
+        assert!(
+            index.extra_element(5).is_none(),
+            "text nodes are not elements"
+        );
+        assert!(index.extra_element(99).is_none());
+    }
+
+    #[test]
+    fn devtools_selection_is_marked_or_noted() {
+        let nodes = [
+            with_prop(
+                ax("1", "RootWebArea", "T", &["2", "3"], Some(1)),
+                "focusable",
+                json!(true),
+            ),
+            ax("2", "button", "Go", &[], Some(2)),
+            ax("3", "generic", "", &[], Some(3)),
+        ];
+        let frames = main_only(&nodes);
+        let mut input = SnapshotInput {
+            frames: &frames,
+            extras: &[],
+            verbose: false,
+            selected_backend_node_id: Some(2),
+        };
+        let s = build(&input, 1, &mut UidMap::new()).expect("snapshot");
+        assert_eq!(s.selected_uid(), Some("1_1"));
+        assert_eq!(
+            s.text,
+            "uid=1_0 RootWebArea \"T\"\n  uid=1_1 button \"Go\" [selected in the DevTools Elements panel]\n"
+        );
+        input.selected_backend_node_id = Some(3);
+        let s = build(&input, 2, &mut UidMap::new()).expect("snapshot");
+        assert!(s.text.starts_with(
+            "Note: there is a selected element in the DevTools Elements panel but it is not included into the current a11y tree snapshot.\nGet a verbose snapshot to include all elements if you are interested in the selected element.\n\nuid=2_0"
+        ));
+    }
+
+    #[test]
+    fn malformed_trees_do_not_hang_or_panic() {
+        // Cycles through childIds, unknown child ids, missing fields, odd value types.
+        let nodes = [
+            json!({"nodeId": "1", "childIds": ["2", "404"], "role": {"value": "RootWebArea"},
+                   "properties": [{"name": "focusable"}]}),
+            json!({"nodeId": "2", "childIds": ["1", "2"], "name": {"value": 0},
+                   "properties": [{"name": "checked", "value": {"value": true}}, {"bogus": 1}]}),
+            json!("not an object"),
+        ];
+        let text = text_of(&nodes, true);
+        assert_eq!(text, "uid=1_0 RootWebArea\n  uid=1_1 Unknown\n");
+        let nothing: [Value; 0] = [];
+        let frames = main_only(&nothing);
+        let err = build(
+            &SnapshotInput {
+                frames: &frames,
+                extras: &[],
+                verbose: false,
+                selected_backend_node_id: None,
+            },
+            1,
+            &mut UidMap::new(),
+        )
+        .expect_err("empty tree");
+        assert_eq!(err.to_string(), "Failed to create accessibility snapshot");
+    }
+
+    #[test]
+    fn deep_trees_need_no_deep_stack() {
+        let depth = 200_000;
+        let mut nodes: Vec<Value> = (0..depth)
+            .map(|i| {
+                let kids: Vec<String> = if i + 1 < depth {
+                    vec![(i + 1).to_string()]
+                } else {
+                    vec![]
+                };
+                json!({"nodeId": i.to_string(), "role": {"value": "generic"}, "childIds": kids,
+                       "backendDOMNodeId": i + 1,
+                       "properties": [{"name": "focusable", "value": {"value": true}}]})
+            })
+            .collect();
+        nodes[0]["role"] = json!({"value": "RootWebArea"});
+        let frames = main_only(&nodes);
+        let s = snap(&frames, &[], false, 1, &mut UidMap::new());
+        assert_eq!(s.text.lines().count(), depth);
+        assert!(s.to_json().is_object());
+        // serde_json drops nested values recursively; leak this one rather than overflow.
+        std::mem::forget(s.to_json());
+    }
+
+    #[test]
+    fn numbers_print_like_javascript() {
+        let cases = [
+            (json!(3), "3"),
+            (json!(-7), "-7"),
+            (json!(2.0), "2"),
+            (json!(0.5), "0.5"),
+            (json!(-0.0), "0"),
+            (json!(1e21), "1e+21"),
+            (json!(1.5e-7), "1.5e-7"),
+            (json!(123456.789), "123456.789"),
+            (json!(9007199254740993u64), "9007199254740992"),
+        ];
+        for (value, expected) in cases {
+            let n = value.as_number().expect("number");
+            assert_eq!(js_number(n), expected, "{value}");
+        }
+    }
+
+    #[test]
+    fn iframe_backend_ids_lists_iframe_nodes() {
+        let doc = fixture_json("page.ax.json");
+        let main = doc["frames"][0]["nodes"].as_array().expect("nodes");
+        assert_eq!(iframe_backend_ids(main), vec![105, 106]);
+    }
+}

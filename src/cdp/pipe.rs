@@ -1,0 +1,87 @@
+//! `--remote-debugging-pipe`: Chromium reads commands on its fd 3 and writes answers and events
+//! on its fd 4, each message a JSON text followed by a NUL byte. No port is opened.
+
+use std::io::{self, Read, Write};
+
+use mio::unix::pipe::{Receiver, Sender};
+
+/// Our two ends of the browser's pipes, with their buffers.
+pub struct Pipe {
+    pub to_browser: Sender,
+    pub from_browser: Receiver,
+    read_buf: Vec<u8>,
+    /// Bytes of `read_buf` already scanned for a NUL (so a large message is scanned once).
+    scanned: usize,
+    write_buf: Vec<u8>,
+    written: usize,
+}
+
+impl Pipe {
+    pub fn new(to_browser: Sender, from_browser: Receiver) -> Pipe {
+        Pipe {
+            to_browser,
+            from_browser,
+            read_buf: Vec::with_capacity(64 * 1024),
+            scanned: 0,
+            write_buf: Vec::new(),
+            written: 0,
+        }
+    }
+
+    /// Queues one message; call [`Pipe::flush`] to push it out.
+    pub fn queue(&mut self, message: &[u8]) {
+        self.write_buf.extend_from_slice(message);
+        self.write_buf.push(0);
+    }
+
+    /// Writes as much as the pipe takes. `Ok(true)` when everything queued is written.
+    pub fn flush(&mut self) -> io::Result<bool> {
+        while self.written < self.write_buf.len() {
+            match self.to_browser.write(&self.write_buf[self.written..]) {
+                Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+                Ok(n) => self.written += n,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(false),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+        }
+        self.write_buf.clear();
+        self.written = 0;
+        Ok(true)
+    }
+
+    pub fn has_pending_writes(&self) -> bool {
+        self.written < self.write_buf.len()
+    }
+
+    /// Reads until the pipe would block, handing each complete message to `on_message`.
+    /// `Ok(false)` means the browser closed its end.
+    pub fn read(&mut self, mut on_message: impl FnMut(&[u8])) -> io::Result<bool> {
+        let mut chunk = [0u8; 64 * 1024];
+        loop {
+            match self.from_browser.read(&mut chunk) {
+                Ok(0) => return Ok(false),
+                Ok(n) => {
+                    self.read_buf.extend_from_slice(&chunk[..n]);
+                    self.split(&mut on_message);
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(true),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    fn split(&mut self, on_message: &mut impl FnMut(&[u8])) {
+        let mut start = 0;
+        let mut pos = self.scanned;
+        while let Some(offset) = self.read_buf[pos..].iter().position(|&b| b == 0) {
+            let end = pos + offset;
+            on_message(&self.read_buf[start..end]);
+            start = end + 1;
+            pos = start;
+        }
+        self.read_buf.drain(..start);
+        self.scanned = self.read_buf.len();
+    }
+}

@@ -1,0 +1,132 @@
+//! A browser reached over its DevTools websocket (`--browserUrl` / `--wsEndpoint`).
+//!
+//! The HTTP lookup and the websocket handshake run once, at connect time, on a blocking socket
+//! with short timeouts (the browser is expected on a local address); after that the socket is
+//! non-blocking and driven by the event loop like the pipe.
+
+use std::io::{self, Read, Write};
+use std::net::{TcpStream, ToSocketAddrs};
+use std::time::Duration;
+
+use tungstenite::{protocol::WebSocketConfig, Message, WebSocket};
+
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+pub struct WsConn {
+    ws: WebSocket<mio::net::TcpStream>,
+    pending_writes: bool,
+}
+
+/// Asks a browser started with `--remote-debugging-port` for its websocket URL.
+pub fn lookup_ws_url(browser_url: &str) -> Result<String, String> {
+    let rest = browser_url
+        .strip_prefix("http://")
+        .ok_or_else(|| format!("--browserUrl must start with http:// (got {browser_url})"))?;
+    let host = rest.split('/').next().unwrap_or(rest);
+    let mut stream = connect(host)?;
+    let request =
+        format!("GET /json/version HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n");
+    stream
+        .write_all(request.as_bytes())
+        .map_err(|e| format!("cannot query {browser_url}/json/version: {e}"))?;
+    let mut body = Vec::new();
+    stream
+        .read_to_end(&mut body)
+        .map_err(|e| format!("cannot read {browser_url}/json/version: {e}"))?;
+    let text = String::from_utf8_lossy(&body);
+    let json_start = text.find("\r\n\r\n").map(|i| i + 4).unwrap_or(0);
+    let version: serde_json::Value = serde_json::from_str(text[json_start..].trim())
+        .map_err(|e| format!("{browser_url}/json/version did not answer JSON: {e}"))?;
+    version["webSocketDebuggerUrl"]
+        .as_str()
+        .map(str::to_owned)
+        .ok_or_else(|| format!("{browser_url}/json/version has no webSocketDebuggerUrl"))
+}
+
+fn connect(host: &str) -> Result<TcpStream, String> {
+    let addr = host
+        .to_socket_addrs()
+        .map_err(|e| format!("cannot resolve {host}: {e}"))?
+        .next()
+        .ok_or_else(|| format!("cannot resolve {host}"))?;
+    let stream = TcpStream::connect_timeout(&addr, CONNECT_TIMEOUT)
+        .map_err(|e| format!("cannot connect to {host}: {e}"))?;
+    let _ = stream.set_read_timeout(Some(CONNECT_TIMEOUT));
+    let _ = stream.set_write_timeout(Some(CONNECT_TIMEOUT));
+    let _ = stream.set_nodelay(true);
+    Ok(stream)
+}
+
+impl WsConn {
+    pub fn connect(ws_url: &str) -> Result<WsConn, String> {
+        let rest = ws_url
+            .strip_prefix("ws://")
+            .ok_or_else(|| format!("--wsEndpoint must start with ws:// (got {ws_url})"))?;
+        let host = rest.split('/').next().unwrap_or(rest);
+        let stream = connect(host)?;
+        let config = WebSocketConfig::default()
+            .max_message_size(Some(256 << 20))
+            .max_frame_size(Some(256 << 20));
+        let (ws, _) = tungstenite::client::client_with_config(ws_url, stream, Some(config))
+            .map_err(|e| format!("websocket handshake with {ws_url} failed: {e}"))?;
+        let std_stream = ws.into_inner();
+        std_stream
+            .set_nonblocking(true)
+            .map_err(|e| format!("cannot make the websocket non-blocking: {e}"))?;
+        let stream = mio::net::TcpStream::from_std(std_stream);
+        let ws =
+            WebSocket::from_raw_socket(stream, tungstenite::protocol::Role::Client, Some(config));
+        Ok(WsConn {
+            ws,
+            pending_writes: false,
+        })
+    }
+
+    pub fn socket(&mut self) -> &mut mio::net::TcpStream {
+        self.ws.get_mut()
+    }
+
+    pub fn queue(&mut self, message: &[u8]) {
+        let text = String::from_utf8_lossy(message).into_owned();
+        match self.ws.write(Message::text(text)) {
+            Ok(()) => {}
+            Err(tungstenite::Error::Io(e)) if e.kind() == io::ErrorKind::WouldBlock => {}
+            Err(_) => {} // surfaces on the next read or flush
+        }
+        self.pending_writes = true;
+    }
+
+    pub fn flush(&mut self) -> io::Result<bool> {
+        match self.ws.flush() {
+            Ok(()) => {
+                self.pending_writes = false;
+                Ok(true)
+            }
+            Err(tungstenite::Error::Io(e)) if e.kind() == io::ErrorKind::WouldBlock => Ok(false),
+            Err(e) => Err(io::Error::other(e.to_string())),
+        }
+    }
+
+    pub fn has_pending_writes(&self) -> bool {
+        self.pending_writes
+    }
+
+    /// Reads until the socket would block. `Ok(false)` when the browser closed the connection.
+    pub fn read(&mut self, mut on_message: impl FnMut(&[u8])) -> io::Result<bool> {
+        loop {
+            match self.ws.read() {
+                Ok(Message::Text(t)) => on_message(t.as_bytes()),
+                Ok(Message::Binary(b)) => on_message(&b),
+                Ok(Message::Close(_)) => return Ok(false),
+                Ok(_) => {}
+                Err(tungstenite::Error::Io(e)) if e.kind() == io::ErrorKind::WouldBlock => {
+                    return Ok(true)
+                }
+                Err(tungstenite::Error::ConnectionClosed | tungstenite::Error::AlreadyClosed) => {
+                    return Ok(false)
+                }
+                Err(e) => return Err(io::Error::other(e.to_string())),
+            }
+        }
+    }
+}

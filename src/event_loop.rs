@@ -1,0 +1,234 @@
+//! The one event loop: stdin (MCP requests), stdout (answers, when the client reads slowly),
+//! the browser connection, SIGTERM/SIGINT, and timers, all on one `mio::Poll`.
+
+use std::io::{self, Read};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::time::{Duration, Instant};
+
+use mio::unix::pipe::Receiver;
+use mio::unix::SourceFd;
+use mio::{Events, Interest, Poll, Token};
+
+use crate::app::App;
+use crate::browser;
+use crate::log::log;
+use crate::mcp::server;
+use crate::settings::Settings;
+
+pub const STDIN: Token = Token(0);
+pub const STDOUT: Token = Token(1);
+pub const SIGNAL: Token = Token(2);
+pub const BROWSER_IN: Token = Token(3);
+pub const BROWSER_OUT: Token = Token(4);
+
+/// The longest line we accept from the client (a request with a large script is fine; an
+/// endless line is not).
+const MAX_LINE: usize = 64 << 20;
+
+fn set_nonblocking(fd: i32) -> io::Result<()> {
+    // SAFETY: fcntl on a descriptor we hold; no memory is passed.
+    unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        if flags < 0 || libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) < 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+/// The write end of the signal pipe, for the handler (a plain int: it is all a handler may
+/// touch).
+static SIGNAL_FD: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(-1);
+
+extern "C" fn on_signal(_: libc::c_int) {
+    let fd = SIGNAL_FD.load(std::sync::atomic::Ordering::Relaxed);
+    if fd >= 0 {
+        // SAFETY: write(2) is async-signal-safe; the buffer is a static byte.
+        unsafe { libc::write(fd, b"s".as_ptr().cast(), 1) };
+    }
+}
+
+/// SIGTERM, SIGINT and SIGHUP become a readable byte on a pipe the loop watches.
+fn signal_pipe() -> io::Result<Receiver> {
+    let mut fds = [0; 2];
+    // SAFETY: fds is a valid array of two ints.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC | libc::O_NONBLOCK) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    SIGNAL_FD.store(fds[1], std::sync::atomic::Ordering::Relaxed);
+    for sig in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
+        // SAFETY: installing a handler that only calls write(2).
+        unsafe { libc::signal(sig, on_signal as *const () as libc::sighandler_t) };
+    }
+    // A client that goes away must not kill us with SIGPIPE before we clean up.
+    // SAFETY: ignoring a signal has no preconditions.
+    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
+    // SAFETY: pipe2 succeeded; the read end is ours.
+    Ok(Receiver::from(unsafe { OwnedFd::from_raw_fd(fds[0]) }))
+}
+
+/// Where requests come from: stdin directly when it can be polled (a pipe, a socket, a
+/// terminal), else a thread that copies it into a pipe (a regular file cannot be polled).
+fn stdin_source() -> io::Result<(Box<dyn Read>, i32)> {
+    let fd = io::stdin().as_raw_fd();
+    let poll = Poll::new()?;
+    let can_poll = poll
+        .registry()
+        .register(&mut SourceFd(&fd), STDIN, Interest::READABLE)
+        .is_ok();
+    if can_poll {
+        set_nonblocking(fd)?;
+        // SAFETY: fd 0 stays open for the life of the process; ManuallyDrop never closes it.
+        let file = std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(fd) });
+        return Ok((Box::new(StdinFile(file)), fd));
+    }
+    let (sender, receiver) = mio::unix::pipe::new()?;
+    sender.set_nonblocking(false)?;
+    std::thread::spawn(move || {
+        let mut sender = sender;
+        let _ = io::copy(&mut io::stdin().lock(), &mut sender);
+    });
+    let fd = receiver.as_raw_fd();
+    Ok((Box::new(receiver), fd))
+}
+
+struct StdinFile(std::mem::ManuallyDrop<std::fs::File>);
+
+impl Read for StdinFile {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.0.read(buf)
+    }
+}
+
+pub fn run(settings: Settings) -> io::Result<()> {
+    let mut poll = Poll::new()?;
+    let mut app = App::new(settings, poll.registry().try_clone()?);
+
+    let (mut stdin, stdin_fd) = stdin_source()?;
+    poll.registry()
+        .register(&mut SourceFd(&stdin_fd), STDIN, Interest::READABLE)?;
+    let stdout_fd = io::stdout().as_raw_fd();
+    let stdout_pollable = set_nonblocking(stdout_fd).is_ok()
+        && poll
+            .registry()
+            .register(&mut SourceFd(&stdout_fd), STDOUT, Interest::WRITABLE)
+            .is_ok();
+    if !stdout_pollable {
+        // A regular file: writes never block, so blocking mode is fine.
+        log!("stdout cannot be polled; writing to it directly");
+    }
+    let mut signals = signal_pipe()?;
+    poll.registry()
+        .register(&mut signals, SIGNAL, Interest::READABLE)?;
+
+    let mut events = Events::with_capacity(256);
+    let mut line_buf: Vec<u8> = Vec::with_capacity(64 * 1024);
+    let mut stdin_open = true;
+    while !app.quit {
+        let timeout = app.timers.next_timeout();
+        if let Err(e) = poll.poll(&mut events, timeout) {
+            if e.kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(e);
+        }
+        for event in events.iter() {
+            match event.token() {
+                STDIN => {
+                    if stdin_open && !read_stdin(&mut app, &mut *stdin, &mut line_buf) {
+                        stdin_open = false;
+                        let _ = poll.registry().deregister(&mut SourceFd(&stdin_fd));
+                        app.quit = true;
+                    }
+                }
+                STDOUT => {}
+                SIGNAL => {
+                    log!("signal received: shutting down");
+                    app.quit = true;
+                }
+                BROWSER_IN => browser::on_readable(&mut app),
+                BROWSER_OUT => browser::flush(&mut app),
+                _ => {}
+            }
+            app.run_deferred();
+        }
+        let now = Instant::now();
+        while let Some((owner, action)) = app.timers.pop_due(now) {
+            if app.alive(owner) {
+                app.run_as(owner, action);
+            }
+            app.run_deferred();
+        }
+        browser::flush(&mut app);
+        if let Err(e) = app.out.flush() {
+            log!("stdout closed ({e}): shutting down");
+            app.quit = true;
+        }
+    }
+    // Answers already computed still go out (bounded: a client that stopped reading
+    // does not hold us).
+    let deadline = Instant::now() + Duration::from_millis(200);
+    while !app.out.is_empty() && Instant::now() < deadline {
+        if app.out.flush().is_err() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    browser::shutdown(&mut app);
+    Ok(())
+}
+
+/// Reads what stdin has; handles each complete line. `false` at end of input.
+fn read_stdin(app: &mut App, stdin: &mut dyn Read, line_buf: &mut Vec<u8>) -> bool {
+    let mut chunk = [0u8; 64 * 1024];
+    loop {
+        match stdin.read(&mut chunk) {
+            Ok(0) => {
+                // A last line without a newline still counts.
+                if !line_buf.is_empty() {
+                    let line = std::mem::take(line_buf);
+                    handle(app, &line);
+                }
+                return false;
+            }
+            Ok(n) => {
+                let mut start = 0;
+                for (i, b) in chunk[..n].iter().enumerate() {
+                    if *b == b'\n' {
+                        if line_buf.is_empty() {
+                            handle(app, &chunk[start..i]);
+                        } else {
+                            line_buf.extend_from_slice(&chunk[start..i]);
+                            let line = std::mem::take(line_buf);
+                            handle(app, &line);
+                        }
+                        start = i + 1;
+                    }
+                }
+                line_buf.extend_from_slice(&chunk[start..n]);
+                if line_buf.len() > MAX_LINE {
+                    log!("a line longer than {MAX_LINE} bytes was dropped");
+                    line_buf.clear();
+                    let err = crate::mcp::jsonrpc::error(
+                        &serde_json::Value::Null,
+                        crate::mcp::jsonrpc::INVALID_REQUEST,
+                        "Invalid Request: the line is too long",
+                    );
+                    app.send_line(err);
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => return true,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(_) => return false,
+        }
+    }
+}
+
+fn handle(app: &mut App, line: &[u8]) {
+    let trimmed = line.trim_ascii();
+    if trimmed.is_empty() {
+        return;
+    }
+    server::handle_line(app, trimmed);
+    app.run_deferred();
+}

@@ -1,0 +1,311 @@
+//! Command-line flags, spelled as chrome-devtools-mcp spells them, so that a configuration
+//! written for the reference keeps working when only the command is swapped.
+//!
+//! The reference parses with yargs, which accepts `--flag value`, `--flag=value`, bare boolean
+//! switches, `--flag=false` and `--no-flag`. argh accepts only `--flag value`, so the argument
+//! list is first normalised into that form; flags that only matter to the reference (telemetry,
+//! CrUX, …) are accepted and ignored with a note on stderr.
+
+use argh::FromArgs;
+
+/// A small, fast MCP server that drives Chromium over the Chrome DevTools Protocol and runs
+/// the developer tools a page exposes.
+#[derive(FromArgs, Debug, Default)]
+pub struct Flags {
+    /// path to the Chromium or Chrome executable (default: CHROME_PATH, then chromium,
+    /// chromium-browser, google-chrome, google-chrome-stable on PATH)
+    #[argh(option, short = 'e')]
+    pub executable_path: Option<String>,
+
+    /// run the browser headless (default true)
+    #[argh(option)]
+    pub headless: Option<bool>,
+
+    /// use a fresh temporary profile, deleted on exit (default unless --userDataDir is given)
+    #[argh(option)]
+    pub isolated: Option<bool>,
+
+    /// the browser profile directory to use
+    #[argh(option)]
+    pub user_data_dir: Option<String>,
+
+    /// an extra Chromium switch (repeatable), e.g. --chromeArg=--no-sandbox
+    #[argh(option)]
+    pub chrome_arg: Vec<String>,
+
+    /// initial viewport as <width>x<height>, e.g. 1280x720
+    #[argh(option)]
+    pub viewport: Option<String>,
+
+    /// connect to a running browser through its debugging port, e.g. http://127.0.0.1:9222
+    #[argh(option, short = 'u')]
+    pub browser_url: Option<String>,
+
+    /// connect to a running browser through its DevTools websocket URL (ws://…)
+    #[argh(option, short = 'w')]
+    pub ws_endpoint: Option<String>,
+
+    /// also write the log to this file
+    #[argh(option)]
+    pub log_file: Option<String>,
+
+    /// third-party developer tools (on by default; accepted for compatibility)
+    #[argh(option)]
+    pub category_experimental_third_party: Option<bool>,
+
+    /// also list each page tool as an MCP tool of its own (default false)
+    #[argh(option)]
+    pub expose_page_tools: Option<bool>,
+
+    /// default timeout of a tool call that runs page code, in ms (default 30000)
+    #[argh(option)]
+    pub tool_timeout: Option<u64>,
+
+    /// maximum text of one tool result before it is truncated, in bytes (default 1000000)
+    #[argh(option)]
+    pub max_result_bytes: Option<usize>,
+
+    /// print the version and exit
+    #[argh(switch)]
+    pub version: bool,
+}
+
+/// Flags that take a boolean: a bare `--flag` means true.
+const BOOL_FLAGS: &[&str] = &[
+    "headless",
+    "isolated",
+    "categoryExperimentalThirdParty",
+    "exposePageTools",
+];
+
+/// Reference flags that change nothing here. `true` when the flag takes a value.
+const IGNORED_FLAGS: &[(&str, bool)] = &[
+    ("usageStatistics", false),
+    ("performanceCrux", false),
+    ("pageIdRouting", false),
+    ("experimentalStructuredContent", false),
+    ("experimentalIncludeAllPages", false),
+    ("acceptInsecureCerts", false),
+    ("autoConnect", false),
+    ("slim", false),
+    ("sourceMaps", false),
+    ("redactNetworkHeaders", false),
+    ("allowUnrestrictedPaths", false),
+    ("javascriptEvaluation", false),
+    ("fileNavigations", false),
+    ("categoryEmulation", false),
+    ("categoryPerformance", false),
+    ("categoryNetwork", false),
+    ("categoryExtensions", false),
+    ("categoryExperimentalWebmcp", false),
+    ("experimentalVision", false),
+    ("experimentalScreencast", false),
+    ("experimentalInteropTools", false),
+    ("experimentalDevtools", false),
+    ("devtoolsComments", false),
+    ("memoryDebugging", false),
+    ("channel", true),
+    ("wsHeaders", true),
+    ("proxyServer", true),
+    ("ignoreDefaultChromeArg", true),
+    ("screenshotFormat", true),
+    ("screenshotQuality", true),
+    ("screenshotMaxWidth", true),
+    ("screenshotMaxHeight", true),
+    ("blockedUrlPattern", true),
+    ("allowedUrlPattern", true),
+    ("experimentalDataFormat", true),
+    ("filesystemRoot", true),
+    ("config", true),
+];
+
+/// kebab-case for argh: `executablePath` → `executable-path`.
+fn kebab(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 4);
+    for c in name.chars() {
+        if c.is_ascii_uppercase() {
+            out.push('-');
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// camelCase for lookups: accepts both `executable-path` and `executablePath`.
+fn camel(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut upper = false;
+    for c in name.chars() {
+        if c == '-' {
+            upper = true;
+        } else if upper {
+            out.push(c.to_ascii_uppercase());
+            upper = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn is_bool_word(s: &str) -> bool {
+    matches!(s, "true" | "false")
+}
+
+/// Rewrites the reference's flag forms into argh's `--kebab-name value`.
+/// Returns the arguments for argh and notes about ignored flags.
+pub fn normalize(args: &[String]) -> (Vec<String>, Vec<String>) {
+    let mut out = Vec::new();
+    let mut notes = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let arg = &args[i];
+        i += 1;
+        let Some(body) = arg.strip_prefix("--") else {
+            out.push(arg.clone());
+            continue;
+        };
+        if body.is_empty() || body == "help" || body == "version" {
+            out.push(arg.clone());
+            continue;
+        }
+        let (name, inline) = match body.split_once('=') {
+            Some((n, v)) => (camel(n), Some(v.to_string())),
+            None => (camel(body), None),
+        };
+        // `--no-flag` → `--flag false`
+        let (name, negated) = match name.strip_prefix("no") {
+            Some(rest)
+                if rest.starts_with(|c: char| c.is_ascii_uppercase())
+                    && inline.is_none()
+                    && is_boolean_name(&lower_first(rest)) =>
+            {
+                (lower_first(rest), true)
+            }
+            _ => (name, false),
+        };
+        if let Some((_, takes_value)) = IGNORED_FLAGS.iter().find(|(n, _)| *n == name) {
+            if *takes_value && inline.is_none() && i < args.len() {
+                i += 1;
+            } else if !*takes_value && inline.is_none() && i < args.len() && is_bool_word(&args[i])
+            {
+                i += 1;
+            }
+            notes.push(format!("--{name} has no effect in devtools-mcp; ignored"));
+            continue;
+        }
+        out.push(format!("--{}", kebab(&name)));
+        if BOOL_FLAGS.contains(&name.as_str()) {
+            let value = if negated {
+                "false".to_string()
+            } else if let Some(v) = inline {
+                v
+            } else if i < args.len() && is_bool_word(&args[i]) {
+                i += 1;
+                args[i - 1].clone()
+            } else {
+                "true".to_string()
+            };
+            out.push(value);
+        } else if let Some(v) = inline {
+            out.push(v);
+        }
+    }
+    (out, notes)
+}
+
+fn lower_first(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_ascii_lowercase().to_string() + c.as_str(),
+        None => String::new(),
+    }
+}
+
+fn is_boolean_name(name: &str) -> bool {
+    BOOL_FLAGS.contains(&name) || IGNORED_FLAGS.iter().any(|(n, v)| *n == name && !*v)
+}
+
+impl Flags {
+    /// Parses the process arguments (without the program name).
+    pub fn parse(program: &str, args: &[String]) -> Result<(Flags, Vec<String>), argh::EarlyExit> {
+        let (normalized, notes) = normalize(args);
+        let refs: Vec<&str> = normalized.iter().map(String::as_str).collect();
+        Flags::from_args(&[program], &refs).map(|f| (f, notes))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Flags {
+        let owned: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        match Flags::parse("devtools-mcp", &owned) {
+            Ok((f, _)) => f,
+            Err(e) => panic!("{}", e.output),
+        }
+    }
+
+    #[test]
+    fn reference_forms() {
+        let f = parse(&[
+            "--executablePath=/usr/bin/chromium",
+            "--headless",
+            "--isolated",
+            "--categoryExperimentalThirdParty=true",
+            "--no-page-id-routing",
+            "--no-usage-statistics",
+            "--chromeArg=--no-sandbox",
+            "--chromeArg",
+            "--disable-gpu",
+            "--viewport",
+            "800x600",
+        ]);
+        assert_eq!(f.executable_path.as_deref(), Some("/usr/bin/chromium"));
+        assert_eq!(f.headless, Some(true));
+        assert_eq!(f.isolated, Some(true));
+        assert_eq!(f.category_experimental_third_party, Some(true));
+        assert_eq!(f.chrome_arg, vec!["--no-sandbox", "--disable-gpu"]);
+        assert_eq!(f.viewport.as_deref(), Some("800x600"));
+    }
+
+    #[test]
+    fn booleans_with_values() {
+        assert_eq!(parse(&["--headless=false"]).headless, Some(false));
+        assert_eq!(parse(&["--headless", "false"]).headless, Some(false));
+        assert_eq!(parse(&["--no-headless"]).headless, Some(false));
+        assert_eq!(parse(&["--headless", "--isolated"]).isolated, Some(true));
+    }
+
+    #[test]
+    fn short_and_kebab_forms() {
+        let f = parse(&["-u", "http://127.0.0.1:9222", "--user-data-dir", "/tmp/p"]);
+        assert_eq!(f.browser_url.as_deref(), Some("http://127.0.0.1:9222"));
+        assert_eq!(f.user_data_dir.as_deref(), Some("/tmp/p"));
+    }
+
+    #[test]
+    fn ignored_flags_swallow_their_values() {
+        let owned: Vec<String> = [
+            "--channel",
+            "stable",
+            "--performanceCrux=false",
+            "--isolated",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let (out, notes) = normalize(&owned);
+        assert_eq!(out, vec!["--isolated", "true"]);
+        assert_eq!(notes.len(), 2);
+    }
+
+    #[test]
+    fn unknown_flags_are_errors() {
+        let owned = vec!["--bogusFlag".to_string()];
+        assert!(Flags::parse("devtools-mcp", &owned).is_err());
+    }
+}

@@ -1,0 +1,193 @@
+//! JSON-RPC 2.0 framing for MCP over stdio: one message per line.
+//!
+//! Parsing never fails the server: a bad line becomes an [`Incoming::Invalid`] that carries
+//! the error to send back, so the caller answers it and carries on.
+
+use serde_json::{json, Value};
+
+pub const PARSE_ERROR: i64 = -32700;
+pub const INVALID_REQUEST: i64 = -32600;
+pub const METHOD_NOT_FOUND: i64 = -32601;
+pub const INVALID_PARAMS: i64 = -32602;
+
+/// One line read from the client, classified.
+#[derive(Debug, PartialEq)]
+pub enum Incoming {
+    Request {
+        id: Value,
+        method: String,
+        params: Value,
+    },
+    Notification {
+        method: String,
+        params: Value,
+    },
+    /// A response to a request we sent (we send none today), or anything else we ignore.
+    Response,
+    /// Not a valid JSON-RPC message; answer with this error (id is null when unknown).
+    Invalid {
+        id: Value,
+        code: i64,
+        message: String,
+    },
+}
+
+/// Classifies one line. Blank lines are the caller's business (skip them).
+pub fn parse_line(line: &[u8]) -> Incoming {
+    let value: Value = match serde_json::from_slice(line) {
+        Ok(v) => v,
+        Err(e) => {
+            return Incoming::Invalid {
+                id: Value::Null,
+                code: PARSE_ERROR,
+                message: format!("Parse error: {e}"),
+            }
+        }
+    };
+    classify(value)
+}
+
+fn classify(value: Value) -> Incoming {
+    let Value::Object(mut obj) = value else {
+        let what = if value.is_array() {
+            "batches are not supported"
+        } else {
+            "a message must be a JSON object"
+        };
+        return invalid(Value::Null, format!("Invalid Request: {what}"));
+    };
+    let id = obj.remove("id");
+    if let Some(id) = &id {
+        if !(id.is_string() || id.is_number() || id.is_null()) {
+            return invalid(
+                Value::Null,
+                "Invalid Request: id must be a string or a number",
+            );
+        }
+    }
+    let id_or_null = id.clone().unwrap_or(Value::Null);
+    if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return invalid(id_or_null, "Invalid Request: jsonrpc must be \"2.0\"");
+    }
+    let method = match obj.remove("method") {
+        Some(Value::String(m)) => m,
+        Some(_) => return invalid(id_or_null, "Invalid Request: method must be a string"),
+        None if obj.contains_key("result") || obj.contains_key("error") => {
+            return Incoming::Response
+        }
+        None => return invalid(id_or_null, "Invalid Request: method is missing"),
+    };
+    let params = match obj.remove("params") {
+        None | Some(Value::Null) => Value::Object(Default::default()),
+        Some(p @ (Value::Object(_) | Value::Array(_))) => p,
+        Some(_) => return invalid(id_or_null, "Invalid Request: params must be an object"),
+    };
+    match id {
+        Some(id) => Incoming::Request { id, method, params },
+        None => Incoming::Notification { method, params },
+    }
+}
+
+fn invalid(id: Value, message: impl Into<String>) -> Incoming {
+    Incoming::Invalid {
+        id,
+        code: INVALID_REQUEST,
+        message: message.into(),
+    }
+}
+
+/// A success response line (without the trailing newline).
+pub fn response(id: &Value, result: Value) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string()
+}
+
+/// An error response line (without the trailing newline).
+pub fn error(id: &Value, code: i64, message: &str) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}).to_string()
+}
+
+/// A notification line (without the trailing newline).
+pub fn notification(method: &str, params: Value) -> String {
+    json!({"jsonrpc": "2.0", "method": method, "params": params}).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn code_of(i: Incoming) -> i64 {
+        match i {
+            Incoming::Invalid { code, .. } => code,
+            other => panic!("expected invalid, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn request_and_notification() {
+        let r = parse_line(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
+        assert_eq!(
+            r,
+            Incoming::Request {
+                id: json!(1),
+                method: "ping".into(),
+                params: json!({})
+            }
+        );
+        let n = parse_line(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        assert!(
+            matches!(n, Incoming::Notification { method, .. } if method == "notifications/initialized")
+        );
+    }
+
+    #[test]
+    fn malformed_lines() {
+        assert_eq!(code_of(parse_line(b"{not json")), PARSE_ERROR);
+        assert_eq!(code_of(parse_line(b"[1,2]")), INVALID_REQUEST);
+        assert_eq!(code_of(parse_line(b"42")), INVALID_REQUEST);
+        assert_eq!(
+            code_of(parse_line(br#"{"id":1,"method":"ping"}"#)),
+            INVALID_REQUEST
+        );
+        assert_eq!(
+            code_of(parse_line(br#"{"jsonrpc":"2.0","id":1,"method":7}"#)),
+            INVALID_REQUEST
+        );
+        assert_eq!(
+            code_of(parse_line(br#"{"jsonrpc":"2.0","id":{},"method":"x"}"#)),
+            INVALID_REQUEST
+        );
+        assert_eq!(
+            code_of(parse_line(
+                br#"{"jsonrpc":"2.0","id":1,"method":"x","params":3}"#
+            )),
+            INVALID_REQUEST
+        );
+    }
+
+    #[test]
+    fn invalid_keeps_the_id_when_it_is_known() {
+        match parse_line(br#"{"jsonrpc":"1.0","id":"a","method":"x"}"#) {
+            Incoming::Invalid { id, .. } => assert_eq!(id, json!("a")),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn responses_are_ignored() {
+        assert_eq!(
+            parse_line(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#),
+            Incoming::Response
+        );
+    }
+
+    #[test]
+    fn builders() {
+        assert_eq!(
+            response(&json!(3), json!({})),
+            r#"{"id":3,"jsonrpc":"2.0","result":{}}"#
+        );
+        let e: Value = serde_json::from_str(&error(&Value::Null, PARSE_ERROR, "bad")).unwrap();
+        assert_eq!(e["error"]["code"], PARSE_ERROR);
+        assert!(e["id"].is_null());
+    }
+}

@@ -1,0 +1,128 @@
+//! Third-party developer tools: the tools a page exposes about itself through the
+//! `devtoolstooldiscovery` event. The page side is `shim.js` (installed on every page
+//! target); this side keeps each page's table current from the shim's reports, which come
+//! either as the answer to a discovery we ask for or, unasked, through a binding.
+
+pub mod exposed;
+pub mod table;
+
+use serde_json::{json, Value};
+
+use crate::app::{App, Done};
+use crate::browser::{self, pages};
+use crate::error::Error;
+use crate::log::log;
+
+/// The discovery shim, installed before any page script runs.
+pub const SHIM: &str = include_str!("shim.js");
+
+/// The binding through which the shim reports tables the server did not ask for.
+pub const BINDING: &str = "__dtmcp_notify";
+
+/// Dispatches discovery in the page and installs the resulting table. Never fails the
+/// caller: a page without the shim (or without a document) simply has no tools.
+pub fn discover(app: &mut App, page: u32, done: Done<()>) {
+    let Some(p) = app.browser.pages.get(page) else {
+        return done(app, Ok(()));
+    };
+    if p.crashed {
+        return done(app, Ok(()));
+    }
+    let session = p.session.clone();
+    let document = p.document;
+    let expression = "window.__dtmcp && window.__dtmcp.shim ? window.__dtmcp.discover() : null";
+    let s2 = session.clone();
+    browser::send_raw(
+        app,
+        Some(&session),
+        "Runtime.evaluate",
+        json!({"expression": expression, "awaitPromise": true, "returnByValue": true}),
+        Box::new(move |app, r| match r {
+            Ok(v) if v["result"]["value"].is_object() => {
+                apply(app, page, document, &v["result"]["value"]);
+                done(app, Ok(()))
+            }
+            Ok(v) if v.get("exceptionDetails").is_none() => {
+                // No shim in this document (it was created before we attached, or the page
+                // replaced it): install it and ask once more.
+                install_and_discover(app, page, s2, document, done)
+            }
+            Ok(_) | Err(_) => done(app, Ok(())),
+        }),
+    );
+}
+
+fn install_and_discover(app: &mut App, page: u32, session: String, document: u64, done: Done<()>) {
+    let expression = format!("{SHIM}\n;window.__dtmcp ? window.__dtmcp.discover() : null");
+    browser::send_raw(
+        app,
+        Some(&session),
+        "Runtime.evaluate",
+        json!({"expression": expression, "awaitPromise": true, "returnByValue": true}),
+        Box::new(move |app, r| {
+            if let Ok(v) = r {
+                if v["result"]["value"].is_object() {
+                    apply(app, page, document, &v["result"]["value"]);
+                }
+            }
+            done(app, Ok(()))
+        }),
+    );
+}
+
+/// Installs a report for the page, if it is still about the same document.
+fn apply(app: &mut App, page: u32, document: u64, report: &Value) {
+    let Some(p) = app.browser.pages.get_mut(page) else {
+        return;
+    };
+    if p.document != document {
+        return; // the page moved on; the new document reports for itself
+    }
+    if p.tools.replace(report) {
+        crate::tools::page_tools_changed(app);
+    }
+}
+
+/// Runtime.bindingCalled: the shim reports a table nobody asked for (a listener added
+/// after load, a late answer). Only the main frame's own document is a tool source.
+pub fn on_binding(app: &mut App, session: &str, params: &Value) {
+    if params["name"] != BINDING {
+        return;
+    }
+    let Some(page) = app.browser.pages.by_session(session) else {
+        return;
+    };
+    let context = params["executionContextId"].as_i64();
+    if context.is_none() || page.context != context {
+        log!(
+            "ignored a tool report from a frame other than page {}'s main frame",
+            page.id
+        );
+        return;
+    }
+    let (id, document) = (page.id, page.document);
+    let payload: Value = match params["payload"].as_str().map(serde_json::from_str) {
+        Some(Ok(v)) => v,
+        _ => return,
+    };
+    if payload["type"] == "groups" {
+        apply(app, id, document, &payload["report"]);
+    }
+}
+
+/// Makes sure the page's table belongs to its current document, discovering if needed.
+pub fn ensure_current(app: &mut App, page: u32, done: Done<()>) {
+    match app.browser.pages.get(page) {
+        Some(p) if p.tools.discovered => done(app, Ok(())),
+        Some(_) => discover(app, page, done),
+        None => done(app, Err(pages::no_such_page(page))),
+    }
+}
+
+/// Splits the shim's ENVELOPE into its header and body.
+pub fn split_envelope(text: &str) -> Result<(Value, &str), Error> {
+    let (header, body) = text.split_once('\n').unwrap_or((text, ""));
+    let header: Value = serde_json::from_str(header)
+        .map_err(|e| Error::Page(format!("the page's tool runner answered garbage: {e}")))?;
+    Ok((header, body))
+}

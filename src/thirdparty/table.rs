@@ -1,0 +1,373 @@
+//! The per-target table of a page's third-party developer tools.
+//!
+//! One table per page target, reset whenever the target commits a new document. Its groups
+//! and tools live in flat vectors used as an arena: a reset clears them without giving the
+//! memory back, so a page that navigates often does not churn the allocator, and tools refer
+//! to their group by index. Each tool's argument validator is compiled once, when the tool
+//! arrives, and kept beside it.
+
+use serde_json::{json, Value};
+
+pub struct Group {
+    pub name: String,
+    pub description: Option<String>,
+    /// The group's tools: `tools[first..first + count]`.
+    first: usize,
+    count: usize,
+}
+
+pub struct PageTool {
+    pub name: String,
+    pub description: Option<String>,
+    /// The schema as agents see it (HTMLElement properties shown as `{uid}`).
+    pub input_schema: Value,
+    pub group: usize,
+    pub validator: jsonschema::Validator,
+}
+
+/// A registration that was left out, and why.
+pub struct Problem {
+    pub group: Option<String>,
+    pub tool: Option<String>,
+    pub reason: String,
+}
+
+#[derive(Default)]
+pub struct Table {
+    groups: Vec<Group>,
+    tools: Vec<PageTool>,
+    problems: Vec<Problem>,
+    /// Tool names registered in more than one group, with the groups (first one wins).
+    duplicates: Vec<(String, Vec<String>)>,
+    /// The groups as last reported, to tell a real change from a repeat.
+    last_groups: Value,
+    /// How many of `problems` came from compiling schemas here (the rest the shim reported).
+    compiled_problems: usize,
+    /// A report arrived for the current document.
+    pub discovered: bool,
+}
+
+impl Table {
+    /// Forgets everything (a new document). Returns whether there was anything to forget.
+    pub fn reset(&mut self) -> bool {
+        let had = !self.groups.is_empty() || !self.problems.is_empty();
+        self.groups.clear();
+        self.tools.clear();
+        self.problems.clear();
+        self.duplicates.clear();
+        self.last_groups = Value::Null;
+        self.compiled_problems = 0;
+        self.discovered = false;
+        had
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+
+    pub fn tools(&self) -> impl Iterator<Item = &PageTool> {
+        self.tools.iter()
+    }
+
+    pub fn group_of(&self, tool: &PageTool) -> &Group {
+        &self.groups[tool.group]
+    }
+
+    /// The tool that runs for `name`: the first registered one.
+    pub fn find(&self, name: &str) -> Option<&PageTool> {
+        self.tools.iter().find(|t| t.name == name)
+    }
+
+    /// Installs the shim's report (see shim.js, REPORT). Returns whether anything changed.
+    pub fn replace(&mut self, report: &Value) -> bool {
+        let groups = &report["groups"];
+        let unchanged = self.discovered
+            && *groups == self.last_groups
+            && report["errors"].as_array().map_or(0, Vec::len) == self.shim_problem_count();
+        self.discovered = true;
+        if unchanged {
+            return false;
+        }
+        self.groups.clear();
+        self.tools.clear();
+        self.problems.clear();
+        self.duplicates.clear();
+        self.compiled_problems = 0;
+        for e in report["errors"].as_array().into_iter().flatten() {
+            self.problems.push(Problem {
+                group: e["group"].as_str().map(str::to_owned),
+                tool: e["tool"].as_str().map(str::to_owned),
+                reason: e["reason"]
+                    .as_str()
+                    .unwrap_or("invalid registration")
+                    .to_owned(),
+            });
+        }
+        let shim_problems = self.problems.len();
+        for g in groups.as_array().into_iter().flatten() {
+            let Some(name) = g["name"].as_str() else {
+                continue;
+            };
+            let first = self.tools.len();
+            let index = self.groups.len();
+            for t in g["tools"].as_array().into_iter().flatten() {
+                let Some(tool_name) = t["name"].as_str() else {
+                    continue;
+                };
+                let mut schema = t["inputSchema"].clone();
+                show_elements_as_uids(&mut schema);
+                match jsonschema::validator_for(&schema) {
+                    Ok(validator) => self.tools.push(PageTool {
+                        name: tool_name.to_owned(),
+                        description: t["description"].as_str().map(str::to_owned),
+                        input_schema: schema,
+                        group: index,
+                        validator,
+                    }),
+                    Err(e) => self.problems.push(Problem {
+                        group: Some(name.to_owned()),
+                        tool: Some(tool_name.to_owned()),
+                        reason: format!("its inputSchema is not a valid JSON Schema: {e}"),
+                    }),
+                }
+            }
+            self.groups.push(Group {
+                name: name.to_owned(),
+                description: g["description"].as_str().map(str::to_owned),
+                first,
+                count: self.tools.len() - first,
+            });
+        }
+        self.compiled_problems = self.problems.len() - shim_problems;
+        for d in report["duplicates"].as_array().into_iter().flatten() {
+            let groups = d["groups"]
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|g| g.as_str().map(str::to_owned))
+                        .collect()
+                })
+                .unwrap_or_default();
+            if let Some(tool) = d["tool"].as_str() {
+                self.duplicates.push((tool.to_owned(), groups));
+            }
+        }
+        self.last_groups = groups.clone();
+        true
+    }
+
+    fn shim_problem_count(&self) -> usize {
+        self.problems.len() - self.compiled_problems
+    }
+
+    /// The `## Third-party developer tools` section and its structured form. `None` text when
+    /// there is nothing to say (and `say_none` is false).
+    pub fn render(&self, say_none: bool) -> (Option<String>, Option<Value>) {
+        let mut lines: Vec<String> = Vec::new();
+        let mut structured = Vec::new();
+        for g in &self.groups {
+            if lines.is_empty() {
+                lines.push("## Third-party developer tools".into());
+            }
+            // A group without a description prints its name alone (never "undefined").
+            match &g.description {
+                Some(d) => lines.push(format!("{}: {d}", g.name)),
+                None => lines.push(g.name.clone()),
+            }
+            lines.push("Available tools:".into());
+            let mut tools_json = Vec::new();
+            for t in &self.tools[g.first..g.first + g.count] {
+                let schema = serde_json::to_string(&t.input_schema).unwrap_or_default();
+                lines.push(format!(
+                    "name=\"{}\", description=\"{}\", inputSchema={schema}",
+                    t.name,
+                    t.description.as_deref().unwrap_or("")
+                ));
+                tools_json.push(json!({
+                    "name": t.name,
+                    "description": t.description,
+                    "inputSchema": t.input_schema,
+                }));
+            }
+            structured.push(json!({
+                "name": g.name,
+                "description": g.description,
+                "tools": tools_json,
+            }));
+        }
+        for (tool, groups) in &self.duplicates {
+            lines.push(format!(
+                "Note: the tool name \"{tool}\" is registered by several groups ({}); the first, {}, is the one that runs.",
+                groups.join(", "),
+                groups.first().map(String::as_str).unwrap_or("?")
+            ));
+        }
+        if !self.problems.is_empty() {
+            if lines.is_empty() {
+                lines.push("## Third-party developer tools".into());
+            }
+            lines.push("Registrations that were left out:".into());
+            for p in &self.problems {
+                let what = match (&p.group, &p.tool) {
+                    (Some(g), Some(t)) => format!("tool \"{t}\" in group \"{g}\""),
+                    (Some(g), None) => format!("group \"{g}\""),
+                    (None, Some(t)) => format!("tool \"{t}\""),
+                    (None, None) => "a registration".into(),
+                };
+                lines.push(format!("- {what}: {}", p.reason));
+            }
+        }
+        if lines.is_empty() {
+            return if say_none {
+                (
+                    Some("## Third-party developer tools\nThis page exposes no third-party developer tools.".into()),
+                    Some(json!([])),
+                )
+            } else {
+                (None, None)
+            };
+        }
+        (Some(lines.join("\n")), Some(Value::Array(structured)))
+    }
+}
+
+/// Properties marked `"x-mcp-type": "HTMLElement"` take `{uid}` from agents: the schema
+/// they see (and that arguments are checked against) says so.
+pub fn show_elements_as_uids(schema: &mut Value) {
+    let Value::Object(map) = schema else { return };
+    if map.get("x-mcp-type").and_then(Value::as_str) == Some("HTMLElement") {
+        map.insert("properties".into(), json!({"uid": {"type": "string"}}));
+        map.insert("required".into(), json!(["uid"]));
+    }
+    if let Some(Value::Object(props)) = map.get_mut("properties") {
+        for v in props.values_mut() {
+            show_elements_as_uids(v);
+        }
+    }
+    match map.get_mut("items") {
+        Some(Value::Array(items)) => items.iter_mut().for_each(show_elements_as_uids),
+        Some(items) => show_elements_as_uids(items),
+        None => {}
+    }
+    for key in ["anyOf", "oneOf", "allOf"] {
+        if let Some(Value::Array(list)) = map.get_mut(key) {
+            list.iter_mut().for_each(show_elements_as_uids);
+        }
+    }
+}
+
+/// Where in `params` an element is expected and given as `{uid}`: (path, uid) pairs, the
+/// path as the shim takes it (property names and array indices).
+pub fn element_places(schema: &Value, params: &Value) -> Vec<(Vec<Value>, String)> {
+    let mut out = Vec::new();
+    walk(schema, params, &mut Vec::new(), &mut out);
+    out
+}
+
+fn walk(schema: &Value, value: &Value, path: &mut Vec<Value>, out: &mut Vec<(Vec<Value>, String)>) {
+    if schema["x-mcp-type"] == "HTMLElement" {
+        if let Some(uid) = value["uid"].as_str() {
+            if value.as_object().is_some_and(|o| o.len() == 1) {
+                out.push((path.clone(), uid.to_owned()));
+            }
+        }
+        return;
+    }
+    match value {
+        Value::Object(obj) => {
+            for (k, v) in obj {
+                if let Some(s) = schema["properties"].get(k) {
+                    path.push(json!(k));
+                    walk(s, v, path, out);
+                    path.pop();
+                }
+            }
+        }
+        Value::Array(items) => {
+            for (i, v) in items.iter().enumerate() {
+                let s = match &schema["items"] {
+                    Value::Array(list) => list.get(i).unwrap_or(&Value::Null),
+                    other => other,
+                };
+                path.push(json!(i));
+                walk(s, v, path, out);
+                path.pop();
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report(groups: Value) -> Value {
+        json!({"seq": 1, "groups": groups, "errors": [], "duplicates": []})
+    }
+
+    #[test]
+    fn first_registered_wins_and_both_are_listed() {
+        let mut t = Table::default();
+        let changed = t.replace(&report(json!([
+            {"name": "A", "description": "first", "tools": [{"name": "x", "description": "ax", "inputSchema": {"type": "object"}}]},
+            {"name": "B", "description": null, "tools": [{"name": "x", "description": "bx", "inputSchema": {"type": "object"}}]},
+        ])));
+        assert!(changed);
+        assert_eq!(
+            t.find("x").map(|tool| t.group_of(tool).name.as_str()),
+            Some("A")
+        );
+        let (text, _) = t.render(false);
+        let text = text.unwrap();
+        assert!(text.contains("A: first\nAvailable tools:\nname=\"x\", description=\"ax\""));
+        assert!(text.contains("\nB\nAvailable tools:\nname=\"x\", description=\"bx\""));
+        assert!(!text.contains("undefined"));
+    }
+
+    #[test]
+    fn a_schema_that_does_not_compile_is_left_out_with_a_reason() {
+        let mut t = Table::default();
+        t.replace(&report(json!([{"name": "G", "tools": [
+            {"name": "bad", "inputSchema": {"type": "no-such-type"}},
+            {"name": "good", "inputSchema": {"type": "object"}},
+        ]}])));
+        assert!(t.find("bad").is_none());
+        assert!(t.find("good").is_some());
+        let (text, _) = t.render(false);
+        assert!(text
+            .unwrap()
+            .contains("tool \"bad\" in group \"G\": its inputSchema is not a valid JSON Schema"));
+    }
+
+    #[test]
+    fn repeats_are_not_changes_and_reset_empties() {
+        let mut t = Table::default();
+        let r = report(json!([{"name": "G", "tools": [{"name": "a", "inputSchema": {}}]}]));
+        assert!(t.replace(&r));
+        assert!(!t.replace(&r));
+        assert!(t.reset());
+        assert!(t.is_empty());
+        assert_eq!(
+            t.render(true).0.unwrap().lines().nth(1),
+            Some("This page exposes no third-party developer tools.")
+        );
+        assert_eq!(t.render(false).0, None);
+    }
+
+    #[test]
+    fn html_elements_become_uids_and_are_found_in_params() {
+        let mut schema = json!({"type": "object", "properties": {
+            "el": {"type": "object", "x-mcp-type": "HTMLElement"},
+            "list": {"type": "array", "items": {"x-mcp-type": "HTMLElement"}},
+            "n": {"type": "number"}
+        }});
+        show_elements_as_uids(&mut schema);
+        assert_eq!(schema["properties"]["el"]["required"], json!(["uid"]));
+        let params = json!({"el": {"uid": "1_2"}, "list": [{"uid": "1_3"}], "n": 4});
+        let places = element_places(&schema, &params);
+        assert_eq!(places.len(), 2);
+        assert!(places.contains(&(vec![json!("el")], "1_2".to_string())));
+        assert!(places.contains(&(vec![json!("list"), json!(0)], "1_3".to_string())));
+    }
+}

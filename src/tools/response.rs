@@ -1,0 +1,159 @@
+//! Building a tool's answer the way chrome-devtools-mcp lays it out: the tool's own lines,
+//! then the sections it asked for (open dialog, pages, snapshot, third-party tools), as one
+//! text block, plus images and `structuredContent`.
+
+use serde_json::{json, Map, Value};
+
+use crate::app::App;
+use crate::mcp::{result::ToolResult, server};
+use crate::thirdparty;
+
+#[derive(Default)]
+pub struct Response {
+    pub lines: Vec<String>,
+    /// The page the call worked on (for the dialog and third-party sections).
+    pub page: Option<u32>,
+    pub include_pages: bool,
+    /// Append the page's third-party developer tools (discovered afresh first).
+    pub list_tools: bool,
+    /// Say so in words when the page has no third-party tools.
+    pub say_no_tools: bool,
+    pub snapshot: Option<String>,
+    pub images: Vec<Value>,
+    pub structured: Map<String, Value>,
+}
+
+impl Response {
+    pub fn for_page(page: u32) -> Response {
+        Response {
+            page: Some(page),
+            ..Default::default()
+        }
+    }
+
+    pub fn line(&mut self, line: impl Into<String>) -> &mut Self {
+        self.lines.push(line.into());
+        self
+    }
+}
+
+/// Sends the answer, discovering the page's tools first when the answer lists them.
+pub fn finish(app: &mut App, call: u64, resp: Response) {
+    match (resp.list_tools, resp.page) {
+        (true, Some(page)) => thirdparty::discover(
+            app,
+            page,
+            Box::new(move |app, _| {
+                let result = render(app, resp);
+                server::finish(app, call, result);
+            }),
+        ),
+        _ => {
+            let result = render(app, resp);
+            server::finish(app, call, result);
+        }
+    }
+}
+
+fn render(app: &mut App, mut resp: Response) -> ToolResult {
+    let mut out: Vec<String> = Vec::new();
+    let mut structured = std::mem::take(&mut resp.structured);
+    if resp.include_pages && std::mem::take(&mut app.browser.restarted) {
+        structured.insert("reconnected".into(), json!(true));
+        out.push("Note: the browser was restarted or reconnected since the last call. Page ids have changed. Call list_pages to see open pages.".into());
+    }
+    if !resp.lines.is_empty() {
+        structured.insert("message".into(), json!(resp.lines.join("\n")));
+        out.append(&mut resp.lines);
+    }
+    if let Some(page) = resp.page.and_then(|id| app.browser.pages.get(id)) {
+        if let Some(d) = &page.dialog {
+            let default = if d.kind == "prompt" {
+                format!(" (default value: \"{}\")", d.default_prompt)
+            } else {
+                String::new()
+            };
+            out.push(format!(
+                "# Open dialog\n{}: {}{default}.\nCall handle_dialog to handle it before continuing.",
+                d.kind, d.message
+            ));
+            structured.insert(
+                "dialog".into(),
+                json!({"type": d.kind, "message": d.message, "defaultValue": d.default_prompt}),
+            );
+        }
+    }
+    if resp.include_pages {
+        let (text, list) = pages_section(app);
+        out.push(text);
+        structured.insert("pages".into(), Value::Array(list));
+    }
+    if let Some(snapshot) = resp.snapshot.take() {
+        out.push(snapshot);
+    }
+    if resp.list_tools {
+        if let Some(page) = resp.page.and_then(|id| app.browser.pages.get(id)) {
+            let (text, groups) = page.tools.render(resp.say_no_tools);
+            if let Some(text) = text {
+                out.push(text);
+            }
+            if let Some(groups) = groups {
+                structured.insert("thirdPartyDeveloperTools".into(), groups);
+            }
+        }
+    }
+    let mut content = vec![json!({"type": "text", "text": out.join("\n")})];
+    content.append(&mut resp.images);
+    ToolResult {
+        content,
+        structured: Some(structured),
+        is_error: false,
+    }
+}
+
+/// `## Pages` with one line per page: `<id>: <title> (<url>)`, the selected one marked.
+fn pages_section(app: &App) -> (String, Vec<Value>) {
+    let pages = &app.browser.pages;
+    let mut text = String::from("## Pages");
+    let mut list = Vec::new();
+    for p in pages.iter() {
+        let selected = pages.selected == Some(p.id);
+        let title = truncate_title(display_title(&p.title, &p.url));
+        let label = if title.is_empty() {
+            p.url.clone()
+        } else {
+            format!("{title} ({})", p.url)
+        };
+        text.push_str(&format!(
+            "\n{}: {label}{}",
+            p.id,
+            if selected { " [selected]" } else { "" }
+        ));
+        list.push(json!({"id": p.id, "url": p.url, "title": title, "selected": selected}));
+    }
+    (text, list)
+}
+
+/// Chromium titles an untitled page with its URL; that is no title.
+fn display_title<'a>(title: &'a str, url: &str) -> &'a str {
+    let without_scheme = url
+        .strip_prefix("http://")
+        .or_else(|| url.strip_prefix("https://"))
+        .unwrap_or(url);
+    if title == url || title == without_scheme || Some(title) == without_scheme.strip_suffix('/') {
+        ""
+    } else {
+        title
+    }
+}
+
+fn truncate_title(title: &str) -> String {
+    // JavaScript string length counts UTF-16 units; so do we, to cut where the reference cuts.
+    const MAX: usize = 50;
+    let units: Vec<u16> = title.encode_utf16().collect();
+    if units.len() <= MAX {
+        title.to_owned()
+    } else {
+        format!("{}...", String::from_utf16_lossy(&units[..MAX - 3]))
+    }
+}

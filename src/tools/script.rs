@@ -1,0 +1,302 @@
+//! `evaluate_script`: run a function in the page and return its value as JSON.
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use super::response::{finish, Response};
+use super::{fail, page_arg, Tool};
+use crate::app::App;
+use crate::browser::{self, pages};
+use crate::error::Error;
+use crate::mcp::server;
+
+pub const TOOLS: &[Tool] = &[Tool {
+    name: "evaluate_script",
+    description: "Run JavaScript in the page and return the result as JSON (so it must be JSON-serializable). \
+The page's own developer tools can be composed here: `window.__dtmcp.executeTool(toolName, params)` runs one \
+(see list_3p_developer_tools).",
+    properties: || {
+        json!({
+            "function": {"type": "string", "description": "A JavaScript function declaration to run in the page, e.g. `() => document.title`, `async () => await fetch(\"/api\").then(r => r.status)`, or with element arguments `(el) => el.innerText`."},
+            "args": {"type": "array", "items": {"type": "string", "description": "An element uid from take_snapshot."}, "description": "Element uids (from take_snapshot) passed to the function as its arguments."},
+            "format": {"type": "string", "enum": ["function", "script"], "description": "\"function\" (default): the source is a function declaration and takes args. \"script\": classic JavaScript whose completion value is returned."},
+            "sourcePath": {"type": "string", "description": "Read the source from this local file instead of `function`."},
+            "filePath": {"type": "string", "description": "Write the result to this file instead of returning it inline."},
+            "dialogAction": {"type": "string", "description": "What to do with a dialog the script opens: \"accept\" (default), \"dismiss\", or the text to answer a prompt with."},
+            "waitForStableDom": {"type": "boolean", "description": "When the script changed the DOM, wait for it to settle before answering (default true). Scripts that change nothing never wait."},
+            "timeout": {"type": "integer", "description": "Give up after this many milliseconds (default 30000)."},
+        })
+    },
+    required: &[],
+    read_only: false,
+    page_scoped: true,
+    run: evaluate_script,
+}];
+
+/// How long the DOM must be quiet to count as settled, and the most we wait for that.
+const SETTLE_QUIET_MS: u32 = 100;
+const SETTLE_MAX_MS: u32 = 3000;
+
+struct Script {
+    source: String,
+    format_script: bool,
+    uids: Vec<String>,
+    file_path: Option<String>,
+    dialog_action: String,
+    wait_for_stable_dom: bool,
+    timeout: Duration,
+}
+
+fn parse(app: &App, args: &Value) -> Result<Script, String> {
+    let source = match (args["function"].as_str(), args["sourcePath"].as_str()) {
+        (Some(f), None) => f.to_owned(),
+        (None, Some(path)) => std::fs::read_to_string(path)
+            .map_err(|e| format!("Unable to read script source from {path}: {e}"))?,
+        _ => return Err("Specify exactly one of function or sourcePath.".into()),
+    };
+    let format_script = args["format"].as_str() == Some("script");
+    let uids: Vec<String> = args["args"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default();
+    if format_script && !uids.is_empty() {
+        return Err("args cannot be used when format is \"script\".".into());
+    }
+    Ok(Script {
+        source,
+        format_script,
+        uids,
+        file_path: args["filePath"].as_str().map(str::to_owned),
+        dialog_action: args["dialogAction"].as_str().unwrap_or("accept").to_owned(),
+        wait_for_stable_dom: args["waitForStableDom"].as_bool().unwrap_or(true),
+        timeout: match args["timeout"].as_i64() {
+            Some(ms) if ms > 0 => Duration::from_millis(ms as u64),
+            _ => app.settings.tool_timeout,
+        },
+    })
+}
+
+fn evaluate_script(app: &mut App, call: u64, args: Value) {
+    let script = match parse(app, &args) {
+        Ok(s) => s,
+        Err(e) => return fail(app, call, e),
+    };
+    server::limit(
+        app,
+        call,
+        script.timeout,
+        format!(
+            "evaluate_script timed out after {} ms: the script did not settle.",
+            script.timeout.as_millis()
+        ),
+    );
+    pages::with_page(
+        app,
+        page_arg(&args),
+        Box::new(move |app, r| match r {
+            Err(e) => fail(app, call, e),
+            Ok(page) => super::snapshot::resolve_uids(
+                app,
+                page,
+                script.uids.clone(),
+                Box::new(move |app, r| match r {
+                    Err(e) => fail(app, call, e),
+                    Ok(objects) => run(app, call, page, script, objects),
+                }),
+            ),
+        }),
+    );
+}
+
+/// The page-side wrapper: runs the user's code, notes whether it touched the DOM, and
+/// returns `[changedDom, JSON text or undefined]` in one round trip.
+fn wrapper(script: &Script) -> String {
+    let body = if script.format_script {
+        // Indirect eval: classic script semantics, global scope, completion value.
+        format!(
+            "(0, eval)({})",
+            serde_json::to_string(&script.source).unwrap_or_default()
+        )
+    } else {
+        let src = script.source.trim_end().trim_end_matches(';');
+        format!("(\n{src}\n)(...args)")
+    };
+    format!(
+        "async function(...args) {{
+  let changed = false;
+  const observer = new MutationObserver(() => {{ changed = true; }});
+  observer.observe(document, {{subtree: true, childList: true, attributes: true, characterData: true}});
+  try {{
+    const value = await {body};
+    await Promise.resolve();
+    return [changed, JSON.stringify(value)];
+  }} finally {{
+    observer.disconnect();
+  }}
+}}"
+    )
+}
+
+fn run(app: &mut App, call: u64, page: u32, script: Script, objects: Vec<String>) {
+    let session = match pages::session_of(app, page) {
+        Ok(s) => s,
+        Err(e) => return fail(app, call, e),
+    };
+    if let Some(c) = app.calls.get_mut(call) {
+        c.page_session = Some(session.clone());
+    }
+    if let Some(p) = app.browser.pages.get_mut(page) {
+        p.script_calls.push((call, script.dialog_action.clone()));
+    }
+    let arguments: Vec<Value> = objects.iter().map(|o| json!({"objectId": o})).collect();
+    // Without element arguments, the function is called on the global object of the main
+    // frame's default context.
+    let mut params = json!({
+        "functionDeclaration": wrapper(&script),
+        "arguments": arguments,
+        "awaitPromise": true,
+        "returnByValue": true,
+    });
+    match (
+        objects.first(),
+        app.browser.pages.get(page).and_then(|p| p.context),
+    ) {
+        (Some(object), _) => params["objectId"] = json!(object),
+        (None, Some(ctx)) => params["executionContextId"] = json!(ctx),
+        (None, None) => {
+            // No context known yet (a document still loading): evaluate instead.
+            return evaluate_fallback(app, call, page, session, script);
+        }
+    }
+    browser::send_raw(
+        app,
+        Some(&session),
+        "Runtime.callFunctionOn",
+        params,
+        Box::new(move |app, r| answer(app, call, page, script, r)),
+    );
+}
+
+fn evaluate_fallback(app: &mut App, call: u64, page: u32, session: String, script: Script) {
+    let expression = format!("({})()", wrapper(&script));
+    browser::send_raw(
+        app,
+        Some(&session),
+        "Runtime.evaluate",
+        json!({"expression": expression, "awaitPromise": true, "returnByValue": true}),
+        Box::new(move |app, r| answer(app, call, page, script, r)),
+    );
+}
+
+fn answer(app: &mut App, call: u64, page: u32, script: Script, r: Result<Value, Error>) {
+    let v = match r {
+        Ok(v) => v,
+        Err(e) => return fail(app, call, page_error(e)),
+    };
+    if let Some(ex) = v.get("exceptionDetails") {
+        return fail(app, call, exception_message(ex));
+    }
+    let value = &v["result"]["value"];
+    let changed = value[0].as_bool().unwrap_or(false);
+    let text = value[1].as_str().unwrap_or("undefined").to_owned();
+    let reply = move |app: &mut App| {
+        let mut resp = Response::for_page(page);
+        match script.file_path {
+            Some(path) => match std::fs::write(&path, text.as_bytes()) {
+                Ok(()) => {
+                    resp.line(format!("Script ran on page. Output saved to {path}."));
+                }
+                Err(e) => return fail(app, call, format!("Could not write {path}: {e}")),
+            },
+            None => {
+                resp.line("Script ran on page and returned:");
+                resp.line("```json");
+                resp.line(text);
+                resp.line("```");
+            }
+        }
+        take_dialog_notes(app, call, page, &mut resp);
+        finish(app, call, resp);
+    };
+    if changed && script.wait_for_stable_dom {
+        wait_for_stable_dom(app, page, Box::new(reply));
+    } else {
+        reply(app);
+    }
+}
+
+/// Lines about dialogs the call's script opened (and that were answered for it).
+pub fn take_dialog_notes(app: &mut App, call: u64, page: u32, resp: &mut Response) {
+    if let Some(p) = app.browser.pages.get_mut(page) {
+        p.script_calls.retain(|(c, _)| *c != call);
+        let notes = std::mem::take(&mut p.dialog_notes);
+        let (mine, rest): (Vec<_>, Vec<_>) = notes.into_iter().partition(|(c, _)| *c == call);
+        p.dialog_notes = rest;
+        for (_, note) in mine {
+            resp.line(note);
+        }
+    }
+}
+
+/// Waits until the DOM has been quiet for a moment (bounded), then runs `then`.
+fn wait_for_stable_dom(app: &mut App, page: u32, then: Box<dyn FnOnce(&mut App)>) {
+    let Ok(session) = pages::session_of(app, page) else {
+        return then(app);
+    };
+    let expression = format!(
+        "new Promise(resolve => {{
+  let timer = setTimeout(done, {SETTLE_QUIET_MS});
+  const max = setTimeout(done, {SETTLE_MAX_MS});
+  const observer = new MutationObserver(() => {{ clearTimeout(timer); timer = setTimeout(done, {SETTLE_QUIET_MS}); }});
+  observer.observe(document, {{subtree: true, childList: true, attributes: true, characterData: true}});
+  function done() {{ observer.disconnect(); clearTimeout(timer); clearTimeout(max); resolve(true); }}
+}})"
+    );
+    browser::send_raw(
+        app,
+        Some(&session),
+        "Runtime.evaluate",
+        json!({"expression": expression, "awaitPromise": true, "returnByValue": true}),
+        Box::new(move |app, _| then(app)),
+    );
+}
+
+/// What an agent should read when the page threw: the exception's own description (for an
+/// Error, its name, message and stack), or the thrown value.
+pub fn exception_message(ex: &Value) -> String {
+    let exception = &ex["exception"];
+    if let Some(desc) = exception["description"].as_str() {
+        return desc.to_owned();
+    }
+    if let Some(v) = exception.get("value") {
+        return match v {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+    }
+    ex["text"]
+        .as_str()
+        .unwrap_or("The script threw an exception.")
+        .to_owned()
+}
+
+/// CDP errors that mean "the document went away" read better in the page's terms.
+pub fn page_error(e: Error) -> Error {
+    match &e {
+        Error::Cdp { message, .. }
+            if message.contains("Execution context was destroyed")
+                || message.contains("Inspected target navigated or closed")
+                || message.contains("Cannot find context") =>
+        {
+            Error::PageGone(
+                "The page navigated away (or reloaded) before the script finished.".into(),
+            )
+        }
+        _ => e,
+    }
+}

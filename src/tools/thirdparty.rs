@@ -1,0 +1,435 @@
+//! `list_3p_developer_tools` and `execute_3p_developer_tool`: the tools a page exposes.
+
+use serde_json::{json, Map, Value};
+
+use super::response::{finish, Response};
+use super::{fail, page_arg, Tool};
+use crate::app::{App, Done};
+use crate::browser::{self, pages};
+use crate::error::Error;
+use crate::mcp::server;
+use crate::thirdparty::{self, table};
+
+pub const TOOLS: &[Tool] = &[
+    Tool {
+        name: "list_3p_developer_tools",
+        description: "List the third-party developer tools the page exposes about itself (registered through the 'devtoolstooldiscovery' event): their groups, names, descriptions and input schemas.\n\
+Run one with execute_3p_developer_tool, or from evaluate_script with `window.__dtmcp.executeTool(toolName, params)` \
+(useful to compose tools, or when a tool returns values that are not JSON).",
+        properties: || json!({}),
+        required: &[],
+        read_only: true,
+        page_scoped: true,
+        run: list_tools,
+    },
+    Tool {
+        name: "execute_3p_developer_tool",
+        description: "Run one of the page's third-party developer tools (see list_3p_developer_tools). Its params are checked against the tool's inputSchema first; elements are passed as {\"uid\": \"<uid from take_snapshot>\"}.",
+        properties: || {
+            json!({
+                "toolName": {"type": "string", "description": "The name of the tool to run."},
+                "params": {"type": "string", "description": "The tool's parameters as a JSON object, stringified."},
+                "filePath": {"type": "string", "description": "Write the whole result to this file instead of returning it inline (no size cap)."},
+                "timeout": {"type": "integer", "description": "Give up after this many milliseconds (default 30000)."},
+            })
+        },
+        required: &["toolName"],
+        read_only: false,
+        page_scoped: true,
+        run: execute_tool,
+    },
+];
+
+fn list_tools(app: &mut App, call: u64, args: Value) {
+    pages::with_page(
+        app,
+        page_arg(&args),
+        Box::new(move |app, r| match r {
+            Err(e) => fail(app, call, e),
+            Ok(page) => finish(
+                app,
+                call,
+                Response {
+                    list_tools: true,
+                    say_no_tools: true,
+                    ..Response::for_page(page)
+                },
+            ),
+        }),
+    );
+}
+
+/// Parses the `params` string as the reference does: absent → `{}`, else a JSON object.
+pub fn parse_params(params: Option<&str>) -> Result<Map<String, Value>, String> {
+    let Some(text) = params.filter(|t| !t.is_empty()) else {
+        return Ok(Map::new());
+    };
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(m)) => Ok(m),
+        Ok(_) => Err("Failed to parse params as JSON: Parsed params is not an object".into()),
+        Err(e) => Err(format!("Failed to parse params as JSON: {e}")),
+    }
+}
+
+fn execute_tool(app: &mut App, call: u64, args: Value) {
+    let name = args["toolName"].as_str().unwrap_or("").to_owned();
+    let params = match parse_params(args["params"].as_str()) {
+        Ok(p) => Value::Object(p),
+        Err(e) => return fail(app, call, e),
+    };
+    let file_path = args["filePath"].as_str().map(str::to_owned);
+    let timeout = match args["timeout"].as_i64() {
+        Some(ms) if ms > 0 => std::time::Duration::from_millis(ms as u64),
+        _ => app.settings.tool_timeout,
+    };
+    server::limit(
+        app,
+        call,
+        timeout,
+        format!(
+            "Tool {name} timed out after {} ms without settling.",
+            timeout.as_millis()
+        ),
+    );
+    pages::with_page(
+        app,
+        page_arg(&args),
+        Box::new(move |app, r| {
+            let page = match r {
+                Ok(p) => p,
+                Err(e) => return fail(app, call, e),
+            };
+            thirdparty::ensure_current(
+                app,
+                page,
+                Box::new(move |app, _| run_tool(app, call, page, name, params, file_path)),
+            );
+        }),
+    );
+}
+
+/// Runs a page tool with already-parsed params: validation, elements, the call, the answer.
+pub fn run_tool(
+    app: &mut App,
+    call: u64,
+    page: u32,
+    name: String,
+    params: Value,
+    file_path: Option<String>,
+) {
+    let Some(p) = app.browser.pages.get(page) else {
+        return fail(app, call, pages::no_such_page(page));
+    };
+    let Some(tool) = p.tools.find(&name) else {
+        return fail(app, call, format!("Tool {name} not found"));
+    };
+    let problems: Vec<String> = tool
+        .validator
+        .iter_errors(&params)
+        .map(|e| {
+            let path = e.instance_path().to_string();
+            format!("data{path} {e}")
+        })
+        .collect();
+    if !problems.is_empty() {
+        return fail(
+            app,
+            call,
+            format!(
+                "Invalid parameters for tool {name}: {}",
+                problems.join(", ")
+            ),
+        );
+    }
+    let places = table::element_places(&tool.input_schema, &params);
+    let (keys, uids): (Vec<Vec<Value>>, Vec<String>) = places.into_iter().unzip();
+    super::snapshot::resolve_uids(
+        app,
+        page,
+        uids,
+        Box::new(move |app, r| match r {
+            Err(e) => fail(app, call, e),
+            Ok(objects) => invoke(app, call, page, name, params, keys, objects, file_path),
+        }),
+    );
+}
+
+#[allow(clippy::too_many_arguments)]
+fn invoke(
+    app: &mut App,
+    call: u64,
+    page: u32,
+    name: String,
+    params: Value,
+    element_keys: Vec<Vec<Value>>,
+    objects: Vec<String>,
+    file_path: Option<String>,
+) {
+    let Some(p) = app.browser.pages.get_mut(page) else {
+        return fail(app, call, pages::no_such_page(page));
+    };
+    let session = p.session.clone();
+    let context = p.context;
+    p.script_calls.push((call, "accept".into()));
+    if let Some(c) = app.calls.get_mut(call) {
+        c.page_session = Some(session.clone());
+    }
+    let max_chars = app.settings.max_result_bytes;
+    let keys: Vec<Value> = element_keys
+        .into_iter()
+        .map(|path| {
+            if path.len() == 1 {
+                path[0].clone()
+            } else {
+                Value::Array(path)
+            }
+        })
+        .collect();
+    let options = json!({"elementKeys": keys, "maxChars": if file_path.is_some() { Value::Null } else { json!(max_chars) }});
+    let mut arguments = vec![
+        json!({"value": name}),
+        json!({"value": params}),
+        json!({"value": options}),
+    ];
+    arguments.extend(objects.iter().map(|o| json!({"objectId": o})));
+    let mut request = json!({
+        "functionDeclaration": "function(name, params, options, ...elements) { return window.__dtmcp.run(name, params, elements, options); }",
+        "arguments": arguments,
+        "awaitPromise": true,
+        "returnByValue": true,
+    });
+    match (objects.first(), context) {
+        (Some(o), _) => request["objectId"] = json!(o),
+        (None, Some(ctx)) => request["executionContextId"] = json!(ctx),
+        (None, None) => return fail(app, call, "The page has no document to run tools in yet."),
+    }
+    browser::send_raw(
+        app,
+        Some(&session),
+        "Runtime.callFunctionOn",
+        request,
+        Box::new(move |app, r| {
+            let text = match envelope_text(r) {
+                Ok(t) => t,
+                Err(e) => return fail(app, call, e),
+            };
+            answer(app, call, page, text, file_path)
+        }),
+    );
+}
+
+fn envelope_text(r: Result<Value, Error>) -> Result<String, Error> {
+    let v = r.map_err(crate::tools::script::page_error)?;
+    if let Some(ex) = v.get("exceptionDetails") {
+        return Err(Error::Page(crate::tools::script::exception_message(ex)));
+    }
+    match v["result"]["value"].as_str() {
+        Some(s) => Ok(s.to_owned()),
+        None => Err(Error::Page(
+            "The page's tool runner is missing (did the page replace window.__dtmcp?).".into(),
+        )),
+    }
+}
+
+fn answer(app: &mut App, call: u64, page: u32, text: String, file_path: Option<String>) {
+    let (header, body) = match thirdparty::split_envelope(&text) {
+        Ok(x) => x,
+        Err(e) => return fail(app, call, e),
+    };
+    if header["ok"] != true {
+        return fail(app, call, body);
+    }
+    let elements = header["elements"].as_u64().unwrap_or(0);
+    let run = header["run"].clone();
+    if elements > 0 {
+        return with_element_uids(app, call, page, run, elements, file_path);
+    }
+    let mut resp = Response::for_page(page);
+    write_body(
+        &mut resp,
+        &header,
+        body,
+        file_path.as_deref(),
+        app.settings.max_result_bytes,
+    );
+    crate::tools::script::take_dialog_notes(app, call, page, &mut resp);
+    finish(app, call, resp);
+}
+
+fn write_body(
+    resp: &mut Response,
+    header: &Value,
+    body: &str,
+    file_path: Option<&str>,
+    cap: usize,
+) {
+    if header["undefined"] == true {
+        resp.line("Tool returned no result.");
+        return;
+    }
+    if let Some(path) = file_path {
+        match std::fs::write(path, body.as_bytes()) {
+            Ok(()) => resp.line(format!("Tool result saved to {path}.")),
+            Err(e) => resp.line(format!("Could not write {path}: {e}")),
+        };
+        return;
+    }
+    resp.line(body);
+    if header["truncated"] == true {
+        let total = header["totalChars"].as_u64().unwrap_or(0);
+        resp.line(format!(
+            "[Result truncated: showing the first {cap} of {total} characters. Pass filePath to get the whole result.]"
+        ));
+    }
+}
+
+/// The result holds DOM elements: take a snapshot, map each element to its uid, and print
+/// the result with `{uid}` in their places, plus the snapshot (as the reference does).
+fn with_element_uids(
+    app: &mut App,
+    call: u64,
+    page: u32,
+    run: Value,
+    count: u64,
+    file_path: Option<String>,
+) {
+    let session = match pages::session_of(app, page) {
+        Ok(s) => s,
+        Err(e) => return fail(app, call, e),
+    };
+    element_backend_ids(
+        app,
+        session.clone(),
+        run.clone(),
+        count,
+        Box::new(move |app, r| {
+            let backend_ids = r.unwrap_or_default();
+            super::snapshot::capture(
+                app,
+                page,
+                false,
+                Box::new(move |app, _| {
+                    let (uids, section) = match app
+                        .browser
+                        .pages
+                        .get(page)
+                        .and_then(|p| p.snapshot.as_ref())
+                    {
+                        Some(snap) => (
+                            backend_ids
+                                .iter()
+                                .enumerate()
+                                .map(|(i, b)| match b.and_then(|b| snap.uid_for_backend(b)) {
+                                    Some(uid) => json!(uid),
+                                    None => json!(format!("stashed-{i}")),
+                                })
+                                .collect::<Vec<_>>(),
+                            Some(crate::browser::snapshot::format_section(snap)),
+                        ),
+                        None => (Vec::new(), None),
+                    };
+                    browser::send_raw(
+                        app,
+                        Some(&session),
+                        "Runtime.evaluate",
+                        json!({
+                            "expression": format!("window.__dtmcp.render({run}, {})", Value::Array(uids)),
+                            "returnByValue": true,
+                        }),
+                        Box::new(move |app, r| {
+                            let text = match envelope_text(r) {
+                                Ok(t) => t,
+                                Err(e) => return fail(app, call, e),
+                            };
+                            let (header, body) = match thirdparty::split_envelope(&text) {
+                                Ok(x) => x,
+                                Err(e) => return fail(app, call, e),
+                            };
+                            let mut resp = Response::for_page(page);
+                            let cap = app.settings.max_result_bytes;
+                            write_body(&mut resp, &header, body, file_path.as_deref(), cap);
+                            resp.snapshot = section;
+                            crate::tools::script::take_dialog_notes(app, call, page, &mut resp);
+                            finish(app, call, resp);
+                        }),
+                    );
+                }),
+            );
+        }),
+    );
+}
+
+/// The backend node ids of a run's stashed elements, by index.
+fn element_backend_ids(
+    app: &mut App,
+    session: String,
+    run: Value,
+    count: u64,
+    done: Done<Vec<Option<i64>>>,
+) {
+    let s2 = session.clone();
+    browser::send_raw(
+        app,
+        Some(&session),
+        "Runtime.evaluate",
+        json!({"expression": format!("window.__dtmcp.stashed({run})"), "returnByValue": false}),
+        Box::new(move |app, r| {
+            let Some(array) = r
+                .ok()
+                .and_then(|v| v["result"]["objectId"].as_str().map(str::to_owned))
+            else {
+                return done(app, Ok(Vec::new()));
+            };
+            let mut ids = Vec::new();
+            describe_next(app, s2, array, 0, count, &mut ids, done);
+        }),
+    );
+}
+
+fn describe_next(
+    app: &mut App,
+    session: String,
+    array: String,
+    index: u64,
+    count: u64,
+    ids: &mut Vec<Option<i64>>,
+    done: Done<Vec<Option<i64>>>,
+) {
+    if index >= count {
+        browser::fire(
+            app,
+            Some(&session),
+            "Runtime.releaseObject",
+            json!({"objectId": array}),
+        );
+        return done(app, Ok(std::mem::take(ids)));
+    }
+    let mut collected = std::mem::take(ids);
+    let s2 = session.clone();
+    browser::send_raw(
+        app,
+        Some(&session),
+        "Runtime.callFunctionOn",
+        json!({"functionDeclaration": "function(i) { return this[i]; }", "objectId": array, "arguments": [{"value": index}]}),
+        Box::new(move |app, r| {
+            let object = r
+                .ok()
+                .and_then(|v| v["result"]["objectId"].as_str().map(str::to_owned));
+            let Some(object) = object else {
+                collected.push(None);
+                return describe_next(app, s2, array, index + 1, count, &mut collected, done);
+            };
+            let s3 = s2.clone();
+            browser::send_raw(
+                app,
+                Some(&s2),
+                "DOM.describeNode",
+                json!({"objectId": object}),
+                Box::new(move |app, r| {
+                    collected.push(r.ok().and_then(|v| v["node"]["backendNodeId"].as_i64()));
+                    describe_next(app, s3, array, index + 1, count, &mut collected, done);
+                }),
+            );
+        }),
+    );
+}
