@@ -2,8 +2,13 @@
 //! sit together in a [`Tool`]. This module lists them, checks arguments against their
 //! schemas, and starts calls.
 
+pub mod console;
+pub mod emulation;
+pub mod input;
+pub mod network;
 pub mod pages;
 pub mod response;
+pub mod screenshot;
 pub mod script;
 pub mod snapshot;
 pub mod thirdparty;
@@ -72,6 +77,11 @@ pub fn all() -> impl Iterator<Item = &'static Tool> {
         .chain(script::TOOLS)
         .chain(snapshot::TOOLS)
         .chain(thirdparty::TOOLS)
+        .chain(input::TOOLS)
+        .chain(screenshot::TOOLS)
+        .chain(emulation::TOOLS)
+        .chain(console::TOOLS)
+        .chain(network::TOOLS)
 }
 
 pub fn find(name: &str) -> Option<&'static Tool> {
@@ -124,15 +134,13 @@ pub fn call(app: &mut App, rpc_id: Value, name: &str, args: Value) {
         if crate::thirdparty::exposed::call(app, &rpc_id, name, &args) {
             return;
         }
-        let text = format!("MCP error -32602: Tool {name} not found");
-        app.send_line(jsonrpc::response(
-            &rpc_id,
-            ToolResult::error(text).into_json(),
-        ));
+        // As the reference (and the MCP SDKs) do: a protocol error, not a tool result.
+        let text = format!("Tool {name} not found");
+        app.send_line(jsonrpc::error(&rpc_id, jsonrpc::INVALID_PARAMS, &text));
         return;
     };
     if let Some(problems) = check_args(tool, &args) {
-        let text = format!("MCP error -32602: Invalid arguments for tool {name}: {problems}");
+        let text = format!("Input validation error: Invalid arguments for tool {name}: {problems}");
         app.send_line(jsonrpc::response(
             &rpc_id,
             ToolResult::error(text).into_json(),
@@ -153,11 +161,18 @@ pub fn page_arg(args: &Value) -> Option<u32> {
     args["pageId"].as_f64().map(|n| n as u32)
 }
 
-/// A new page session: the tools that collect per-page state start collecting.
-pub fn on_page_attached(_app: &mut App, _session: &str) {}
+/// A new page session: the tools that collect per-page state start collecting. (Called
+/// while the page is paused before its first script, so nothing is missed.)
+pub fn on_page_attached(app: &mut App, session: &str) {
+    console::attach(app, session);
+    network::attach(app, session);
+}
 
 /// An event on a page session, for tools that collect per-page state.
-pub fn on_page_event(_app: &mut App, _session: &str, _method: &str, _params: &Value) {}
+pub fn on_page_event(app: &mut App, session: &str, method: &str, params: &Value) {
+    console::on_event(app, session, method, params);
+    network::on_event(app, session, method, params);
+}
 
 /// The set of page tools changed (a page registered, lost or changed tools): clients that
 /// show them are told to list tools again.
