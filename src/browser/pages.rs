@@ -49,6 +49,10 @@ pub struct Page {
     pub snapshot_seq: u64,
     /// The main frame's current loader id (part of what makes a uid).
     pub loader_id: String,
+    /// What the console, network and emulation tools keep per page.
+    pub console: crate::tools::console::Log,
+    pub network: crate::tools::network::Log,
+    pub emulation: crate::tools::emulation::State,
 }
 
 #[derive(Default)]
@@ -141,6 +145,9 @@ pub fn attached(app: &mut App, params: &Value) {
         uids: browser::snapshot::UidMap::new(),
         snapshot_seq: 0,
         loader_id: String::new(),
+        console: Default::default(),
+        network: Default::default(),
+        emulation: Default::default(),
     });
     if app.browser.pages.selected.is_none() {
         app.browser.pages.selected = Some(id);

@@ -225,7 +225,6 @@
   var isArray = Array.isArray;
   var ArrayProto = Array.prototype;
   var jsonStringify = JSON.stringify;
-  var jsonParse = JSON.parse;
   var NativePromise = Promise;
   var promiseThen = Promise.prototype.then;
   var NativeMap = Map;
@@ -1023,25 +1022,80 @@
     return "'" + s + "'";
   }
 
-  // JSON clone of a schema; strings and keys made well-formed; objects
-  // detached from prototypes when the page has planted a toJSON.
-  function cloneSchema(schema, hazard) {
-    var text = jsonStringify(schema);
-    if (typeof text !== 'string') throw new ErrorCtor('it has no JSON form');
-    var needsFix = hazard || apply(strIndexOf, text, ['\\ud']) !== -1;
-    if (!needsFix) return jsonParse(text);
-    return jsonParse(text, function (key, value) {
-      if (typeof value === 'string') return wellFormed(value);
-      if (value === null || typeof value !== 'object') return value;
-      if (isArray(value)) {
-        if (hazard) setProto(value, null);
-        return value;
+  // toJSON of the schema's own making (an own property, or a method of a
+  // class such as a schema builder) is honoured as JSON would; one planted
+  // on Object.prototype or Array.prototype by the page is not.
+  function schemaToJSON(v) {
+    var fn = v.toJSON;
+    if (typeof fn !== 'function') return null;
+    if (apply(hasOwn, v, ['toJSON'])) return fn;
+    var proto = getProto(v);
+    if (proto === ObjectProto || proto === ArrayProto || proto === null) return null;
+    var planted = getOwnDesc(ObjectProto, 'toJSON');
+    if (planted && planted.value === fn) return null;
+    planted = getOwnDesc(ArrayProto, 'toJSON');
+    if (planted && planted.value === fn) return null;
+    return fn;
+  }
+
+  var OMIT = mk();
+
+  // JSON clone of a tool's inputSchema with JSON's rules (functions,
+  // undefined and symbols dropped, non-finite numbers null), iterative, with
+  // well-formed strings and keys, and prototype-free objects. Throws an Error
+  // naming the path of a cycle or a BigInt.
+  function cloneSchema(root, hazard) {
+    var anc = new NativeSet();
+    var stack = [];
+    function take(v, key, path, depth) {
+      if (v !== null && typeof v === 'object') {
+        var toJSON = schemaToJSON(v);
+        if (toJSON !== null) v = apply(toJSON, v, [key]);
       }
-      var keys = objKeys(value);
-      var o = mk();
-      for (var i = 0; i < keys.length; i++) o[wellFormed(keys[i])] = value[keys[i]];
-      return o;
-    });
+      switch (typeof v) {
+        case 'string':
+          return wellFormed(v);
+        case 'number':
+          return v === v && v !== Infinity && v !== -Infinity ? v : null;
+        case 'boolean':
+          return v;
+        case 'bigint':
+          throw new ErrorCtor('a BigInt at ' + path);
+        case 'object':
+          break;
+        default:
+          return OMIT;
+      }
+      if (v === null) return null;
+      if (apply(setHas, anc, [v])) throw new ErrorCtor('a circular reference at ' + path);
+      if (depth >= MAX_DEPTH) throw new ErrorCtor('nesting deeper than ' + MAX_DEPTH + ' levels at ' + path);
+      var arr = isArray(v);
+      var keys = arr ? null : objKeys(v);
+      var n = arr ? v.length : keys.length;
+      var out = arr ? newArray(hazard) : mk();
+      apply(setAdd, anc, [v]);
+      push(stack, { src: v, out: out, keys: keys, i: 0, n: n, path: path, depth: depth });
+      return out;
+    }
+    var result = take(root, '', 'inputSchema', 0);
+    while (stack.length > 0) {
+      var f = stack[stack.length - 1];
+      if (f.i >= f.n) {
+        stack.length = stack.length - 1;
+        apply(setDelete, anc, [f.src]);
+        continue;
+      }
+      var i = f.i++;
+      if (f.keys === null) {
+        var c = take(f.src[i], '' + i, f.path + '[' + i + ']', f.depth + 1);
+        f.out[i] = c === OMIT ? null : c;
+      } else {
+        var k = f.keys[i];
+        var c2 = take(f.src[k], k, f.path + '.' + k, f.depth + 1);
+        if (c2 !== OMIT) f.out[wellFormed(k)] = c2;
+      }
+    }
+    return result === OMIT ? undefined : result;
   }
 
   function validateTool(t, index, groupName, hazard, errors) {

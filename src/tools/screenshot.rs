@@ -1,0 +1,5 @@
+//! (being written)
+
+use super::Tool;
+
+pub const TOOLS: &[Tool] = &[];
