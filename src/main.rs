@@ -4,6 +4,7 @@
 mod app;
 mod browser;
 mod cdp;
+mod cli;
 mod error;
 mod event_loop;
 mod flags;
@@ -18,6 +19,12 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    let rest: Vec<&str> = args.iter().skip(1).map(String::as_str).collect();
+    match args.first().map(String::as_str) {
+        Some("run") => return cli::run(&rest),
+        Some("demo") => return cli::demo(&rest),
+        _ => {}
+    }
     let (flags, notes) = match flags::Flags::parse("devtools-mcp", &args) {
         Ok(f) => f,
         Err(exit) => {

@@ -1,14 +1,136 @@
-//! `--exposePageTools`: each tool of the selected page listed as an MCP tool of its own.
-//! Filled in below; until then nothing is exposed.
+//! `--exposePageTools`: each third-party tool of the selected page is also listed as an MCP
+//! tool of its own, with its own input schema, so agents can call it directly. The names are
+//! derived from group and tool (`<group>__<tool>`, reduced to the characters MCP clients
+//! accept, at most 64, made unique), and clients hear `notifications/tools/list_changed`
+//! whenever the set changes.
 
-use serde_json::Value;
+use std::collections::HashSet;
+
+use serde_json::{json, Value};
 
 use crate::app::App;
+use crate::browser::pages;
+use crate::mcp::jsonrpc;
+use crate::tools::{fail, thirdparty::run_tool};
 
-pub fn list(_app: &App) -> Vec<Value> {
-    Vec::new()
+const MAX_NAME: usize = 64;
+
+/// An MCP tool name for a page tool: letters, digits, `_` and `-` only.
+fn sanitize(group: &str, tool: &str) -> String {
+    let raw = format!("{group}__{tool}");
+    let mut out: String = raw
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' })
+        .collect();
+    out.truncate(MAX_NAME);
+    out
 }
 
-pub fn call(_app: &mut App, _rpc_id: &Value, _name: &str, _args: &Value) -> bool {
-    false
+/// (MCP name, group, tool name, description, schema) for each tool of the selected page.
+fn entries(app: &App) -> Vec<(String, String, String, Option<String>, Value)> {
+    if !app.settings.expose_page_tools {
+        return Vec::new();
+    }
+    let Some(page) = app.browser.pages.selected.and_then(|id| app.browser.pages.get(id)) else {
+        return Vec::new();
+    };
+    let builtin: HashSet<&str> = crate::tools::all().map(|t| t.name).collect();
+    let mut used: HashSet<String> = HashSet::new();
+    let mut seen_tools: HashSet<&str> = HashSet::new();
+    let mut out = Vec::new();
+    for tool in page.tools.tools() {
+        // The first registration of a name is the one that runs; later ones are not callable.
+        if !seen_tools.insert(&tool.name) {
+            continue;
+        }
+        let group = &page.tools.group_of(tool).name;
+        let base = sanitize(group, &tool.name);
+        let mut name = base.clone();
+        let mut n = 2;
+        while builtin.contains(name.as_str()) || used.contains(&name) {
+            let suffix = format!("_{n}");
+            let mut b = base.clone();
+            b.truncate(MAX_NAME - suffix.len());
+            name = b + &suffix;
+            n += 1;
+        }
+        used.insert(name.clone());
+        out.push((
+            name,
+            group.clone(),
+            tool.name.clone(),
+            tool.description.clone(),
+            tool.input_schema.clone(),
+        ));
+    }
+    out
+}
+
+pub fn list(app: &App) -> Vec<Value> {
+    entries(app)
+        .into_iter()
+        .map(|(name, group, tool, description, mut schema)| {
+            // MCP requires an object schema at the top.
+            if schema.get("type").is_none() {
+                schema["type"] = json!("object");
+            }
+            json!({
+                "name": name,
+                "title": format!("{group}: {tool}"),
+                "description": format!(
+                    "Page tool \"{tool}\" of group \"{group}\" on the selected page. {}",
+                    description.unwrap_or_default()
+                ),
+                "inputSchema": schema,
+                "annotations": {"readOnlyHint": false, "openWorldHint": true},
+            })
+        })
+        .collect()
+}
+
+/// Runs an exposed page tool. `false` when `name` is not one.
+pub fn call(app: &mut App, rpc_id: &Value, name: &str, args: &Value) -> bool {
+    let Some((_, _, tool, _, _)) = entries(app).into_iter().find(|e| e.0 == name) else {
+        return false;
+    };
+    let Some(page) = app.browser.pages.selected else {
+        return false;
+    };
+    if !args.is_object() {
+        let msg = "arguments must be an object";
+        app.send_line(jsonrpc::error(rpc_id, jsonrpc::INVALID_PARAMS, msg));
+        return true;
+    }
+    let call = app.calls.start(rpc_id.clone(), "page tool");
+    let params = args.clone();
+    let timeout = app.settings.tool_timeout;
+    app.run_as(Some(call), |app| {
+        crate::mcp::server::limit(
+            app,
+            call,
+            timeout,
+            format!("Tool {tool} timed out after {} ms without settling.", timeout.as_millis()),
+        );
+        pages::with_page(
+            app,
+            Some(page),
+            Box::new(move |app, r| match r {
+                Ok(page) => run_tool(app, call, page, tool, params, None),
+                Err(e) => fail(app, call, e),
+            }),
+        );
+    });
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_mcp_safe() {
+        assert_eq!(sanitize("Angular", "angular:di_graph"), "Angular__angular_di_graph");
+        assert_eq!(sanitize("Prebid.js DevTools", "x"), "Prebid_js_DevTools__x");
+        assert_eq!(sanitize(&"g".repeat(80), "t").len(), MAX_NAME);
+    }
 }

@@ -47,7 +47,9 @@
  *                    GRACE_MS after the dispatch. The result replaces the
  *                    table entirely, atomically, when the discovery ends (the
  *                    old table keeps serving meanwhile). A discover() call
- *                    while another discovery is in flight joins it.
+ *                    while another discovery is in flight joins it, and
+ *                    resolves no later than GRACE_MS after the call. A table
+ *                    whose content did not change keeps its seq.
  *   .run(name, params, elements, options) -> Promise<string>
  *                    What execute_3p_developer_tool calls. `params` is the
  *                    (already validated) argument object; `elements` an array
@@ -80,6 +82,9 @@
  *   .release(run?) -> boolean   drops what is retained for that run (all runs
  *                    when omitted). At most RETAINED_RUNS runs (those with
  *                    elements or truncation) are retained; oldest go first.
+ *                    The server should release a run once it has fetched
+ *                    its elements and chunks: a retained 100 MB text stays
+ *                    in the page's memory until then.
  *
  * ENVELOPE (string returned by run and render):
  *     <header JSON, one line>\n<body>
@@ -101,7 +106,7 @@
  *     totalChars   length of the full body in UTF-16 code units.
  *     truncated    true when the body is only the first maxChars units (cut
  *                  before a surrogate pair, never inside one). The full text
- *                  stays available through chunk(…, run). The shim adds no
+ *                  stays available through chunk(..., run). The shim adds no
  *                  marker to the body; the server prints its own.
  *
  * Result conversion (done in the page, iteratively: no recursion limit):
@@ -162,7 +167,10 @@
  *       (also via an AbortSignal) schedules a discovery (debounced to one per
  *       macrotask burst; after AUTO_BURST runs in a second, throttled to one
  *       per AUTO_THROTTLE_MS so a listener that keeps adding listeners cannot
- *       spin); a discovery in flight is followed by one more;
+ *       spin); a discovery in flight is followed by one more. While the
+ *       table has groups, such a rediscovery waits up to AUTO_GRACE_MS
+ *       (2000) for slow promises rather than GRACE_MS, so a slow listener's
+ *       group does not vanish and come back; the old table serves meanwhile;
  *     - respondWith called late on the CURRENT discovery's event (a stored
  *       event, or a promise that settled after the grace period) rebuilds the
  *       current table with the late answer included (no new dispatch, so a
@@ -182,6 +190,12 @@
   // How long discovery waits for promise responders after the dispatch.
   // Listing must never block for long; late answers still arrive by notify.
   var GRACE_MS = 500;
+  // Deadline of a rediscovery the shim starts by itself while the table has
+  // groups. Nobody waits on it and the old table serves until it ends, so it
+  // can wait longer for slow answers instead of briefly dropping their
+  // groups (which agents would see as tools vanishing and coming back).
+  // A discover() call that joins it pulls the deadline in to GRACE_MS.
+  var AUTO_GRACE_MS = 2000;
   // Containers deeper than this become "<Nested too deep>".
   var MAX_DEPTH = 5000;
   // V8's JSON.stringify recurses natively; with indentation it overflowed
@@ -189,8 +203,9 @@
   // printed by the shim's own iterative printer instead.
   var NATIVE_STRINGIFY_MAX_DEPTH = 1500;
   // Values visited per conversion, so a huge sparse array or a DAG that
-  // explodes when unfolded cannot hang the page for long.
-  var MAX_VALUES = 20000000;
+  // explodes when unfolded cannot hang the page for long. Ten million is
+  // about 100 MB of typical JSON and a few seconds of walking.
+  var MAX_VALUES = 10000000;
   var RETAINED_RUNS = 8;
   var AUTO_BURST = 10;
   var AUTO_THROTTLE_MS = 250;
@@ -1411,8 +1426,22 @@
     }
   }
 
+  // The public discover(): never waits longer than GRACE_MS from the call.
   function discover() {
-    if (inflight !== null) return inflight.promise;
+    if (inflight === null) return startDiscovery(GRACE_MS);
+    var d = inflight;
+    var t = now();
+    if (d.deadline > t + GRACE_MS) {
+      cancel(d.timer);
+      d.deadline = t + GRACE_MS;
+      d.timer = later(function () {
+        finish(d);
+      }, GRACE_MS);
+    }
+    return d.promise;
+  }
+
+  function startDiscovery(graceMs) {
     if (autoTimer !== null) {
       cancel(autoTimer);
       autoTimer = null;
@@ -1424,6 +1453,7 @@
       finished: false,
       tickDone: false,
       timer: null,
+      deadline: 0,
       resolve: null,
       promise: null,
     };
@@ -1452,9 +1482,10 @@
       apply(origRemove, w, ['error', onDispatchError, true]);
       dispatchingFor = outer;
     }
+    d.deadline = now() + graceMs;
     d.timer = later(function () {
       finish(d);
-    }, GRACE_MS);
+    }, graceMs);
     later(function () {
       microtask(function () {
         d.tickDone = true;
@@ -1484,7 +1515,8 @@
         return;
       }
       push(autoTimes, now());
-      discover();
+      var hasGroups = lastReport !== null && lastReport.groups.length > 0;
+      startDiscovery(hasGroups ? AUTO_GRACE_MS : GRACE_MS);
     }, delay);
   }
 

@@ -5,6 +5,7 @@
 use serde_json::{json, Map, Value};
 
 use crate::app::App;
+use crate::browser;
 use crate::mcp::{result::ToolResult, server};
 use crate::thirdparty;
 
@@ -37,22 +38,40 @@ impl Response {
     }
 }
 
-/// Sends the answer, discovering the page's tools first when the answer lists them.
+/// Sends the answer, first discovering the page's tools when the answer lists them and
+/// refreshing titles when it lists pages (a title can change after the load event, and the
+/// browser tells us a moment later than the answer would go out).
 pub fn finish(app: &mut App, call: u64, resp: Response) {
     match (resp.list_tools, resp.page) {
         (true, Some(page)) => thirdparty::discover(
             app,
             page,
-            Box::new(move |app, _| {
-                let result = render(app, resp);
-                server::finish(app, call, result);
-            }),
+            Box::new(move |app, _| refresh_titles(app, call, resp)),
         ),
-        _ => {
+        _ => refresh_titles(app, call, resp),
+    }
+}
+
+fn refresh_titles(app: &mut App, call: u64, resp: Response) {
+    if !resp.include_pages || app.browser.pages.is_empty() {
+        let result = render(app, resp);
+        return server::finish(app, call, result);
+    }
+    browser::send_raw(
+        app,
+        None,
+        "Target.getTargets",
+        json!({}),
+        Box::new(move |app, r| {
+            if let Ok(v) = r {
+                for info in v["targetInfos"].as_array().into_iter().flatten() {
+                    browser::pages::update_info(app, info);
+                }
+            }
             let result = render(app, resp);
             server::finish(app, call, result);
-        }
-    }
+        }),
+    );
 }
 
 fn render(app: &mut App, mut resp: Response) -> ToolResult {

@@ -1,0 +1,272 @@
+//! One-shot use from a shell or a CI script: `devtools-mcp run` starts this same binary as an
+//! MCP server, makes the calls given on the command line, prints the answers and exits
+//! non-zero when one of them failed. `devtools-mcp demo` does that on the example page
+//! shipped in the repository, to show what an agent sees.
+//!
+//! This is a plain blocking client on purpose: it is not the server, and it waits on one
+//! answer at a time.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, ExitCode, Stdio};
+
+use argh::FromArgs;
+use serde_json::{json, Value};
+
+#[derive(FromArgs)]
+/// Run MCP tool calls once against a fresh browser and print what they return.
+pub struct RunArgs {
+    /// open this URL first (a new_page call)
+    #[argh(option)]
+    url: Option<String>,
+    /// a tool call as 'tool_name {"arg": "value"}' (repeatable; run in order)
+    #[argh(option)]
+    call: Vec<String>,
+    /// print each answer as its JSON result instead of its text
+    #[argh(switch)]
+    json: bool,
+    /// a flag for the server, e.g. --server-arg=--headless=false (repeatable)
+    #[argh(option)]
+    server_arg: Vec<String>,
+}
+
+#[derive(FromArgs)]
+/// Show what an agent sees on the example page (tests/fixtures/demo/index.html).
+pub struct DemoArgs {
+    /// the page to open (default: the example shop page of the repository)
+    #[argh(option)]
+    page: Option<String>,
+    /// a flag for the server, e.g. --server-arg=--headless=false (repeatable)
+    #[argh(option)]
+    server_arg: Vec<String>,
+}
+
+struct Client {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    next_id: u64,
+}
+
+impl Client {
+    fn start(server_args: &[String]) -> Result<Client, String> {
+        let exe = std::env::current_exe().map_err(|e| format!("cannot find myself: {e}"))?;
+        let mut child = Command::new(exe)
+            .args(server_args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .map_err(|e| format!("cannot start the server: {e}"))?;
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            return Err("the server's pipes are missing".into());
+        };
+        let mut client = Client {
+            child,
+            stdin,
+            stdout: BufReader::new(stdout),
+            next_id: 0,
+        };
+        let params = json!({
+            "protocolVersion": crate::mcp::PROTOCOL_VERSIONS.last().copied().unwrap_or("2025-06-18"),
+            "capabilities": {},
+            "clientInfo": {"name": "devtools-mcp-cli", "version": env!("CARGO_PKG_VERSION")},
+        });
+        client.request("initialize", params)?;
+        client.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))?;
+        Ok(client)
+    }
+
+    fn send(&mut self, message: &Value) -> Result<(), String> {
+        writeln!(self.stdin, "{message}").map_err(|e| format!("the server went away: {e}"))
+    }
+
+    /// Sends a request and returns its whole response (notifications are skipped).
+    fn request(&mut self, method: &str, params: Value) -> Result<Value, String> {
+        self.next_id += 1;
+        let id = self.next_id;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))?;
+        let mut line = String::new();
+        loop {
+            line.clear();
+            let n = self
+                .stdout
+                .read_line(&mut line)
+                .map_err(|e| format!("reading from the server: {e}"))?;
+            if n == 0 {
+                return Err("the server closed its output".into());
+            }
+            let Ok(message) = serde_json::from_str::<Value>(&line) else {
+                continue;
+            };
+            if message["id"] == json!(id) {
+                return Ok(message);
+            }
+        }
+    }
+
+    fn close(mut self) {
+        drop(self.stdin);
+        let _ = self.child.wait();
+    }
+}
+
+/// Splits `tool_name {json}` into the name and its arguments.
+fn parse_call(spec: &str) -> Result<(String, Value), String> {
+    let spec = spec.trim();
+    let (name, rest) = match spec.find(char::is_whitespace) {
+        Some(i) => (&spec[..i], spec[i..].trim()),
+        None => (spec, ""),
+    };
+    let args = if rest.is_empty() {
+        json!({})
+    } else {
+        serde_json::from_str(rest).map_err(|e| format!("the arguments of {name} are not JSON: {e}"))?
+    };
+    if !args.is_object() {
+        return Err(format!("the arguments of {name} must be a JSON object"));
+    }
+    Ok((name.to_owned(), args))
+}
+
+fn run_calls(server_args: &[String], calls: Vec<(String, Value)>, as_json: bool) -> ExitCode {
+    let mut client = match Client::start(server_args) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("devtools-mcp: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut failed = false;
+    for (name, args) in calls {
+        let shown = format!("{name} {args}");
+        let response = match client.request("tools/call", json!({"name": name, "arguments": args})) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("devtools-mcp: {e}");
+                failed = true;
+                break;
+            }
+        };
+        println!("### {shown}");
+        if let Some(err) = response.get("error") {
+            println!("error: {}", err["message"].as_str().unwrap_or("unknown error"));
+            failed = true;
+            continue;
+        }
+        let result = &response["result"];
+        if result["isError"] == true {
+            failed = true;
+        }
+        if as_json {
+            println!("{result}");
+        } else {
+            for item in result["content"].as_array().into_iter().flatten() {
+                match item["type"].as_str() {
+                    Some("text") => println!("{}", item["text"].as_str().unwrap_or("")),
+                    Some(kind) => println!("[{kind} content, {}]", item["mimeType"].as_str().unwrap_or("?")),
+                    None => {}
+                }
+            }
+            if result["isError"] == true {
+                println!("(the call failed)");
+            }
+        }
+        println!();
+    }
+    client.close();
+    if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+pub fn run(args: &[&str]) -> ExitCode {
+    let parsed = match RunArgs::from_args(&["devtools-mcp run"], args) {
+        Ok(a) => a,
+        Err(exit) => return early_exit(exit),
+    };
+    let mut calls = Vec::new();
+    if let Some(url) = parsed.url {
+        calls.push(("new_page".to_owned(), json!({"url": url})));
+    }
+    for spec in &parsed.call {
+        match parse_call(spec) {
+            Ok(c) => calls.push(c),
+            Err(e) => {
+                eprintln!("devtools-mcp: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    run_calls(&parsed.server_arg, calls, parsed.json)
+}
+
+pub fn demo(args: &[&str]) -> ExitCode {
+    let parsed = match DemoArgs::from_args(&["devtools-mcp demo"], args) {
+        Ok(a) => a,
+        Err(exit) => return early_exit(exit),
+    };
+    let page = parsed
+        .page
+        .unwrap_or_else(|| "tests/fixtures/demo/index.html".to_owned());
+    let path = match std::fs::canonicalize(&page) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("devtools-mcp: cannot open {page}: {e} (run the demo from the repository's folder, or pass --page)");
+            return ExitCode::from(2);
+        }
+    };
+    let url = format!("file://{}", path.display());
+    let calls = vec![
+        ("new_page".to_owned(), json!({"url": url})),
+        ("list_3p_developer_tools".to_owned(), json!({})),
+        ("execute_3p_developer_tool".to_owned(), json!({"toolName": "get_cart"})),
+        (
+            "execute_3p_developer_tool".to_owned(),
+            json!({"toolName": "set_quantity", "params": "{\"sku\":\"tea\",\"qty\":5}"}),
+        ),
+        (
+            "evaluate_script".to_owned(),
+            json!({"function": "async () => { const cart = await window.__dtmcp.executeTool('get_cart', {}); return cart.items.map(i => i.name + ' x' + i.qty); }"}),
+        ),
+        ("take_snapshot".to_owned(), json!({})),
+        (
+            "execute_3p_developer_tool".to_owned(),
+            json!({"toolName": "item_element", "params": "{\"sku\":\"mug\"}"}),
+        ),
+        (
+            "execute_3p_developer_tool".to_owned(),
+            json!({"toolName": "set_quantity", "params": "{\"sku\":\"tea\"}"}),
+        ),
+    ];
+    // The last call is meant to fail (a missing required parameter): show it, don't fail on it.
+    let _ = run_calls(&parsed.server_arg, calls, false);
+    ExitCode::SUCCESS
+}
+
+fn early_exit(exit: argh::EarlyExit) -> ExitCode {
+    if exit.status.is_ok() {
+        println!("{}", exit.output);
+        ExitCode::SUCCESS
+    } else {
+        eprintln!("{}", exit.output);
+        ExitCode::from(2)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn call_specs() {
+        assert_eq!(parse_call("list_pages").unwrap(), ("list_pages".into(), json!({})));
+        assert_eq!(
+            parse_call("new_page {\"url\": \"about:blank\"}").unwrap(),
+            ("new_page".into(), json!({"url": "about:blank"}))
+        );
+        assert!(parse_call("new_page [1]").is_err());
+        assert!(parse_call("new_page {").is_err());
+    }
+}
