@@ -16,7 +16,7 @@ pub fn on_event(app: &mut App, session: Option<&str>, method: &str, params: Valu
                 pages::detached(app, s);
             }
         }
-        (_, "Target.targetInfoChanged") => target_info_changed(app, &params["targetInfo"]),
+        (_, "Target.targetInfoChanged") => pages::update_info(app, &params["targetInfo"]),
         (_, "Target.targetCrashed") => {
             let target = params["targetId"].as_str().unwrap_or("");
             if let Some(s) = app
@@ -78,21 +78,6 @@ pub fn on_event(app: &mut App, session: Option<&str>, method: &str, params: Valu
     }
     // Browser-level events are waited for under the session "".
     browser::waiters::on_event(app, session.unwrap_or(""), method, &params);
-}
-
-fn target_info_changed(app: &mut App, info: &Value) {
-    let target = info["targetId"].as_str().unwrap_or("");
-    let Some(id) = app.browser.pages.by_target(target).map(|p| p.id) else {
-        return;
-    };
-    if let Some(page) = app.browser.pages.get_mut(id) {
-        if let Some(url) = info["url"].as_str() {
-            page.url = url.to_owned();
-        }
-        if let Some(title) = info["title"].as_str() {
-            page.title = title.to_owned();
-        }
-    }
 }
 
 /// A new document in the main frame: everything tied to the old one is void.

@@ -310,10 +310,19 @@ pub fn with_page(app: &mut App, requested: Option<u32>, done: Done<u32>) {
     );
 }
 
-pub fn no_such_page(id: u32) -> Error {
-    Error::Invalid(format!(
-        "No page with id {id}. Call list_pages to see the open pages."
-    ))
+/// Calls that run code in a page fail at once on a crashed one: until it is navigated, the
+/// browser leaves such commands unanswered.
+pub fn not_crashed(app: &App, id: u32) -> Result<()> {
+    match app.browser.pages.get(id) {
+        None => Err(no_such_page(id)),
+        Some(p) if p.crashed => Err(Error::Crashed),
+        Some(_) => Ok(()),
+    }
+}
+
+/// An unknown page id, in the reference's words (the id is in the call for the agent to see).
+pub fn no_such_page(_id: u32) -> Error {
+    Error::Invalid("No page found".into())
 }
 
 /// Opens an about:blank tab and runs `done` when it is ready.
@@ -345,4 +354,18 @@ pub fn session_of(app: &App, id: u32) -> Result<String> {
         .get(id)
         .map(|p| p.session.clone())
         .ok_or_else(|| Error::PageGone(format!("Page {id} was closed.")))
+}
+
+/// Takes a target's current URL and title (Target.targetInfoChanged, Target.getTargets).
+pub fn update_info(app: &mut App, info: &Value) {
+    let target = info["targetId"].as_str().unwrap_or("");
+    let Some(page) = app.browser.pages.list.iter_mut().find(|p| p.target_id == target) else {
+        return;
+    };
+    if let Some(url) = info["url"].as_str() {
+        page.url = url.to_owned();
+    }
+    if let Some(title) = info["title"].as_str() {
+        page.title = title.to_owned();
+    }
 }

@@ -119,12 +119,22 @@ fn pages_response(page: u32) -> Response {
     }
 }
 
+/// Just the pages. Without a page's third-party tools: finding those runs code in the page,
+/// and the list must answer even while the selected page is busy (as the reference's does,
+/// its list_pages shows no tools either).
+fn pages_only() -> Response {
+    Response {
+        include_pages: true,
+        ..Default::default()
+    }
+}
+
 fn list_pages(app: &mut App, call: u64, _args: Value) {
     pages::with_page(
         app,
         None,
         Box::new(move |app, r| match r {
-            Ok(page) => finish(app, call, pages_response(page)),
+            Ok(_) => finish(app, call, pages_only()),
             Err(e) => fail(app, call, e),
         }),
     );
@@ -139,7 +149,11 @@ fn select_page(app: &mut App, call: u64, args: Value) {
         Box::new(move |app, r| match r {
             Err(e) => fail(app, call, e),
             Ok(page) => {
+                let changed = app.browser.pages.selected != Some(page);
                 app.browser.pages.selected = Some(page);
+                if changed && app.settings.expose_page_tools {
+                    super::page_tools_changed(app);
+                }
                 if bring_to_front {
                     if let Ok(session) = pages::session_of(app, page) {
                         browser::fire(app, Some(&session), "Page.bringToFront", json!({}));
@@ -164,7 +178,7 @@ fn close_page(app: &mut App, call: u64, args: Value) {
                 Err(e) => return fail(app, call, e),
             };
             if app.browser.pages.iter().count() <= 1 {
-                let mut resp = pages_response(page);
+                let mut resp = pages_only();
                 resp.line(LAST_PAGE);
                 return finish(app, call, resp);
             }
@@ -181,10 +195,7 @@ fn close_page(app: &mut App, call: u64, args: Value) {
                 format!("Page {page} did not close within 10 s."),
                 Box::new(move |app, r| match r {
                     Err(e) => fail(app, call, e),
-                    Ok(_) => {
-                        let selected = app.browser.pages.selected.unwrap_or(page);
-                        finish(app, call, pages_response(selected))
-                    }
+                    Ok(_) => finish(app, call, pages_only()),
                 }),
             );
             let tid = app.browser.pages.get(page).map(|p| p.target_id.clone());
@@ -316,6 +327,8 @@ fn navigate(app: &mut App, call: u64, page: u32, nav: Navigation, timeout: Durat
             .get(page)
             .map(|p| p.url.clone())
             .unwrap_or_default();
+        // The error becomes part of a sentence that ends with its own period.
+        let r = r.map_err(|e| e.to_string().trim_end_matches('.').to_owned());
         let line = match (kind.as_str(), r) {
             ("url", Ok(())) => format!("Successfully navigated to {}.", url.unwrap_or_default()),
             ("url", Err(e)) => format!("Unable to navigate in the selected page: {e}."),
@@ -354,7 +367,7 @@ fn wait_for(app: &mut App, call: u64, args: Value) {
         app,
         page_arg(&args),
         Box::new(move |app, r| {
-            let page = match r {
+            let page = match r.and_then(|p| pages::not_crashed(app, p).map(|_| p)) {
                 Ok(p) => p,
                 Err(e) => return fail(app, call, e),
             };

@@ -98,7 +98,7 @@ fn evaluate_script(app: &mut App, call: u64, args: Value) {
     pages::with_page(
         app,
         page_arg(&args),
-        Box::new(move |app, r| match r {
+        Box::new(move |app, r| match r.and_then(|page| pages::not_crashed(app, page).map(|_| page)) {
             Err(e) => fail(app, call, e),
             Ok(page) => super::snapshot::resolve_uids(
                 app,
@@ -266,11 +266,15 @@ fn wait_for_stable_dom(app: &mut App, page: u32, then: Box<dyn FnOnce(&mut App)>
     );
 }
 
-/// What an agent should read when the page threw: the exception's own description (for an
-/// Error, its name, message and stack), or the thrown value.
+/// What an agent should read when the page threw, as the reference words it: an Error's
+/// message (without its name and stack: the reference's answer is `Error: <message>`), or the
+/// thrown value itself.
 pub fn exception_message(ex: &Value) -> String {
     let exception = &ex["exception"];
     if let Some(desc) = exception["description"].as_str() {
+        if exception["subtype"] == "error" {
+            return error_message(desc, exception["className"].as_str().unwrap_or(""));
+        }
         return desc.to_owned();
     }
     if let Some(v) = exception.get("value") {
@@ -283,6 +287,24 @@ pub fn exception_message(ex: &Value) -> String {
         .as_str()
         .unwrap_or("The script threw an exception.")
         .to_owned()
+}
+
+/// The message part of an Error's description (`<Name>: <message>` then stack frames).
+fn error_message(description: &str, class_name: &str) -> String {
+    let head = match description.find("\n    at ") {
+        Some(i) => &description[..i],
+        None => description,
+    };
+    let name = if class_name.is_empty() {
+        head.split(':').next().unwrap_or("")
+    } else {
+        class_name
+    };
+    match head.strip_prefix(name) {
+        Some(rest) if rest.is_empty() => String::new(),
+        Some(rest) => rest.strip_prefix(": ").unwrap_or(head).to_owned(),
+        None => head.to_owned(),
+    }
 }
 
 /// CDP errors that mean "the document went away" read better in the page's terms.
@@ -298,5 +320,33 @@ pub fn page_error(e: Error) -> Error {
             )
         }
         _ => e,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_error_is_reported_by_its_message() {
+        let ex = |class: &str, desc: &str| {
+            json!({"exception": {"type": "object", "subtype": "error", "className": class, "description": desc}})
+        };
+        let stack = "\n    at <anonymous>:7:15\n    at <anonymous>:8:2";
+        assert_eq!(exception_message(&ex("Error", &format!("Error: boom here{stack}"))), "boom here");
+        assert_eq!(
+            exception_message(&ex("TypeError", &format!("TypeError: x is not a function{stack}"))),
+            "x is not a function"
+        );
+        assert_eq!(exception_message(&ex("SyntaxError", "SyntaxError: Unexpected token ')'")), "Unexpected token ')'");
+        assert_eq!(exception_message(&ex("Error", &format!("Error{stack}"))), "");
+        // A message over several lines keeps them all.
+        assert_eq!(
+            exception_message(&ex("TypeError", &format!("TypeError: first\n    --> second{stack}"))),
+            "first\n    --> second"
+        );
+        // A thrown value that is not an Error is shown as it is.
+        assert_eq!(exception_message(&json!({"exception": {"type": "string", "value": "plain"}})), "plain");
+        assert_eq!(exception_message(&json!({"exception": {"type": "number", "value": 42, "description": "42"}})), "42");
     }
 }
