@@ -98,6 +98,7 @@ fn frame_navigated(app: &mut App, session: &str, frame: &Value) {
         page.url = format!("{}{}", url, frame["urlFragment"].as_str().unwrap_or(""));
     }
     page.snapshot = None;
+    page.extra_elements.clear();
     page.loader_id = frame["loaderId"].as_str().unwrap_or("").to_owned();
     let had_tools = page.tools.reset();
     if had_tools {

@@ -46,7 +46,8 @@ pub struct Page {
     /// between snapshots of one document.
     pub snapshot: Option<browser::snapshot::Snapshot>,
     pub uids: browser::snapshot::UidMap,
-    pub snapshot_seq: u64,
+    /// DOM elements (backend ids) a page tool returned: snapshots show them (this document).
+    pub extra_elements: Vec<i64>,
     /// The main frame's current loader id (part of what makes a uid).
     pub loader_id: String,
     /// What the console, network and emulation tools keep per page.
@@ -60,6 +61,8 @@ pub struct Pages {
     list: Vec<Page>,
     next_id: u32,
     pub selected: Option<u32>,
+    /// Snapshots are numbered across all pages (uids are `<snapshot>_<n>`).
+    pub snapshot_counter: u64,
     /// Calls waiting for a page to be attached and initialised, by target id.
     waiting: Vec<(String, Owner, Done<u32>)>,
 }
@@ -143,7 +146,7 @@ pub fn attached(app: &mut App, params: &Value) {
         tools: thirdparty::table::Table::default(),
         snapshot: None,
         uids: browser::snapshot::UidMap::new(),
-        snapshot_seq: 0,
+        extra_elements: Vec::new(),
         loader_id: String::new(),
         console: Default::default(),
         network: Default::default(),
@@ -359,7 +362,13 @@ pub fn session_of(app: &App, id: u32) -> Result<String> {
 /// Takes a target's current URL and title (Target.targetInfoChanged, Target.getTargets).
 pub fn update_info(app: &mut App, info: &Value) {
     let target = info["targetId"].as_str().unwrap_or("");
-    let Some(page) = app.browser.pages.list.iter_mut().find(|p| p.target_id == target) else {
+    let Some(page) = app
+        .browser
+        .pages
+        .list
+        .iter_mut()
+        .find(|p| p.target_id == target)
+    else {
         return;
     };
     if let Some(url) = info["url"].as_str() {

@@ -101,18 +101,10 @@ pub fn limit(app: &mut App, call: u64, after: Duration, message: String) {
                 if let Some(c) = app.calls.get_mut(call) {
                     c.timer = None;
                 }
-                finish(app, call, ToolResult::error(message));
+                // Worded like every other failed call.
+                tools::fail(app, call, message);
                 if let Some(session) = session {
-                    // A busy loop in the page would keep its main thread from ever answering
-                    // again; stopping the running script frees it. A pending promise is
-                    // unaffected by this and is simply no longer waited for.
-                    crate::browser::send_raw(
-                        app,
-                        Some(&session),
-                        "Runtime.terminateExecution",
-                        json!({}),
-                        Box::new(|_, _| {}),
-                    );
+                    stop_page_script(app, &session);
                 }
             }),
         ),
@@ -124,13 +116,30 @@ pub fn limit(app: &mut App, call: u64, after: Duration, message: String) {
     }
 }
 
-/// The client cancelled: stop waiting, drop the call's work, send no answer (as MCP says).
+/// A busy loop in the page would keep its main thread from ever answering again; stopping
+/// the running script frees it. A pending promise is unaffected by this and is simply no
+/// longer waited for.
+fn stop_page_script(app: &mut App, session: &str) {
+    crate::browser::send_raw(
+        app,
+        Some(session),
+        "Runtime.terminateExecution",
+        json!({}),
+        Box::new(|_, _| {}),
+    );
+}
+
+/// The client cancelled: stop waiting, drop the call's work, stop the page script it runs,
+/// send no answer (as MCP says).
 fn cancel(app: &mut App, call: u64) {
     if let Some(c) = app.calls.remove(call) {
         if let Some(timer) = c.timer {
             app.timers.cancel(timer);
         }
         crate::browser::forget_owner(app, call);
+        if let Some(session) = &c.page_session {
+            stop_page_script(app, session);
+        }
         log!("call {} ({}) cancelled by the client", c.rpc_id, c.tool);
     }
 }

@@ -151,9 +151,18 @@ pub fn call(app: &mut App, rpc_id: Value, name: &str, args: Value) {
     app.run_as(Some(call), |app| (tool.run)(app, call, args));
 }
 
-/// Answers a call with an error.
+/// Answers a call with an error. As in the reference, the message is the last line of the
+/// text, after `Error: `; an empty message (a page threw an empty string) stays empty.
 pub fn fail(app: &mut App, call: u64, err: impl std::fmt::Display) {
-    server::finish(app, call, ToolResult::error(err.to_string()));
+    server::finish(app, call, ToolResult::error(error_text(&err.to_string())));
+}
+
+pub fn error_text(message: &str) -> String {
+    if message.is_empty() {
+        String::new()
+    } else {
+        format!("Error: {message}")
+    }
 }
 
 /// The optional `pageId` argument.
