@@ -120,7 +120,8 @@ fn parse_call(spec: &str) -> Result<(String, Value), String> {
     let args = if rest.is_empty() {
         json!({})
     } else {
-        serde_json::from_str(rest).map_err(|e| format!("the arguments of {name} are not JSON: {e}"))?
+        serde_json::from_str(rest)
+            .map_err(|e| format!("the arguments of {name} are not JSON: {e}"))?
     };
     if !args.is_object() {
         return Err(format!("the arguments of {name} must be a JSON object"));
@@ -139,7 +140,8 @@ fn run_calls(server_args: &[String], calls: Vec<(String, Value)>, as_json: bool)
     let mut failed = false;
     for (name, args) in calls {
         let shown = format!("{name} {args}");
-        let response = match client.request("tools/call", json!({"name": name, "arguments": args})) {
+        let response = match client.request("tools/call", json!({"name": name, "arguments": args}))
+        {
             Ok(r) => r,
             Err(e) => {
                 eprintln!("devtools-mcp: {e}");
@@ -149,7 +151,10 @@ fn run_calls(server_args: &[String], calls: Vec<(String, Value)>, as_json: bool)
         };
         println!("### {shown}");
         if let Some(err) = response.get("error") {
-            println!("error: {}", err["message"].as_str().unwrap_or("unknown error"));
+            println!(
+                "error: {}",
+                err["message"].as_str().unwrap_or("unknown error")
+            );
             failed = true;
             continue;
         }
@@ -163,7 +168,10 @@ fn run_calls(server_args: &[String], calls: Vec<(String, Value)>, as_json: bool)
             for item in result["content"].as_array().into_iter().flatten() {
                 match item["type"].as_str() {
                     Some("text") => println!("{}", item["text"].as_str().unwrap_or("")),
-                    Some(kind) => println!("[{kind} content, {}]", item["mimeType"].as_str().unwrap_or("?")),
+                    Some(kind) => println!(
+                        "[{kind} content, {}]",
+                        item["mimeType"].as_str().unwrap_or("?")
+                    ),
                     None => {}
                 }
             }
@@ -221,7 +229,10 @@ pub fn demo(args: &[&str]) -> ExitCode {
     let calls = vec![
         ("new_page".to_owned(), json!({"url": url})),
         ("list_3p_developer_tools".to_owned(), json!({})),
-        ("execute_3p_developer_tool".to_owned(), json!({"toolName": "get_cart"})),
+        (
+            "execute_3p_developer_tool".to_owned(),
+            json!({"toolName": "get_cart"}),
+        ),
         (
             "execute_3p_developer_tool".to_owned(),
             json!({"toolName": "set_quantity", "params": "{\"sku\":\"tea\",\"qty\":5}"}),
@@ -261,7 +272,10 @@ mod tests {
 
     #[test]
     fn call_specs() {
-        assert_eq!(parse_call("list_pages").unwrap(), ("list_pages".into(), json!({})));
+        assert_eq!(
+            parse_call("list_pages").unwrap(),
+            ("list_pages".into(), json!({}))
+        );
         assert_eq!(
             parse_call("new_page {\"url\": \"about:blank\"}").unwrap(),
             ("new_page".into(), json!({"url": "about:blank"}))

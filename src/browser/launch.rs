@@ -59,13 +59,20 @@ const DEFAULT_SWITCHES: &[&str] = &[
     "--mute-audio",
 ];
 
+/// How to get a browser, for every "no browser" error.
+const INSTALL_HINT: &str =
+    "Install Chromium (Debian/Ubuntu: apt-get install chromium) or point to a \
+Chrome or Chromium executable with --executablePath /path/to/chrome or the CHROME_PATH variable.";
+
 pub fn find_executable(settings: &Settings) -> Result<PathBuf, String> {
     if let Some(path) = &settings.executable_path {
         let p = PathBuf::from(path);
         return if p.is_file() {
             Ok(p)
         } else {
-            Err(format!("--executablePath {path} does not exist"))
+            Err(format!(
+                "--executablePath {path} does not exist. {INSTALL_HINT}"
+            ))
         };
     }
     if let Some(path) = std::env::var_os("CHROME_PATH").filter(|p| !p.is_empty()) {
@@ -73,7 +80,10 @@ pub fn find_executable(settings: &Settings) -> Result<PathBuf, String> {
         return if p.is_file() {
             Ok(p)
         } else {
-            Err(format!("CHROME_PATH {} does not exist", p.display()))
+            Err(format!(
+                "CHROME_PATH {} does not exist. {INSTALL_HINT}",
+                p.display()
+            ))
         };
     }
     let path = std::env::var_os("PATH").unwrap_or_default();
@@ -85,12 +95,10 @@ pub fn find_executable(settings: &Settings) -> Result<PathBuf, String> {
             }
         }
     }
-    Err(
-        "no Chromium or Chrome found (looked for chromium, chromium-browser, google-chrome, \
-         google-chrome-stable on PATH). Install one (Debian/Ubuntu: apt-get install chromium) \
-         or point to it with --executablePath /path/to/chrome or CHROME_PATH."
-            .into(),
-    )
+    Err(format!(
+        "no Chromium or Chrome found (looked for {} on PATH). {INSTALL_HINT}",
+        CANDIDATES.join(", ")
+    ))
 }
 
 fn is_root() -> bool {

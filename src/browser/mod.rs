@@ -82,6 +82,13 @@ pub fn send_raw(
     params: Value,
     done: Done<Value>,
 ) -> u64 {
+    if let Some(s) = session {
+        if needs_renderer(method) && app.browser.pages.by_session(s).is_some_and(|p| p.crashed) {
+            // The browser would hold such a command until the page is navigated again.
+            app.resolve(done, Err(Error::Crashed));
+            return 0;
+        }
+    }
     let Some(transport) = app.browser.transport.as_mut() else {
         let err = Error::BrowserGone("the browser is not running".into());
         app.resolve(done, Err(err));
@@ -101,6 +108,26 @@ pub fn send_raw(
     );
     flush(app);
     id
+}
+
+/// Commands that only the page's renderer process can answer: on a crashed page they would
+/// wait for a renderer that is not there.
+fn needs_renderer(method: &str) -> bool {
+    let domain = method.split('.').next().unwrap_or("");
+    matches!(
+        domain,
+        "Runtime"
+            | "DOM"
+            | "DOMDebugger"
+            | "DOMSnapshot"
+            | "CSS"
+            | "Accessibility"
+            | "Debugger"
+            | "Overlay"
+            | "Input"
+            | "LayerTree"
+            | "Animation"
+    ) || method == "Page.captureScreenshot"
 }
 
 /// Sends a typed command (see `cdp::generated`).

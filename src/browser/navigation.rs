@@ -1,6 +1,6 @@
 //! Navigating a page and waiting for the new document to load, bounded by a timeout.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
@@ -13,30 +13,64 @@ fn timeout_error(timeout: Duration) -> String {
     format!("Navigation timeout of {} ms exceeded", timeout.as_millis())
 }
 
-/// Loads `url` in the page and waits for its `load` event.
+/// Loads `url` in the page and waits for its `load` event, all within `timeout`.
 pub fn goto(app: &mut App, page: u32, url: String, timeout: Duration, done: Done<()>) {
     let session = match session_of(app, page) {
         Ok(s) => s,
         Err(e) => return done(app, Err(e)),
     };
+    let deadline = Instant::now() + timeout;
+    // Page.navigate itself answers only once the server has sent the response head, which a
+    // slow or stuck server may never do: the deadline covers that wait too.
+    let once = Once::new(done);
+    let on_time = once.clone();
+    let stuck = session.clone();
+    let timer = app.after(timeout, move |app| {
+        // Until a navigation to another site commits, the browser holds back commands for the
+        // page's scripts, so every later call on the page would stall behind it: the page
+        // stays on the document it had.
+        crate::browser::fire(app, Some(&stuck), "Page.stopLoading", json!({}));
+        on_time.call(app, Err(Error::Timeout(timeout_error(timeout))))
+    });
     let params = cdp_page::NavigateParams {
         url: url.clone(),
         ..Default::default()
     };
-    send(app, Some(&session), params, move |app, r| match r {
-        Err(e) => done(app, Err(e)),
-        Ok(nav) => match nav.error_text.filter(|t| !t.is_empty()) {
-            Some(text) => done(app, Err(Error::Page(format!("{text} at {url}")))),
-            // No loader: a same-document navigation (a fragment), complete already.
-            None => match nav.loader_id {
-                None => done(app, Ok(())),
-                Some(loader) => wait_for_loader(app, page, loader, timeout, done),
+    send(app, Some(&session), params, move |app, r| {
+        app.timers.cancel(timer);
+        let done: Done<()> = Box::new(move |app, r| once.call(app, r));
+        match r {
+            Err(e) => done(app, Err(e)),
+            Ok(nav) => match nav.error_text.filter(|t| !t.is_empty()) {
+                // A navigation that killed the renderer (chrome://crash) is aborted: the
+                // crash is what happened.
+                Some(_) if app.browser.pages.get(page).is_some_and(|p| p.crashed) => {
+                    done(app, Err(Error::Crashed))
+                }
+                Some(text) => done(app, Err(Error::Page(format!("{text} at {url}")))),
+                // No loader: a same-document navigation (a fragment), complete already.
+                None => match nav.loader_id {
+                    None => done(app, Ok(())),
+                    Some(loader) => {
+                        let left = deadline.saturating_duration_since(Instant::now());
+                        wait_for_loader(app, page, loader, left, timeout, done)
+                    }
+                },
             },
-        },
+        }
     });
 }
 
-fn wait_for_loader(app: &mut App, page: u32, loader: String, timeout: Duration, done: Done<()>) {
+/// Waits up to `left` for the load of `loader`; `timeout` is the whole navigation's, for the
+/// message.
+fn wait_for_loader(
+    app: &mut App,
+    page: u32,
+    loader: String,
+    left: Duration,
+    timeout: Duration,
+    done: Done<()>,
+) {
     let Some(p) = app.browser.pages.get(page) else {
         return done(
             app,
@@ -53,7 +87,7 @@ fn wait_for_loader(app: &mut App, page: u32, loader: String, timeout: Duration, 
         &session,
         "Page.lifecycleEvent",
         move |e: &Value| e["name"] == "load" && e["loaderId"] == *loader && e["frameId"] == *frame,
-        timeout,
+        left,
         timeout_error(timeout),
         Box::new(move |app, r| done(app, r.map(|_| ()))),
     );

@@ -20,7 +20,13 @@ fn sanitize(group: &str, tool: &str) -> String {
     let raw = format!("{group}__{tool}");
     let mut out: String = raw
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     out.truncate(MAX_NAME);
     out
@@ -31,7 +37,12 @@ fn entries(app: &App) -> Vec<(String, String, String, Option<String>, Value)> {
     if !app.settings.expose_page_tools {
         return Vec::new();
     }
-    let Some(page) = app.browser.pages.selected.and_then(|id| app.browser.pages.get(id)) else {
+    let Some(page) = app
+        .browser
+        .pages
+        .selected
+        .and_then(|id| app.browser.pages.get(id))
+    else {
         return Vec::new();
     };
     let builtin: HashSet<&str> = crate::tools::all().map(|t| t.name).collect();
@@ -109,7 +120,10 @@ pub fn call(app: &mut App, rpc_id: &Value, name: &str, args: &Value) -> bool {
             app,
             call,
             timeout,
-            format!("Tool {tool} timed out after {} ms without settling.", timeout.as_millis()),
+            format!(
+                "Tool {tool} timed out after {} ms without settling.",
+                timeout.as_millis()
+            ),
         );
         pages::with_page(
             app,
@@ -129,7 +143,10 @@ mod tests {
 
     #[test]
     fn names_are_mcp_safe() {
-        assert_eq!(sanitize("Angular", "angular:di_graph"), "Angular__angular_di_graph");
+        assert_eq!(
+            sanitize("Angular", "angular:di_graph"),
+            "Angular__angular_di_graph"
+        );
         assert_eq!(sanitize("Prebid.js DevTools", "x"), "Prebid_js_DevTools__x");
         assert_eq!(sanitize(&"g".repeat(80), "t").len(), MAX_NAME);
     }

@@ -6,6 +6,8 @@
 pub mod exposed;
 pub mod table;
 
+use std::time::Duration;
+
 use serde_json::{json, Value};
 
 use crate::app::{App, Done};
@@ -110,13 +112,42 @@ pub fn on_binding(app: &mut App, session: &str, params: &Value) {
     }
 }
 
+/// How long a call on a page whose new document is still loading waits for its load event
+/// before discovering anyway.
+const LOAD_WAIT: Duration = Duration::from_secs(3);
+
 /// Makes sure the page's table belongs to its current document, discovering if needed.
+/// A document that is still loading (the page navigated itself a moment ago) may not have
+/// registered its tools yet: discovery waits for its load event first (bounded), unless the
+/// shim reports the tools earlier.
 pub fn ensure_current(app: &mut App, page: u32, done: Done<()>) {
-    match app.browser.pages.get(page) {
-        Some(p) if p.tools.discovered => done(app, Ok(())),
-        Some(_) => discover(app, page, done),
-        None => done(app, Err(pages::no_such_page(page))),
+    let Some(p) = app.browser.pages.get(page) else {
+        return done(app, Err(pages::no_such_page(page)));
+    };
+    if p.tools.discovered {
+        return done(app, Ok(()));
     }
+    let loading = !p.crashed
+        && (p.tools.navigating
+            || (!p.loader_id.is_empty()
+                && p.loaded_loader.as_deref() != Some(p.loader_id.as_str())));
+    if !loading {
+        return discover(app, page, done);
+    }
+    let (session, frame) = (p.session.clone(), p.target_id.clone());
+    browser::waiters::wait(
+        app,
+        &session,
+        "Page.lifecycleEvent",
+        move |e: &Value| e["name"] == "load" && e["frameId"].as_str() == Some(frame.as_str()),
+        LOAD_WAIT,
+        "the page did not finish loading".into(),
+        Box::new(move |app, _| match app.browser.pages.get(page) {
+            Some(p) if p.tools.discovered => done(app, Ok(())),
+            Some(_) => discover(app, page, done),
+            None => done(app, Err(pages::no_such_page(page))),
+        }),
+    );
 }
 
 /// Splits the shim's ENVELOPE into its header and body.

@@ -50,6 +50,10 @@
  *                    while another discovery is in flight joins it, and
  *                    resolves no later than GRACE_MS after the call. A table
  *                    whose content did not change keeps its seq.
+ *                    While the table has groups, a discovery still waiting
+ *                    on promises at GRACE_MS goes on (up to AUTO_GRACE_MS)
+ *                    and discover() resolves with the table that still
+ *                    serves; the new one follows by notify if it differs.
  *   .run(name, params, elements, options) -> Promise<string>
  *                    What execute_3p_developer_tool calls. `params` is the
  *                    (already validated) argument object; `elements` an array
@@ -1427,18 +1431,38 @@
   }
 
   // The public discover(): never waits longer than GRACE_MS from the call.
+  // While the table has groups, a slow promise answer must not make them
+  // vanish from the caller's list and come back with the next notify: the
+  // discovery goes on in the background (up to AUTO_GRACE_MS) and the caller
+  // gets, at GRACE_MS, the table that still serves; the new one installs
+  // (and notifies) when the discovery ends.
   function discover() {
+    if (lastReport !== null && lastReport.groups.length > 0) {
+      var d = inflight !== null ? inflight : null;
+      var p = d !== null ? d.promise : startDiscovery(AUTO_GRACE_MS);
+      return new NativePromise(function (resolve) {
+        var timer = later(function () {
+          resolve(lastReport);
+        }, GRACE_MS);
+        apply(promiseThen, p, [
+          function (report) {
+            cancel(timer);
+            resolve(report);
+          },
+        ]);
+      });
+    }
     if (inflight === null) return startDiscovery(GRACE_MS);
-    var d = inflight;
+    var d2 = inflight;
     var t = now();
-    if (d.deadline > t + GRACE_MS) {
-      cancel(d.timer);
-      d.deadline = t + GRACE_MS;
-      d.timer = later(function () {
-        finish(d);
+    if (d2.deadline > t + GRACE_MS) {
+      cancel(d2.timer);
+      d2.deadline = t + GRACE_MS;
+      d2.timer = later(function () {
+        finish(d2);
       }, GRACE_MS);
     }
-    return d.promise;
+    return d2.promise;
   }
 
   function startDiscovery(graceMs) {

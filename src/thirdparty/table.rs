@@ -45,6 +45,9 @@ pub struct Table {
     compiled_problems: usize,
     /// A report arrived for the current document.
     pub discovered: bool,
+    /// A tool call just failed because the page navigated: the document is being replaced,
+    /// so the next call waits for the new one to load before discovering.
+    pub navigating: bool,
 }
 
 impl Table {
@@ -58,7 +61,15 @@ impl Table {
         self.last_groups = Value::Null;
         self.compiled_problems = 0;
         self.discovered = false;
+        self.navigating = false;
         had
+    }
+
+    /// The document is on its way out (a call saw it navigate): rediscover once the next
+    /// one has loaded. The old table keeps its content until the new document commits.
+    pub fn mark_navigating(&mut self) {
+        self.discovered = false;
+        self.navigating = true;
     }
 
     pub fn is_empty(&self) -> bool {
@@ -81,6 +92,7 @@ impl Table {
     /// Installs the shim's report (see shim.js, REPORT). Returns whether anything changed.
     pub fn replace(&mut self, report: &Value) -> bool {
         let groups = &report["groups"];
+        self.navigating = false;
         let unchanged = self.discovered
             && *groups == self.last_groups
             && report["errors"].as_array().map_or(0, Vec::len) == self.shim_problem_count();

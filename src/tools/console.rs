@@ -1,13 +1,373 @@
-//! (being written)
+//! `list_console_messages` and `get_console_message`, and the per-page record they read.
+//!
+//! Collected from the moment a page session is attached: console API calls
+//! (`Runtime.consoleAPICalled`), uncaught exceptions and unhandled rejections
+//! (`Runtime.exceptionThrown`), and messages the browser itself logs, such as failed loads
+//! (`Log.entryAdded`). Messages are kept per document: the current one and the two before it
+//! (a cross-document navigation of the main frame starts a new one; a same-document
+//! navigation does not). Ids (`msgid`) count up per page and are never reused.
+//!
+//! Bounded memory, however long a session runs: at most [`MAX_MESSAGES`] messages and about
+//! [`MAX_BYTES`] of text per page (the oldest go first), every stored string is cut at
+//! [`MAX_TEXT`] characters, and a stack trace keeps its first [`MAX_STACK_LINES`] lines.
+//! Objects passed to `console.*` stay in the page (as handles) only while their message is
+//! kept; evicted ones are released. Their values are read on demand by `get_console_message`.
 
-use super::Tool;
+mod detail;
+mod format;
+mod record;
 
-pub const TOOLS: &[Tool] = &[];
+use serde_json::{json, Map, Value};
 
-/// Per-page console record.
-#[derive(Default)]
-pub struct Log {}
+use super::response::{finish, Response};
+use super::{fail, page_arg, Tool};
+use crate::app::App;
+use crate::browser::{self, pages};
+use crate::mcp::{result::ToolResult, server};
+pub use format::paginate;
+pub use record::Log;
+use record::Message;
 
-pub fn attach(_app: &mut crate::app::App, _session: &str) {}
+/// Most messages kept per page, over all kept documents.
+pub const MAX_MESSAGES: usize = 1000;
+/// About how much text (message text, argument values, stack lines) is kept per page.
+pub const MAX_BYTES: usize = 1 << 20;
+/// Longest string kept from one message (text, one argument); longer ones are cut.
+pub const MAX_TEXT: usize = 10_000;
+/// Stack trace lines kept per message (as many as the reference prints).
+pub const MAX_STACK_LINES: usize = 50;
+/// Documents whose messages are kept: the current one and the two before it.
+const DOCUMENTS_KEPT: usize = 3;
 
-pub fn on_event(_app: &mut crate::app::App, _session: &str, _method: &str, _params: &serde_json::Value) {}
+const TYPES: &[&str] = &[
+    "log",
+    "debug",
+    "info",
+    "error",
+    "warn",
+    "dir",
+    "dirxml",
+    "table",
+    "trace",
+    "clear",
+    "startGroup",
+    "startGroupCollapsed",
+    "endGroup",
+    "assert",
+    "profile",
+    "profileEnd",
+    "count",
+    "timeEnd",
+    "verbose",
+    "issue",
+];
+
+pub const TOOLS: &[Tool] = &[
+    Tool {
+        name: "list_console_messages",
+        description: "List the console messages of the page since its last navigation: console.* calls, uncaught exceptions, unhandled promise rejections and browser messages such as failed loads. Each has a msgid for get_console_message. Repeated identical messages are shown once with a count. At most 1000 messages are kept per page (the oldest are dropped first).",
+        properties: || {
+            json!({
+                "pageSize": {"type": "integer", "exclusiveMinimum": 0, "description": "How many messages to return per page of results. Without it (and without pageIdx) every message is returned."},
+                "pageIdx": {"type": "integer", "minimum": 0, "description": "Which page of results to return, counting from 0 (default 0)."},
+                "types": {
+                    "type": "array",
+                    "items": {"type": "string", "enum": TYPES},
+                    "description": "Only return messages of these types. Empty or absent: all types.",
+                },
+                "includePreservedMessages": {"type": "boolean", "default": false, "description": "Also return the messages of the two documents before the current one (the last 3 navigations)."},
+                "includeStackTraces": {"type": "boolean", "default": false, "description": "Add each message's stack trace when it has one (makes the answer longer)."},
+                "serviceWorkerId": {"type": "string", "description": "Return the messages of this service worker instead (not collected by this server)."},
+            })
+        },
+        required: &[],
+        read_only: true,
+        page_scoped: true,
+        run: list_console_messages,
+    },
+    Tool {
+        name: "get_console_message",
+        description: "Show one console message in full by its msgid (from list_console_messages): its arguments as JSON and its stack trace.",
+        properties: || {
+            json!({"msgid": {"type": "number", "description": "The msgid of the message, as listed by list_console_messages."}})
+        },
+        required: &["msgid"],
+        read_only: true,
+        page_scoped: true,
+        run: get_console_message,
+    },
+];
+
+// ---------------------------------------------------------------------------------------
+// Collecting
+
+/// A new page session: ask for browser log entries and async stack traces (the page is
+/// paused before its first script, so nothing is missed; Runtime is already enabled).
+pub fn attach(app: &mut App, session: &str) {
+    browser::fire(app, Some(session), "Log.enable", json!({}));
+    // Async stack traces give the "--- setTimeout ---" parts DevTools shows.
+    browser::fire(
+        app,
+        Some(session),
+        "Runtime.setAsyncCallStackDepth",
+        json!({"maxDepth": 32}),
+    );
+}
+
+pub fn on_event(app: &mut App, session: &str, method: &str, params: &Value) {
+    let message = match method {
+        "Runtime.consoleAPICalled" => Some(record::console_call(params)),
+        "Runtime.exceptionThrown" => {
+            let details = &params["exceptionDetails"];
+            // Its text is all we keep of an uncaught value.
+            let handle = details["exception"]["objectId"].as_str();
+            release(
+                app,
+                session,
+                handle.map(str::to_owned).into_iter().collect(),
+            );
+            Some(record::exception(details))
+        }
+        "Log.entryAdded" => {
+            let entry = &params["entry"];
+            let handles = entry["args"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|a| a["objectId"].as_str().map(str::to_owned))
+                .collect();
+            release(app, session, handles);
+            record::log_entry(entry)
+        }
+        "Page.frameNavigated" => {
+            let frame = &params["frame"];
+            if let Some(page) = app.browser.pages.by_session_mut(session) {
+                let main = frame["parentId"].is_null()
+                    && frame["id"].as_str() == Some(page.target_id.as_str());
+                if main {
+                    page.console.new_document();
+                }
+            }
+            None
+        }
+        _ => None,
+    };
+    let Some(message) = message else {
+        return;
+    };
+    let evicted = match app.browser.pages.by_session_mut(session) {
+        Some(page) => page.console.push(message),
+        None => return,
+    };
+    release(app, session, evicted);
+}
+
+/// Lets the page forget objects no message points at any more.
+fn release(app: &mut App, session: &str, handles: Vec<String>) {
+    for id in handles {
+        browser::send_raw(
+            app,
+            Some(session),
+            "Runtime.releaseObject",
+            json!({"objectId": id}),
+            Box::new(|_, _| {}),
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// list_console_messages
+
+fn list_console_messages(app: &mut App, call: u64, args: Value) {
+    pages::with_page(
+        app,
+        page_arg(&args),
+        Box::new(move |app, r| {
+            let page = match r {
+                Ok(p) => p,
+                Err(e) => return fail(app, call, e),
+            };
+            if args["serviceWorkerId"].is_string() {
+                return fail(
+                    app,
+                    call,
+                    "Console messages of service workers are not collected by this server; leave out serviceWorkerId to list the page's messages.",
+                );
+            }
+            let Some(p) = app.browser.pages.get(page) else {
+                return fail(app, call, pages::no_such_page(page));
+            };
+            let (section, structured) = render_list(&p.console, &args);
+            let mut resp = Response::for_page(page);
+            resp.structured = structured;
+            // The section goes after the page's own blocks (an open dialog), as the reference
+            // lays it out; the snapshot slot is the one rendered there.
+            resp.snapshot = Some(section);
+            finish(app, call, resp);
+        }),
+    );
+}
+
+fn render_list(log: &Log, args: &Value) -> (String, Map<String, Value>) {
+    let preserved = args["includePreservedMessages"].as_bool().unwrap_or(false);
+    let with_stacks = args["includeStackTraces"].as_bool().unwrap_or(false);
+    let types: Vec<&str> = args["types"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    let messages = log
+        .messages(preserved)
+        .into_iter()
+        .filter(|m| types.is_empty() || types.contains(&m.kind.as_str()));
+    // Consecutive repeats (same type, text and argument count) show once, with a count.
+    let mut grouped: Vec<(&Message, usize)> = Vec::new();
+    for m in messages {
+        match grouped.last_mut() {
+            Some((first, n))
+                if first.kind == m.kind
+                    && first.text == m.text
+                    && first.args.len() == m.args.len() =>
+            {
+                *n += 1
+            }
+            _ => grouped.push((m, 1)),
+        }
+    }
+    let mut structured = Map::new();
+    let mut out = vec!["## Console messages".to_owned()];
+    if grouped.is_empty() {
+        out.push("<no console messages found>".to_owned());
+        return (out.join("\n"), structured);
+    }
+    let paged = paginate(grouped.len(), args);
+    out.extend(paged.lines);
+    structured.insert("pagination".into(), paged.structured);
+    let mut items = Vec::new();
+    let mut any_stack = false;
+    for (m, n) in &grouped[paged.start..paged.end] {
+        let mut line = format!(
+            "msgid={} [{}] {} ({} args)",
+            m.id,
+            m.kind,
+            m.text,
+            m.args.len()
+        );
+        let mut item =
+            json!({"type": m.kind, "text": m.text, "argsCount": m.args.len(), "id": m.id});
+        if *n > 1 {
+            line.push_str(&format!(" [{n} times]"));
+        }
+        if let Some(stack) = m.stack.as_ref().filter(|_| with_stacks) {
+            any_stack = true;
+            let text = format::stack_text(stack, false);
+            for l in text.lines() {
+                line.push_str("\n  ");
+                line.push_str(l);
+            }
+            item["stackTrace"] = json!(text);
+        }
+        if *n > 1 {
+            item["count"] = json!(n);
+        }
+        out.push(line);
+        items.push(item);
+    }
+    structured.insert("consoleMessages".into(), Value::Array(items));
+    if any_stack {
+        out.push("Note: stack trace line and column numbers use 1-based indexing".to_owned());
+    }
+    (out.join("\n"), structured)
+}
+
+// ---------------------------------------------------------------------------------------
+// get_console_message
+
+/// What the detail view needs of a message, copied out of the record.
+struct Shown {
+    id: u64,
+    kind: String,
+    text: String,
+    args_count: usize,
+    stack: Option<String>,
+}
+
+fn get_console_message(app: &mut App, call: u64, args: Value) {
+    let wanted = args["msgid"].as_f64().unwrap_or(-1.0);
+    pages::with_page(
+        app,
+        page_arg(&args),
+        Box::new(move |app, r| {
+            let page = match r {
+                Ok(p) => p,
+                Err(e) => return fail(app, call, e),
+            };
+            let Some(p) = app.browser.pages.get(page) else {
+                return fail(app, call, pages::no_such_page(page));
+            };
+            let found = (wanted >= 1.0 && wanted.fract() == 0.0)
+                .then(|| p.console.find(wanted as u64))
+                .flatten();
+            let Some(m) = found else {
+                // Reported outside the tool's own lines, as the reference does (bare text).
+                let text = format!("No console message with msgid {wanted} on this page. Call list_console_messages to see the messages and their ids.");
+                return server::finish(app, call, ToolResult::error(text));
+            };
+            let shown = Shown {
+                id: m.id,
+                kind: m.kind.clone(),
+                text: m.text.clone(),
+                args_count: m.args.len(),
+                stack: m.stack.as_ref().map(|s| format::stack_text(s, true)),
+            };
+            let session = p.session.clone();
+            detail::resolve(
+                app,
+                session,
+                m.args.clone(),
+                Box::new(move |app, values| {
+                    let (text, structured) = render_detail(&shown, values);
+                    let mut resp = Response::for_page(page);
+                    resp.structured = structured;
+                    resp.snapshot = Some(text);
+                    finish(app, call, resp);
+                }),
+            );
+        }),
+    );
+}
+
+fn render_detail(m: &Shown, mut args: Vec<String>) -> (String, Map<String, Value>) {
+    // Without text, the first argument stands in for it (as the reference does).
+    let text = if m.text.is_empty() && !args.is_empty() {
+        args.remove(0)
+    } else {
+        m.text.clone()
+    };
+    let mut out = vec![
+        format!("ID: {}", m.id),
+        format!("Message: {}> {text}", m.kind),
+    ];
+    if !args.is_empty() {
+        out.push("### Arguments".to_owned());
+        for (i, a) in args.iter().enumerate() {
+            out.push(format!("Arg #{i}: {a}"));
+        }
+    }
+    let mut detail = json!({
+        "id": m.id,
+        "type": m.kind,
+        "text": text,
+        "argsCount": m.args_count,
+        "args": args,
+    });
+    if let Some(stack) = &m.stack {
+        out.push("### Stack trace".to_owned());
+        out.push(stack.clone());
+        detail["stackTrace"] = json!(stack);
+    }
+    let mut structured = Map::new();
+    structured.insert("consoleMessage".into(), detail);
+    (out.join("\n"), structured)
+}

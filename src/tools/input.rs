@@ -1,5 +1,1034 @@
-//! (being written)
+//! The input tools: clicking, hovering, dragging, filling forms, pressing keys, typing,
+//! uploading files, and answering JavaScript dialogs. Every action is real input (CDP
+//! `Input.*` events aimed at the element's box), is followed by a short bounded wait for the
+//! navigation or DOM change it caused, and never waits behind a dialog it opened.
 
-use super::Tool;
+mod dispatch;
+mod drag;
+mod element;
+mod fill;
+pub mod keys;
+mod watch;
 
-pub const TOOLS: &[Tool] = &[];
+use serde_json::{json, Value};
+
+use super::response::{finish, Response};
+use super::{fail, page_arg, Tool};
+use crate::app::{App, Done};
+use crate::browser::{self, pages, snapshot as snap};
+use crate::error::Error;
+use crate::mcp::{result::ToolResult, server};
+use element::{failed, Element};
+use watch::Outcome;
+
+const UID: &str = "The uid of an element, from the latest take_snapshot of the page.";
+const INCLUDE_SNAPSHOT: &str =
+    "Also return a fresh snapshot of the page after the action (default false).";
+
+pub const TOOLS: &[Tool] = &[
+    Tool {
+        name: "click",
+        description: "Click an element (a real mouse click at its centre, after scrolling it into view).",
+        properties: || {
+            json!({
+                "uid": {"type": "string", "description": UID},
+                "dblClick": {"type": "boolean", "description": "Double-click instead (default false)."},
+                "includeSnapshot": {"type": "boolean", "description": INCLUDE_SNAPSHOT},
+            })
+        },
+        required: &["uid"],
+        read_only: false,
+        page_scoped: true,
+        run: click,
+    },
+    Tool {
+        name: "click_at",
+        description: "Click at a point of the page's viewport, in CSS pixels.",
+        properties: || {
+            json!({
+                "x": {"type": "number", "description": "Distance from the viewport's left edge."},
+                "y": {"type": "number", "description": "Distance from the viewport's top edge."},
+                "dblClick": {"type": "boolean", "description": "Double-click instead (default false)."},
+                "includeSnapshot": {"type": "boolean", "description": INCLUDE_SNAPSHOT},
+            })
+        },
+        required: &["x", "y"],
+        read_only: false,
+        page_scoped: true,
+        run: click_at,
+    },
+    Tool {
+        name: "drag",
+        description: "Drag one element and drop it onto another, with the mouse.",
+        properties: || {
+            json!({
+                "from_uid": {"type": "string", "description": "The uid of the element to pick up."},
+                "to_uid": {"type": "string", "description": "The uid of the element to drop it on."},
+                "includeSnapshot": {"type": "boolean", "description": INCLUDE_SNAPSHOT},
+            })
+        },
+        required: &["from_uid", "to_uid"],
+        read_only: false,
+        page_scoped: true,
+        run: drag,
+    },
+    Tool {
+        name: "fill",
+        description: "Give a form element a value: types into text inputs, text areas and editable content, picks the matching option of a <select>, and sets checkboxes, radios and switches (\"true\" or \"false\").",
+        properties: || {
+            json!({
+                "uid": {"type": "string", "description": UID},
+                "value": {"type": "string", "description": "The value: text to enter, the option's text (or value) for a select, \"true\" or \"false\" for a checkbox, radio or switch."},
+                "includeSnapshot": {"type": "boolean", "description": INCLUDE_SNAPSHOT},
+            })
+        },
+        required: &["uid", "value"],
+        read_only: false,
+        page_scoped: true,
+        run: fill_tool,
+    },
+    Tool {
+        name: "fill_form",
+        description: "Fill several form elements in one call, in order (text inputs, selects, checkboxes, radios). Faster and cheaper than one fill or click per field.",
+        properties: || {
+            json!({
+                "elements": {
+                    "type": "array",
+                    "description": "The elements to fill, in order.",
+                    "items": {
+                        "type": "object",
+                        "description": "One element and its value.",
+                        "properties": {
+                            "uid": {"type": "string", "description": "The element's uid from the latest snapshot."},
+                            "value": {"type": "string", "description": "Its value, as for fill (\"true\"/\"false\" for checkboxes and radios)."},
+                        },
+                        "required": ["uid", "value"],
+                    },
+                },
+                "includeSnapshot": {"type": "boolean", "description": INCLUDE_SNAPSHOT},
+            })
+        },
+        required: &["elements"],
+        read_only: false,
+        page_scoped: true,
+        run: fill_form,
+    },
+    Tool {
+        name: "handle_dialog",
+        description: "Answer the JavaScript dialog (alert, confirm, prompt, beforeunload) that is open on the page.",
+        properties: || {
+            json!({
+                "action": {"type": "string", "enum": ["accept", "dismiss"], "description": "Accept (OK) or dismiss (Cancel) the dialog."},
+                "promptText": {"type": "string", "description": "For a prompt: the text to answer with."},
+            })
+        },
+        required: &["action"],
+        read_only: false,
+        page_scoped: true,
+        run: handle_dialog,
+    },
+    Tool {
+        name: "hover",
+        description: "Move the mouse over an element (after scrolling it into view).",
+        properties: || {
+            json!({
+                "uid": {"type": "string", "description": UID},
+                "includeSnapshot": {"type": "boolean", "description": INCLUDE_SNAPSHOT},
+            })
+        },
+        required: &["uid"],
+        read_only: false,
+        page_scoped: true,
+        run: hover,
+    },
+    Tool {
+        name: "press_key",
+        description: "Press a key or a key combination on the focused element, e.g. for shortcuts or keys fill cannot send.",
+        properties: || {
+            json!({
+                "key": {"type": "string", "description": "A key name or combination joined by \"+\": \"Enter\", \"Tab\", \"ArrowDown\", \"Control+A\", \"Control+Shift+R\", \"Control++\". Modifiers: Control, Shift, Alt, Meta."},
+                "includeSnapshot": {"type": "boolean", "description": INCLUDE_SNAPSHOT},
+            })
+        },
+        required: &["key"],
+        read_only: false,
+        page_scoped: true,
+        run: press_key,
+    },
+    Tool {
+        name: "type_text",
+        description: "Type text with the keyboard into the element that has focus.",
+        properties: || {
+            json!({
+                "text": {"type": "string", "description": "The text to type."},
+                "submitKey": {"type": "string", "description": "A key to press after the text, e.g. \"Enter\" or \"Tab\"."},
+            })
+        },
+        required: &["text"],
+        read_only: false,
+        page_scoped: true,
+        run: type_text,
+    },
+    Tool {
+        name: "upload_file",
+        description: "Upload files through a file input, or through an element whose click opens a file chooser.",
+        properties: || {
+            json!({
+                "uid": {"type": "string", "description": "The uid of an <input type=file>, or of an element that opens a file chooser when clicked."},
+                "filePaths": {"type": "array", "items": {"type": "string"}, "minItems": 1, "description": "Paths of the files to upload, on the machine the browser runs on."},
+                "includeSnapshot": {"type": "boolean", "description": INCLUDE_SNAPSHOT},
+            })
+        },
+        required: &["uid", "filePaths"],
+        read_only: false,
+        page_scoped: true,
+        run: upload_file,
+    },
+];
+
+// ------------------------------------------------------------------ common steps
+
+/// Gets the call's page and refuses to act while a dialog blocks it (the page would not take
+/// the input anyway).
+fn begin(app: &mut App, call: u64, args: &Value, then: impl FnOnce(&mut App, u32) + 'static) {
+    let limit = app.settings.tool_timeout;
+    server::limit(
+        app,
+        call,
+        limit,
+        format!(
+            "The input action did not finish within {} ms.",
+            limit.as_millis()
+        ),
+    );
+    pages::with_page(
+        app,
+        page_arg(args),
+        Box::new(move |app, r| {
+            let page = match r {
+                Ok(p) => p,
+                Err(e) => return fail(app, call, e),
+            };
+            if let Some(d) = app.browser.pages.get(page).and_then(|p| p.dialog.as_ref()) {
+                // As the reference answers: the open-dialog section, then the error.
+                let default = if d.kind == "prompt" {
+                    format!(" (default value: \"{}\")", d.default_prompt)
+                } else {
+                    String::new()
+                };
+                let text = format!(
+                    "# Open dialog\n{kind}: {message}{default}.\nCall handle_dialog to handle it before continuing.\n{}",
+                    super::error_text(&format!("A dialog is open ({}: {}).", d.kind, d.message)),
+                    kind = d.kind,
+                    message = d.message,
+                );
+                return server::finish(app, call, ToolResult::error(text));
+            }
+            then(app, page)
+        }),
+    );
+}
+
+/// Resolves uids of the page's latest snapshot to elements, or fails the call.
+fn elements(
+    app: &mut App,
+    call: u64,
+    page: u32,
+    uids: Vec<String>,
+    then: impl FnOnce(&mut App, String, Vec<Element>) + 'static,
+) {
+    let wanted = uids.clone();
+    super::snapshot::resolve_uids(
+        app,
+        page,
+        uids,
+        Box::new(move |app, r| {
+            let objects = match r {
+                Ok(o) => o,
+                Err(e) => return fail(app, call, e),
+            };
+            let session = match pages::session_of(app, page) {
+                Ok(s) => s,
+                Err(e) => return fail(app, call, e),
+            };
+            let els = wanted
+                .into_iter()
+                .zip(objects)
+                .map(|(uid, object_id)| Element { uid, object_id })
+                .collect();
+            then(app, session, els)
+        }),
+    );
+}
+
+/// The accessibility role the latest snapshot gives a uid.
+fn role_of(app: &App, page: u32, uid: &str) -> String {
+    app.browser
+        .pages
+        .get(page)
+        .and_then(|p| p.snapshot.as_ref())
+        .and_then(|s| s.resolve(uid).ok())
+        .map(|e| e.role.to_owned())
+        .unwrap_or_default()
+}
+
+/// Answers an action: its own line, then what it caused (a navigation, opened pages), then a
+/// fresh snapshot when asked for and the page can give one (not while a dialog blocks it).
+fn reply(
+    app: &mut App,
+    call: u64,
+    page: u32,
+    line: String,
+    outcome: Outcome,
+    include_snapshot: bool,
+) {
+    let mut resp = Response::for_page(page);
+    resp.line(line);
+    if let Some(url) = outcome.navigated_to {
+        resp.line(format!("Page navigated to {url}."));
+        resp.structured.insert("navigatedToUrl".into(), json!(url));
+    }
+    let opened: Vec<&pages::Page> = outcome
+        .opened
+        .iter()
+        .filter_map(|t| app.browser.pages.by_target(t))
+        .collect();
+    if !opened.is_empty() {
+        resp.line("## Opened pages");
+        let mut list = Vec::new();
+        for p in opened {
+            let title = page_title(&p.title, &p.url);
+            let label = if title.is_empty() {
+                p.url.clone()
+            } else {
+                format!("{title} ({})", p.url)
+            };
+            resp.line(format!("{}: {label}", p.id));
+            let selected = app.browser.pages.selected == Some(p.id);
+            list.push(json!({"id": p.id, "url": p.url, "title": title, "selected": selected}));
+        }
+        resp.structured
+            .insert("openedPages".into(), Value::Array(list));
+    }
+    let blocked = app
+        .browser
+        .pages
+        .get(page)
+        .is_none_or(|p| p.dialog.is_some());
+    if !include_snapshot || blocked {
+        return finish(app, call, resp);
+    }
+    super::snapshot::capture(
+        app,
+        page,
+        false,
+        Box::new(move |app, r| {
+            if let Err(e) = r {
+                return fail(app, call, e);
+            }
+            if let Some(s) = app
+                .browser
+                .pages
+                .get(page)
+                .and_then(|p| p.snapshot.as_ref())
+            {
+                resp.snapshot = Some(snap::format_section(s));
+            }
+            finish(app, call, resp);
+        }),
+    );
+}
+
+/// A page's title as the pages list shows it: none when it only repeats the URL, cut at 50
+/// UTF-16 units.
+fn page_title(title: &str, url: &str) -> String {
+    let bare = url
+        .strip_prefix("http://")
+        .or_else(|| url.strip_prefix("https://"))
+        .unwrap_or(url);
+    if title == url || title == bare || Some(title) == bare.strip_suffix('/') {
+        return String::new();
+    }
+    let units: Vec<u16> = title.encode_utf16().collect();
+    if units.len() <= 50 {
+        title.to_owned()
+    } else {
+        format!("{}...", String::from_utf16_lossy(&units[..47]))
+    }
+}
+
+/// The line for an action: `done` when its events went through, `interrupted` when a dialog
+/// opened before they did.
+fn said(outcome: &Outcome, done: &str, interrupted: &str) -> String {
+    if outcome.dialog && !outcome.completed {
+        interrupted.to_owned()
+    } else {
+        done.to_owned()
+    }
+}
+
+fn str_arg(args: &Value, name: &str) -> String {
+    args[name].as_str().unwrap_or_default().to_owned()
+}
+
+// ------------------------------------------------------------------ click, hover, drag
+
+/// Chooses a `<select>`'s option the way a user would end up with it chosen (a native
+/// option list cannot be clicked by events). Answers false for anything else.
+const CHOOSE_OPTION: &str = r#"function() {
+  if (!(this instanceof HTMLOptionElement)) return false;
+  const select = this.closest('select');
+  if (!select || select.multiple || select.disabled || this.disabled) return false;
+  if (this.parentElement instanceof HTMLOptGroupElement && this.parentElement.disabled) return false;
+  select.value = this.value;
+  select.dispatchEvent(new Event('input', {bubbles: true}));
+  select.dispatchEvent(new Event('change', {bubbles: true}));
+  return true;
+}"#;
+
+fn click(app: &mut App, call: u64, args: Value) {
+    let uid = str_arg(&args, "uid");
+    let double = args["dblClick"].as_bool().unwrap_or(false);
+    let include_snapshot = args["includeSnapshot"].as_bool().unwrap_or(false);
+    begin(app, call, &args, move |app, page| {
+        let option = !double && role_of(app, page, &uid) == "option";
+        elements(app, call, page, vec![uid], move |app, session, els| {
+            let Some(el) = els.into_iter().next() else {
+                return fail(app, call, "No element to click.");
+            };
+            let action: watch::Action = Box::new(move |app, done| {
+                if option {
+                    choose_option_or_click(app, session, el, done)
+                } else {
+                    click_element(app, session, el, double, done)
+                }
+            });
+            watch::act(
+                app,
+                page,
+                true,
+                action,
+                Box::new(move |app, r| match r {
+                    Err(e) => fail(app, call, e),
+                    Ok(o) => {
+                        let line = if double {
+                            said(
+                                &o,
+                                "Successfully double clicked on the element",
+                                "The element was double clicked and it opened a dialog.",
+                            )
+                        } else {
+                            said(
+                                &o,
+                                "Successfully clicked on the element",
+                                "The element was clicked and it opened a dialog.",
+                            )
+                        };
+                        reply(app, call, page, line, o, include_snapshot)
+                    }
+                }),
+            );
+        });
+    });
+}
+
+fn click_element(app: &mut App, session: String, el: Element, double: bool, done: Done<()>) {
+    let s = session.clone();
+    element::aim(
+        app,
+        &session,
+        &el,
+        true,
+        Box::new(move |app, r| match r {
+            Ok((x, y)) => dispatch::sequence(app, &s, dispatch::click(x, y, double), done),
+            Err(e) => done(app, Err(e)),
+        }),
+    );
+}
+
+fn choose_option_or_click(app: &mut App, session: String, el: Element, done: Done<()>) {
+    let s = session.clone();
+    let object = el.object_id.clone();
+    browser::send_raw(
+        app,
+        Some(&session),
+        "Runtime.callFunctionOn",
+        json!({"functionDeclaration": CHOOSE_OPTION, "objectId": object, "returnByValue": true}),
+        Box::new(move |app, r| match r {
+            Ok(v) if v["result"]["value"] == true => done(app, Ok(())),
+            _ => click_element(app, s, el, false, done),
+        }),
+    );
+}
+
+fn click_at(app: &mut App, call: u64, args: Value) {
+    let x = args["x"].as_f64().unwrap_or(0.0);
+    let y = args["y"].as_f64().unwrap_or(0.0);
+    let double = args["dblClick"].as_bool().unwrap_or(false);
+    let include_snapshot = args["includeSnapshot"].as_bool().unwrap_or(false);
+    begin(app, call, &args, move |app, page| {
+        let session = match pages::session_of(app, page) {
+            Ok(s) => s,
+            Err(e) => return fail(app, call, e),
+        };
+        let action: watch::Action = Box::new(move |app, done| {
+            dispatch::sequence(app, &session, dispatch::click(x, y, double), done)
+        });
+        watch::act(
+            app,
+            page,
+            true,
+            action,
+            Box::new(move |app, r| match r {
+                Err(e) => fail(app, call, e),
+                Ok(o) => {
+                    let line = if double {
+                        said(
+                            &o,
+                            "Successfully double clicked at the coordinates",
+                            "The coordinates were double clicked and it opened a dialog.",
+                        )
+                    } else {
+                        said(
+                            &o,
+                            "Successfully clicked at the coordinates",
+                            "The coordinates were clicked and it opened a dialog.",
+                        )
+                    };
+                    reply(app, call, page, line, o, include_snapshot)
+                }
+            }),
+        );
+    });
+}
+
+fn hover(app: &mut App, call: u64, args: Value) {
+    let uid = str_arg(&args, "uid");
+    let include_snapshot = args["includeSnapshot"].as_bool().unwrap_or(false);
+    begin(app, call, &args, move |app, page| {
+        elements(app, call, page, vec![uid], move |app, session, els| {
+            let Some(el) = els.into_iter().next() else {
+                return fail(app, call, "No element to hover.");
+            };
+            let action: watch::Action = Box::new(move |app, done| {
+                let s = session.clone();
+                element::aim(
+                    app,
+                    &session,
+                    &el,
+                    true,
+                    Box::new(move |app, r| match r {
+                        Ok((x, y)) => {
+                            dispatch::sequence(app, &s, vec![dispatch::move_to(x, y)], done)
+                        }
+                        Err(e) => done(app, Err(e)),
+                    }),
+                );
+            });
+            watch::act(
+                app,
+                page,
+                true,
+                action,
+                Box::new(move |app, r| match r {
+                    Err(e) => fail(app, call, e),
+                    Ok(o) => {
+                        let line = said(
+                            &o,
+                            "Successfully hovered over the element",
+                            "The element was hovered and it opened a dialog.",
+                        );
+                        reply(app, call, page, line, o, include_snapshot)
+                    }
+                }),
+            );
+        });
+    });
+}
+
+fn drag(app: &mut App, call: u64, args: Value) {
+    let from = str_arg(&args, "from_uid");
+    let to = str_arg(&args, "to_uid");
+    let include_snapshot = args["includeSnapshot"].as_bool().unwrap_or(false);
+    begin(app, call, &args, move |app, page| {
+        elements(app, call, page, vec![from, to], move |app, session, els| {
+            let mut els = els.into_iter();
+            let (Some(source), Some(target)) = (els.next(), els.next()) else {
+                return fail(app, call, "drag needs two elements.");
+            };
+            let action: watch::Action =
+                Box::new(move |app, done| drag::drag(app, session, source, target, done));
+            watch::act(
+                app,
+                page,
+                true,
+                action,
+                Box::new(move |app, r| match r {
+                    Err(e) => fail(app, call, e),
+                    Ok(o) => {
+                        let line = said(
+                            &o,
+                            "Successfully dragged an element",
+                            "The element was dragged and it opened a dialog.",
+                        );
+                        reply(app, call, page, line, o, include_snapshot)
+                    }
+                }),
+            );
+        });
+    });
+}
+
+// ------------------------------------------------------------------ fill, fill_form
+
+fn fill_tool(app: &mut App, call: u64, args: Value) {
+    let uid = str_arg(&args, "uid");
+    let value = str_arg(&args, "value");
+    let include_snapshot = args["includeSnapshot"].as_bool().unwrap_or(false);
+    begin(app, call, &args, move |app, page| {
+        elements(app, call, page, vec![uid], move |app, session, els| {
+            let Some(el) = els.into_iter().next() else {
+                return fail(app, call, "No element to fill.");
+            };
+            let action: watch::Action =
+                Box::new(move |app, done| fill::fill(app, session, el, value, done));
+            watch::act(
+                app,
+                page,
+                true,
+                action,
+                Box::new(move |app, r| match r {
+                    Err(e) => fail(app, call, e),
+                    Ok(o) => {
+                        let line = said(
+                            &o,
+                            "Successfully filled out the element",
+                            "The element was filled out and it opened a dialog.",
+                        );
+                        reply(app, call, page, line, o, include_snapshot)
+                    }
+                }),
+            );
+        });
+    });
+}
+
+fn fill_form(app: &mut App, call: u64, args: Value) {
+    let items: Vec<(String, String)> = args["elements"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|e| (str_arg(e, "uid"), str_arg(e, "value")))
+                .collect()
+        })
+        .unwrap_or_default();
+    let include_snapshot = args["includeSnapshot"].as_bool().unwrap_or(false);
+    let last_uid = items.last().map(|(u, _)| u.clone());
+    begin(app, call, &args, move |app, page| {
+        // The element being filled now, to name it when a dialog interrupts.
+        let current = std::rc::Rc::new(std::cell::RefCell::new(String::new()));
+        let now = current.clone();
+        let action: watch::Action =
+            Box::new(move |app, done| fill_each(app, page, items, now, done));
+        watch::act(
+            app,
+            page,
+            true,
+            action,
+            Box::new(move |app, r| match r {
+                Err(e) => fail(app, call, e),
+                Ok(o) if o.dialog && !o.completed => {
+                    let uid = current.borrow().clone();
+                    let rest = if Some(&uid) != last_uid.as_ref() {
+                        " The remaining elements were not filled out."
+                    } else {
+                        ""
+                    };
+                    let line =
+                        format!("Filling out the element with uid {uid} opened a dialog.{rest}");
+                    reply(app, call, page, line, o, false)
+                }
+                Ok(o) => reply(
+                    app,
+                    call,
+                    page,
+                    "Successfully filled out the form".into(),
+                    o,
+                    include_snapshot,
+                ),
+            }),
+        );
+    });
+}
+
+fn fill_each(
+    app: &mut App,
+    page: u32,
+    mut items: Vec<(String, String)>,
+    current: std::rc::Rc<std::cell::RefCell<String>>,
+    done: Done<()>,
+) {
+    if items.is_empty() {
+        return done(app, Ok(()));
+    }
+    let (uid, value) = items.remove(0);
+    super::snapshot::resolve_uids(
+        app,
+        page,
+        vec![uid.clone()],
+        Box::new(move |app, r| {
+            let object_id = match r.map(|mut o| o.pop()) {
+                Ok(Some(o)) => o,
+                Ok(None) => {
+                    return done(
+                        app,
+                        Err(Error::Invalid(format!(
+                            "Element uid \"{uid}\" not found on page {page}."
+                        ))),
+                    )
+                }
+                Err(e) => return done(app, Err(e)),
+            };
+            let session = match pages::session_of(app, page) {
+                Ok(s) => s,
+                Err(e) => return done(app, Err(e)),
+            };
+            *current.borrow_mut() = uid.clone();
+            let el = Element { uid, object_id };
+            fill::fill(
+                app,
+                session,
+                el,
+                value,
+                Box::new(move |app, r| match r {
+                    Ok(()) => fill_each(app, page, items, current, done),
+                    Err(e) => done(app, Err(e)),
+                }),
+            );
+        }),
+    );
+}
+
+// ------------------------------------------------------------------ keyboard
+
+fn press_key(app: &mut App, call: u64, args: Value) {
+    let combo = str_arg(&args, "key");
+    let include_snapshot = args["includeSnapshot"].as_bool().unwrap_or(false);
+    let (key, modifiers) = match keys::parse_combo(&combo) {
+        Ok(k) => k,
+        Err(e) => return fail(app, call, e),
+    };
+    begin(app, call, &args, move |app, page| {
+        let session = match pages::session_of(app, page) {
+            Ok(s) => s,
+            Err(e) => return fail(app, call, e),
+        };
+        let action: watch::Action = Box::new(move |app, done| {
+            dispatch::sequence(app, &session, dispatch::combo(key, &modifiers), done)
+        });
+        watch::act(
+            app,
+            page,
+            true,
+            action,
+            Box::new(move |app, r| match r {
+                Err(e) => fail(app, call, e),
+                Ok(o) => {
+                    let line = said(
+                        &o,
+                        &format!("Successfully pressed key: {combo}"),
+                        &format!("The key {combo} was pressed and it opened a dialog."),
+                    );
+                    reply(app, call, page, line, o, include_snapshot)
+                }
+            }),
+        );
+    });
+}
+
+fn type_text(app: &mut App, call: u64, args: Value) {
+    let text = str_arg(&args, "text");
+    let submit = args["submitKey"].as_str().map(str::to_owned);
+    let submit_key = match submit.as_deref().map(|k| (k, keys::find(k))) {
+        None => None,
+        Some((_, Some(def))) => Some(def),
+        Some((k, None)) => return fail(app, call, format!("Unknown key: \"{k}\"")),
+    };
+    begin(app, call, &args, move |app, page| {
+        let session = match pages::session_of(app, page) {
+            Ok(s) => s,
+            Err(e) => return fail(app, call, e),
+        };
+        let mut chunks = dispatch::typing(&text);
+        if let Some(def) = submit_key {
+            chunks.push(dispatch::combo(def, &[]));
+        }
+        let action: watch::Action =
+            Box::new(move |app, done| dispatch::chunks(app, session, chunks, done));
+        let typed = match &submit {
+            Some(k) => format!("Typed text \"{text} + {k}\""),
+            None => format!("Typed text \"{text}\""),
+        };
+        watch::act(
+            app,
+            page,
+            true,
+            action,
+            Box::new(move |app, r| match r {
+                Err(e) => fail(app, call, e),
+                Ok(o) => {
+                    let line = said(
+                        &o,
+                        &typed,
+                        "Typing the text opened a dialog; what came after that point was not typed.",
+                    );
+                    reply(app, call, page, line, o, false)
+                }
+            }),
+        );
+    });
+}
+
+// ------------------------------------------------------------------ upload_file
+
+/// Whether the element is a file input, and whether it takes the files given.
+const FILE_INPUT: &str = r#"function(count) {
+  if (!(this instanceof HTMLInputElement) || this.type !== 'file') return 'other';
+  if (count > 1 && !this.multiple) return 'single';
+  if (this.disabled) return 'disabled';
+  return 'file';
+}"#;
+
+/// How long clicking a non-input element may take to open a file chooser.
+const FILE_CHOOSER_LIMIT: std::time::Duration = std::time::Duration::from_secs(3);
+
+fn upload_file(app: &mut App, call: u64, args: Value) {
+    let uid = str_arg(&args, "uid");
+    let include_snapshot = args["includeSnapshot"].as_bool().unwrap_or(false);
+    let given: Vec<String> = args["filePaths"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|p| p.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut files = Vec::new();
+    let local = matches!(app.settings.source, crate::settings::BrowserSource::Launch);
+    for path in given.iter().filter(|p| !p.trim().is_empty()) {
+        if !local {
+            // The files live where the browser runs; we cannot check them from here.
+            files.push(path.clone());
+            continue;
+        }
+        match std::fs::canonicalize(path) {
+            Ok(p) if p.is_file() => files.push(p.to_string_lossy().into_owned()),
+            Ok(_) => {
+                return fail(
+                    app,
+                    call,
+                    format!("Failed to upload file. {path} is not a file."),
+                )
+            }
+            Err(e) => {
+                return fail(
+                    app,
+                    call,
+                    format!("Failed to upload file. Cannot read {path}: {e}."),
+                )
+            }
+        }
+    }
+    begin(app, call, &args, move |app, page| {
+        elements(app, call, page, vec![uid], move |app, session, els| {
+            let Some(el) = els.into_iter().next() else {
+                return fail(app, call, "No element to upload through.");
+            };
+            let list = files.clone();
+            let action: watch::Action =
+                Box::new(move |app, done| upload(app, session, el, list, done));
+            watch::act(
+                app,
+                page,
+                false,
+                action,
+                Box::new(move |app, r| match r {
+                    Err(e) => fail(app, call, e),
+                    Ok(o) => {
+                        let shown = given.join(", ");
+                        let line = said(
+                            &o,
+                            &format!("File uploaded from {shown}."),
+                            "The files were given to the element and it opened a dialog.",
+                        );
+                        reply(app, call, page, line, o, include_snapshot)
+                    }
+                }),
+            );
+        });
+    });
+}
+
+fn upload(app: &mut App, session: String, el: Element, files: Vec<String>, done: Done<()>) {
+    let s = session.clone();
+    browser::send_raw(
+        app,
+        Some(&session),
+        "Runtime.callFunctionOn",
+        json!({
+            "functionDeclaration": FILE_INPUT,
+            "objectId": el.object_id,
+            "arguments": [{"value": files.len()}],
+            "returnByValue": true,
+        }),
+        Box::new(move |app, r| {
+            let kind = match r {
+                Ok(v) => v["result"]["value"].as_str().unwrap_or("other").to_owned(),
+                Err(e) => return done(app, Err(e)),
+            };
+            match kind.as_str() {
+                "file" => {
+                    let params = json!({"files": files, "objectId": el.object_id});
+                    browser::send_raw(
+                        app,
+                        Some(&s),
+                        "DOM.setFileInputFiles",
+                        params,
+                        Box::new(move |app, r| done(app, r.map(|_| ()))),
+                    );
+                }
+                "single" => done(
+                    app,
+                    Err(Error::Invalid(
+                        "Multiple file uploads only work with <input type=file multiple>".into(),
+                    )),
+                ),
+                "disabled" => done(app, Err(failed(&el.uid, "The element is disabled."))),
+                _ => upload_through_chooser(app, s, el, files, done),
+            }
+        }),
+    );
+}
+
+/// For an element that is not a file input: click it with file choosers intercepted, and
+/// give the files to the chooser it opens.
+fn upload_through_chooser(
+    app: &mut App,
+    session: String,
+    el: Element,
+    files: Vec<String>,
+    done: Done<()>,
+) {
+    let once = crate::app::Once::new(done);
+    let s = session.clone();
+    let on_chooser = once.clone();
+    browser::fire(
+        app,
+        Some(&session),
+        "Page.setInterceptFileChooserDialog",
+        json!({"enabled": true}),
+    );
+    browser::waiters::wait(
+        app,
+        &session,
+        "Page.fileChooserOpened",
+        |_| true,
+        FILE_CHOOSER_LIMIT,
+        String::new(),
+        Box::new(move |app, r| {
+            browser::fire(
+                app,
+                Some(&s),
+                "Page.setInterceptFileChooserDialog",
+                json!({"enabled": false}),
+            );
+            let opened = match r {
+                Ok(e) => e,
+                Err(_) => return on_chooser.call(app, Err(no_chooser())),
+            };
+            let Some(node) = opened["backendNodeId"].as_i64() else {
+                return on_chooser.call(app, Err(no_chooser()));
+            };
+            browser::send_raw(
+                app,
+                Some(&s),
+                "DOM.setFileInputFiles",
+                json!({"files": files, "backendNodeId": node}),
+                Box::new(move |app, r| on_chooser.call(app, r.map(|_| ()))),
+            );
+        }),
+    );
+    let on_click = once.clone();
+    let s = session.clone();
+    fill::click(
+        app,
+        session,
+        el,
+        Box::new(move |app, r| {
+            if r.is_err() {
+                browser::fire(
+                    app,
+                    Some(&s),
+                    "Page.setInterceptFileChooserDialog",
+                    json!({"enabled": false}),
+                );
+                on_click.call(app, Err(no_chooser()));
+            }
+        }),
+    );
+}
+
+fn no_chooser() -> Error {
+    Error::Page("Failed to upload file. The element could not accept the file directly, and clicking it did not trigger a file chooser.".into())
+}
+
+// ------------------------------------------------------------------ handle_dialog
+
+fn handle_dialog(app: &mut App, call: u64, args: Value) {
+    let accept = args["action"] == "accept";
+    let prompt_text = args["promptText"].as_str().map(str::to_owned);
+    pages::with_page(
+        app,
+        page_arg(&args),
+        Box::new(move |app, r| {
+            let page = match r {
+                Ok(p) => p,
+                Err(e) => return fail(app, call, e),
+            };
+            let Some(p) = app.browser.pages.get(page) else {
+                return fail(app, call, pages::no_such_page(page));
+            };
+            if p.dialog.is_none() {
+                return fail(app, call, "No open dialog found");
+            }
+            let session = p.session.clone();
+            let mut params = json!({"accept": accept});
+            if let (true, Some(text)) = (accept, prompt_text) {
+                params["promptText"] = json!(text);
+            }
+            browser::send_raw(
+                app,
+                Some(&session),
+                "Page.handleJavaScriptDialog",
+                params,
+                Box::new(move |app, r| {
+                    // Already answered some other way: it is gone all the same.
+                    if let Err(e) = r {
+                        crate::log::log!("handle_dialog: {e}");
+                    }
+                    if let Some(p) = app.browser.pages.get_mut(page) {
+                        p.dialog = None;
+                    }
+                    let mut resp = Response::for_page(page);
+                    resp.line(if accept {
+                        "Successfully accepted the dialog"
+                    } else {
+                        "Successfully dismissed the dialog"
+                    });
+                    resp.include_pages = true;
+                    finish(app, call, resp);
+                }),
+            );
+        }),
+    );
+}

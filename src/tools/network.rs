@@ -1,13 +1,440 @@
-//! (being written)
+//! `list_network_requests` and `get_network_request`, and the per-page record they read.
+//!
+//! Every request the page makes is recorded from the moment its session is attached
+//! (`Network.requestWillBeSent`, the response, the end or failure, and the raw headers of
+//! the `…ExtraInfo` events). Each redirect hop is a request of its own. Requests are kept per
+//! document like console messages: a main-frame navigation starts a new list that begins with
+//! the navigation's own request; the two lists before it are kept for
+//! `includePreservedRequests`. Ids (`reqid`) count up per page and are never reused.
+//!
+//! Bounded memory, however long a session runs: at most [`MAX_REQUESTS`] requests and about
+//! [`MAX_BYTES`] of URLs and headers per page (the oldest go first); a stored URL or header
+//! value is cut at [`MAX_TEXT`] characters. Bodies are never stored here: `get_network_request`
+//! asks the browser for them when called, and shows text up to [`BODY_LIMIT`] characters
+//! inline (binary or larger bodies go to a file when a path is given).
 
-use super::Tool;
+mod bodies;
+mod record;
 
-pub const TOOLS: &[Tool] = &[];
+use serde_json::{json, Map, Value};
 
-/// Per-page network record.
-#[derive(Default)]
-pub struct Log {}
+use super::console::paginate;
+use super::response::{finish, Response};
+use super::{fail, page_arg, Tool};
+use crate::app::App;
+use crate::browser::{self, pages};
+use crate::mcp::{result::ToolResult, server};
+use bodies::Body;
+pub use record::Log;
+use record::{Headers, Request};
 
-pub fn attach(_app: &mut crate::app::App, _session: &str) {}
+/// Most requests kept per page, over all kept documents.
+pub const MAX_REQUESTS: usize = 1000;
+/// About how much URL and header text is kept per page.
+pub const MAX_BYTES: usize = 2 << 20;
+/// Longest URL or header value kept.
+pub const MAX_TEXT: usize = 10_000;
+/// Body text shown inline, in characters (as the reference).
+pub const BODY_LIMIT: usize = 10_000;
+/// URL characters shown in the list (as the reference).
+const LIST_URL_LIMIT: usize = 255;
+/// Documents whose requests are kept: the current one and the two before it.
+const DOCUMENTS_KEPT: usize = 3;
 
-pub fn on_event(_app: &mut crate::app::App, _session: &str, _method: &str, _params: &serde_json::Value) {}
+const RESOURCE_TYPES: &[&str] = &[
+    "document",
+    "stylesheet",
+    "image",
+    "media",
+    "font",
+    "script",
+    "texttrack",
+    "xhr",
+    "fetch",
+    "prefetch",
+    "eventsource",
+    "websocket",
+    "manifest",
+    "signedexchange",
+    "ping",
+    "cspviolationreport",
+    "preflight",
+    "fedcm",
+    "other",
+];
+
+pub const TOOLS: &[Tool] = &[
+    Tool {
+        name: "list_network_requests",
+        description: "List the requests the page made since its last navigation, one line each: reqid, method, URL and status (or the error of a failed request). At most 1000 requests are kept per page (the oldest are dropped first).",
+        properties: || {
+            json!({
+                "pageSize": {"type": "integer", "exclusiveMinimum": 0, "description": "How many requests to return per page of results. Without it (and without pageIdx) every request is returned."},
+                "pageIdx": {"type": "integer", "minimum": 0, "description": "Which page of results to return, counting from 0 (default 0)."},
+                "resourceTypes": {
+                    "type": "array",
+                    "items": {"type": "string", "enum": RESOURCE_TYPES},
+                    "description": "Only return requests of these resource types. Empty or absent: all types.",
+                },
+                "includePreservedRequests": {"type": "boolean", "default": false, "description": "Also return the requests of the two documents before the current one (the last 3 navigations)."},
+            })
+        },
+        required: &[],
+        read_only: true,
+        page_scoped: true,
+        run: list_network_requests,
+    },
+    Tool {
+        name: "get_network_request",
+        description: "Show one request in full by its reqid (from list_network_requests): status, request and response headers (including Cookie and Set-Cookie), bodies (text up to 10000 characters inline; give requestFilePath/responseFilePath to save them whole, binary ones included), failure, redirect chain and timing.",
+        properties: || {
+            json!({
+                "reqid": {"type": "number", "description": "The reqid of the request, as listed by list_network_requests."},
+                "requestFilePath": {"type": "string", "description": "Save the request body to this file (its extension becomes .network-request) instead of showing it."},
+                "responseFilePath": {"type": "string", "description": "Save the response body to this file (its extension becomes .network-response) instead of showing it."},
+            })
+        },
+        required: &[],
+        read_only: false,
+        page_scoped: true,
+        run: get_network_request,
+    },
+];
+
+// ---------------------------------------------------------------------------------------
+// Collecting
+
+/// A new page session: start receiving its network events (the page is paused before its
+/// first request).
+pub fn attach(app: &mut App, session: &str) {
+    browser::fire(app, Some(session), "Network.enable", json!({}));
+}
+
+pub fn on_event(app: &mut App, session: &str, method: &str, params: &Value) {
+    if !method.starts_with("Network.") && method != "Page.frameNavigated" {
+        return;
+    }
+    if let Some(page) = app.browser.pages.by_session_mut(session) {
+        page.network.on_event(method, params, &page.target_id);
+    }
+}
+
+/// Cuts `text` after `max` characters, saying so (as the reference cuts bodies and URLs).
+fn cut(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((i, _)) => format!("{}... <truncated>", &text[..i]),
+        None => text.to_owned(),
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// list_network_requests
+
+fn list_network_requests(app: &mut App, call: u64, args: Value) {
+    pages::with_page(
+        app,
+        page_arg(&args),
+        Box::new(move |app, r| {
+            let page = match r {
+                Ok(p) => p,
+                Err(e) => return fail(app, call, e),
+            };
+            let Some(p) = app.browser.pages.get(page) else {
+                return fail(app, call, pages::no_such_page(page));
+            };
+            let (section, structured) = render_list(&p.network, &args);
+            let mut resp = Response::for_page(page);
+            resp.structured = structured;
+            // After the page's own blocks (an open dialog), as the reference lays it out.
+            resp.snapshot = Some(section);
+            finish(app, call, resp);
+        }),
+    );
+}
+
+fn render_list(log: &Log, args: &Value) -> (String, Map<String, Value>) {
+    let preserved = args["includePreservedRequests"].as_bool().unwrap_or(false);
+    let types: Vec<&str> = args["resourceTypes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    let requests: Vec<&Request> = log
+        .requests(preserved)
+        .into_iter()
+        .filter(|r| types.is_empty() || types.contains(&r.resource_type.as_str()))
+        .collect();
+    let mut structured = Map::new();
+    let mut out = vec!["## Network requests".to_owned()];
+    if requests.is_empty() {
+        out.push("No requests found.".to_owned());
+        return (out.join("\n"), structured);
+    }
+    let paged = paginate(requests.len(), args);
+    out.extend(paged.lines);
+    structured.insert("pagination".into(), paged.structured);
+    let mut items = Vec::new();
+    for r in &requests[paged.start..paged.end] {
+        out.push(concise(r));
+        let mut item = summary(r);
+        item["selectedInDevToolsUI"] = json!(false);
+        items.push(item);
+    }
+    structured.insert("networkRequests".into(), Value::Array(items));
+    (out.join("\n"), structured)
+}
+
+/// `reqid=<id> <method> <url> [<status>]`, the URL cut as the reference cuts it.
+fn concise(r: &Request) -> String {
+    format!(
+        "reqid={} {} {} [{}]",
+        r.id,
+        r.method,
+        cut(&r.url, LIST_URL_LIMIT),
+        r.status()
+    )
+}
+
+fn summary(r: &Request) -> Value {
+    json!({
+        "requestId": r.id,
+        "method": r.method,
+        "url": r.url,
+        "status": r.status(),
+        "resourceType": r.resource_type,
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// get_network_request
+
+const NOTHING_SELECTED: &str = "Nothing is currently selected in the DevTools Network panel.";
+
+/// What the detail view needs of a request, copied out of the record.
+struct Detail {
+    summary: Value,
+    url: String,
+    status: String,
+    headers: Headers,
+    response: Option<(Headers, String)>,
+    failure: Option<String>,
+    /// The hops that redirected to this request, the latest first: (line, JSON).
+    chain: Vec<(String, Value)>,
+    timing: Option<(String, Value)>,
+}
+
+fn get_network_request(app: &mut App, call: u64, args: Value) {
+    let wanted = args["reqid"].as_f64().unwrap_or(0.0);
+    let request_file = args["requestFilePath"].as_str().map(str::to_owned);
+    let response_file = args["responseFilePath"].as_str().map(str::to_owned);
+    pages::with_page(
+        app,
+        page_arg(&args),
+        Box::new(move |app, r| {
+            let page = match r {
+                Ok(p) => p,
+                Err(e) => return fail(app, call, e),
+            };
+            let Some(p) = app.browser.pages.get(page) else {
+                return fail(app, call, pages::no_such_page(page));
+            };
+            if wanted == 0.0 {
+                // The reference then shows the request selected in a DevTools window; there is
+                // no such window here.
+                let mut resp = Response::for_page(page);
+                resp.line(NOTHING_SELECTED);
+                return finish(app, call, resp);
+            }
+            if let Some(d) = &p.dialog {
+                // As the reference answers: the open-dialog block, then the error.
+                let default = if d.kind == "prompt" {
+                    format!(" (default value: \"{}\")", d.default_prompt)
+                } else {
+                    String::new()
+                };
+                let text = format!(
+                    "# Open dialog\n{kind}: {message}{default}.\nCall handle_dialog to handle it before continuing.\nError: A dialog is open ({kind}: {message}).",
+                    kind = d.kind,
+                    message = d.message,
+                );
+                return fail_bare(app, call, text);
+            }
+            let found = (wanted >= 1.0 && wanted.fract() == 0.0)
+                .then(|| p.network.find(wanted as u64))
+                .flatten();
+            let Some(r) = found else {
+                return fail_bare(app, call, "Request not found for selected page");
+            };
+            let detail = detail_of(&p.network, r);
+            let wanted = bodies::Wanted {
+                cdp_id: r.cdp_id.clone(),
+                has_post_data: r.has_post_data,
+                has_response: r.response.is_some(),
+                loading: r.response.is_some() && r.finished.is_none(),
+                redirected: r.redirected,
+                request_file,
+                response_file,
+            };
+            let session = p.session.clone();
+            bodies::fetch(
+                app,
+                session,
+                wanted,
+                Box::new(move |app, r| match r {
+                    Err(e) => fail_bare(app, call, e),
+                    Ok((request, response)) => {
+                        let (text, structured) = render_detail(&detail, request, response);
+                        let mut resp = Response::for_page(page);
+                        resp.structured = structured;
+                        resp.snapshot = Some(text);
+                        finish(app, call, resp);
+                    }
+                }),
+            );
+        }),
+    );
+}
+
+/// An error the reference reports outside its tool handler: the bare message, without the
+/// `Error: ` line prefix.
+fn fail_bare(app: &mut App, call: u64, message: impl Into<String>) {
+    server::finish(app, call, ToolResult::error(message));
+}
+
+fn detail_of(log: &Log, r: &Request) -> Detail {
+    let chain = r
+        .redirected_from
+        .iter()
+        .rev()
+        .filter_map(|id| log.find(*id))
+        .map(|hop| (concise(hop), summary(hop)))
+        .collect();
+    Detail {
+        summary: summary(r),
+        url: r.url.clone(),
+        status: r.status(),
+        headers: r.headers.clone(),
+        response: r
+            .response
+            .as_ref()
+            .map(|a| (a.headers.clone(), a.mime_type.clone())),
+        failure: r.failure.clone(),
+        chain,
+        timing: timing(r),
+    }
+}
+
+/// How long the request took, by the browser's own clock.
+fn timing(r: &Request) -> Option<(String, Value)> {
+    if r.started <= 0.0 {
+        return None;
+    }
+    let ms = |t: f64| ((t - r.started) * 10_000.0).round() / 10.0;
+    let mut parts = Vec::new();
+    let mut data = json!({"startedAt": r.wall_time});
+    if let Some(a) = r.response.as_ref().filter(|a| a.at > 0.0) {
+        parts.push(format!("response headers after {} ms", ms(a.at)));
+        data["responseHeadersMs"] = json!(ms(a.at));
+    }
+    match r.finished {
+        Some(end) => {
+            let verb = if r.failure.is_some() {
+                "failed"
+            } else {
+                "finished"
+            };
+            parts.push(format!("{verb} after {} ms", ms(end)));
+            data["totalMs"] = json!(ms(end));
+        }
+        None => parts.push("not finished yet".to_owned()),
+    }
+    if let Some(n) = r.encoded_length {
+        parts.push(format!("{n} bytes transferred"));
+        data["encodedDataLength"] = json!(n);
+    }
+    let text = parts.join(", ");
+    let mut chars = text.chars();
+    let text = match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect::<String>(),
+        None => text,
+    };
+    Some((format!("{text}."), data))
+}
+
+fn render_detail(
+    d: &Detail,
+    request: Option<Body>,
+    response: Option<Body>,
+) -> (String, Map<String, Value>) {
+    let mut out = vec![
+        format!("## Request {}", d.url),
+        format!("Status: {}", d.status),
+        "### Request Headers".to_owned(),
+    ];
+    let mut json = d.summary.clone();
+    out.extend(header_lines(&d.headers));
+    json["requestHeaders"] = header_map(&d.headers);
+    body_section(&mut out, &mut json, "Request", request);
+    if let Some((headers, mime)) = &d.response {
+        out.push("### Response Headers".to_owned());
+        out.extend(header_lines(headers));
+        json["responseHeaders"] = header_map(headers);
+        json["mimeType"] = json!(mime);
+    }
+    body_section(&mut out, &mut json, "Response", response);
+    if let Some(failure) = &d.failure {
+        out.push("### Request failed with".to_owned());
+        out.push(failure.clone());
+        json["failure"] = json!(failure);
+    }
+    if !d.chain.is_empty() {
+        out.push("### Redirect chain".to_owned());
+        for (indent, (line, _)) in d.chain.iter().enumerate() {
+            out.push(format!("{}{line}", "  ".repeat(indent)));
+        }
+        json["redirectChain"] = Value::Array(d.chain.iter().map(|(_, j)| j.clone()).collect());
+    }
+    // Not in the reference's text: how long the request took.
+    if let Some((text, data)) = &d.timing {
+        out.push("### Timing".to_owned());
+        out.push(text.clone());
+        json["timing"] = data.clone();
+    }
+    let mut structured = Map::new();
+    structured.insert("networkRequest".into(), json);
+    (out.join("\n"), structured)
+}
+
+fn header_lines(headers: &Headers) -> impl Iterator<Item = String> + '_ {
+    headers
+        .iter()
+        .map(|(name, value)| format!("- {name}:{value}"))
+}
+
+fn header_map(headers: &Headers) -> Value {
+    Value::Object(
+        headers
+            .iter()
+            .map(|(n, v)| (n.clone(), Value::String(v.clone())))
+            .collect(),
+    )
+}
+
+/// `### Request Body` / `### Response Body` with the text, or where it was saved.
+fn body_section(out: &mut Vec<String>, json: &mut Value, which: &str, body: Option<Body>) {
+    let key = which.to_ascii_lowercase();
+    match body {
+        Some(Body::Inline(text)) => {
+            out.push(format!("### {which} Body"));
+            out.push(text.clone());
+            json[format!("{key}Body")] = json!(text);
+        }
+        Some(Body::Saved(path)) => {
+            out.push(format!("### {which} Body"));
+            out.push(format!("Saved to {path}."));
+            json[format!("{key}BodyFilePath")] = json!(path);
+        }
+        None => {}
+    }
+}

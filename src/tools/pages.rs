@@ -185,6 +185,7 @@ fn close_page(app: &mut App, call: u64, args: Value) {
             let Some(target_id) = app.browser.pages.get(page).map(|p| p.target_id.clone()) else {
                 return fail(app, call, pages::no_such_page(page));
             };
+            let was_selected = app.browser.pages.selected == Some(page);
             // Wait for the target to be gone from our list, so the answer lists the rest.
             browser::waiters::wait(
                 app,
@@ -195,7 +196,15 @@ fn close_page(app: &mut App, call: u64, args: Value) {
                 format!("Page {page} did not close within 10 s."),
                 Box::new(move |app, r| match r {
                     Err(e) => fail(app, call, e),
-                    Ok(_) => finish(app, call, pages_only()),
+                    Ok(_) => {
+                        let mut resp = pages_only();
+                        if let (true, Some(now)) = (was_selected, app.browser.pages.selected) {
+                            resp.line(format!(
+                                "Note: the previously selected page was closed. Page {now} is now selected."
+                            ));
+                        }
+                        finish(app, call, resp)
+                    }
                 }),
             );
             let tid = app.browser.pages.get(page).map(|p| p.target_id.clone());

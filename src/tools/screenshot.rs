@@ -1,5 +1,596 @@
-//! (being written)
+//! `take_screenshot`: the viewport, the whole page or one element, as an image in the answer
+//! or written to a file.
+//!
+//! A page with an open dialog cannot paint, so a capture would wait for as long as the dialog
+//! stays; the call refuses at once when a dialog is open and gives up as soon as one opens.
 
-use super::Tool;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
 
-pub const TOOLS: &[Tool] = &[];
+use serde_json::{json, Value};
+
+use super::emulation::dialog_blocks;
+use super::response::{finish, Response};
+use super::{fail, page_arg, Tool};
+use crate::app::{App, Done, Once};
+use crate::browser::snapshot::no_snapshot_message;
+use crate::browser::{self, pages, waiters};
+use crate::error::Error;
+
+pub const TOOLS: &[Tool] = &[Tool {
+    name: "take_screenshot",
+    description: "Take a screenshot of the visible part of the page, of the whole page, or of one element. \
+The image comes back in the answer, or is written to filePath. To read a page's content, take_snapshot is \
+cheaper and gives element uids.",
+    properties: || {
+        json!({
+            "format": {
+                "type": "string", "enum": ["png", "jpeg", "webp"], "default": "png",
+                "description": "Image format (default \"png\").",
+            },
+            "quality": {
+                "type": "number", "minimum": 0, "maximum": 100,
+                "description": "Compression quality for jpeg and webp, 0-100 (higher: better and larger). Not used for png.",
+            },
+            "uid": {
+                "type": "string",
+                "description": "Screenshot only this element: its uid from take_snapshot. Leave out for the page.",
+            },
+            "fullPage": {
+                "type": "boolean",
+                "description": "Capture the whole page, not only what the viewport shows. Not with uid.",
+            },
+            "filePath": {
+                "type": "string",
+                "description": "Write the image to this file (absolute, or relative to the working directory) instead of returning it. The extension is set to match the format.",
+            },
+        })
+    },
+    required: &[],
+    read_only: false,
+    page_scoped: true,
+    run: take_screenshot,
+}];
+
+/// Images at least this large (decoded) are written to a temporary file instead of being
+/// sent inline, where they would swamp the agent's context (the reference's threshold).
+const INLINE_LIMIT: usize = 2_000_000;
+
+/// How long a capture may take. Even a very tall page takes a few seconds; longer means the
+/// page's main thread is stuck.
+const CAPTURE_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// What to capture.
+enum Area {
+    Viewport,
+    FullPage,
+    Element(String),
+}
+
+struct Shot {
+    format: String,
+    quality: Option<f64>,
+    file_path: Option<String>,
+}
+
+fn take_screenshot(app: &mut App, call: u64, args: Value) {
+    let format = args["format"].as_str().unwrap_or("png").to_owned();
+    let shot = Shot {
+        quality: if format == "png" {
+            None
+        } else {
+            args["quality"].as_f64()
+        },
+        format,
+        file_path: args["filePath"].as_str().map(str::to_owned),
+    };
+    let full_page = args["fullPage"].as_bool().unwrap_or(false);
+    let uid = args["uid"].as_str().map(str::to_owned);
+    pages::with_page(
+        app,
+        page_arg(&args),
+        Box::new(move |app, r| {
+            let page = match r {
+                Ok(p) => p,
+                Err(e) => return fail(app, call, e),
+            };
+            if let Some(message) = dialog_blocks(app, page) {
+                return fail(app, call, message);
+            }
+            let area = match (uid, full_page) {
+                (Some(_), true) => {
+                    return fail(
+                        app,
+                        call,
+                        "Providing both \"uid\" and \"fullPage\" is not allowed.",
+                    )
+                }
+                (Some(uid), false) => Area::Element(uid),
+                (None, true) => Area::FullPage,
+                (None, false) => Area::Viewport,
+            };
+            let session = match pages::session_of(app, page) {
+                Ok(s) => s,
+                Err(e) => return fail(app, call, e),
+            };
+            let line = match &area {
+                Area::Element(uid) => format!("Took a screenshot of node with uid \"{uid}\"."),
+                Area::FullPage => "Took a screenshot of the full current page.".to_owned(),
+                Area::Viewport => "Took a screenshot of the current page's viewport.".to_owned(),
+            };
+            let (format, quality) = (shot.format.clone(), shot.quality);
+            unless_dialog(
+                app,
+                &session.clone(),
+                CAPTURE_TIMEOUT,
+                format!(
+                    "The screenshot was not taken within {} s: the page is not painting (is its main thread busy?).",
+                    CAPTURE_TIMEOUT.as_secs()
+                ),
+                Box::new(move |app, done| capture(app, page, session, area, format, quality, done)),
+                Box::new(move |app, r: Result<String, Error>| match r {
+                    Ok(data) => answer(app, call, page, shot, line, data),
+                    Err(e) => fail(app, call, e),
+                }),
+            );
+        }),
+    );
+}
+
+/// Captures `area` and hands over the image, base64-encoded as the browser sent it.
+fn capture(
+    app: &mut App,
+    page: u32,
+    session: String,
+    area: Area,
+    format: String,
+    quality: Option<f64>,
+    done: Done<String>,
+) {
+    let mut params = json!({"format": format, "optimizeForSpeed": true, "fromSurface": true});
+    if let Some(q) = quality {
+        params["quality"] = json!(q.round() as i64);
+    }
+    match area {
+        Area::Viewport => {
+            params["captureBeyondViewport"] = json!(false);
+            send_capture(app, &session, params, done);
+        }
+        Area::FullPage => {
+            // Without a clip, capturing beyond the viewport takes the whole document.
+            params["captureBeyondViewport"] = json!(true);
+            send_capture(app, &session, params, done);
+        }
+        Area::Element(uid) => element_clip(
+            app,
+            page,
+            uid,
+            Box::new(move |app, r| match r {
+                Ok(clip) => {
+                    params["clip"] = clip;
+                    params["captureBeyondViewport"] = json!(true);
+                    send_capture(app, &session, params, done);
+                }
+                Err(e) => done(app, Err(e)),
+            }),
+        ),
+    }
+}
+
+fn send_capture(app: &mut App, session: &str, params: Value, done: Done<String>) {
+    browser::send_raw(
+        app,
+        Some(session),
+        "Page.captureScreenshot",
+        params,
+        Box::new(move |app, r| {
+            let data = r.map(|mut v| match v["data"].take() {
+                Value::String(s) => s,
+                _ => String::new(),
+            });
+            match data {
+                Ok(d) if d.is_empty() => done(
+                    app,
+                    Err(Error::Page("The browser returned no image.".into())),
+                ),
+                other => done(app, other),
+            }
+        }),
+    );
+}
+
+/// The element's border box in page coordinates, after scrolling it into view (as a user
+/// would see it; lazy content gets its chance to load).
+fn element_clip(app: &mut App, page: u32, uid: String, done: Done<Value>) {
+    let Some(p) = app.browser.pages.get(page) else {
+        return done(app, Err(pages::no_such_page(page)));
+    };
+    let Some(snap) = &p.snapshot else {
+        return done(app, Err(Error::Invalid(no_snapshot_message(page))));
+    };
+    let backend = match snap.resolve(&uid) {
+        Ok(e) => e.backend_node_id,
+        Err(e) => return done(app, Err(Error::Invalid(e.message(&uid, page)))),
+    };
+    let session = p.session.clone();
+    let node = json!({"backendNodeId": backend});
+    let s = session.clone();
+    browser::send_raw(
+        app,
+        Some(&session),
+        "DOM.scrollIntoViewIfNeeded",
+        node.clone(),
+        Box::new(move |app, r| {
+            if let Err(e) = r {
+                return done(app, Err(node_error(e, &uid)));
+            }
+            browser::send_raw(
+                app,
+                Some(&s.clone()),
+                "DOM.getBoxModel",
+                node,
+                Box::new(move |app, r| {
+                    let model = match r {
+                        Ok(m) => m,
+                        Err(e) => return done(app, Err(node_error(e, &uid))),
+                    };
+                    let (x, y, w, h) = match border_box(&model["model"]["border"]) {
+                        Ok(b) => b,
+                        Err(message) => return done(app, Err(Error::Page(message))),
+                    };
+                    // The box is relative to the viewport; the clip is in page coordinates.
+                    browser::send_raw(
+                        app,
+                        Some(&s),
+                        "Runtime.evaluate",
+                        json!({"expression": "[visualViewport.pageLeft, visualViewport.pageTop]", "returnByValue": true}),
+                        Box::new(move |app, r| {
+                            let offset = r.map(|v| {
+                                let o = &v["result"]["value"];
+                                (o[0].as_f64().unwrap_or(0.0), o[1].as_f64().unwrap_or(0.0))
+                            });
+                            match offset {
+                                Ok((left, top)) => {
+                                    done(app, Ok(round_clip(x + left, y + top, w, h)))
+                                }
+                                Err(e) => done(app, Err(e)),
+                            }
+                        }),
+                    );
+                }),
+            );
+        }),
+    );
+}
+
+/// The browser's complaint about a node, in the words the reference uses.
+fn node_error(e: Error, uid: &str) -> Error {
+    match &e {
+        Error::Cdp { message, .. }
+            if message.contains("No node") || message.contains("find node") =>
+        {
+            Error::Invalid(format!(
+                "Element with uid {uid} no longer exists on the page."
+            ))
+        }
+        Error::Cdp { .. } => Error::Page("Node is either not visible or not an HTMLElement".into()),
+        _ => e,
+    }
+}
+
+/// The bounding box (x, y, width, height) of a quad of four points.
+fn border_box(quad: &Value) -> Result<(f64, f64, f64, f64), String> {
+    let points: Vec<f64> = quad
+        .as_array()
+        .map(|a| a.iter().filter_map(Value::as_f64).collect())
+        .unwrap_or_default();
+    if points.len() != 8 {
+        return Err("Node is either not visible or not an HTMLElement".into());
+    }
+    let xs = [points[0], points[2], points[4], points[6]];
+    let ys = [points[1], points[3], points[5], points[7]];
+    let min = |v: &[f64; 4]| v.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = |v: &[f64; 4]| v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let (x, y) = (min(&xs), min(&ys));
+    let (w, h) = (max(&xs) - x, max(&ys) - y);
+    if w == 0.0 {
+        return Err("Node has 0 width.".into());
+    }
+    if h == 0.0 {
+        return Err("Node has 0 height.".into());
+    }
+    Ok((x, y, w, h))
+}
+
+/// Whole pixels, keeping the far edges where they were.
+fn round_clip(x: f64, y: f64, w: f64, h: f64) -> Value {
+    let (rx, ry) = (x.round(), y.round());
+    json!({
+        "x": rx,
+        "y": ry,
+        "width": (w + x - rx).round(),
+        "height": (h + y - ry).round(),
+        "scale": 1,
+    })
+}
+
+fn answer(app: &mut App, call: u64, page: u32, shot: Shot, line: String, data: String) {
+    let mut resp = Response::for_page(page);
+    resp.line(line);
+    let saved = match shot.file_path {
+        Some(path) => Some(decode_base64(&data).and_then(|bytes| {
+            let target = output_path(&path, &shot.format)?;
+            write_private(&target, &bytes)?;
+            Ok(target)
+        })),
+        None if decoded_len(&data) >= INLINE_LIMIT => {
+            Some(decode_base64(&data).and_then(|bytes| {
+                let target = temp_dir()?.join(format!("screenshot.{}", shot.format));
+                write_private(&target, &bytes)?;
+                Ok(target)
+            }))
+        }
+        None => None,
+    };
+    match saved {
+        Some(Ok(target)) => {
+            resp.line(format!("Saved screenshot to {}.", target.display()));
+        }
+        Some(Err(message)) => return fail(app, call, message),
+        None => resp.images.push(json!({
+            "type": "image",
+            "data": data,
+            "mimeType": format!("image/{}", shot.format),
+        })),
+    }
+    finish(app, call, resp);
+}
+
+/// Runs `work` unless the page shows a dialog first: a dialog opening (which stops the page's
+/// rendering and script, so `work` would wait for as long as it stays open) ends the wait at
+/// once with an error naming it, and so does `timeout`. Whichever comes first answers `done`.
+pub fn unless_dialog<T: 'static>(
+    app: &mut App,
+    session: &str,
+    timeout: Duration,
+    timeout_message: String,
+    work: Box<dyn FnOnce(&mut App, Done<T>)>,
+    done: Done<T>,
+) {
+    let once = Once::new(done);
+    let on_dialog = once.clone();
+    let waiter = waiters::wait(
+        app,
+        session,
+        "Page.javascriptDialogOpening",
+        |_| true,
+        timeout,
+        timeout_message,
+        Box::new(move |app, r| {
+            let err = match r {
+                Ok(p) => Error::Page(format!(
+                    "A dialog is open ({}: {}).",
+                    p["type"].as_str().unwrap_or("alert"),
+                    p["message"].as_str().unwrap_or("")
+                )),
+                Err(e) => e,
+            };
+            on_dialog.call(app, Err(err));
+        }),
+    );
+    work(
+        app,
+        Box::new(move |app, r| {
+            waiters::cancel(app, waiter);
+            once.call(app, r);
+        }),
+    );
+}
+
+// ---------------------------------------------------------------- files
+
+/// Where a file the agent named is written: absolute, with the symbolic links of the part
+/// that exists resolved, and the extension set to the image format's.
+fn output_path(requested: &str, ext: &str) -> Result<PathBuf, String> {
+    let absolute = std::path::absolute(requested)
+        .map_err(|e| format!("Could not resolve the path {requested:?}: {e}"))?;
+    let resolved = resolve_existing_prefix(&absolute);
+    Ok(with_extension(&resolved, ext))
+}
+
+/// `path` with its longest existing ancestor replaced by that ancestor's canonical form.
+fn resolve_existing_prefix(path: &Path) -> PathBuf {
+    let mut missing = Vec::new();
+    let mut current = path.to_path_buf();
+    loop {
+        if let Ok(real) = std::fs::canonicalize(&current) {
+            let mut out = real;
+            for part in missing.iter().rev() {
+                out.push(part);
+            }
+            return out;
+        }
+        match (current.file_name().map(|n| n.to_owned()), current.parent()) {
+            (Some(name), Some(parent)) => {
+                missing.push(name);
+                current = parent.to_path_buf();
+            }
+            _ => return path.to_path_buf(),
+        }
+    }
+}
+
+/// Replaces the last extension of the file name (a leading dot does not start one) by `ext`.
+fn with_extension(path: &Path, ext: &str) -> PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let stem = match name.rfind('.') {
+        Some(i) if i > 0 => &name[..i],
+        _ => name.as_str(),
+    };
+    path.with_file_name(format!("{stem}.{ext}"))
+}
+
+/// Writes a file only the user can read, creating its directory, refusing to follow a
+/// symbolic link at the file itself (it could point anywhere).
+fn write_private(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let quoted = serde_json::to_string(&path.to_string_lossy()).unwrap_or_default();
+    let fail = |e: std::io::Error| format!("Could not write {quoted}: {e}");
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(fail)?;
+    }
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+        .map_err(fail)?;
+    file.write_all(bytes).map_err(fail)
+}
+
+/// A new private directory under the system's temporary directory.
+fn temp_dir() -> Result<PathBuf, String> {
+    use std::os::unix::fs::DirBuilderExt;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let base = std::env::temp_dir();
+    let mut last = None;
+    for _ in 0..16 {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0);
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let dir = base.join(format!(
+            "devtools-mcp-{}-{nanos:08x}{n}",
+            std::process::id()
+        ));
+        // Creating (not reusing) the directory is what makes it ours alone.
+        match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(format!(
+        "Could not create a temporary directory in {}: {}",
+        base.display(),
+        last.map(|e| e.to_string()).unwrap_or_default()
+    ))
+}
+
+// ---------------------------------------------------------------- base64
+
+/// How many bytes `data` (padded standard base64) decodes to.
+fn decoded_len(data: &str) -> usize {
+    let padding = data.bytes().rev().take_while(|b| *b == b'=').count().min(2);
+    (data.len() / 4 * 3).saturating_sub(padding)
+}
+
+/// Decodes standard base64 (the alphabet with `+` and `/`, `=` padding), as the browser sends
+/// images.
+fn decode_base64(data: &str) -> Result<Vec<u8>, String> {
+    fn value(c: u8) -> Option<u32> {
+        match c {
+            b'A'..=b'Z' => Some((c - b'A') as u32),
+            b'a'..=b'z' => Some((c - b'a') as u32 + 26),
+            b'0'..=b'9' => Some((c - b'0') as u32 + 52),
+            b'+' => Some(62),
+            b'/' => Some(63),
+            _ => None,
+        }
+    }
+    let bad = || "The browser sent an image that is not valid base64.".to_owned();
+    let bytes = data.trim_end_matches('=').as_bytes();
+    if data.len() - bytes.len() > 2 || bytes.len() % 4 == 1 {
+        return Err(bad());
+    }
+    let mut out = Vec::with_capacity(bytes.len() / 4 * 3 + 2);
+    for chunk in bytes.chunks(4) {
+        let mut acc = 0u32;
+        for (i, c) in chunk.iter().enumerate() {
+            acc |= value(*c).ok_or_else(bad)? << (18 - 6 * i);
+        }
+        let produced = chunk.len() - 1; // 4 chars → 3 bytes, 3 → 2, 2 → 1
+        for i in 0..produced {
+            out.push((acc >> (16 - 8 * i)) as u8);
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_round_trips_known_vectors() {
+        let cases: &[(&str, &[u8])] = &[
+            ("", b""),
+            ("Zg==", b"f"),
+            ("Zm8=", b"fo"),
+            ("Zm9v", b"foo"),
+            ("Zm9vYg==", b"foob"),
+            ("Zm9vYmE=", b"fooba"),
+            ("Zm9vYmFy", b"foobar"),
+            ("AP8=", &[0, 255]),
+            ("+/+/", &[0xfb, 0xff, 0xbf]),
+            (
+                "iVBORw0KGgo=",
+                &[0x89, b'P', b'N', b'G', 0x0d, 0x0a, 0x1a, 0x0a],
+            ),
+        ];
+        for (text, bytes) in cases {
+            assert_eq!(decode_base64(text).as_deref(), Ok(*bytes), "{text}");
+            assert_eq!(decoded_len(text), bytes.len(), "{text}");
+        }
+        // Unpadded input decodes too.
+        assert_eq!(decode_base64("Zg").as_deref(), Ok(&b"f"[..]));
+    }
+
+    #[test]
+    fn base64_rejects_garbage() {
+        assert!(decode_base64("Zm9v!").is_err());
+        assert!(decode_base64("Z").is_err());
+        assert!(decode_base64("Zg===").is_err());
+        assert!(decode_base64("Zm 9v").is_err());
+    }
+
+    #[test]
+    fn extensions_follow_the_format() {
+        let p = |s: &str, e: &str| with_extension(Path::new(s), e).display().to_string();
+        assert_eq!(p("/tmp/a.png", "jpeg"), "/tmp/a.jpeg");
+        assert_eq!(p("/tmp/noext", "png"), "/tmp/noext.png");
+        assert_eq!(p("/tmp/a.tar.gz", "webp"), "/tmp/a.tar.webp");
+        assert_eq!(p("/tmp/.hidden", "png"), "/tmp/.hidden.png");
+        assert_eq!(p("/tmp/dir.x/shot", "png"), "/tmp/dir.x/shot.png");
+    }
+
+    #[test]
+    fn paths_resolve_missing_parts() {
+        let base = std::env::temp_dir().canonicalize().unwrap();
+        let p = output_path(
+            &format!("{}/no-such-dir-h7/x/shot.png", base.display()),
+            "png",
+        )
+        .unwrap();
+        assert_eq!(p, base.join("no-such-dir-h7/x/shot.png"));
+    }
+
+    #[test]
+    fn boxes() {
+        let quad = json!([10.0, 20.0, 110.0, 20.0, 110.0, 70.0, 10.0, 70.0]);
+        assert_eq!(border_box(&quad), Ok((10.0, 20.0, 100.0, 50.0)));
+        let flat = json!([10.0, 20.0, 10.0, 20.0, 10.0, 70.0, 10.0, 70.0]);
+        assert_eq!(border_box(&flat), Err("Node has 0 width.".into()));
+        assert_eq!(
+            round_clip(10.4, 20.6, 100.2, 50.0),
+            json!({"x": 10.0, "y": 21.0, "width": 101.0, "height": 50.0, "scale": 1})
+        );
+    }
+}

@@ -98,17 +98,19 @@ fn evaluate_script(app: &mut App, call: u64, args: Value) {
     pages::with_page(
         app,
         page_arg(&args),
-        Box::new(move |app, r| match r.and_then(|page| pages::not_crashed(app, page).map(|_| page)) {
-            Err(e) => fail(app, call, e),
-            Ok(page) => super::snapshot::resolve_uids(
-                app,
-                page,
-                script.uids.clone(),
-                Box::new(move |app, r| match r {
-                    Err(e) => fail(app, call, e),
-                    Ok(objects) => run(app, call, page, script, objects),
-                }),
-            ),
+        Box::new(move |app, r| {
+            match r.and_then(|page| pages::not_crashed(app, page).map(|_| page)) {
+                Err(e) => fail(app, call, e),
+                Ok(page) => super::snapshot::resolve_uids(
+                    app,
+                    page,
+                    script.uids.clone(),
+                    Box::new(move |app, r| match r {
+                        Err(e) => fail(app, call, e),
+                        Ok(objects) => run(app, call, page, script, objects),
+                    }),
+                ),
+            }
         }),
     );
 }
@@ -329,24 +331,45 @@ mod tests {
 
     #[test]
     fn an_error_is_reported_by_its_message() {
-        let ex = |class: &str, desc: &str| {
-            json!({"exception": {"type": "object", "subtype": "error", "className": class, "description": desc}})
-        };
+        let ex = |class: &str, desc: &str| json!({"exception": {"type": "object", "subtype": "error", "className": class, "description": desc}});
         let stack = "\n    at <anonymous>:7:15\n    at <anonymous>:8:2";
-        assert_eq!(exception_message(&ex("Error", &format!("Error: boom here{stack}"))), "boom here");
         assert_eq!(
-            exception_message(&ex("TypeError", &format!("TypeError: x is not a function{stack}"))),
+            exception_message(&ex("Error", &format!("Error: boom here{stack}"))),
+            "boom here"
+        );
+        assert_eq!(
+            exception_message(&ex(
+                "TypeError",
+                &format!("TypeError: x is not a function{stack}")
+            )),
             "x is not a function"
         );
-        assert_eq!(exception_message(&ex("SyntaxError", "SyntaxError: Unexpected token ')'")), "Unexpected token ')'");
-        assert_eq!(exception_message(&ex("Error", &format!("Error{stack}"))), "");
+        assert_eq!(
+            exception_message(&ex("SyntaxError", "SyntaxError: Unexpected token ')'")),
+            "Unexpected token ')'"
+        );
+        assert_eq!(
+            exception_message(&ex("Error", &format!("Error{stack}"))),
+            ""
+        );
         // A message over several lines keeps them all.
         assert_eq!(
-            exception_message(&ex("TypeError", &format!("TypeError: first\n    --> second{stack}"))),
+            exception_message(&ex(
+                "TypeError",
+                &format!("TypeError: first\n    --> second{stack}")
+            )),
             "first\n    --> second"
         );
         // A thrown value that is not an Error is shown as it is.
-        assert_eq!(exception_message(&json!({"exception": {"type": "string", "value": "plain"}})), "plain");
-        assert_eq!(exception_message(&json!({"exception": {"type": "number", "value": 42, "description": "42"}})), "42");
+        assert_eq!(
+            exception_message(&json!({"exception": {"type": "string", "value": "plain"}})),
+            "plain"
+        );
+        assert_eq!(
+            exception_message(
+                &json!({"exception": {"type": "number", "value": 42, "description": "42"}})
+            ),
+            "42"
+        );
     }
 }

@@ -1,5 +1,7 @@
 //! `list_3p_developer_tools` and `execute_3p_developer_tool`: the tools a page exposes.
 
+use std::io::Write;
+
 use serde_json::{json, Map, Value};
 
 use super::response::{finish, Response};
@@ -95,7 +97,7 @@ fn execute_tool(app: &mut App, call: u64, args: Value) {
         app,
         page_arg(&args),
         Box::new(move |app, r| {
-            let page = match r {
+            let page = match r.and_then(|p| pages::not_crashed(app, p).map(|_| p)) {
                 Ok(p) => p,
                 Err(e) => return fail(app, call, e),
             };
@@ -154,6 +156,9 @@ pub fn run_tool(
     );
 }
 
+/// The size of each further piece fetched from the page for `filePath` (UTF-16 units).
+const PIECE_UNITS: u64 = 4_000_000;
+
 #[allow(clippy::too_many_arguments)]
 fn invoke(
     app: &mut App,
@@ -185,7 +190,9 @@ fn invoke(
             }
         })
         .collect();
-    let options = json!({"elementKeys": keys, "maxChars": if file_path.is_some() { Value::Null } else { json!(max_chars) }});
+    // Even with filePath the first answer is capped: the rest is fetched in pieces, so no
+    // single CDP message has to carry a huge result.
+    let options = json!({"elementKeys": keys, "maxChars": max_chars});
     let mut arguments = vec![
         json!({"value": name}),
         json!({"value": params}),
@@ -211,7 +218,14 @@ fn invoke(
         Box::new(move |app, r| {
             let text = match envelope_text(r) {
                 Ok(t) => t,
-                Err(e) => return fail(app, call, e),
+                Err(e) => {
+                    if matches!(e, Error::PageGone(_)) {
+                        if let Some(p) = app.browser.pages.get_mut(page) {
+                            p.tools.mark_navigating();
+                        }
+                    }
+                    return fail(app, call, e);
+                }
             };
             answer(app, call, page, text, file_path)
         }),
@@ -244,43 +258,134 @@ fn answer(app: &mut App, call: u64, page: u32, text: String, file_path: Option<S
     if elements > 0 {
         return with_element_uids(app, call, page, run, elements, file_path);
     }
-    let mut resp = Response::for_page(page);
-    write_body(
-        &mut resp,
-        &header,
-        body,
-        file_path.as_deref(),
-        app.settings.max_result_bytes,
-    );
-    crate::tools::script::take_dialog_notes(app, call, page, &mut resp);
-    finish(app, call, resp);
+    deliver(app, call, page, header, body.to_owned(), file_path, None);
 }
 
-fn write_body(
-    resp: &mut Response,
-    header: &Value,
-    body: &str,
-    file_path: Option<&str>,
-    cap: usize,
+/// The last step of a run: the text inline (capped, with a marker) or whole in `filePath`
+/// (fetching what the first answer left out), then the page forgets what it kept for the run.
+fn deliver(
+    app: &mut App,
+    call: u64,
+    page: u32,
+    header: Value,
+    body: String,
+    file_path: Option<String>,
+    snapshot: Option<String>,
 ) {
+    let session = match pages::session_of(app, page) {
+        Ok(s) => s,
+        Err(e) => return fail(app, call, e),
+    };
+    let run = header["run"].clone();
+    let piece = Piece {
+        session: session.clone(),
+        run: run.clone(),
+        offset: body.encode_utf16().count() as u64,
+        total: header["totalChars"].as_u64().unwrap_or(0),
+    };
+    let release = move |app: &mut App| {
+        browser::fire(
+            app,
+            Some(&session),
+            "Runtime.evaluate",
+            json!({"expression": format!("window.__dtmcp && window.__dtmcp.release({run})")}),
+        );
+    };
+    let reply = move |app: &mut App, lines: Vec<String>| {
+        let mut resp = Response::for_page(page);
+        for line in lines {
+            resp.line(line);
+        }
+        resp.snapshot = snapshot;
+        crate::tools::script::take_dialog_notes(app, call, page, &mut resp);
+        finish(app, call, resp);
+    };
     if header["undefined"] == true {
-        resp.line("Tool returned no result.");
-        return;
+        release(app);
+        return reply(app, vec!["Tool returned no result.".into()]);
     }
-    if let Some(path) = file_path {
-        match std::fs::write(path, body.as_bytes()) {
-            Ok(()) => resp.line(format!("Tool result saved to {path}.")),
-            Err(e) => resp.line(format!("Could not write {path}: {e}")),
-        };
-        return;
+    let truncated = header["truncated"] == true;
+    let Some(path) = file_path else {
+        let mut lines = vec![body];
+        if truncated {
+            let cap = app.settings.max_result_bytes;
+            lines.push(format!(
+                "[Result truncated: showing the first {cap} of {} characters. Pass filePath to get the whole result.]",
+                piece.total
+            ));
+        }
+        release(app);
+        return reply(app, lines);
+    };
+    let mut file = match std::fs::File::create(&path) {
+        Ok(f) => f,
+        Err(e) => return fail(app, call, format!("Could not write {path}: {e}")),
+    };
+    if let Err(e) = file.write_all(body.as_bytes()) {
+        return fail(app, call, format!("Could not write {path}: {e}"));
     }
-    resp.line(body);
-    if header["truncated"] == true {
-        let total = header["totalChars"].as_u64().unwrap_or(0);
-        resp.line(format!(
-            "[Result truncated: showing the first {cap} of {total} characters. Pass filePath to get the whole result.]"
-        ));
+    if !truncated {
+        release(app);
+        return reply(app, vec![format!("Tool result saved to {path}.")]);
     }
+    write_rest(
+        app,
+        piece,
+        file,
+        Box::new(move |app, r| {
+            release(app);
+            match r {
+                Ok(()) => reply(app, vec![format!("Tool result saved to {path}.")]),
+                Err(e) => fail(app, call, format!("Could not write {path}: {e}")),
+            }
+        }),
+    );
+}
+
+/// Where the next piece of a truncated run's text starts.
+struct Piece {
+    session: String,
+    run: Value,
+    /// In UTF-16 code units, as the page counts.
+    offset: u64,
+    total: u64,
+}
+
+/// Appends the rest of a truncated run's text to `file`, one bounded piece per round trip,
+/// so no single CDP message has to carry a result of any size.
+fn write_rest(app: &mut App, piece: Piece, mut file: std::fs::File, done: Done<()>) {
+    if piece.offset >= piece.total {
+        return done(app, Ok(()));
+    }
+    let expression = format!(
+        "window.__dtmcp.chunk({}, {PIECE_UNITS}, {})",
+        piece.offset, piece.run
+    );
+    let session = piece.session.clone();
+    browser::send_raw(
+        app,
+        Some(&session),
+        "Runtime.evaluate",
+        json!({"expression": expression, "returnByValue": true}),
+        Box::new(move |app, r| {
+            let text = match r {
+                Ok(v) => v["result"]["value"].as_str().map(str::to_owned),
+                Err(e) => return done(app, Err(crate::tools::script::page_error(e))),
+            };
+            let Some(text) = text.filter(|t| !t.is_empty()) else {
+                let gone = "the page no longer holds the rest of the result (did it navigate?)";
+                return done(app, Err(Error::PageGone(gone.into())));
+            };
+            if let Err(e) = file.write_all(text.as_bytes()) {
+                return done(app, Err(Error::Invalid(e.to_string())));
+            }
+            let next = Piece {
+                offset: piece.offset + text.encode_utf16().count() as u64,
+                ..piece
+            };
+            write_rest(app, next, file, done)
+        }),
+    );
 }
 
 /// The result holds DOM elements: take a snapshot, map each element to its uid, and print
@@ -304,6 +409,9 @@ fn with_element_uids(
         count,
         Box::new(move |app, r| {
             let backend_ids = r.unwrap_or_default();
+            // Elements the accessibility tree leaves out still get a uid in the snapshot.
+            let known: Vec<i64> = backend_ids.iter().flatten().copied().collect();
+            super::snapshot::set_extra_elements(app, page, known);
             super::snapshot::capture(
                 app,
                 page,
@@ -345,12 +453,8 @@ fn with_element_uids(
                                 Ok(x) => x,
                                 Err(e) => return fail(app, call, e),
                             };
-                            let mut resp = Response::for_page(page);
-                            let cap = app.settings.max_result_bytes;
-                            write_body(&mut resp, &header, body, file_path.as_deref(), cap);
-                            resp.snapshot = section;
-                            crate::tools::script::take_dialog_notes(app, call, page, &mut resp);
-                            finish(app, call, resp);
+                            let body = body.to_owned();
+                            deliver(app, call, page, header, body, file_path, section);
                         }),
                     );
                 }),

@@ -1,0 +1,283 @@
+//! Reading a message's arguments back from the page for `get_console_message`: objects as
+//! JSON of their by-value copy, Errors as their message and stack trace (with their
+//! causes). Primitives were known when the message arrived.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use super::format::{self, Stack};
+use super::record::Arg;
+use super::MAX_STACK_LINES;
+use crate::app::App;
+use crate::browser;
+
+/// How long to wait for the page to hand over argument values before answering with what
+/// there is (a page busy in a loop cannot answer at all).
+const WAIT: Duration = Duration::from_secs(3);
+/// How deep `Error.cause` chains are followed.
+const MAX_CAUSES: usize = 5;
+
+/// What the detail view shows for an argument.
+pub type Values = Box<dyn FnOnce(&mut App, Vec<String>)>;
+type Fill = Box<dyn FnOnce(&mut App, String)>;
+type SymbolizedDone = Box<dyn FnOnce(&mut App, Symbolized)>;
+
+fn unavailable(i: usize) -> String {
+    format!("<error: Argument {i} is no longer available>")
+}
+
+struct Gather {
+    slots: Vec<Option<String>>,
+    left: usize,
+    done: Option<Values>,
+}
+
+/// Runs `done` with every argument's text, in order, after [`WAIT`] at the latest.
+pub fn resolve(app: &mut App, session: String, args: Vec<Arg>, done: Values) {
+    let n = args.len();
+    let slots: Vec<Option<String>> = args.iter().map(|a| a.value.clone()).collect();
+    let left = slots.iter().filter(|s| s.is_none()).count();
+    let gather = Rc::new(RefCell::new(Gather {
+        slots,
+        left,
+        done: Some(done),
+    }));
+    let complete = move |app: &mut App, gather: &Rc<RefCell<Gather>>| {
+        let (done, slots) = {
+            let mut g = gather.borrow_mut();
+            (g.done.take(), std::mem::take(&mut g.slots))
+        };
+        if let Some(done) = done {
+            let values = (0..n)
+                .map(|i| {
+                    slots
+                        .get(i)
+                        .cloned()
+                        .flatten()
+                        .unwrap_or_else(|| unavailable(i))
+                })
+                .collect();
+            done(app, values);
+        }
+    };
+    if left == 0 {
+        return complete(app, &gather);
+    }
+    {
+        let gather = gather.clone();
+        app.after(WAIT, move |app| complete(app, &gather));
+    }
+    for (i, a) in args.into_iter().enumerate() {
+        if a.value.is_some() {
+            continue;
+        }
+        let gather = gather.clone();
+        let fill: Fill = Box::new(move |app: &mut App, text: String| {
+            let finished = {
+                let mut g = gather.borrow_mut();
+                if let Some(slot) = g.slots.get_mut(i) {
+                    *slot = Some(text);
+                }
+                g.left = g.left.saturating_sub(1);
+                g.left == 0
+            };
+            if finished {
+                complete(app, &gather);
+            }
+        });
+        match (a.object_id, a.error) {
+            // Its document is gone: an Error still has the message it was logged with.
+            (None, true) => fill(app, a.error_head),
+            (None, false) => fill(app, unavailable(i)),
+            (Some(id), true) => symbolize(
+                app,
+                session.clone(),
+                id,
+                a.error_head,
+                0,
+                Box::new(move |app, err| fill(app, err.render())),
+            ),
+            (Some(id), false) => json_value(app, &session, id, i, fill),
+        }
+    }
+}
+
+/// An object argument as JSON (`JSON.stringify` of its by-value copy), or the "no longer
+/// available" text when the page cannot hand it over (a cycle, a symbol, a dead object).
+fn json_value(app: &mut App, session: &str, object_id: String, i: usize, fill: Fill) {
+    browser::send_raw(
+        app,
+        Some(session),
+        "Runtime.callFunctionOn",
+        json!({
+            "objectId": object_id,
+            "functionDeclaration": "function () { 'use strict'; return this; }",
+            "returnByValue": true,
+            "silent": true,
+        }),
+        Box::new(move |app, r| {
+            let text = match r {
+                Ok(v) if v.get("exceptionDetails").is_none() => match v["result"].get("value") {
+                    Some(Value::String(s)) => Some(s.clone()),
+                    Some(other) => Some(other.to_string()),
+                    None => None,
+                },
+                _ => None,
+            };
+            let text = text.map_or_else(|| unavailable(i), |t| format::cut_stored(&t));
+            fill(app, text)
+        }),
+    );
+}
+
+/// An Error read from the page: its message, stack trace and cause.
+struct Symbolized {
+    message: String,
+    stack: Option<Value>,
+    cause: Option<Box<Symbolized>>,
+}
+
+impl Symbolized {
+    fn plain(message: String) -> Symbolized {
+        Symbolized {
+            message,
+            stack: None,
+            cause: None,
+        }
+    }
+
+    /// The message, then the stack trace followed by its causes, and the 1-based note.
+    fn render(&self) -> String {
+        let Some(trace) = &self.stack else {
+            return self.message.clone();
+        };
+        let mut lines = Vec::new();
+        let mut total = format::stack_lines(trace, &mut lines, MAX_STACK_LINES);
+        let mut cause = self.cause.as_deref();
+        while let Some(c) = cause {
+            total += 1;
+            if lines.len() < MAX_STACK_LINES {
+                lines.push(format!("Caused by: {}", c.message));
+            }
+            if let Some(t) = &c.stack {
+                total += format::stack_lines(t, &mut lines, MAX_STACK_LINES);
+            }
+            cause = c.cause.as_deref();
+        }
+        let stack = Stack { lines, total };
+        format!("{}\n{}", self.message, format::stack_text(&stack, true))
+    }
+}
+
+/// Reads an Error object's details (`Runtime.getExceptionDetails`), then its `cause`.
+fn symbolize(
+    app: &mut App,
+    session: String,
+    object_id: String,
+    head: String,
+    depth: usize,
+    done: SymbolizedDone,
+) {
+    let s = session.clone();
+    browser::send_raw(
+        app,
+        Some(&session),
+        "Runtime.getExceptionDetails",
+        json!({"errorObjectId": object_id}),
+        Box::new(move |app, r| {
+            let details = r.ok().map(|v| v["exceptionDetails"].clone());
+            let Some(details) = details.filter(Value::is_object) else {
+                return done(app, Symbolized::plain(head));
+            };
+            let this = Symbolized {
+                message: details["text"].as_str().unwrap_or(&head).to_owned(),
+                stack: details.get("stackTrace").cloned(),
+                cause: None,
+            };
+            if depth >= MAX_CAUSES {
+                return done(app, this);
+            }
+            with_cause(app, s, object_id, this, depth, done);
+        }),
+    );
+}
+
+/// Adds the Error's `cause` (an Error read in turn, or a plain value) to `this`.
+fn with_cause(
+    app: &mut App,
+    session: String,
+    object_id: String,
+    mut this: Symbolized,
+    depth: usize,
+    done: SymbolizedDone,
+) {
+    let s = session.clone();
+    browser::send_raw(
+        app,
+        Some(&session),
+        "Runtime.getProperties",
+        json!({"objectId": object_id, "ownProperties": true}),
+        Box::new(move |app, r| {
+            let cause = r.ok().and_then(|v| {
+                v["result"]
+                    .as_array()
+                    .and_then(|props| props.iter().find(|p| p["name"] == "cause"))
+                    .map(|p| p["value"].clone())
+            });
+            let Some(cause) = cause else {
+                return done(app, this);
+            };
+            match cause["objectId"].as_str() {
+                Some(id) if cause["type"] == "object" || cause["subtype"] == "error" => {
+                    let head = format::error_head(cause["description"].as_str().unwrap_or(""));
+                    symbolize(
+                        app,
+                        s,
+                        id.to_owned(),
+                        head,
+                        depth + 1,
+                        Box::new(move |app, inner| {
+                            this.cause = Some(Box::new(inner));
+                            done(app, this)
+                        }),
+                    )
+                }
+                _ => {
+                    this.cause = Some(Box::new(Symbolized::plain(format::thrown_head(&cause))));
+                    done(app, this)
+                }
+            }
+        }),
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame(name: &str) -> Value {
+        json!({"functionName": name, "url": "http://h/a.js", "lineNumber": 0, "columnNumber": 0, "scriptId": "1"})
+    }
+
+    #[test]
+    fn an_error_reads_with_its_causes() {
+        let inner = Symbolized {
+            message: "Error: root".into(),
+            stack: Some(json!({"callFrames": [frame("g")]})),
+            cause: None,
+        };
+        let outer = Symbolized {
+            message: "Error: outer".into(),
+            stack: Some(json!({"callFrames": [frame("f")]})),
+            cause: Some(Box::new(inner)),
+        };
+        assert_eq!(
+            outer.render(),
+            "Error: outer\nat f (a.js:1:1)\nCaused by: Error: root\nat g (a.js:1:1)\nNote: line and column numbers use 1-based indexing"
+        );
+        assert_eq!(Symbolized::plain("Error: x".into()).render(), "Error: x");
+    }
+}

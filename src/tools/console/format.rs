@@ -1,0 +1,421 @@
+//! How console messages read: an argument as a word of the message text, a stack trace as
+//! `at <function> (<file>:<line>:<column>)` lines, a script URL as DevTools names it, and
+//! the pagination lines both listing tools print.
+
+use serde_json::{json, Value};
+
+use super::{MAX_STACK_LINES, MAX_TEXT};
+
+/// Formatted stack trace lines (at most [`MAX_STACK_LINES`]) and how many there were.
+pub struct Stack {
+    pub lines: Vec<String>,
+    pub total: usize,
+}
+
+const STACK_NOTE: &str = "Note: line and column numbers use 1-based indexing";
+
+pub fn stack_of(trace: &Value) -> Stack {
+    let mut lines = Vec::new();
+    let total = stack_lines(trace, &mut lines, MAX_STACK_LINES);
+    Stack { lines, total }
+}
+
+/// Appends the lines of a CDP `StackTrace` (frames, then each async parent under a
+/// `--- <description> ---` rule), keeping at most `keep` lines in `out` overall. Returns
+/// how many lines there were in all.
+pub fn stack_lines(trace: &Value, out: &mut Vec<String>, keep: usize) -> usize {
+    let mut total = 0;
+    let mut push = |line: String, out: &mut Vec<String>| {
+        total += 1;
+        if out.len() < keep {
+            out.push(line);
+        }
+    };
+    for f in trace["callFrames"].as_array().into_iter().flatten() {
+        push(frame_line(f), out);
+    }
+    let mut parent = &trace["parent"];
+    let mut depth = 0;
+    while parent.is_object() && depth < 64 {
+        if let Some(frames) = parent["callFrames"].as_array().filter(|f| !f.is_empty()) {
+            let name = parent["description"]
+                .as_str()
+                .filter(|d| !d.is_empty())
+                .unwrap_or("async");
+            let prefix = format!("--- {name} ");
+            let rule = "-".repeat(40usize.saturating_sub(prefix.chars().count()));
+            push(format!("{prefix}{rule}"), out);
+            for f in frames {
+                push(frame_line(f), out);
+            }
+        }
+        parent = &parent["parent"];
+        depth += 1;
+    }
+    total
+}
+
+/// A stack trace as text: at most [`MAX_STACK_LINES`] lines with a count of the rest, and
+/// optionally the note that numbers are 1-based.
+pub fn stack_text(stack: &Stack, note: bool) -> String {
+    let mut lines: Vec<String> = stack.lines.clone();
+    if stack.total > lines.len() {
+        lines.push(format!("... and {} more frames", stack.total - lines.len()));
+    }
+    if note {
+        lines.push(STACK_NOTE.to_owned());
+    }
+    lines.join("\n")
+}
+
+/// `at <function> (<file>:<line>:<column>)`, 1-based, the file named as DevTools names it
+/// (a script without a URL is `VM<script id>`).
+fn frame_line(f: &Value) -> String {
+    let name = f["functionName"].as_str().unwrap_or("");
+    let url = f["url"].as_str().unwrap_or("");
+    let file = if url.is_empty() {
+        format!("VM{}", f["scriptId"].as_str().unwrap_or(""))
+    } else {
+        display_name(url)
+    };
+    let line = f["lineNumber"].as_i64().unwrap_or(0) + 1;
+    let column = f["columnNumber"].as_i64().unwrap_or(0) + 1;
+    format!("at {name} ({file}:{line}:{column})")
+}
+
+/// The short name DevTools gives a script's URL: its last path segment (with the query),
+/// `(index)` for a bare origin, the whole string when it is not a `scheme://` URL; cut at
+/// 100 characters.
+pub fn display_name(url: &str) -> String {
+    let name = match split_url(url) {
+        Some((path, query)) => {
+            let last = last_path_component(path);
+            if query.is_empty() {
+                percent_decode(last).unwrap_or_else(|| last.to_owned())
+            } else {
+                format!("{last}?{query}")
+            }
+        }
+        None => url.to_owned(),
+    };
+    if name.is_empty() {
+        return "(index)".to_owned();
+    }
+    if name.chars().count() > 100 {
+        let mut short: String = name.chars().take(99).collect();
+        short.push('…');
+        return short;
+    }
+    name
+}
+
+/// The path and query of a `scheme://authority/path?query#fragment` URL.
+fn split_url(url: &str) -> Option<(&str, &str)> {
+    let (scheme, rest) = url.split_once("://")?;
+    let mut chars = scheme.chars();
+    let valid = chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || "+.-".contains(c));
+    if !valid {
+        return None;
+    }
+    let rest = rest.split('#').next().unwrap_or("");
+    let path_start = rest.find(['/', '?']).unwrap_or(rest.len());
+    let after_authority = &rest[path_start..];
+    let (path, query) = after_authority
+        .split_once('?')
+        .unwrap_or((after_authority, ""));
+    Some((if path.is_empty() { "/" } else { path }, query))
+}
+
+/// The last segment of a path, a trailing slash kept (`/a/b/` → `b/`).
+fn last_path_component(path: &str) -> &str {
+    if path.len() < 2 {
+        return path.strip_prefix('/').unwrap_or(path);
+    }
+    match path[..path.len() - 1].rfind('/') {
+        Some(i) => &path[i + 1..],
+        None => path,
+    }
+}
+
+fn percent_decode(s: &str) -> Option<String> {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = s.get(i + 1..i + 3)?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+/// An argument as one word of the message text: primitives as JavaScript prints them
+/// (null and undefined as nothing), an Error as its first line, other objects as
+/// `[<subtype or type> <class>]`.
+pub fn text_token(ro: &Value) -> String {
+    if ro.get("objectId").is_some() {
+        let description = ro["description"].as_str().unwrap_or("");
+        if ro["subtype"] == "error" && !description.is_empty() {
+            return description.lines().next().unwrap_or("").to_owned();
+        }
+        let kind = ro["subtype"]
+            .as_str()
+            .filter(|s| !s.is_empty())
+            .or_else(|| ro["type"].as_str())
+            .unwrap_or("object");
+        let class = ro["className"].as_str().unwrap_or("undefined");
+        return format!("[{kind} {class}]");
+    }
+    match primitive(ro) {
+        Primitive::Undefined | Primitive::Null => String::new(),
+        Primitive::Text(t) => t,
+    }
+}
+
+pub enum Primitive {
+    Undefined,
+    Null,
+    Text(String),
+}
+
+/// A remote object without a handle: its value as JavaScript's `String()` gives it.
+pub fn primitive(ro: &Value) -> Primitive {
+    if let Some(u) = ro["unserializableValue"].as_str() {
+        return Primitive::Text(match u {
+            "-0" => "0".to_owned(),
+            big if ro["type"] == "bigint" => big.trim_end_matches('n').to_owned(),
+            other => other.to_owned(),
+        });
+    }
+    match ro.get("value") {
+        None if ro["type"] == "undefined" || ro["type"].is_null() => Primitive::Undefined,
+        None => Primitive::Text(ro["description"].as_str().unwrap_or("").to_owned()),
+        Some(Value::Null) => Primitive::Null,
+        Some(Value::String(s)) => Primitive::Text(s.clone()),
+        Some(Value::Number(n)) => Primitive::Text(
+            // V8's description is JavaScript's own number formatting.
+            ro["description"]
+                .as_str()
+                .map(str::to_owned)
+                .unwrap_or_else(|| n.to_string()),
+        ),
+        Some(other) => Primitive::Text(other.to_string()),
+    }
+}
+
+/// An Error's description up to its stack frames (its name and message).
+pub fn error_head(description: &str) -> String {
+    description
+        .split_once("\n    at ")
+        .map_or(description, |(head, _)| head)
+        .to_owned()
+}
+
+/// What a thrown or rejected value reads as: an Error's head, or the primitive itself.
+pub fn thrown_head(ex: &Value) -> String {
+    if let Some(d) = ex["description"].as_str() {
+        return error_head(d);
+    }
+    match ex.get("value") {
+        None => ex["unserializableValue"].as_str().unwrap_or("").to_owned(),
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+    }
+}
+
+/// Cuts `text` after `max` characters (default [`MAX_TEXT`] for stored strings), saying so
+/// the way the reference marks cut bodies.
+pub fn cut(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((i, _)) => format!("{}... <truncated>", &text[..i]),
+        None => text.to_owned(),
+    }
+}
+
+/// [`cut`] at the length kept for stored strings.
+pub fn cut_stored(text: &str) -> String {
+    cut(text, MAX_TEXT)
+}
+
+/// One page of a listing, as the reference computes it: without `pageSize` and `pageIdx`
+/// everything; otherwise pages of `pageSize` (default 20), and an out-of-range `pageIdx`
+/// falls back to the first page.
+pub struct Paged {
+    pub start: usize,
+    pub end: usize,
+    /// `Showing a-b of n (Page x of y).` and the next/previous page hints.
+    pub lines: Vec<String>,
+    pub structured: Value,
+}
+
+pub fn paginate(total: usize, args: &Value) -> Paged {
+    let size = args["pageSize"].as_u64();
+    let idx = args["pageIdx"].as_u64();
+    let asked = size.is_some() || idx.is_some();
+    let (current, pages, start, end, invalid) = if asked {
+        let size = size.unwrap_or(20).max(1) as usize;
+        let pages = total.div_ceil(size).max(1);
+        let (current, invalid) = match idx {
+            Some(i) if (i as usize) < pages => (i as usize, false),
+            Some(_) => (0, true),
+            None => (0, false),
+        };
+        let start = (current * size).min(total);
+        (current, pages, start, (start + size).min(total), invalid)
+    } else {
+        (0, 1, 0, total, false)
+    };
+    let mut lines = Vec::new();
+    if invalid {
+        lines.push("Invalid page number provided. Showing first page.".to_owned());
+    }
+    let shown_start = if total == 0 { 0 } else { start + 1 };
+    lines.push(format!(
+        "Showing {shown_start}-{end} of {total} (Page {} of {pages}).",
+        current + 1
+    ));
+    let has_next = current + 1 < pages;
+    let has_previous = current > 0;
+    if asked {
+        if has_next {
+            lines.push(format!("Next page: {}", current + 1));
+        }
+        if has_previous {
+            lines.push(format!("Previous page: {}", current - 1));
+        }
+    }
+    Paged {
+        start,
+        end,
+        lines,
+        structured: json!({
+            "currentPage": current,
+            "totalPages": pages,
+            "hasNextPage": has_next,
+            "hasPreviousPage": has_previous,
+            "startIndex": start,
+            "endIndex": end,
+            "invalidPage": invalid,
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_names_follow_devtools() {
+        assert_eq!(display_name("http://127.0.0.1:9/console.js"), "console.js");
+        assert_eq!(
+            display_name("http://127.0.0.1:9/nav.html?n=1"),
+            "nav.html?n=1"
+        );
+        assert_eq!(display_name("http://127.0.0.1:9/"), "(index)");
+        assert_eq!(display_name("http://127.0.0.1:9"), "(index)");
+        assert_eq!(display_name("http://h/a/dir/"), "dir/");
+        assert_eq!(display_name("http://h/a%20b.js#x"), "a b.js");
+        assert_eq!(display_name("pptr:x"), "pptr:x");
+        let long = format!("http://h/{}", "a".repeat(150));
+        assert_eq!(display_name(&long).chars().count(), 100);
+    }
+
+    #[test]
+    fn tokens_read_like_the_reference() {
+        let t = |v: Value| text_token(&v);
+        assert_eq!(t(json!({"type": "string", "value": "hi"})), "hi");
+        assert_eq!(
+            t(json!({"type": "number", "value": 42, "description": "42"})),
+            "42"
+        );
+        assert_eq!(
+            t(json!({"type": "number", "unserializableValue": "-0"})),
+            "0"
+        );
+        assert_eq!(
+            t(json!({"type": "bigint", "unserializableValue": "10n"})),
+            "10"
+        );
+        assert_eq!(t(json!({"type": "undefined"})), "");
+        assert_eq!(
+            t(json!({"type": "object", "subtype": "null", "value": null})),
+            ""
+        );
+        assert_eq!(
+            t(json!({"type": "object", "className": "Object", "objectId": "1"})),
+            "[object Object]"
+        );
+        assert_eq!(
+            t(
+                json!({"type": "object", "subtype": "error", "className": "Error",
+                "description": "Error: x\n    at f (a.js:1:1)", "objectId": "1"})
+            ),
+            "Error: x"
+        );
+        assert_eq!(
+            t(json!({"type": "symbol", "objectId": "1", "description": "Symbol(s)"})),
+            "[symbol undefined]"
+        );
+        assert_eq!(thrown_head(&json!({"type": "string", "value": "s"})), "s");
+        assert_eq!(
+            thrown_head(&json!({"type": "number", "value": 42, "description": "42"})),
+            "42"
+        );
+    }
+
+    fn frame(name: &str) -> Value {
+        json!({"functionName": name, "url": "http://h/b.js", "lineNumber": 1, "columnNumber": 1, "scriptId": "1"})
+    }
+
+    #[test]
+    fn stacks_have_async_rules_and_a_cap() {
+        let trace = json!({"callFrames": [frame("f")], "parent": {"description": "setTimeout",
+            "callFrames": [{"functionName": "", "url": "", "scriptId": "7", "lineNumber": 1, "columnNumber": 0}]}});
+        assert_eq!(
+            stack_of(&trace).lines,
+            vec![
+                "at f (b.js:2:2)",
+                "--- setTimeout -------------------------",
+                "at  (VM7:2:1)"
+            ]
+        );
+        let many = json!({"callFrames": vec![frame("g"); 60]});
+        let s = stack_of(&many);
+        assert_eq!(s.lines.len(), MAX_STACK_LINES);
+        assert!(stack_text(&s, true).ends_with(&format!("... and 10 more frames\n{STACK_NOTE}")));
+    }
+
+    #[test]
+    fn pagination_matches_the_reference() {
+        let p = paginate(8, &json!({}));
+        assert_eq!(p.lines, vec!["Showing 1-8 of 8 (Page 1 of 1)."]);
+        let p = paginate(8, &json!({"pageSize": 2, "pageIdx": 1}));
+        assert_eq!(
+            p.lines,
+            vec![
+                "Showing 3-4 of 8 (Page 2 of 4).",
+                "Next page: 2",
+                "Previous page: 0"
+            ]
+        );
+        let p = paginate(8, &json!({"pageSize": 2, "pageIdx": 9}));
+        assert_eq!(
+            p.lines[0],
+            "Invalid page number provided. Showing first page."
+        );
+        assert_eq!((p.start, p.end), (0, 2));
+        let p = paginate(8, &json!({"pageIdx": 1}));
+        assert_eq!(p.lines[1], "Showing 1-8 of 8 (Page 1 of 1).");
+        let p = paginate(45, &json!({"pageIdx": 2}));
+        assert_eq!(
+            p.lines,
+            vec!["Showing 41-45 of 45 (Page 3 of 3).", "Previous page: 1"]
+        );
+    }
+}

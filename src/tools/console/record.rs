@@ -1,0 +1,288 @@
+//! The per-page console record: messages by document, with ids, within fixed bounds; and
+//! how each CDP event becomes a message.
+
+use std::collections::VecDeque;
+
+use serde_json::Value;
+
+use super::format::{self, Primitive, Stack};
+use super::{DOCUMENTS_KEPT, MAX_BYTES, MAX_MESSAGES};
+
+/// Per-page console record.
+#[derive(Default)]
+pub struct Log {
+    /// Messages by document, the current document first.
+    documents: VecDeque<Vec<Message>>,
+    next_id: u64,
+    count: usize,
+    bytes: usize,
+}
+
+pub struct Message {
+    pub id: u64,
+    pub kind: String,
+    pub text: String,
+    pub args: Vec<Arg>,
+    pub stack: Option<Stack>,
+}
+
+/// One argument of a console call.
+#[derive(Clone)]
+pub struct Arg {
+    /// The value as text, for primitives (known at once).
+    pub value: Option<String>,
+    /// A handle to the object in the page, while it lives (dropped on navigation).
+    pub object_id: Option<String>,
+    /// The object is an Error: shown with its own message and stack trace.
+    pub error: bool,
+    /// The first part of an Error's description (its message), for when it is gone.
+    pub error_head: String,
+}
+
+impl Message {
+    /// About how many bytes the message holds.
+    fn weight(&self) -> usize {
+        let args: usize = self
+            .args
+            .iter()
+            .map(|a| {
+                a.value.as_ref().map_or(0, String::len)
+                    + a.object_id.as_ref().map_or(0, String::len)
+                    + a.error_head.len()
+                    + 64
+            })
+            .sum();
+        let stack: usize = self
+            .stack
+            .as_ref()
+            .map_or(0, |s| s.lines.iter().map(|l| l.len() + 24).sum());
+        self.text.len() + self.kind.len() + args + stack + 96
+    }
+}
+
+impl Log {
+    /// Adds a message; returns the object handles of messages evicted to make room.
+    pub fn push(&mut self, mut message: Message) -> Vec<String> {
+        self.next_id += 1;
+        message.id = self.next_id;
+        self.count += 1;
+        self.bytes += message.weight();
+        if self.documents.is_empty() {
+            self.documents.push_back(Vec::new());
+        }
+        if let Some(current) = self.documents.front_mut() {
+            current.push(message);
+        }
+        let mut released = Vec::new();
+        while self.count > MAX_MESSAGES || (self.bytes > MAX_BYTES && self.count > 1) {
+            let Some(oldest) = self.documents.iter_mut().rev().find(|d| !d.is_empty()) else {
+                break;
+            };
+            let gone = oldest.remove(0);
+            self.count -= 1;
+            self.bytes = self.bytes.saturating_sub(gone.weight());
+            released.extend(gone.args.into_iter().filter_map(|a| a.object_id));
+        }
+        released
+    }
+
+    /// A new document in the main frame: its predecessors' objects died with them.
+    pub fn new_document(&mut self) {
+        for m in self.documents.iter_mut().flatten() {
+            for a in m.args.iter_mut() {
+                a.object_id = None;
+            }
+        }
+        self.documents.push_front(Vec::new());
+        while self.documents.len() > DOCUMENTS_KEPT {
+            if let Some(gone) = self.documents.pop_back() {
+                self.count -= gone.len();
+                let weight: usize = gone.iter().map(Message::weight).sum();
+                self.bytes = self.bytes.saturating_sub(weight);
+            }
+        }
+    }
+
+    /// The messages of the current document, or of every kept one (oldest first).
+    pub fn messages(&self, preserved: bool) -> Vec<&Message> {
+        if preserved {
+            self.documents.iter().rev().flatten().collect()
+        } else {
+            self.documents.front().into_iter().flatten().collect()
+        }
+    }
+
+    pub fn find(&self, id: u64) -> Option<&Message> {
+        self.documents.iter().flatten().find(|m| m.id == id)
+    }
+}
+
+/// `Runtime.consoleAPICalled`.
+pub fn console_call(params: &Value) -> Message {
+    let kind = match params["type"].as_str().unwrap_or("log") {
+        "warning" => "warn",
+        other => other,
+    };
+    let raw: &[Value] = params["args"].as_array().map_or(&[], Vec::as_slice);
+    let text = raw
+        .iter()
+        .map(format::text_token)
+        .collect::<Vec<_>>()
+        .join(" ");
+    Message {
+        id: 0,
+        kind: kind.to_owned(),
+        text: format::cut_stored(&text),
+        args: raw.iter().map(arg).collect(),
+        stack: params.get("stackTrace").map(format::stack_of),
+    }
+}
+
+/// `Runtime.exceptionThrown`: an uncaught exception or an unhandled rejection.
+pub fn exception(details: &Value) -> Message {
+    let text = details["text"].as_str().unwrap_or("");
+    let ex = &details["exception"];
+    let head = format::thrown_head(ex);
+    // The reference names an uncaught Error by its description; for a rejection and for a
+    // thrown primitive it prints only "Uncaught (in promise)" / "Uncaught ", losing the
+    // reason. The reason is added there too, as DevTools' own console shows it.
+    let message = if ex.is_object() && (text == "Uncaught" || text == "Uncaught (in promise)") {
+        match (head.is_empty(), text) {
+            (true, "Uncaught") => "Uncaught ".to_owned(),
+            (true, _) => text.to_owned(),
+            (false, _) => format!("{text} {head}"),
+        }
+    } else {
+        text.to_owned()
+    };
+    Message {
+        id: 0,
+        kind: "error".into(),
+        text: format::cut_stored(&message),
+        args: Vec::new(),
+        stack: details.get("stackTrace").map(format::stack_of),
+    }
+}
+
+/// `Log.entryAdded`: what the browser itself logs (failed loads, interventions, …). Worker
+/// entries belong to the worker, not the page.
+pub fn log_entry(entry: &Value) -> Option<Message> {
+    if entry["source"] == "worker" {
+        return None;
+    }
+    let kind = match entry["level"].as_str().unwrap_or("info") {
+        "warning" => "warn",
+        other => other,
+    };
+    Some(Message {
+        id: 0,
+        kind: kind.to_owned(),
+        text: format::cut_stored(entry["text"].as_str().unwrap_or("")),
+        args: Vec::new(),
+        stack: entry.get("stackTrace").map(format::stack_of),
+    })
+}
+
+fn arg(ro: &Value) -> Arg {
+    match ro["objectId"].as_str() {
+        Some(id) => Arg {
+            value: None,
+            object_id: Some(id.to_owned()),
+            error: ro["subtype"] == "error",
+            error_head: format::error_head(ro["description"].as_str().unwrap_or("")),
+        },
+        None => {
+            // As `String()` prints it, except null and undefined, which read as themselves.
+            let value = match format::primitive(ro) {
+                Primitive::Undefined => "undefined".to_owned(),
+                Primitive::Null => "null".to_owned(),
+                Primitive::Text(t) => t,
+            };
+            Arg {
+                value: Some(format::cut_stored(&value)),
+                object_id: None,
+                error: false,
+                error_head: String::new(),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn log_message(text: &str) -> Message {
+        console_call(
+            &json!({"type": "log", "args": [{"type": "string", "value": text}, {"type": "object", "objectId": format!("o-{text}")}]}),
+        )
+    }
+
+    #[test]
+    fn the_record_stays_bounded() {
+        let mut log = Log::default();
+        let mut released = Vec::new();
+        for i in 0..(MAX_MESSAGES + 50) {
+            released.extend(log.push(log_message(&format!("m{i}"))));
+        }
+        assert_eq!(log.count, MAX_MESSAGES);
+        assert_eq!(log.messages(false)[0].id, 51);
+        assert_eq!(released.len(), 50, "evicted objects are released");
+        assert_eq!(released[0], "o-m0");
+        let big = "x".repeat(50_000);
+        for _ in 0..200 {
+            log.push(log_message(&big));
+        }
+        assert!(log.bytes <= MAX_BYTES, "{}", log.bytes);
+        for _ in 0..5 {
+            log.new_document();
+        }
+        assert_eq!(log.count, 0);
+        assert_eq!(log.bytes, 0);
+        assert_eq!(log.documents.len(), DOCUMENTS_KEPT);
+    }
+
+    #[test]
+    fn navigation_keeps_three_documents_and_drops_their_objects() {
+        let mut log = Log::default();
+        for doc in 0..4 {
+            log.push(log_message(&format!("d{doc}")));
+            log.new_document();
+        }
+        log.push(log_message("now"));
+        let kept: Vec<&str> = log.messages(true).iter().map(|m| m.text.as_str()).collect();
+        assert_eq!(
+            kept,
+            vec![
+                "d2 [object undefined]",
+                "d3 [object undefined]",
+                "now [object undefined]"
+            ]
+        );
+        assert!(log.messages(true)[0].args[1].object_id.is_none());
+        assert!(log.messages(false)[0].args[1].object_id.is_some());
+        assert_eq!(
+            log.find(5).map(|m| m.text.as_str()),
+            Some("now [object undefined]")
+        );
+    }
+
+    #[test]
+    fn exceptions_name_their_reason() {
+        let err = json!({"type": "object", "subtype": "error", "objectId": "1",
+            "description": "Error: boom\n    at f (a.js:1:1)"});
+        let m = exception(&json!({"text": "Uncaught", "exception": err}));
+        assert_eq!(m.text, "Uncaught Error: boom");
+        let m = exception(&json!({"text": "Uncaught (in promise)", "exception": err}));
+        assert_eq!(m.text, "Uncaught (in promise) Error: boom");
+        let m =
+            exception(&json!({"text": "Uncaught", "exception": {"type": "string", "value": "s"}}));
+        assert_eq!(m.text, "Uncaught s");
+        let m = exception(&json!({"text": "Uncaught SyntaxError: Unexpected token"}));
+        assert_eq!(m.text, "Uncaught SyntaxError: Unexpected token");
+        assert!(log_entry(&json!({"source": "worker", "level": "error", "text": "x"})).is_none());
+        let m = log_entry(&json!({"source": "network", "level": "warning", "text": "x"}));
+        assert_eq!(m.map(|m| m.kind), Some("warn".to_owned()));
+    }
+}

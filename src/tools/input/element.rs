@@ -1,0 +1,272 @@
+//! Aiming at an element: scroll it into view, find the centre of its visible box, and make
+//! sure a real pointer there would reach it (not hidden, not disabled, not covered by
+//! something else). Failures say which of those it was, in the reference's error frame
+//! "Failed to interact with the element with uid X. <reason>".
+
+use serde_json::{json, Value};
+
+use crate::app::{App, Done};
+use crate::browser;
+use crate::error::Error;
+
+/// An element of the page, by its snapshot uid and its remote object.
+#[derive(Clone, Debug)]
+pub struct Element {
+    pub uid: String,
+    pub object_id: String,
+}
+
+/// The error for an element that cannot be acted on.
+pub fn failed(uid: &str, reason: impl std::fmt::Display) -> Error {
+    Error::Page(format!(
+        "Failed to interact with the element with uid {uid}. {reason}"
+    ))
+}
+
+fn gone(uid: &str) -> Error {
+    Error::Invalid(format!(
+        "Element with uid {uid} no longer exists on the page."
+    ))
+}
+
+/// Reads a CDP error about a node in the element's terms.
+fn node_error(uid: &str, e: Error) -> Error {
+    let message = match &e {
+        Error::Cdp { message, .. } => message.clone(),
+        _ => return e,
+    };
+    if message.contains("layout object") || message.contains("content quads") {
+        failed(
+            uid,
+            "The element is not displayed (it has no box on the page, e.g. display: none).",
+        )
+    } else if message.contains("Could not find")
+        || message.contains("No node")
+        || message.contains("detached")
+    {
+        gone(uid)
+    } else {
+        failed(uid, message)
+    }
+}
+
+/// Scrolls the element into view and gives the viewport point at the centre of its visible
+/// box. With `hit_test`, also checks that a click there reaches the element.
+pub fn aim(
+    app: &mut App,
+    session: &str,
+    element: &Element,
+    hit_test: bool,
+    done: Done<(f64, f64)>,
+) {
+    let el = element.clone();
+    let s = session.to_owned();
+    browser::send_raw(
+        app,
+        Some(session),
+        "DOM.scrollIntoViewIfNeeded",
+        json!({"objectId": element.object_id}),
+        Box::new(move |app, r| {
+            if let Err(e) = r {
+                return done(app, Err(node_error(&el.uid, e)));
+            }
+            quads(app, s, el, hit_test, done);
+        }),
+    );
+}
+
+fn quads(app: &mut App, session: String, el: Element, hit_test: bool, done: Done<(f64, f64)>) {
+    // Both asked at once; the page answers in order, so the second answer finds the first.
+    let quads = std::rc::Rc::new(std::cell::RefCell::new(None::<Result<Value, Error>>));
+    let q = quads.clone();
+    browser::send_raw(
+        app,
+        Some(&session),
+        "DOM.getContentQuads",
+        json!({"objectId": el.object_id}),
+        Box::new(move |_, r| *q.borrow_mut() = Some(r)),
+    );
+    let s = session.clone();
+    browser::send_raw(
+        app,
+        Some(&session),
+        "Page.getLayoutMetrics",
+        json!({}),
+        Box::new(move |app, r| {
+            let quads = match quads.borrow_mut().take() {
+                Some(Ok(v)) => v,
+                Some(Err(e)) => return done(app, Err(node_error(&el.uid, e))),
+                None => return done(app, Err(failed(&el.uid, "The page did not answer."))),
+            };
+            let metrics = match r {
+                Ok(m) => m,
+                Err(e) => return done(app, Err(e)),
+            };
+            let viewport = &metrics["cssLayoutViewport"];
+            let width = viewport["clientWidth"].as_f64().unwrap_or(f64::MAX);
+            let height = viewport["clientHeight"].as_f64().unwrap_or(f64::MAX);
+            let Some((x, y)) = centre(&quads["quads"], width, height) else {
+                let reason = if has_area(&quads["quads"]) {
+                    "The element is outside the visible part of the page and could not be scrolled into view."
+                } else {
+                    "The element is hidden: it has no visible size on the page."
+                };
+                return done(app, Err(failed(&el.uid, reason)));
+            };
+            if hit_test {
+                check_hit(app, s, el, x, y, done);
+            } else {
+                done(app, Ok((x, y)))
+            }
+        }),
+    );
+}
+
+fn area(points: &[(f64, f64)]) -> f64 {
+    let mut sum = 0.0;
+    for i in 0..points.len() {
+        let (x1, y1) = points[i];
+        let (x2, y2) = points[(i + 1) % points.len()];
+        sum += x1 * y2 - x2 * y1;
+    }
+    (sum / 2.0).abs()
+}
+
+fn points(quad: &Value) -> Option<Vec<(f64, f64)>> {
+    let q: Vec<f64> = quad.as_array()?.iter().filter_map(Value::as_f64).collect();
+    (q.len() == 8).then(|| q.chunks(2).map(|c| (c[0], c[1])).collect())
+}
+
+fn has_area(quads: &Value) -> bool {
+    quads
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(points)
+        .any(|p| area(&p) > 1.0)
+}
+
+/// The centre of the first quad that keeps some area once clipped to the viewport.
+fn centre(quads: &Value, width: f64, height: f64) -> Option<(f64, f64)> {
+    for quad in quads.as_array()? {
+        let Some(p) = points(quad) else { continue };
+        let clipped: Vec<(f64, f64)> = p
+            .iter()
+            .map(|&(x, y)| (x.clamp(0.0, width), y.clamp(0.0, height)))
+            .collect();
+        if area(&clipped) > 1.0 {
+            let n = clipped.len() as f64;
+            let x = clipped.iter().map(|p| p.0).sum::<f64>() / n;
+            let y = clipped.iter().map(|p| p.1).sum::<f64>() / n;
+            return Some((x, y));
+        }
+    }
+    None
+}
+
+/// Asks the page what a pointer at (x, y) would reach. Runs on the element (`this`); a text
+/// node stands for its parent element. The point is in the top document's viewport; for an
+/// element inside (same-process) frames it is moved into the frame's own viewport. Shadow
+/// roots are entered, and a label whose control is the element counts as the element (the
+/// usual styled checkbox).
+const HIT_TEST: &str = r#"function(x, y) {
+  const el = this.nodeType === Node.ELEMENT_NODE ? this : this.parentElement;
+  if (!el || !el.isConnected) return {problem: 'gone'};
+  if (el.matches(':disabled')) return {problem: 'disabled'};
+  if (el.checkVisibility && !el.checkVisibility({visibilityProperty: true})) return {problem: 'invisible'};
+  const doc = el.ownerDocument;
+  try {
+    for (let frame = doc.defaultView.frameElement; frame; frame = frame.ownerDocument.defaultView.frameElement) {
+      const box = frame.getBoundingClientRect();
+      const style = frame.ownerDocument.defaultView.getComputedStyle(frame);
+      x -= box.left + frame.clientLeft + parseFloat(style.paddingLeft);
+      y -= box.top + frame.clientTop + parseFloat(style.paddingTop);
+    }
+  } catch (e) {}
+  let hit = doc.elementFromPoint(x, y);
+  while (hit && hit.shadowRoot) {
+    const inner = hit.shadowRoot.elementFromPoint(x, y);
+    if (!inner || inner === hit) break;
+    hit = inner;
+  }
+  if (!hit) return {problem: 'nothing'};
+  for (let n = hit; n; n = n.parentNode || (n instanceof ShadowRoot ? n.host : null)) {
+    if (n === el) return {ok: true};
+  }
+  const label = hit.closest && hit.closest('label');
+  if (label && label.control === el) return {ok: true};
+  if (el.contains(hit) || (this !== el && hit === el)) return {ok: true};
+  let text = '<' + hit.localName;
+  if (hit.id) text += ' id="' + hit.id + '"';
+  const cls = typeof hit.className === 'string' ? hit.className.trim() : '';
+  if (cls) text += ' class="' + cls.slice(0, 80) + '"';
+  text += '>';
+  const words = (hit.innerText || hit.textContent || '').trim().replace(/\s+/g, ' ');
+  if (words) text += ' "' + words.slice(0, 60) + (words.length > 60 ? '…' : '') + '"';
+  return {problem: 'covered', by: text};
+}"#;
+
+fn check_hit(app: &mut App, session: String, el: Element, x: f64, y: f64, done: Done<(f64, f64)>) {
+    browser::send_raw(
+        app,
+        Some(&session),
+        "Runtime.callFunctionOn",
+        json!({
+            "functionDeclaration": HIT_TEST,
+            "objectId": el.object_id,
+            "arguments": [{"value": x}, {"value": y}],
+            "returnByValue": true,
+        }),
+        Box::new(move |app, r| {
+            let v = match r {
+                Ok(v) => v,
+                Err(e) => return done(app, Err(node_error(&el.uid, e))),
+            };
+            let result = &v["result"]["value"];
+            let (rx, ry) = (x.round(), y.round());
+            let reason = match result["problem"].as_str() {
+                None if result["ok"] == true => return done(app, Ok((x, y))),
+                None => "The page could not check the element.".to_owned(),
+                Some("gone") => return done(app, Err(gone(&el.uid))),
+                Some("disabled") => "The element is disabled.".to_owned(),
+                Some("invisible") => {
+                    "The element is hidden (visibility: hidden or a hidden ancestor).".to_owned()
+                }
+                Some("nothing") => {
+                    format!("Nothing on the page is at the element's centre ({rx}, {ry}).")
+                }
+                Some(_) => format!(
+                    "The element is covered by another element at its centre ({rx}, {ry}): {}. \
+Close or move what covers it first.",
+                    result["by"].as_str().unwrap_or("unknown")
+                ),
+            };
+            done(app, Err(failed(&el.uid, reason)))
+        }),
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn centre_of_a_visible_quad() {
+        let quads = json!([[10.0, 10.0, 30.0, 10.0, 30.0, 20.0, 10.0, 20.0]]);
+        assert_eq!(centre(&quads, 800.0, 600.0), Some((20.0, 15.0)));
+    }
+
+    #[test]
+    fn clipped_to_the_viewport() {
+        let quads = json!([[-100.0, 0.0, 100.0, 0.0, 100.0, 50.0, -100.0, 50.0]]);
+        assert_eq!(centre(&quads, 800.0, 600.0), Some((50.0, 25.0)));
+    }
+
+    #[test]
+    fn zero_size_is_no_point() {
+        let quads = json!([[10.0, 10.0, 10.0, 10.0, 10.0, 10.0, 10.0, 10.0]]);
+        assert_eq!(centre(&quads, 800.0, 600.0), None);
+        assert!(!has_area(&quads));
+        assert_eq!(centre(&json!([]), 800.0, 600.0), None);
+    }
+}

@@ -1,0 +1,315 @@
+//! Request and response bodies for `get_network_request`, asked from the browser when the
+//! tool runs (never stored): shown inline up to [`BODY_LIMIT`] characters, or written whole
+//! to a file.
+
+use std::io::Write;
+use std::path::{Component, Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use super::BODY_LIMIT;
+use crate::app::{App, Once};
+use crate::browser::{self, waiters};
+
+/// How long to wait for a response still loading before asking for its body anyway (the
+/// browser has the whole body only once loading ends).
+const LOAD_WAIT: Duration = Duration::from_secs(2);
+
+/// A body as the detail view shows it: text or a placeholder, or where it was saved.
+pub enum Body {
+    Inline(String),
+    Saved(String),
+}
+
+/// What is known of the request whose bodies are wanted.
+pub struct Wanted {
+    pub cdp_id: String,
+    pub has_post_data: bool,
+    pub has_response: bool,
+    pub loading: bool,
+    pub redirected: bool,
+    pub request_file: Option<String>,
+    pub response_file: Option<String>,
+}
+
+/// The request body and the response body, either of them absent when there is none; an
+/// error when a file could not be written.
+pub type Bodies = Box<dyn FnOnce(&mut App, Result<(Option<Body>, Option<Body>), String>)>;
+type BodyDone = Box<dyn FnOnce(&mut App, Result<Option<Body>, String>)>;
+
+pub fn fetch(app: &mut App, session: String, wanted: Wanted, done: Bodies) {
+    let waiting = wanted
+        .loading
+        .then(|| (session.clone(), wanted.cdp_id.clone()));
+    let work = move |app: &mut App| {
+        let s = session.clone();
+        let Wanted {
+            cdp_id,
+            has_post_data,
+            has_response,
+            redirected,
+            request_file,
+            response_file,
+            ..
+        } = wanted;
+        let id = cdp_id.clone();
+        request_body(
+            app,
+            &session,
+            &cdp_id,
+            has_post_data,
+            request_file,
+            Box::new(move |app, request| {
+                let request = match request {
+                    Ok(r) => r,
+                    Err(e) => return done(app, Err(e)),
+                };
+                if !has_response {
+                    return done(app, Ok((request, None)));
+                }
+                response_body(
+                    app,
+                    &s,
+                    &id,
+                    redirected,
+                    response_file,
+                    Box::new(move |app, response| done(app, response.map(|r| (request, r)))),
+                )
+            }),
+        );
+    };
+    match waiting {
+        Some((session, cdp_id)) => when_loaded(app, &session, &cdp_id, Box::new(work)),
+        None => work(app),
+    }
+}
+
+/// Runs `then` when the request has finished or failed, or after [`LOAD_WAIT`].
+fn when_loaded(app: &mut App, session: &str, cdp_id: &str, then: Box<dyn FnOnce(&mut App)>) {
+    let once: Once<()> = Once::new(Box::new(move |app, _| then(app)));
+    for method in ["Network.loadingFinished", "Network.loadingFailed"] {
+        let (id, once) = (cdp_id.to_owned(), once.clone());
+        waiters::wait(
+            app,
+            session,
+            method,
+            move |p: &Value| p["requestId"].as_str() == Some(id.as_str()),
+            LOAD_WAIT,
+            String::new(),
+            Box::new(move |app, _| once.call(app, Ok(()))),
+        );
+    }
+}
+
+fn request_body(
+    app: &mut App,
+    session: &str,
+    cdp_id: &str,
+    has_post_data: bool,
+    file: Option<String>,
+    done: BodyDone,
+) {
+    if !has_post_data {
+        return done(app, Ok(None));
+    }
+    browser::send_raw(
+        app,
+        Some(session),
+        "Network.getRequestPostData",
+        json!({"requestId": cdp_id}),
+        Box::new(move |app, r| {
+            let data = r.ok().and_then(|v| bytes_of(&v, "postData"));
+            let body = match (data, file) {
+                (Some(bytes), Some(path)) => match save(&path, ".network-request", &bytes) {
+                    Ok(saved) => Body::Saved(saved),
+                    Err(e) => return done(app, Err(e)),
+                },
+                (Some(bytes), None) if !bytes.is_empty() => {
+                    Body::Inline(super::cut(&String::from_utf8_lossy(&bytes), BODY_LIMIT))
+                }
+                _ => Body::Inline("<Request body not available anymore>".to_owned()),
+            };
+            done(app, Ok(Some(body)))
+        }),
+    );
+}
+
+fn response_body(
+    app: &mut App,
+    session: &str,
+    cdp_id: &str,
+    redirected: bool,
+    file: Option<String>,
+    done: BodyDone,
+) {
+    let unavailable = |file: &Option<String>| {
+        Body::Inline(if file.is_some() {
+            "<Response body not available anymore>".to_owned()
+        } else {
+            "<not available anymore>".to_owned()
+        })
+    };
+    if redirected {
+        // The browser keeps no body for a redirect answer.
+        return done(app, Ok(Some(unavailable(&file))));
+    }
+    browser::send_raw(
+        app,
+        Some(session),
+        "Network.getResponseBody",
+        json!({"requestId": cdp_id}),
+        Box::new(move |app, r| {
+            let Some(bytes) = r.ok().and_then(|v| bytes_of(&v, "body")) else {
+                return done(app, Ok(Some(unavailable(&file))));
+            };
+            let body = match file {
+                Some(path) => match save(&path, ".network-response", &bytes) {
+                    Ok(saved) => Body::Saved(saved),
+                    Err(e) => return done(app, Err(e)),
+                },
+                None => Body::Inline(match String::from_utf8(bytes) {
+                    Ok(text) if text.is_empty() => "<empty response>".to_owned(),
+                    Ok(text) => super::cut(&text, BODY_LIMIT),
+                    Err(_) => "<binary data>".to_owned(),
+                }),
+            };
+            done(app, Ok(Some(body)))
+        }),
+    );
+}
+
+/// The bytes of a CDP answer's text field, base64-decoded when the answer says so.
+fn bytes_of(answer: &Value, field: &str) -> Option<Vec<u8>> {
+    let text = answer[field].as_str()?;
+    if answer["base64Encoded"] == true {
+        base64_decode(text)
+    } else {
+        Some(text.as_bytes().to_vec())
+    }
+}
+
+/// Writes `data` to `path` with its extension replaced by `extension` (as the reference
+/// names body files), creating missing directories; returns the absolute path written.
+/// The file is private to the user, and a symlink at the path is not followed.
+fn save(path: &str, extension: &str, data: &[u8]) -> Result<String, String> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let target = with_extension(&absolute(Path::new(path)), extension);
+    let write = || -> std::io::Result<()> {
+        if let Some(dir) = target.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(&target)?;
+        file.write_all(data)
+    };
+    write().map_err(|e| format!("Could not write {path}\nCause: {e}"))?;
+    Ok(target.display().to_string())
+}
+
+/// `path` made absolute against the working directory, with `.` and `..` resolved.
+fn absolute(path: &Path) -> PathBuf {
+    let joined = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .unwrap_or_else(|_| PathBuf::from("/"))
+            .join(path)
+    };
+    let mut out = PathBuf::new();
+    for part in joined.components() {
+        match part {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+/// Replaces the file name's extension (`a.txt` → `a.network-response`; `a` gains one; a
+/// leading dot belongs to the name, as in `.env`).
+fn with_extension(path: &Path, extension: &str) -> PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let stem = match name.rfind('.') {
+        Some(i) if i > 0 => &name[..i],
+        _ => name.as_str(),
+    };
+    path.with_file_name(format!("{stem}{extension}"))
+}
+
+/// Standard base64 (padding optional, whitespace ignored), as CDP sends binary bodies.
+fn base64_decode(text: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(text.len() / 4 * 3);
+    let mut acc: u32 = 0;
+    let mut bits = 0;
+    for c in text.bytes() {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' | b'-' => 62,
+            b'/' | b'_' => 63,
+            b'=' => break,
+            b' ' | b'\n' | b'\r' | b'\t' => continue,
+            _ => return None,
+        };
+        acc = (acc << 6) | u32::from(v);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_decodes_what_cdp_sends() {
+        assert_eq!(base64_decode("aGVsbG8=").as_deref(), Some(&b"hello"[..]));
+        assert_eq!(
+            base64_decode("AAEC/w==").as_deref(),
+            Some(&[0u8, 1, 2, 255][..])
+        );
+        assert_eq!(base64_decode("aGk").as_deref(), Some(&b"hi"[..]));
+        assert!(base64_decode("a*b").is_none());
+    }
+
+    #[test]
+    fn files_are_named_like_the_reference_names_them() {
+        let p = |s: &str| with_extension(Path::new(s), ".network-response");
+        assert_eq!(p("/t/a.json"), PathBuf::from("/t/a.network-response"));
+        assert_eq!(p("/t/a"), PathBuf::from("/t/a.network-response"));
+        assert_eq!(p("/t/a.b.c"), PathBuf::from("/t/a.b.network-response"));
+        assert_eq!(p("/t/.env"), PathBuf::from("/t/.env.network-response"));
+        assert_eq!(
+            absolute(Path::new("/a/b/../c/./d")),
+            PathBuf::from("/a/c/d")
+        );
+    }
+
+    #[test]
+    fn a_file_that_cannot_be_written_names_the_path() {
+        let err = save("/proc/no/such/dir/x.txt", ".network-response", b"x");
+        let err = err.err().unwrap_or_default();
+        assert!(
+            err.starts_with("Could not write /proc/no/such/dir/x.txt\nCause: "),
+            "{err}"
+        );
+    }
+}
