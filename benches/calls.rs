@@ -1,0 +1,358 @@
+//! Tool-call round trips through the server, each beside the floor: one raw `Runtime.evaluate`
+//! doing the same work in the same fixture page, over `--remote-debugging-pipe` to a Chromium
+//! this bench starts itself with the same switches.
+//!
+//! Both browsers stay up for the whole run and the series alternate in blocks (ours, floor,
+//! ours, floor, …), so a burst of load on this shared machine lands on both sides alike.
+//!
+//!     cargo bench --bench calls
+//!     BENCH_ITERATIONS=1000 BENCH_ROUNDS=10 cargo bench --bench calls
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+use serde_json::{json, Value};
+
+fn main() {
+    let iterations = env_count("BENCH_ITERATIONS", 400);
+    let list_iterations = env_count("BENCH_LIST_ITERATIONS", 200);
+    let big_iterations = env_count("BENCH_BIG_ITERATIONS", 20);
+    let rounds = env_count("BENCH_ROUNDS", 4).max(1);
+    let warmup = 10;
+
+    let fixtures = Fixtures::start(&[("/tools.html", tools_page())]);
+    let url = fixtures.url("/tools.html");
+
+    let mut floor = Browser::launch();
+    floor.call("Browser.getVersion", json!({}), None);
+    let session = floor.attach_first_page();
+    floor.navigate(&session, &url);
+
+    let mut mcp = Mcp::spawn();
+    mcp.initialize();
+    mcp.call_ok("new_page", json!({"url": url}));
+    let listed = mcp.call_ok("list_3p_developer_tools", json!({}));
+    assert_listed(&listed.text());
+    let server_pid = mcp.pid();
+    // Let both browsers finish their start-up work before anything is timed.
+    std::thread::sleep(Duration::from_secs(2));
+
+    println!("server: {} (pid {server_pid})", server());
+    println!("floor browser: {} {}", chromium(), CHROMIUM_FLAGS.join(" "));
+    println!();
+
+    let mut report = Vec::new();
+
+    // evaluate_script `() => 1+1`  vs  Runtime.evaluate("1+1")
+    let series = alternate(
+        rounds,
+        iterations,
+        warmup,
+        &mut mcp,
+        &mut floor,
+        |mcp, _| {
+            let a = mcp.call("evaluate_script", json!({"function": "() => 1+1"}));
+            (a.latency, !a.is_error() && a.text().contains("\n2\n"))
+        },
+        |floor| {
+            let (v, took) = floor.evaluate(&session, "1+1", false);
+            (took, v == json!(2))
+        },
+    );
+    report.push((
+        "evaluate_script `() => 1+1`",
+        "Runtime.evaluate `1+1`",
+        series,
+        Some(1.5),
+    ));
+
+    // execute_3p_developer_tool add  vs  Runtime.evaluate of the tool's own function
+    let series = alternate(
+        rounds,
+        iterations,
+        warmup,
+        &mut mcp,
+        &mut floor,
+        |mcp, i| {
+            let params = json!({"a": i, "b": 2 * i}).to_string();
+            let a = mcp.call(
+                "execute_3p_developer_tool",
+                json!({"toolName": "add", "params": params}),
+            );
+            (
+                a.latency,
+                !a.is_error() && a.text().contains(&format!("{}", 3 * i)),
+            )
+        },
+        |floor| {
+            let (v, took) = floor.evaluate(&session, "benchTools.add({a: 2, b: 3})", true);
+            (took, v["sum"] == 5)
+        },
+    );
+    report.push((
+        "execute_3p_developer_tool add",
+        "Runtime.evaluate `benchTools.add({a:2,b:3})`",
+        series,
+        Some(1.4),
+    ));
+
+    // list_3p_developer_tools: no floor of its own (the target is absolute); the 1+1 floor is
+    // printed beside it for scale.
+    let cpu = cpu_ms(server_pid);
+    let mut list = Vec::new();
+    let mut list_ok = 0;
+    for i in 0..(list_iterations + warmup) {
+        let a = mcp.call("list_3p_developer_tools", json!({}));
+        if i >= warmup {
+            list_ok += usize::from(!a.is_error() && a.text().contains("name=\"add\""));
+            list.push(ms(a.latency));
+        }
+    }
+    let list_cpu = (cpu_ms(server_pid) - cpu) / (list_iterations + warmup) as f64;
+
+    // ~1 MB result: execute 'big'  vs  Runtime.evaluate(JSON.stringify(benchTools.big()))
+    let mut big_bytes = (0, 0);
+    let series = alternate(
+        rounds.min(big_iterations),
+        big_iterations,
+        2,
+        &mut mcp,
+        &mut floor,
+        |mcp, _| {
+            let a = mcp.call(
+                "execute_3p_developer_tool",
+                json!({"toolName": "big", "params": "{}"}),
+            );
+            let text = a.text();
+            let ok = !a.is_error() && text.len() >= 1_000_000 && text.contains("9999");
+            (a.latency, ok)
+        },
+        |floor| {
+            let (v, took) = floor.evaluate(&session, "JSON.stringify(benchTools.big({}))", false);
+            (took, v.as_str().is_some_and(|s| s.len() >= 1_000_000))
+        },
+    );
+    let a = mcp.call(
+        "execute_3p_developer_tool",
+        json!({"toolName": "big", "params": "{}"}),
+    );
+    big_bytes.0 = a.bytes;
+    if let (Value::String(s), _) =
+        floor.evaluate(&session, "JSON.stringify(benchTools.big({}))", false)
+    {
+        big_bytes.1 = s.len();
+    }
+    report.push((
+        "~1 MB result (execute 'big')",
+        "Runtime.evaluate `JSON.stringify(big())`",
+        series,
+        Some(1.3),
+    ));
+
+    let hwm = status_kb(server_pid, "VmHWM");
+    let shutdown = mcp.close();
+
+    // Where the time goes: the page-side work the server asks for, timed raw on the floor
+    // browser with the server's shim installed, so ours − this is what the server adds.
+    let breakdown = page_side(&mut floor, &session, iterations.min(200), big_iterations);
+    floor.close();
+
+    print_header();
+    for (ours_name, floor_name, s, target) in &report {
+        let o = print_row(ours_name, &s.ours);
+        let f = print_row(&format!("  floor: {floor_name}"), &s.floor);
+        print_ratio(ours_name, &o, &f, *target);
+        println!(
+            "  correct: ours {}/{}  floor {}/{}   server CPU per call: {:.3} ms",
+            s.ours_ok,
+            s.ours.len(),
+            s.floor_ok,
+            s.floor.len(),
+            s.server_cpu_per_call
+        );
+        println!();
+    }
+    let l = print_row("list_3p_developer_tools", &list);
+    println!(
+        "  correct: {list_ok}/{}   server CPU per call: {list_cpu:.3} ms   (target p50 ≤ 0.5 ms: p50 {:.3} ms)",
+        list.len(),
+        l.p50
+    );
+    println!();
+    println!("page-side share: the same CDP requests the server sends, raw, on the floor browser with the shim:");
+    print_header();
+    for (name, samples) in &breakdown {
+        print_row(name, samples);
+    }
+    println!();
+    println!(
+        "~1 MB sizes: MCP response line {} bytes, floor value {} bytes",
+        big_bytes.0, big_bytes.1
+    );
+    println!(
+        "server VmHWM after the series: {} kB; shutdown after stdin closed: {:.1} ms",
+        hwm.unwrap_or(0),
+        ms(shutdown)
+    );
+}
+
+/// The discovery shim the server installs on every page (compiled into the binary).
+const SHIM: &str = include_str!("../src/thirdparty/shim.js");
+
+/// The wrapper evaluate_script puts around the agent's function (src/tools/script.rs), for
+/// `() => 1+1`; kept in step by hand, it is only used for the breakdown.
+const EVALUATE_WRAPPER: &str = "async function(...args) {
+  let changed = false;
+  const observer = new MutationObserver(() => { changed = true; });
+  observer.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+  try {
+    const value = await (
+() => 1+1
+)(...args);
+    await Promise.resolve();
+    return [changed, JSON.stringify(value)];
+  } finally {
+    observer.disconnect();
+  }
+}";
+
+/// The function execute_3p_developer_tool calls (src/tools/thirdparty.rs).
+const RUN_TOOL: &str = "function(name, params, options, ...elements) { return window.__dtmcp.run(name, params, elements, options); }";
+
+fn page_side(
+    floor: &mut Browser,
+    session: &str,
+    n: usize,
+    big_n: usize,
+) -> Vec<(String, Vec<f64>)> {
+    floor.evaluate(session, SHIM, false);
+    let context = floor.default_context(session);
+    // The shim's own first discovery (scheduled at install) ends within its grace period.
+    std::thread::sleep(Duration::from_millis(700));
+    let mut out = Vec::new();
+    let mut time = |name: &str, count: usize, f: &mut dyn FnMut() -> Duration| {
+        for _ in 0..5 {
+            f();
+        }
+        let samples: Vec<f64> = (0..count).map(|_| ms(f())).collect();
+        out.push((name.to_owned(), samples));
+    };
+    time(
+        "callFunctionOn(evaluate_script wrapper of `() => 1+1`)",
+        n,
+        &mut || {
+            floor
+                .call_function(session, context, EVALUATE_WRAPPER, json!([]), true)
+                .1
+        },
+    );
+    time(
+        "callFunctionOn(__dtmcp.run('add', {a:2,b:3}))",
+        n,
+        &mut || {
+            let args = json!([{"value": "add"}, {"value": {"a": 2, "b": 3}}, {"value": {"elementKeys": [], "maxChars": 1_000_000}}]);
+            floor
+                .call_function(session, context, RUN_TOOL, args, true)
+                .1
+        },
+    );
+    time(
+        "Runtime.evaluate(__dtmcp.discover()) (what each list does)",
+        n,
+        &mut || {
+            floor
+                .evaluate(
+                    session,
+                    "window.__dtmcp && window.__dtmcp.shim ? window.__dtmcp.discover() : null",
+                    true,
+                )
+                .1
+        },
+    );
+    time(
+        "callFunctionOn(__dtmcp.run('big', {})), maxChars 1000000",
+        big_n,
+        &mut || {
+            let args = json!([{"value": "big"}, {"value": {}}, {"value": {"elementKeys": [], "maxChars": 1_000_000}}]);
+            floor
+                .call_function(session, context, RUN_TOOL, args, true)
+                .1
+        },
+    );
+    time(
+        "Runtime.evaluate(JSON.stringify(big(), null, 2)) (pretty, uncapped)",
+        big_n,
+        &mut || {
+            floor
+                .evaluate(
+                    session,
+                    "JSON.stringify(benchTools.big({}), null, 2)",
+                    false,
+                )
+                .1
+        },
+    );
+    out
+}
+
+fn assert_listed(text: &str) {
+    if !text.contains("name=\"add\"") {
+        panic!("the fixture's tools were not listed:\n{text}");
+    }
+}
+
+struct Series {
+    ours: Vec<f64>,
+    floor: Vec<f64>,
+    ours_ok: usize,
+    floor_ok: usize,
+    server_cpu_per_call: f64,
+}
+
+/// Runs `iterations` calls on each side in `rounds` alternating blocks, after `warmup`
+/// uncounted calls on each side. Each closure returns (latency, answer was right).
+fn alternate(
+    rounds: usize,
+    iterations: usize,
+    warmup: usize,
+    mcp: &mut Mcp,
+    floor: &mut Browser,
+    mut ours: impl FnMut(&mut Mcp, usize) -> (Duration, bool),
+    mut raw: impl FnMut(&mut Browser) -> (Duration, bool),
+) -> Series {
+    for i in 0..warmup {
+        ours(mcp, i + 1);
+        raw(floor);
+    }
+    let server_pid = mcp.pid();
+    let mut s = Series {
+        ours: Vec::with_capacity(iterations),
+        floor: Vec::with_capacity(iterations),
+        ours_ok: 0,
+        floor_ok: 0,
+        server_cpu_per_call: 0.0,
+    };
+    let per_round = iterations.div_ceil(rounds);
+    let mut cpu = 0.0;
+    let mut i = 0;
+    while s.ours.len() < iterations {
+        let n = per_round.min(iterations - s.ours.len());
+        let before = cpu_ms(server_pid);
+        for _ in 0..n {
+            i += 1;
+            let (took, ok) = ours(mcp, i);
+            s.ours.push(ms(took));
+            s.ours_ok += usize::from(ok);
+        }
+        cpu += cpu_ms(server_pid) - before;
+        for _ in 0..n {
+            let (took, ok) = raw(floor);
+            s.floor.push(ms(took));
+            s.floor_ok += usize::from(ok);
+        }
+    }
+    s.server_cpu_per_call = cpu / iterations as f64;
+    s
+}

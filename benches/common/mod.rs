@@ -1,0 +1,711 @@
+//! What the benches share: percentiles, a tiny fixture web server, an MCP client that talks
+//! to the release binary over stdio, and a raw CDP client over `--remote-debugging-pipe` to a
+//! Chromium the bench starts itself (the floor every figure is compared with).
+//!
+//! Latencies are wall clock from writing a request to having read its complete answer (the
+//! MCP line or the NUL-terminated CDP message), before it is parsed, so both sides of a ratio
+//! are measured the same way.
+
+#![allow(dead_code)] // each bench uses a different part of this module
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::os::fd::{FromRawFd, OwnedFd};
+use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::Arc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+/// The release binary (`cargo bench` builds it with the bench profile, which is `release`).
+pub const SERVER: &str = env!("CARGO_BIN_EXE_devtools-mcp");
+
+/// The server binary to measure: `BENCH_SERVER` if set (to measure a frozen copy, so every
+/// bench and the shared harness run the very same file), else the one cargo just built.
+pub fn server() -> String {
+    std::env::var("BENCH_SERVER").unwrap_or_else(|_| SERVER.to_owned())
+}
+
+/// The browser both the server and the floor run.
+pub fn chromium() -> String {
+    std::env::var("CHROME_PATH").unwrap_or_else(|_| "/usr/bin/chromium".into())
+}
+
+/// Chromium switches this machine needs (root, no network); the floor browser gets exactly
+/// these, and the server gets them through `--chromeArg`.
+pub const CHROMIUM_FLAGS: &[&str] = &[
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+];
+
+/// The server's command line: the reference's flags as /work/shared/bench/reference.sh
+/// passes them, so a configuration written for the reference runs unchanged.
+pub fn server_args() -> Vec<String> {
+    let mut args = vec![
+        format!("--executablePath={}", chromium()),
+        "--headless".into(),
+        "--isolated".into(),
+        "--categoryExperimentalThirdParty=true".into(),
+        "--no-page-id-routing".into(),
+        "--no-usage-statistics".into(),
+        "--no-performance-crux".into(),
+    ];
+    for flag in &CHROMIUM_FLAGS[1..] {
+        args.push(format!("--chromeArg={flag}"));
+    }
+    args
+}
+
+/// Reads a count from the environment (to shrink a run), else the default.
+pub fn env_count(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+pub fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+// ---------------------------------------------------------------------------------------------
+// Percentiles
+// ---------------------------------------------------------------------------------------------
+
+/// Summary of one series of samples (milliseconds).
+#[derive(Clone, Debug, Default)]
+pub struct Summary {
+    pub n: usize,
+    pub min: f64,
+    pub p50: f64,
+    pub p90: f64,
+    pub p99: f64,
+    pub max: f64,
+}
+
+/// Linear interpolation between order statistics, as mcp_bench.py computes them.
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    let rank = (sorted.len() - 1) as f64 * p / 100.0;
+    let low = rank.floor() as usize;
+    let high = (low + 1).min(sorted.len() - 1);
+    sorted[low] + (sorted[high] - sorted[low]) * (rank - low as f64)
+}
+
+pub fn summarize(samples: &[f64]) -> Summary {
+    if samples.is_empty() {
+        return Summary::default();
+    }
+    let mut s = samples.to_vec();
+    s.sort_by(|a, b| a.total_cmp(b));
+    Summary {
+        n: s.len(),
+        min: s[0],
+        p50: percentile(&s, 50.0),
+        p90: percentile(&s, 90.0),
+        p99: percentile(&s, 99.0),
+        max: s[s.len() - 1],
+    }
+}
+
+pub fn print_header() {
+    println!(
+        "{:<58} {:>5} {:>9} {:>9} {:>9} {:>9} {:>9}",
+        "series (ms)", "n", "min", "p50", "p90", "p99", "max"
+    );
+}
+
+pub fn print_row(name: &str, samples: &[f64]) -> Summary {
+    let s = summarize(samples);
+    println!(
+        "{:<58} {:>5} {:>9.3} {:>9.3} {:>9.3} {:>9.3} {:>9.3}",
+        name, s.n, s.min, s.p50, s.p90, s.p99, s.max
+    );
+    s
+}
+
+/// `ours / floor` for p50 and p99, with the target when there is one.
+pub fn print_ratio(name: &str, ours: &Summary, floor: &Summary, target: Option<f64>) {
+    let target = target
+        .map(|t| format!("   (target p50 ≤ {t}×)"))
+        .unwrap_or_default();
+    println!(
+        "  ratio {name}: p50 {:.2}×  p99 {:.2}×  (ours − floor at p50: {:+.3} ms){target}",
+        ours.p50 / floor.p50,
+        ours.p99 / floor.p99,
+        ours.p50 - floor.p50
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fixture pages over HTTP on 127.0.0.1
+// ---------------------------------------------------------------------------------------------
+
+/// Rows of the ~1 MB result (as in mcp_bench.py: 10,000 rows of ~110 bytes of JSON).
+pub const BIG_ROWS: usize = 10_000;
+
+/// A page with a tool group. The same functions are also on `window.benchTools`, so the floor
+/// can do the same work with one raw `Runtime.evaluate`.
+pub fn tools_page() -> String {
+    format!(
+        r#"<!doctype html>
+<html><head><meta charset="utf-8"><title>Bench tools</title>
+<link rel="icon" href="data:,"></head>
+<body><h1>Bench tools</h1><button id="the-button">Click me</button>
+<script>
+(() => {{
+  const object = (properties, required = []) => ({{type: 'object', properties, required}});
+  const tools = [
+    {{name: 'add', description: 'Returns {{sum: a + b}}',
+      inputSchema: object({{a: {{type: 'number'}}, b: {{type: 'number'}}}}, ['a', 'b']),
+      execute: ({{a, b}}) => ({{sum: a + b}})}},
+    {{name: 'big', description: 'Returns an array of {rows} rows (~1 MB of JSON)',
+      inputSchema: object({{}}),
+      execute: () => Array.from({{length: {rows}}}, (_, i) => ({{i, s: 'x'.repeat(90)}}))}},
+  ];
+  window.benchTools = Object.fromEntries(tools.map(t => [t.name, t.execute]));
+  window.addEventListener('devtoolstooldiscovery', (event) => {{
+    event.respondWith({{name: 'bench', description: 'Bench fixture tools', tools}});
+  }});
+}})();
+</script></body></html>
+"#,
+        rows = BIG_ROWS
+    )
+}
+
+/// Serves fixed pages on 127.0.0.1 from a background thread, one short-lived thread per
+/// connection (`Connection: close`), for as long as the process lives.
+pub struct Fixtures {
+    pub port: u16,
+}
+
+impl Fixtures {
+    pub fn start(pages: &[(&str, String)]) -> Fixtures {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
+        let port = listener.local_addr().expect("local addr").port();
+        let pages: Arc<HashMap<String, String>> = Arc::new(
+            pages
+                .iter()
+                .map(|(path, body)| (path.to_string(), body.clone()))
+                .collect(),
+        );
+        thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let pages = pages.clone();
+                thread::spawn(move || serve(stream, &pages));
+            }
+        });
+        Fixtures { port }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}{path}", self.port)
+    }
+}
+
+fn serve(mut stream: TcpStream, pages: &HashMap<String, String>) {
+    let mut request = Vec::new();
+    let mut chunk = [0u8; 4096];
+    while !request.windows(4).any(|w| w == b"\r\n\r\n") {
+        match stream.read(&mut chunk) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => request.extend_from_slice(&chunk[..n]),
+        }
+    }
+    let text = String::from_utf8_lossy(&request);
+    let path = text.split_whitespace().nth(1).unwrap_or("/");
+    let (status, body) = match pages.get(path) {
+        Some(body) => ("200 OK", body.as_str()),
+        None => ("404 Not Found", "not found"),
+    };
+    let head = format!(
+        "HTTP/1.1 {status}\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\n\
+         Cache-Control: no-store\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    let _ = stream.write_all(head.as_bytes());
+    let _ = stream.write_all(body.as_bytes());
+}
+
+// ---------------------------------------------------------------------------------------------
+// /proc
+// ---------------------------------------------------------------------------------------------
+
+/// A field of /proc/<pid>/status in kB (VmHWM, VmRSS, …).
+pub fn status_kb(pid: u32, key: &str) -> Option<u64> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    text.lines()
+        .find(|l| l.starts_with(key) && l[key.len()..].starts_with(':'))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse().ok())
+}
+
+/// Direct children of a process.
+pub fn children(pid: u32) -> Vec<u32> {
+    let path = format!("/proc/{pid}/task/{pid}/children");
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .split_whitespace()
+        .filter_map(|p| p.parse().ok())
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// The MCP server over stdio
+// ---------------------------------------------------------------------------------------------
+
+pub struct Mcp {
+    pub child: Child,
+    stdin: Option<ChildStdin>,
+    out: BufReader<ChildStdout>,
+    next_id: u64,
+    pub stderr_path: PathBuf,
+    /// When spawn() was called.
+    pub spawned: Instant,
+}
+
+/// One answer: the parsed message, the latency and the size of its line.
+pub struct Answer {
+    pub message: Value,
+    pub latency: Duration,
+    pub bytes: usize,
+    /// When the complete line had been read.
+    pub arrived: Instant,
+}
+
+impl Answer {
+    /// The text content of a tool result, joined with newlines.
+    pub fn text(&self) -> String {
+        self.message["result"]["content"]
+            .as_array()
+            .map(|c| {
+                c.iter()
+                    .filter_map(|x| x["text"].as_str())
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            })
+            .unwrap_or_else(|| self.message["error"].to_string())
+    }
+
+    pub fn is_error(&self) -> bool {
+        self.message.get("error").is_some() || self.message["result"]["isError"] == true
+    }
+}
+
+static STDERR_COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+impl Mcp {
+    pub fn spawn() -> Mcp {
+        let n = STDERR_COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let stderr_path =
+            std::env::temp_dir().join(format!("devtools-mcp-bench-{}-{n}.log", std::process::id()));
+        let stderr = File::create(&stderr_path).expect("create the server's stderr log");
+        let spawned = Instant::now();
+        let mut child = Command::new(server())
+            .args(server_args())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(stderr)
+            .spawn()
+            .expect("spawn the release binary");
+        let stdin = child.stdin.take();
+        let out = BufReader::with_capacity(1 << 20, child.stdout.take().expect("stdout"));
+        Mcp {
+            child,
+            stdin,
+            out,
+            next_id: 0,
+            stderr_path,
+            spawned,
+        }
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    fn write(&mut self, message: &Value) {
+        let mut line = serde_json::to_vec(message).expect("serialize");
+        line.push(b'\n');
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        if let Err(e) = stdin.write_all(&line) {
+            self.die(&format!("writing to the server failed: {e}"));
+        }
+    }
+
+    /// Sends a request and reads lines until its answer; notifications are skipped.
+    pub fn request(&mut self, method: &str, params: Value) -> Answer {
+        self.next_id += 1;
+        let id = self.next_id;
+        let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        let mut line = serde_json::to_vec(&message).expect("serialize");
+        line.push(b'\n');
+        let mut buf = Vec::with_capacity(256);
+        let sent = Instant::now();
+        if let Err(e) = self.stdin.as_mut().expect("stdin open").write_all(&line) {
+            self.die(&format!("writing to the server failed: {e}"));
+        }
+        loop {
+            buf.clear();
+            match self.out.read_until(b'\n', &mut buf) {
+                Ok(0) | Err(_) => self.die(&format!("the server closed stdout during {method}")),
+                Ok(_) => {}
+            }
+            let arrived = Instant::now();
+            let Ok(reply) = serde_json::from_slice::<Value>(&buf) else {
+                continue;
+            };
+            if reply["id"] == id && reply.get("method").is_none() {
+                return Answer {
+                    message: reply,
+                    latency: arrived - sent,
+                    bytes: buf.len(),
+                    arrived,
+                };
+            }
+        }
+    }
+
+    pub fn notify(&mut self, method: &str) {
+        self.write(&json!({"jsonrpc": "2.0", "method": method}));
+    }
+
+    pub fn initialize(&mut self) -> Answer {
+        let answer = self.request(
+            "initialize",
+            json!({
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "devtools-mcp-bench", "version": "1"},
+            }),
+        );
+        self.notify("notifications/initialized");
+        answer
+    }
+
+    pub fn call(&mut self, tool: &str, arguments: Value) -> Answer {
+        self.request("tools/call", json!({"name": tool, "arguments": arguments}))
+    }
+
+    /// A tool call that must succeed (a bench measures nothing useful after a failure).
+    pub fn call_ok(&mut self, tool: &str, arguments: Value) -> Answer {
+        let answer = self.call(tool, arguments);
+        if answer.is_error() {
+            let text = answer.text();
+            self.die(&format!("{tool} failed: {text}"));
+        }
+        answer
+    }
+
+    /// Closes stdin (the stdio shutdown signal) and waits for the exit; returns how long it
+    /// took. Kills the server after 10 s.
+    pub fn close(mut self) -> Duration {
+        let started = Instant::now();
+        drop(self.stdin.take());
+        let deadline = started + Duration::from_secs(10);
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(_)) => break,
+                Ok(None) if Instant::now() < deadline => thread::sleep(Duration::from_micros(200)),
+                _ => {
+                    eprintln!("the server did not exit within 10 s of stdin closing; killing it");
+                    let _ = self.child.kill();
+                    let _ = self.child.wait();
+                    break;
+                }
+            }
+        }
+        let took = started.elapsed();
+        let _ = std::fs::remove_file(&self.stderr_path);
+        took
+    }
+
+    fn die(&mut self, why: &str) -> ! {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let log = std::fs::read_to_string(&self.stderr_path).unwrap_or_default();
+        let tail: String = log
+            .chars()
+            .rev()
+            .take(4000)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        panic!("{why}\n--- server stderr (tail) ---\n{tail}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The floor: raw CDP over --remote-debugging-pipe to a Chromium we start ourselves
+// ---------------------------------------------------------------------------------------------
+
+pub struct Browser {
+    child: Child,
+    to_browser: File,
+    from_browser: BufReader<File>,
+    next_id: u64,
+    profile: PathBuf,
+    /// Events read while waiting for answers.
+    events: Vec<Value>,
+    /// When the process was spawned.
+    pub spawned: Instant,
+}
+
+fn cloexec_pipe() -> (OwnedFd, OwnedFd) {
+    let mut fds = [0; 2];
+    // SAFETY: fds is a valid array of two ints.
+    let rc = unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) };
+    assert_eq!(rc, 0, "pipe2: {}", io::Error::last_os_error());
+    // SAFETY: pipe2 succeeded; both descriptors are fresh and ours.
+    unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) }
+}
+
+static PROFILE_COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+impl Browser {
+    /// Starts Chromium with CHROMIUM_FLAGS, a fresh profile and the pipe on fds 3 and 4.
+    pub fn launch() -> Browser {
+        let n = PROFILE_COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let profile = std::env::temp_dir().join(format!(
+            "devtools-mcp-bench-profile-{}-{n}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&profile);
+        std::fs::create_dir_all(&profile).expect("create a profile dir");
+        let (browser_reads, we_write) = cloexec_pipe();
+        let (we_read, browser_writes) = cloexec_pipe();
+        let child_in = std::os::fd::AsRawFd::as_raw_fd(&browser_reads);
+        let child_out = std::os::fd::AsRawFd::as_raw_fd(&browser_writes);
+        let mut cmd = Command::new(chromium());
+        cmd.args(CHROMIUM_FLAGS)
+            .arg(format!("--user-data-dir={}", profile.display()))
+            .arg("--remote-debugging-pipe")
+            .arg("about:blank")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(0);
+        // SAFETY: only async-signal-safe calls between fork and exec.
+        unsafe {
+            cmd.pre_exec(move || {
+                // Above 4 first, so that neither dup2 clobbers the other end.
+                let a = libc::fcntl(child_in, libc::F_DUPFD, 10);
+                let b = libc::fcntl(child_out, libc::F_DUPFD, 10);
+                if a < 0 || b < 0 || libc::dup2(a, 3) < 0 || libc::dup2(b, 4) < 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                Ok(())
+            });
+        }
+        let spawned = Instant::now();
+        let child = cmd.spawn().expect("spawn chromium");
+        drop(browser_reads);
+        drop(browser_writes);
+        Browser {
+            child,
+            to_browser: File::from(we_write),
+            from_browser: BufReader::with_capacity(1 << 20, File::from(we_read)),
+            next_id: 0,
+            profile,
+            events: Vec::new(),
+            spawned,
+        }
+    }
+
+    fn read_message(&mut self, buf: &mut Vec<u8>) -> Instant {
+        buf.clear();
+        match self.from_browser.read_until(0, buf) {
+            Ok(n) if n > 0 && buf.last() == Some(&0) => {}
+            _ => panic!("the floor browser closed its pipe"),
+        }
+        buf.pop();
+        Instant::now()
+    }
+
+    /// Sends a command and waits for its answer. Returns the result and the latency.
+    pub fn call(
+        &mut self,
+        method: &str,
+        params: Value,
+        session: Option<&str>,
+    ) -> (Value, Duration) {
+        self.next_id += 1;
+        let id = self.next_id;
+        let mut message = json!({"id": id, "method": method, "params": params});
+        if let Some(s) = session {
+            message["sessionId"] = json!(s);
+        }
+        let mut bytes = serde_json::to_vec(&message).expect("serialize");
+        bytes.push(0);
+        let mut buf = Vec::with_capacity(256);
+        let sent = Instant::now();
+        self.to_browser
+            .write_all(&bytes)
+            .expect("write to the floor browser");
+        loop {
+            let arrived = self.read_message(&mut buf);
+            let reply: Value = serde_json::from_slice(&buf).expect("CDP message is JSON");
+            if reply["id"] == id {
+                if let Some(e) = reply.get("error") {
+                    panic!("{method}: {e}");
+                }
+                return (reply["result"].clone(), arrived - sent);
+            }
+            self.events.push(reply);
+        }
+    }
+
+    pub fn wait_event(&mut self, method: &str, session: Option<&str>) -> Value {
+        let matches = |e: &Value| e["method"] == method && e["sessionId"].as_str() == session;
+        if let Some(i) = self.events.iter().position(matches) {
+            return self.events.remove(i);
+        }
+        let mut buf = Vec::new();
+        loop {
+            self.read_message(&mut buf);
+            let event: Value = serde_json::from_slice(&buf).expect("CDP message is JSON");
+            if matches(&event) {
+                return event;
+            }
+        }
+    }
+
+    pub fn clear_events(&mut self) {
+        self.events.clear();
+    }
+
+    /// Attaches (flattened) to the first page target; returns the session id.
+    pub fn attach_first_page(&mut self) -> String {
+        let (targets, _) = self.call("Target.getTargets", json!({}), None);
+        let target = targets["targetInfos"]
+            .as_array()
+            .and_then(|t| t.iter().find(|t| t["type"] == "page"))
+            .map(|t| t["targetId"].clone())
+            .expect("a page target");
+        let (attached, _) = self.call(
+            "Target.attachToTarget",
+            json!({"targetId": target, "flatten": true}),
+            None,
+        );
+        attached["sessionId"]
+            .as_str()
+            .expect("a session id")
+            .to_owned()
+    }
+
+    /// Navigates the session's page and waits for its load event.
+    pub fn navigate(&mut self, session: &str, url: &str) {
+        self.call("Page.enable", json!({}), Some(session));
+        self.clear_events();
+        self.call("Page.navigate", json!({"url": url}), Some(session));
+        self.wait_event("Page.loadEventFired", Some(session));
+        self.call("Page.disable", json!({}), Some(session));
+        self.clear_events();
+    }
+
+    /// `Runtime.evaluate` by value; returns the value and the latency.
+    pub fn evaluate(
+        &mut self,
+        session: &str,
+        expression: &str,
+        await_promise: bool,
+    ) -> (Value, Duration) {
+        let (result, took) = self.call(
+            "Runtime.evaluate",
+            json!({"expression": expression, "returnByValue": true, "awaitPromise": await_promise}),
+            Some(session),
+        );
+        (result["result"]["value"].clone(), took)
+    }
+
+    /// `Runtime.callFunctionOn` in an execution context, by value.
+    pub fn call_function(
+        &mut self,
+        session: &str,
+        context: i64,
+        declaration: &str,
+        arguments: Value,
+        await_promise: bool,
+    ) -> (Value, Duration) {
+        let (result, took) = self.call(
+            "Runtime.callFunctionOn",
+            json!({
+                "functionDeclaration": declaration,
+                "arguments": arguments,
+                "executionContextId": context,
+                "returnByValue": true,
+                "awaitPromise": await_promise,
+            }),
+            Some(session),
+        );
+        (result["result"]["value"].clone(), took)
+    }
+
+    /// The id of the main frame's default execution context (Runtime is enabled just long
+    /// enough to be told).
+    pub fn default_context(&mut self, session: &str) -> i64 {
+        self.clear_events();
+        self.call("Runtime.enable", json!({}), Some(session));
+        let mut id = None;
+        while id.is_none() {
+            let event = self.wait_event("Runtime.executionContextCreated", Some(session));
+            let context = &event["params"]["context"];
+            if context["auxData"]["isDefault"] == true {
+                id = context["id"].as_i64();
+            }
+        }
+        self.call("Runtime.disable", json!({}), Some(session));
+        self.clear_events();
+        id.unwrap_or_default()
+    }
+
+    /// Ends the browser and all its helpers, and deletes the profile.
+    pub fn close(mut self) {
+        let pgid = self.child.id() as i32;
+        // SAFETY: signalling the process group of our own child.
+        unsafe { libc::kill(-pgid, libc::SIGTERM) };
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                break;
+            }
+            thread::sleep(Duration::from_millis(5));
+        }
+        // SAFETY: as above; helpers (zygote, renderers) share the group.
+        unsafe { libc::kill(-pgid, libc::SIGKILL) };
+        let _ = self.child.wait();
+        for _ in 0..50 {
+            if std::fs::remove_dir_all(&self.profile).is_ok() || !self.profile.exists() {
+                break;
+            }
+            thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+/// CPU time (user + system) a process has used so far, in ms.
+pub fn cpu_ms(pid: u32) -> f64 {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let rest = text.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: f64 = [11, 12]
+        .iter()
+        .filter_map(|&i| fields.get(i).and_then(|v| v.parse::<f64>().ok()))
+        .sum();
+    // SAFETY: sysconf has no preconditions.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
+    ticks * 1000.0 / hz
+}

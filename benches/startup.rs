@@ -1,0 +1,101 @@
+//! Start-up: spawn → `initialize` answered (no browser yet: it starts lazily), and spawn →
+//! first `new_page` answered, beside Chromium's own start → first CDP answer over the pipe.
+//!
+//! The first-page runs and the Chromium runs alternate, so load on this shared machine hits
+//! both alike. Each run starts from nothing: a fresh server, a fresh browser, a fresh profile.
+//!
+//!     cargo bench --bench startup
+//!     BENCH_INIT_RUNS=200 BENCH_PAGE_RUNS=20 cargo bench --bench startup
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+use serde_json::json;
+
+fn main() {
+    let init_runs = env_count("BENCH_INIT_RUNS", 100);
+    let page_runs = env_count("BENCH_PAGE_RUNS", 10);
+    let fixtures = Fixtures::start(&[("/tools.html", tools_page())]);
+    let url = fixtures.url("/tools.html");
+    println!("server: {}", server());
+    println!("browser: {} {}", chromium(), CHROMIUM_FLAGS.join(" "));
+
+    // spawn → initialize answered, and the shutdown that follows (no browser to stop).
+    let mut init = Vec::new();
+    let mut init_shutdown = Vec::new();
+    for _ in 0..init_runs {
+        let mut mcp = Mcp::spawn();
+        let answer = mcp.initialize();
+        init.push(ms(answer.arrived - mcp.spawned));
+        init_shutdown.push(ms(mcp.close()));
+    }
+
+    // spawn → first new_page answered, alternating with Chromium's own start.
+    let mut first_page = Vec::new();
+    let mut first_page_shutdown = Vec::new();
+    let mut chromium_first_answer = Vec::new();
+    let mut chromium_page_loaded = Vec::new();
+    for _ in 0..page_runs {
+        let mut mcp = Mcp::spawn();
+        mcp.initialize();
+        let page = mcp.call_ok("new_page", json!({"url": url}));
+        first_page.push(ms(page.arrived - mcp.spawned));
+        first_page_shutdown.push(ms(mcp.close()));
+        settle();
+
+        let mut browser = Browser::launch();
+        browser.call("Browser.getVersion", json!({}), None);
+        chromium_first_answer.push(ms(browser.spawned.elapsed()));
+        // The least raw CDP work that gives the fixture page loaded in a tab of its own
+        // (what new_page amounts to), for scale.
+        let (target, _) = browser.call("Target.createTarget", json!({"url": "about:blank"}), None);
+        let (attached, _) = browser.call(
+            "Target.attachToTarget",
+            json!({"targetId": target["targetId"], "flatten": true}),
+            None,
+        );
+        let session = attached["sessionId"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        browser.navigate(&session, &url);
+        chromium_page_loaded.push(ms(browser.spawned.elapsed()));
+        browser.close();
+        settle();
+    }
+
+    println!();
+    print_header();
+    let i = print_row("spawn → initialize answered", &init);
+    print_row("  shutdown after stdin closes (no browser)", &init_shutdown);
+    let p = print_row(
+        "spawn → first new_page answered (browser starts lazily)",
+        &first_page,
+    );
+    print_row(
+        "  shutdown after stdin closes (browser running)",
+        &first_page_shutdown,
+    );
+    let c = print_row(
+        "floor: Chromium spawn → first CDP answer over the pipe",
+        &chromium_first_answer,
+    );
+    let l = print_row(
+        "floor: Chromium spawn → new tab with the page loaded",
+        &chromium_page_loaded,
+    );
+    println!();
+    println!("  initialize p50 {:.3} ms (target ≤ 5 ms)", i.p50);
+    println!(
+        "  first new_page − Chromium start (p50): {:+.1} ms (target ≤ +60 ms); − raw page loaded: {:+.1} ms",
+        p.p50 - c.p50,
+        p.p50 - l.p50
+    );
+}
+
+/// Lets the previous browser's processes finish exiting before the next run is timed.
+fn settle() {
+    std::thread::sleep(Duration::from_millis(300));
+}
