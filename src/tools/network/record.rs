@@ -75,22 +75,24 @@ pub struct Answer {
 }
 
 impl Answer {
-    fn from_event(response: &Value, at: Option<f64>) -> Answer {
-        // When the headers arrived, by the browser's own timing of the request if it has one.
+    /// `at`: the event's time; `started`: when the request started.
+    fn from_event(response: &Value, at: Option<f64>, started: f64) -> Answer {
+        // When the headers arrived, by the browser's own timing of the request if it has one
+        // for this request (a response from the cache carries the timing of an older one).
         let timing = &response["timing"];
-        let at = match (
+        let measured = match (
             timing["requestTime"].as_f64(),
             timing["receiveHeadersEnd"].as_f64(),
         ) {
-            (Some(base), Some(end)) if base > 0.0 && end >= 0.0 => Some(base + end / 1000.0),
-            _ => at,
+            (Some(base), Some(end)) if base >= started && end >= 0.0 => Some(base + end / 1000.0),
+            _ => None,
         };
         Answer {
             status: response["status"].as_u64().unwrap_or(0) as u16,
             headers: headers_of(&response["headers"]),
             raw_headers: false,
             mime_type: response["mimeType"].as_str().unwrap_or("").to_owned(),
-            at: at.unwrap_or(0.0),
+            at: measured.or(at).unwrap_or(0.0),
         }
     }
 
@@ -199,10 +201,11 @@ impl Log {
                 }
             }
             "Network.responseReceived" => {
-                let answer = Answer::from_event(&params["response"], params["timestamp"].as_f64());
+                let at = params["timestamp"].as_f64();
                 let raw = self.early.get_mut(cdp_id).and_then(|e| e.response.take());
                 let kind = params["type"].as_str().map(str::to_ascii_lowercase);
                 self.update_cdp(cdp_id, |r| {
+                    let answer = Answer::from_event(&params["response"], at, r.started);
                     r.response = Some(answer.with_raw(raw));
                     if let Some(kind) = kind {
                         r.resource_type = kind;
@@ -244,10 +247,10 @@ impl Log {
         let redirect = params.get("redirectResponse").filter(|r| r.is_object());
         if let (Some(redirect), Some(prev)) = (redirect, self.by_cdp.get(&cdp_id).copied()) {
             // The same CDP request goes on to a new URL: the hop so far ends with this answer.
-            let answer = Answer::from_event(redirect, Some(timestamp));
             let raw = self.early.get_mut(&cdp_id).and_then(|e| e.response.take());
             self.update(prev, |r| {
                 if r.response.as_ref().is_none_or(|a| !a.raw_headers) {
+                    let answer = Answer::from_event(redirect, Some(timestamp), r.started);
                     r.response = Some(answer.with_raw(raw));
                 }
                 r.redirected = true;
