@@ -182,10 +182,8 @@ mod tests {
 
     #[test]
     fn builders() {
-        assert_eq!(
-            response(&json!(3), json!({})),
-            r#"{"id":3,"jsonrpc":"2.0","result":{}}"#
-        );
+        let r: Value = serde_json::from_str(&response(&json!(3), json!({}))).unwrap();
+        assert_eq!(r, json!({"jsonrpc": "2.0", "id": 3, "result": {}}));
         let e: Value = serde_json::from_str(&error(&Value::Null, PARSE_ERROR, "bad")).unwrap();
         assert_eq!(e["error"]["code"], PARSE_ERROR);
         assert!(e["id"].is_null());
