@@ -933,7 +933,7 @@ mod tests {
         assert_eq!(js_number(1e21), "1e+21");
         assert_eq!(js_number(1.5e-7), "1.5e-7");
         assert_eq!(js_number(0.000001), "0.000001");
-        assert_eq!(js_number(10000.0 * 1.0 * 1.1), "11000.000000000002");
+        assert_eq!(js_number(0.1 + 0.2), "0.30000000000000004");
     }
 
     #[test]

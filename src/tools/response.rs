@@ -86,6 +86,10 @@ fn render(app: &mut App, mut resp: Response) -> ToolResult {
         out.append(&mut resp.lines);
     }
     if let Some(page) = resp.page.and_then(|id| app.browser.pages.get(id)) {
+        out.extend(super::emulation::lines(&page.emulation));
+        super::emulation::structured(&page.emulation, &mut structured);
+    }
+    if let Some(page) = resp.page.and_then(|id| app.browser.pages.get(id)) {
         if let Some(d) = &page.dialog {
             let default = if d.kind == "prompt" {
                 format!(" (default value: \"{}\")", d.default_prompt)

@@ -346,6 +346,9 @@ fn answer(app: &mut App, call: u64, page: u32, shot: Shot, line: String, data: S
     finish(app, call, resp);
 }
 
+/// Work that answers through the continuation it is given.
+pub type Work<T> = Box<dyn FnOnce(&mut App, Done<T>)>;
+
 /// Runs `work` unless the page shows a dialog first: a dialog opening (which stops the page's
 /// rendering and script, so `work` would wait for as long as it stays open) ends the wait at
 /// once with an error naming it, and so does `timeout`. Whichever comes first answers `done`.
@@ -354,7 +357,7 @@ pub fn unless_dialog<T: 'static>(
     session: &str,
     timeout: Duration,
     timeout_message: String,
-    work: Box<dyn FnOnce(&mut App, Done<T>)>,
+    work: Work<T>,
     done: Done<T>,
 ) {
     let once = Once::new(done);
