@@ -29,13 +29,34 @@ pub fn lookup_ws_url(browser_url: &str) -> Result<String, String> {
     stream
         .write_all(request.as_bytes())
         .map_err(|e| format!("cannot query {browser_url}/json/version: {e}"))?;
-    let mut body = Vec::new();
-    stream
-        .read_to_end(&mut body)
-        .map_err(|e| format!("cannot read {browser_url}/json/version: {e}"))?;
+    // Chromium keeps the connection open after answering: read the head, then exactly
+    // Content-Length bytes, rather than waiting for the end of the stream.
+    let mut raw = Vec::new();
+    let mut chunk = [0u8; 4096];
+    let body = loop {
+        let n = stream
+            .read(&mut chunk)
+            .map_err(|e| format!("cannot read {browser_url}/json/version: {e}"))?;
+        raw.extend_from_slice(&chunk[..n]);
+        if let Some(end) = raw.windows(4).position(|w| w == b"\r\n\r\n") {
+            let head = String::from_utf8_lossy(&raw[..end]).to_ascii_lowercase();
+            let length = head
+                .lines()
+                .find_map(|l| l.strip_prefix("content-length:"))
+                .and_then(|v| v.trim().parse::<usize>().ok());
+            let have = raw.len() - (end + 4);
+            match length {
+                Some(len) if have >= len => break raw[end + 4..end + 4 + len].to_vec(),
+                None if n == 0 => break raw[end + 4..].to_vec(),
+                _ => {}
+            }
+        }
+        if n == 0 {
+            return Err(format!("{browser_url}/json/version: the answer ended early"));
+        }
+    };
     let text = String::from_utf8_lossy(&body);
-    let json_start = text.find("\r\n\r\n").map(|i| i + 4).unwrap_or(0);
-    let version: serde_json::Value = serde_json::from_str(text[json_start..].trim())
+    let version: serde_json::Value = serde_json::from_str(text.trim())
         .map_err(|e| format!("{browser_url}/json/version did not answer JSON: {e}"))?;
     version["webSocketDebuggerUrl"]
         .as_str()

@@ -4,10 +4,13 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::app::App;
+use crate::app::{App, Once};
 use crate::browser;
 use crate::mcp::{result::ToolResult, server};
 use crate::thirdparty;
+
+/// The longest an answer waits for the page's tools to be discovered.
+const DISCOVERY_DEADLINE: std::time::Duration = std::time::Duration::from_millis(1000);
 
 #[derive(Default)]
 pub struct Response {
@@ -43,11 +46,14 @@ impl Response {
 /// browser tells us a moment later than the answer would go out).
 pub fn finish(app: &mut App, call: u64, resp: Response) {
     match (resp.list_tools, resp.page) {
-        (true, Some(page)) => thirdparty::discover(
-            app,
-            page,
-            Box::new(move |app, _| refresh_titles(app, call, resp)),
-        ),
+        (true, Some(page)) => {
+            // Listing never waits long: a page whose main thread is busy answers with the
+            // table as it stands (the shim reports changes later through its binding).
+            let once: Once<()> = Once::new(Box::new(move |app, _| refresh_titles(app, call, resp)));
+            let on_time = once.clone();
+            app.after(DISCOVERY_DEADLINE, move |app| on_time.call(app, Ok(())));
+            thirdparty::discover(app, page, Box::new(move |app, r| once.call(app, r)));
+        }
         _ => refresh_titles(app, call, resp),
     }
 }
