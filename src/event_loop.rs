@@ -134,9 +134,9 @@ pub fn run(settings: Settings) -> io::Result<()> {
         }
         for event in events.iter() {
             match event.token() {
-                STDIN => {
-                    if stdin_open && !read_stdin(&mut app, &mut *stdin, &mut line_buf) {
-                        stdin_open = false;
+                STDIN if stdin_open => {
+                    stdin_open = read_stdin(&mut app, &mut *stdin, &mut line_buf);
+                    if !stdin_open {
                         let _ = poll.registry().deregister(&mut SourceFd(&stdin_fd));
                         app.quit = true;
                     }

@@ -30,13 +30,11 @@ pub fn on_event(app: &mut App, session: Option<&str>, method: &str, params: Valu
         }
         (Some(s), "Inspector.targetCrashed") => crashed(app, s),
         (Some(s), "Page.frameNavigated") => frame_navigated(app, s, &params["frame"]),
-        (Some(s), "Page.lifecycleEvent") => {
-            if params["name"] == "load" {
-                let frame = params["frameId"].as_str().unwrap_or("");
-                if let Some(page) = app.browser.pages.by_session_mut(s) {
-                    if page.target_id == frame {
-                        page.loaded_loader = params["loaderId"].as_str().map(str::to_owned);
-                    }
+        (Some(s), "Page.lifecycleEvent") if params["name"] == "load" => {
+            let frame = params["frameId"].as_str().unwrap_or("");
+            if let Some(page) = app.browser.pages.by_session_mut(s) {
+                if page.target_id == frame {
+                    page.loaded_loader = params["loaderId"].as_str().map(str::to_owned);
                 }
             }
         }

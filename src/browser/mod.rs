@@ -68,10 +68,6 @@ impl Browser {
             restarted: false,
         }
     }
-
-    pub fn pending_count(&self) -> usize {
-        self.pending.len()
-    }
 }
 
 /// Sends one command. `done` runs with the answer, unless the owning call is gone by then.

@@ -61,8 +61,4 @@ impl Calls {
             .find(|(_, c)| &c.rpc_id == rpc_id)
             .map(|(id, _)| *id)
     }
-
-    pub fn len(&self) -> usize {
-        self.calls.len()
-    }
 }

@@ -140,6 +140,11 @@ fn cancel(app: &mut App, call: u64) {
         if let Some(session) = &c.page_session {
             stop_page_script(app, session);
         }
-        log!("call {} ({}) cancelled by the client", c.rpc_id, c.tool);
+        log!(
+            "call {} ({}) cancelled by the client after {} ms",
+            c.rpc_id,
+            c.tool,
+            c.started.elapsed().as_millis()
+        );
     }
 }

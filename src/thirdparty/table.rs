@@ -25,10 +25,8 @@ pub struct PageTool {
     pub validator: jsonschema::Validator,
 }
 
-/// A registration that was left out, and why.
+/// A registration that was left out, and why (the reason names the group and tool).
 pub struct Problem {
-    pub group: Option<String>,
-    pub tool: Option<String>,
     pub reason: String,
 }
 
@@ -72,10 +70,6 @@ impl Table {
         self.navigating = true;
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.tools.is_empty()
-    }
-
     pub fn tools(&self) -> impl Iterator<Item = &PageTool> {
         self.tools.iter()
     }
@@ -107,8 +101,6 @@ impl Table {
         self.compiled_problems = 0;
         for e in report["errors"].as_array().into_iter().flatten() {
             self.problems.push(Problem {
-                group: e["group"].as_str().map(str::to_owned),
-                tool: e["tool"].as_str().map(str::to_owned),
                 reason: e["reason"]
                     .as_str()
                     .unwrap_or("invalid registration")
@@ -137,9 +129,10 @@ impl Table {
                         validator,
                     }),
                     Err(e) => self.problems.push(Problem {
-                        group: Some(name.to_owned()),
-                        tool: Some(tool_name.to_owned()),
-                        reason: format!("its inputSchema is not a valid JSON Schema: {e}"),
+                        reason: format!(
+                            "tool '{tool_name}' in group '{name}': its inputSchema is not a valid JSON Schema: {}",
+                            one_line(&e.to_string())
+                        ),
                     }),
                 }
             }
@@ -219,14 +212,9 @@ impl Table {
                 lines.push("## Third-party developer tools".into());
             }
             lines.push("Registrations that were left out:".into());
+            // Each reason names the group and tool it is about (the shim words them so).
             for p in &self.problems {
-                let what = match (&p.group, &p.tool) {
-                    (Some(g), Some(t)) => format!("tool \"{t}\" in group \"{g}\""),
-                    (Some(g), None) => format!("group \"{g}\""),
-                    (None, Some(t)) => format!("tool \"{t}\""),
-                    (None, None) => "a registration".into(),
-                };
-                lines.push(format!("- {what}: {}", p.reason));
+                lines.push(format!("- {}", p.reason));
             }
         }
         if lines.is_empty() {
@@ -241,6 +229,11 @@ impl Table {
         }
         (Some(lines.join("\n")), Some(Value::Array(structured)))
     }
+}
+
+/// A message on one line, so each left-out registration is one line of the list.
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// Properties marked `"x-mcp-type": "HTMLElement"` take `{uid}` from agents: the schema
@@ -349,7 +342,7 @@ mod tests {
         let (text, _) = t.render(false);
         assert!(text
             .unwrap()
-            .contains("tool \"bad\" in group \"G\": its inputSchema is not a valid JSON Schema"));
+            .contains("- tool 'bad' in group 'G': its inputSchema is not a valid JSON Schema"));
     }
 
     #[test]
@@ -359,7 +352,7 @@ mod tests {
         assert!(t.replace(&r));
         assert!(!t.replace(&r));
         assert!(t.reset());
-        assert!(t.is_empty());
+        assert!(t.tools().next().is_none());
         assert_eq!(
             t.render(true).0.unwrap().lines().nth(1),
             Some("This page exposes no third-party developer tools.")

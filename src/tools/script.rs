@@ -303,7 +303,7 @@ fn error_message(description: &str, class_name: &str) -> String {
         class_name
     };
     match head.strip_prefix(name) {
-        Some(rest) if rest.is_empty() => String::new(),
+        Some("") => String::new(),
         Some(rest) => rest.strip_prefix(": ").unwrap_or(head).to_owned(),
         None => head.to_owned(),
     }

@@ -195,7 +195,6 @@ const HIT_TEST: &str = r#"function(x, y) {
   }
   const label = hit.closest && hit.closest('label');
   if (label && label.control === el) return {ok: true};
-  if (el.contains(hit) || (this !== el && hit === el)) return {ok: true};
   let text = '<' + hit.localName;
   if (hit.id) text += ' id="' + hit.id + '"';
   const cls = typeof hit.className === 'string' ? hit.className.trim() : '';

@@ -477,9 +477,11 @@ mod tests {
         let shift = find("Shift").unwrap();
         assert_eq!(kb.down(shift)["type"], "rawKeyDown");
         assert_eq!(kb.modifiers, SHIFT);
-        let a_up = kb.down(a);
-        assert_eq!(a_up["key"], "A");
-        assert_eq!(a_up["text"], "A");
+        // The physical key (KeyA) changes with Shift; the character name "a" does not.
+        let key_a = kb.down(find("KeyA").unwrap());
+        assert_eq!(key_a["key"], "A");
+        assert_eq!(key_a["text"], "A");
+        assert_eq!(kb.down(a)["key"], "a");
         kb.up(shift);
         assert_eq!(kb.modifiers, 0);
         let control = find("Control").unwrap();

@@ -56,6 +56,8 @@ struct Watch {
     page: u32,
     session: String,
     initial_url: String,
+    /// The page's document count when the action began (a new document raises it).
+    initial_document: u64,
     /// Whether to wait for navigations and DOM changes after the action.
     settle: bool,
     phase: Cell<Phase>,
@@ -81,6 +83,7 @@ pub fn act(app: &mut App, page: u32, settle: bool, action: Action, done: Done<Ou
         page,
         session: session.clone(),
         initial_url: p.url.clone(),
+        initial_document: p.document,
         settle,
         phase: Cell::new(Phase::Acting),
         navigation_started: Cell::new(false),
@@ -103,12 +106,14 @@ pub fn act(app: &mut App, page: u32, settle: bool, action: Action, done: Done<Ou
     let stuck = w.clone();
     app.after(ACTION_LIMIT, move |app| {
         if stuck.phase.get() == Phase::Acting {
+            // A handler stuck in a loop would keep the page from answering anyone again.
+            browser::fire(app, Some(&stuck.session), "Runtime.terminateExecution", json!({}));
             let secs = ACTION_LIMIT.as_secs();
             fail(
                 app,
                 &stuck,
                 Error::Timeout(format!(
-                    "The page did not take in the input within {secs} s; it may be busy running a script."
+                    "The page did not take in the input within {secs} s (it may be busy running a script, or still waiting for a new document to arrive)."
                 )),
             );
         }
@@ -263,8 +268,20 @@ fn wait_for_load(app: &mut App, w: Rc<Watch>) {
         return settle_after_load(app, w);
     }
     app.after(NAVIGATION_LIMIT, move |app| {
-        if w.phase.get() == Phase::Loading {
+        if w.phase.get() != Phase::Loading {
+            return;
+        }
+        // Still waiting for the server: the old document stays, and the browser holds the
+        // page's commands until the new one commits, so asking it anything would only wait.
+        let committed = app
+            .browser
+            .pages
+            .get(w.page)
+            .is_some_and(|p| p.document != w.initial_document);
+        if committed {
             settle_after_load(app, w);
+        } else {
+            conclude(app, &w, true);
         }
     });
 }
