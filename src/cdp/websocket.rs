@@ -52,7 +52,9 @@ pub fn lookup_ws_url(browser_url: &str) -> Result<String, String> {
             }
         }
         if n == 0 {
-            return Err(format!("{browser_url}/json/version: the answer ended early"));
+            return Err(format!(
+                "{browser_url}/json/version: the answer ended early"
+            ));
         }
     };
     let text = String::from_utf8_lossy(&body);
