@@ -150,8 +150,14 @@ fn dialog_opening(app: &mut App, session: &str, params: &Value) {
     page.dialog_notes.push((
         call,
         format!(
-            "A {} dialog opened while the script ran (\"{}\"); it was {verb}.",
-            dialog.kind, dialog.message
+            "{} {} dialog opened while the script ran (\"{}\"); it was {verb}.",
+            if dialog.kind.starts_with(['a', 'e', 'i', 'o', 'u']) {
+                "An"
+            } else {
+                "A"
+            },
+            dialog.kind,
+            dialog.message
         ),
     ));
     browser::fire(
