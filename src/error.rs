@@ -21,8 +21,6 @@ pub enum Error {
     Invalid(String),
     /// The page's own code failed (a thrown exception, a rejected promise).
     Page(String),
-    /// The client cancelled the call.
-    Cancelled,
 }
 
 impl fmt::Display for Error {
@@ -39,7 +37,6 @@ impl fmt::Display for Error {
             Error::Timeout(m) => write!(f, "{m}"),
             Error::Invalid(m) => write!(f, "{m}"),
             Error::Page(m) => write!(f, "{m}"),
-            Error::Cancelled => write!(f, "The call was cancelled."),
         }
     }
 }

@@ -187,10 +187,8 @@ pub fn normalize(args: &[String]) -> (Vec<String>, Vec<String>) {
             _ => (name, false),
         };
         if let Some((_, takes_value)) = IGNORED_FLAGS.iter().find(|(n, _)| *n == name) {
-            if *takes_value && inline.is_none() && i < args.len() {
-                i += 1;
-            } else if !*takes_value && inline.is_none() && i < args.len() && is_bool_word(&args[i])
-            {
+            // Swallow the flag's value: always for a valued flag, "true"/"false" for a switch.
+            if inline.is_none() && i < args.len() && (*takes_value || is_bool_word(&args[i])) {
                 i += 1;
             }
             notes.push(format!("--{name} has no effect in devtools-mcp; ignored"));

@@ -50,6 +50,9 @@ fn main() -> ExitCode {
     for note in notes {
         log::log!("{note}");
     }
+    if flags.category_experimental_third_party == Some(false) {
+        log::log!("third-party developer tools are always on; --categoryExperimentalThirdParty=false is ignored");
+    }
     let settings = match settings::Settings::from_flags(&flags) {
         Ok(s) => s,
         Err(e) => {

@@ -280,6 +280,7 @@ pub fn format_saved(path: &str) -> String {
 
 impl Snapshot {
     /// The DOM node behind a uid.
+    #[cfg(test)]
     pub fn backend_node_id(&self, uid: &str) -> Option<i64> {
         self.resolve(uid).ok().map(|e| e.backend_node_id)
     }
@@ -305,6 +306,7 @@ impl Snapshot {
     }
 
     /// The uid of a DOM node of a given target (the page or an out-of-process iframe).
+    #[cfg(test)]
     pub fn uid_for_backend_in(&self, target_id: &str, backend_node_id: i64) -> Option<&str> {
         self.find_backend(backend_node_id, Some(target_id))
     }

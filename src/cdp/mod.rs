@@ -17,6 +17,9 @@ pub trait Command: serde::Serialize {
 
 /// A CDP event whose `params` deserialize into `Self`.
 pub trait Event: serde::de::DeserializeOwned {
+    /// The wire name; events are routed by name in `browser::events`, which decodes the
+    /// few it reads field by field, so this is for typed decoding elsewhere.
+    #[allow(dead_code)]
     const NAME: &'static str;
 }
 
@@ -38,13 +41,6 @@ impl Transport {
         match self {
             Transport::Pipe(p) => p.flush(),
             Transport::Ws(w) => w.flush(),
-        }
-    }
-
-    pub fn has_pending_writes(&self) -> bool {
-        match self {
-            Transport::Pipe(p) => p.has_pending_writes(),
-            Transport::Ws(w) => w.has_pending_writes(),
         }
     }
 

@@ -50,10 +50,6 @@ impl Pipe {
         Ok(true)
     }
 
-    pub fn has_pending_writes(&self) -> bool {
-        self.written < self.write_buf.len()
-    }
-
     /// Reads until the pipe would block, handing each complete message to `on_message`.
     /// `Ok(false)` means the browser closed its end.
     pub fn read(&mut self, mut on_message: impl FnMut(&[u8])) -> io::Result<bool> {

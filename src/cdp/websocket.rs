@@ -14,7 +14,6 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
 pub struct WsConn {
     ws: WebSocket<mio::net::TcpStream>,
-    pending_writes: bool,
 }
 
 /// Asks a browser started with `--remote-debugging-port` for its websocket URL.
@@ -99,10 +98,7 @@ impl WsConn {
         let stream = mio::net::TcpStream::from_std(std_stream);
         let ws =
             WebSocket::from_raw_socket(stream, tungstenite::protocol::Role::Client, Some(config));
-        Ok(WsConn {
-            ws,
-            pending_writes: false,
-        })
+        Ok(WsConn { ws })
     }
 
     pub fn socket(&mut self) -> &mut mio::net::TcpStream {
@@ -116,22 +112,14 @@ impl WsConn {
             Err(tungstenite::Error::Io(e)) if e.kind() == io::ErrorKind::WouldBlock => {}
             Err(_) => {} // surfaces on the next read or flush
         }
-        self.pending_writes = true;
     }
 
     pub fn flush(&mut self) -> io::Result<bool> {
         match self.ws.flush() {
-            Ok(()) => {
-                self.pending_writes = false;
-                Ok(true)
-            }
+            Ok(()) => Ok(true),
             Err(tungstenite::Error::Io(e)) if e.kind() == io::ErrorKind::WouldBlock => Ok(false),
             Err(e) => Err(io::Error::other(e.to_string())),
         }
-    }
-
-    pub fn has_pending_writes(&self) -> bool {
-        self.pending_writes
     }
 
     /// Reads until the socket would block. `Ok(false)` when the browser closed the connection.

@@ -65,7 +65,10 @@ fn take_snapshot(app: &mut App, call: u64, args: Value) {
                                 return fail(app, call, format!("Could not write {path}: {e}"))
                             }
                         },
-                        None => resp.snapshot = Some(snapshot::format_section(snap)),
+                        None => {
+                            resp.snapshot = Some(snapshot::format_section(snap));
+                            resp.structured.insert("snapshot".into(), snap.to_json());
+                        }
                     }
                     finish(app, call, resp);
                 }),
@@ -74,6 +77,9 @@ fn take_snapshot(app: &mut App, call: u64, args: Value) {
     );
 }
 
+/// One frame's tree: its id, its owner `<iframe>` (parent frame id, backend node id), nodes.
+type FrameNodes = (String, Option<(String, i64)>, Vec<Value>);
+
 /// What one snapshot is built from, gathered over a few CDP round trips.
 struct Gathered {
     page: u32,
@@ -81,7 +87,7 @@ struct Gathered {
     verbose: bool,
     /// One accessibility tree per frame: (frame id, owner `<iframe>` in its parent frame
     /// as (parent frame id, backend node id), nodes). The main frame comes first.
-    frames: Vec<(String, Option<(String, i64)>, Vec<Value>)>,
+    frames: Vec<FrameNodes>,
     /// `<iframe>` elements still to fetch: (parent frame id, backend node id).
     pending_iframes: Vec<(String, i64)>,
 }
