@@ -361,6 +361,31 @@ fn page_title(title: &str, url: &str) -> String {
 
 /// The line for an action: `done` when its events went through, `interrupted` when a dialog
 /// opened before they did.
+/// Runs an element action, waits for what it started, and answers with `texts`: what to
+/// say when it completed, and when a dialog it opened interrupted it.
+fn act_and_reply(
+    app: &mut App,
+    call: u64,
+    page: u32,
+    action: watch::Action,
+    texts: (&'static str, &'static str),
+    include_snapshot: bool,
+) {
+    watch::act(
+        app,
+        page,
+        true,
+        action,
+        Box::new(move |app, r| match r {
+            Err(e) => fail(app, call, e),
+            Ok(o) => {
+                let line = said(&o, texts.0, texts.1);
+                reply(app, call, page, line, o, include_snapshot)
+            }
+        }),
+    );
+}
+
 fn said(outcome: &Outcome, done: &str, interrupted: &str) -> String {
     if outcome.dialog && !outcome.completed {
         interrupted.to_owned()
@@ -527,22 +552,16 @@ fn hover(app: &mut App, call: u64, args: Value) {
                     }),
                 );
             });
-            watch::act(
+            act_and_reply(
                 app,
+                call,
                 page,
-                true,
                 action,
-                Box::new(move |app, r| match r {
-                    Err(e) => fail(app, call, e),
-                    Ok(o) => {
-                        let line = said(
-                            &o,
-                            "Successfully hovered over the element",
-                            "The element was hovered and it opened a dialog.",
-                        );
-                        reply(app, call, page, line, o, include_snapshot)
-                    }
-                }),
+                (
+                    "Successfully hovered over the element",
+                    "The element was hovered and it opened a dialog.",
+                ),
+                include_snapshot,
             );
         });
     });
@@ -560,22 +579,16 @@ fn drag(app: &mut App, call: u64, args: Value) {
             };
             let action: watch::Action =
                 Box::new(move |app, done| drag::drag(app, session, source, target, done));
-            watch::act(
+            act_and_reply(
                 app,
+                call,
                 page,
-                true,
                 action,
-                Box::new(move |app, r| match r {
-                    Err(e) => fail(app, call, e),
-                    Ok(o) => {
-                        let line = said(
-                            &o,
-                            "Successfully dragged an element",
-                            "The element was dragged and it opened a dialog.",
-                        );
-                        reply(app, call, page, line, o, include_snapshot)
-                    }
-                }),
+                (
+                    "Successfully dragged an element",
+                    "The element was dragged and it opened a dialog.",
+                ),
+                include_snapshot,
             );
         });
     });
@@ -594,22 +607,16 @@ fn fill_tool(app: &mut App, call: u64, args: Value) {
             };
             let action: watch::Action =
                 Box::new(move |app, done| fill::fill(app, session, el, value, done));
-            watch::act(
+            act_and_reply(
                 app,
+                call,
                 page,
-                true,
                 action,
-                Box::new(move |app, r| match r {
-                    Err(e) => fail(app, call, e),
-                    Ok(o) => {
-                        let line = said(
-                            &o,
-                            "Successfully filled out the element",
-                            "The element was filled out and it opened a dialog.",
-                        );
-                        reply(app, call, page, line, o, include_snapshot)
-                    }
-                }),
+                (
+                    "Successfully filled out the element",
+                    "The element was filled out and it opened a dialog.",
+                ),
+                include_snapshot,
             );
         });
     });
