@@ -273,6 +273,9 @@
   var reFlagsGet = getOwnDesc(RegExp.prototype, 'flags').get;
   var mathFloor = Math.floor;
   var CustomEventCtor = CustomEvent;
+  var NativeMutationObserver = typeof MutationObserver === 'function' ? MutationObserver : null;
+  var moObserve = NativeMutationObserver ? NativeMutationObserver.prototype.observe : null;
+  var moDisconnect = NativeMutationObserver ? NativeMutationObserver.prototype.disconnect : null;
   var ETProto = EventTarget.prototype;
   var origAdd = ETProto.addEventListener;
   var origRemove = ETProto.removeEventListener;
@@ -1630,6 +1633,37 @@
   constant('stashed', stashed);
   constant('chunk', chunk);
   constant('release', release);
+  // For evaluate_script's wrapper, so a page that replaced JSON.stringify or
+  // MutationObserver cannot change what scripts return or make them fail.
+  constant('stringify', function (value) {
+    return apply(jsonStringify, JSON, [value]);
+  });
+  // Starts watching the document; the returned function stops watching (once)
+  // and says whether anything changed in between.
+  constant('observeDom', function () {
+    var changed = false;
+    var observer = null;
+    try {
+      observer = new NativeMutationObserver(function () {
+        changed = true;
+      });
+      apply(moObserve, observer, [
+        w.document,
+        { subtree: true, childList: true, attributes: true, characterData: true },
+      ]);
+    } catch (e) {
+      observer = null;
+    }
+    return function () {
+      if (observer !== null) {
+        try {
+          apply(moDisconnect, observer, []);
+        } catch (e) {}
+        observer = null;
+      }
+      return changed;
+    };
+  });
 
   try {
     defineProp(w, '__dtmcp', {

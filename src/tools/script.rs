@@ -128,17 +128,20 @@ fn wrapper(script: &Script) -> String {
         let src = script.source.trim_end().trim_end_matches(';');
         format!("(\n{src}\n)(...args)")
     };
+    // Local names are prefixed so the user's function cannot see them in place of globals
+    // (`stop` would otherwise shadow window.stop). The shim's own JSON.stringify and MutationObserver (captured before page scripts
+    // ran) are used when present, so a page that replaced them changes nothing here.
     format!(
         "async function(...args) {{
-  let changed = false;
-  const observer = new MutationObserver(() => {{ changed = true; }});
-  observer.observe(document, {{subtree: true, childList: true, attributes: true, characterData: true}});
+  const __dtmcpShim = window.__dtmcp;
+  const __dtmcpStop = __dtmcpShim && __dtmcpShim.observeDom ? __dtmcpShim.observeDom() : () => false;
+  const __dtmcpJson = __dtmcpShim && __dtmcpShim.stringify ? __dtmcpShim.stringify : JSON.stringify;
   try {{
-    const value = await {body};
-    await Promise.resolve();
-    return [changed, JSON.stringify(value)];
+    const __dtmcpValue = await {body};
+    await undefined;
+    return [__dtmcpStop(), __dtmcpJson(__dtmcpValue)];
   }} finally {{
-    observer.disconnect();
+    __dtmcpStop();
   }}
 }}"
     )
