@@ -32,6 +32,13 @@ fn main() {
         init_shutdown.push(ms(mcp.close()));
     }
 
+    // The operating system's floor for the same exchange: spawn a small program that echoes
+    // the first line it reads (`head -n 1`), write a line, read it back.
+    let mut echo = Vec::new();
+    for _ in 0..init_runs {
+        echo.push(ms(spawn_echo()));
+    }
+
     // spawn → first new_page answered, alternating with Chromium's own start.
     let mut first_page = Vec::new();
     let mut first_page_shutdown = Vec::new();
@@ -70,6 +77,7 @@ fn main() {
     print_header();
     let i = print_row("spawn → initialize answered", &init);
     print_row("  shutdown after stdin closes (no browser)", &init_shutdown);
+    print_row("floor: spawn `head -n 1` → a line echoed back", &echo);
     let p = print_row(
         "spawn → first new_page answered (browser starts lazily)",
         &first_page,
@@ -98,4 +106,25 @@ fn main() {
 /// Lets the previous browser's processes finish exiting before the next run is timed.
 fn settle() {
     std::thread::sleep(Duration::from_millis(300));
+}
+
+/// Spawn → a line written → the same line read back, from `head -n 1`.
+fn spawn_echo() -> Duration {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command, Stdio};
+    let started = std::time::Instant::now();
+    let mut child = Command::new("head")
+        .args(["-n", "1"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("spawn head");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let _ = stdin.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n");
+    let mut line = String::new();
+    let _ = BufReader::new(child.stdout.take().expect("stdout")).read_line(&mut line);
+    let took = started.elapsed();
+    drop(stdin);
+    let _ = child.wait();
+    took
 }

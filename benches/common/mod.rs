@@ -696,16 +696,21 @@ impl Browser {
     }
 }
 
-/// CPU time (user + system) a process has used so far, in ms.
+/// CPU time a process (all its threads) has used so far, in ms, from the scheduler's
+/// nanosecond counters (/proc/<pid>/task/*/schedstat; the tick-based counters of
+/// /proc/<pid>/stat are too coarse for sub-millisecond calls).
 pub fn cpu_ms(pid: u32) -> f64 {
-    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    let rest = text.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    let ticks: f64 = [11, 12]
-        .iter()
-        .filter_map(|&i| fields.get(i).and_then(|v| v.parse::<f64>().ok()))
-        .sum();
-    // SAFETY: sysconf has no preconditions.
-    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
-    ticks * 1000.0 / hz
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return 0.0;
+    };
+    let mut ns = 0u64;
+    for task in tasks.flatten() {
+        let text = std::fs::read_to_string(task.path().join("schedstat")).unwrap_or_default();
+        ns += text
+            .split_whitespace()
+            .next()
+            .and_then(|v| v.parse::<u64>().ok())
+            .unwrap_or(0);
+    }
+    ns as f64 / 1e6
 }

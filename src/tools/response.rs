@@ -88,7 +88,11 @@ fn render(app: &mut App, mut resp: Response) -> ToolResult {
         out.push("Note: the browser was restarted or reconnected since the last call. Page ids have changed. Call list_pages to see open pages.".into());
     }
     if !resp.lines.is_empty() {
-        structured.insert("message".into(), json!(resp.lines.join("\n")));
+        // The text is in the content already; a large one is not copied a second time.
+        let text_len: usize = resp.lines.iter().map(String::len).sum();
+        if text_len <= 64 * 1024 {
+            structured.insert("message".into(), json!(resp.lines.join("\n")));
+        }
         out.append(&mut resp.lines);
     }
     if let Some(page) = resp.page.and_then(|id| app.browser.pages.get(id)) {

@@ -283,7 +283,13 @@ fn deliver(
         offset: body.encode_utf16().count() as u64,
         total: header["totalChars"].as_u64().unwrap_or(0),
     };
+    // The shim keeps a run's text only when it was truncated or held elements; only then is
+    // there anything to release (and a needless command would cost a write per call).
+    let retained = header["truncated"] == true || header["elements"].as_u64().unwrap_or(0) > 0;
     let release = move |app: &mut App| {
+        if !retained {
+            return;
+        }
         browser::fire(
             app,
             Some(&session),
@@ -314,8 +320,8 @@ fn deliver(
                 piece.total
             ));
         }
-        release(app);
-        return reply(app, lines);
+        reply(app, lines);
+        return release(app);
     };
     let mut file = match std::fs::File::create(&path) {
         Ok(f) => f,
