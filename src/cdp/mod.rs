@@ -15,11 +15,11 @@ pub trait Command: serde::Serialize {
     type Returns: serde::de::DeserializeOwned;
 }
 
-/// A CDP event whose `params` deserialize into `Self`.
+/// A CDP event whose `params` deserialize into `Self`. Events are routed by name in
+/// `browser::events`, which reads the few fields it needs directly, so `NAME` serves typed
+/// decoding elsewhere (and the tests).
+#[allow(dead_code)]
 pub trait Event: serde::de::DeserializeOwned {
-    /// The wire name; events are routed by name in `browser::events`, which decodes the
-    /// few it reads field by field, so this is for typed decoding elsewhere.
-    #[allow(dead_code)]
     const NAME: &'static str;
 }
 
