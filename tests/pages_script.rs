@@ -18,9 +18,10 @@ use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
+use common::calls::{assert_no_response, call_async, tool_result, uid_of};
 use common::procs;
 use common::{chrome_path, Fixtures, Mcp, Response, ToolResult};
-use serde_json::{json, Value};
+use serde_json::json;
 
 /// The reference's first line after the browser was lost and started again.
 const RESTART_NOTE: &str = "Note: the browser was restarted or reconnected since the last call. \
@@ -74,40 +75,6 @@ fn assert_returned(result: &ToolResult, json_text: &str) {
 fn assert_error(result: &ToolResult, message: &str) {
     assert!(result.is_error, "expected an error, got: {}", result.text);
     assert_eq!(result.text, error_text(message));
-}
-
-/// `tools/call` sent without waiting, for calls that are meant to hang.
-fn call_async(mcp: &Mcp, tool: &str, args: Value) -> u64 {
-    mcp.request_async("tools/call", json!({"name": tool, "arguments": args}))
-}
-
-/// The tool result in a whole `tools/call` response.
-fn tool_result(response: &Value) -> ToolResult {
-    match response.get("result") {
-        Some(result) => ToolResult::from_result(result),
-        None => panic!("expected a tool result, got {response}"),
-    }
-}
-
-/// The uid of the first snapshot line containing `needle`.
-fn uid_of(snapshot: &str, needle: &str) -> String {
-    snapshot
-        .lines()
-        .find(|l| l.contains(needle))
-        .and_then(|l| l.trim_start().strip_prefix("uid="))
-        .and_then(|rest| rest.split_whitespace().next())
-        .map(str::to_owned)
-        .unwrap_or_else(|| panic!("no line with {needle:?} in the snapshot:\n{snapshot}"))
-}
-
-/// Asserts that no response to request `id` arrives within `wait`.
-fn assert_no_response(mcp: &Mcp, id: u64, wait: Duration) {
-    let waited = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        mcp.wait_response_timeout(id, wait)
-    }));
-    if let Ok(response) = waited {
-        panic!("request {id} was answered although it was cancelled: {response}");
-    }
 }
 
 /// A TCP port on 127.0.0.1 that nothing listens on (bound, then released).

@@ -16,6 +16,7 @@
 // Each test binary uses a different subset of the harness; the rest would warn as dead code.
 #![allow(dead_code, unused_imports)]
 
+pub mod calls;
 pub mod fixtures;
 pub mod mcp;
 pub mod procs;
