@@ -179,33 +179,25 @@ fn release(app: &mut App, session: &str, handles: Vec<String>) {
 // list_console_messages
 
 fn list_console_messages(app: &mut App, call: u64, args: Value) {
-    pages::with_page(
-        app,
-        page_arg(&args),
-        Box::new(move |app, r| {
-            let page = match r {
-                Ok(p) => p,
-                Err(e) => return fail(app, call, e),
-            };
-            if args["serviceWorkerId"].is_string() {
-                return fail(
+    super::on_page(app, call, page_arg(&args), move |app, page| {
+        if args["serviceWorkerId"].is_string() {
+            return fail(
                     app,
                     call,
                     "Console messages of service workers are not collected by this server; leave out serviceWorkerId to list the page's messages.",
                 );
-            }
-            let Some(p) = app.browser.pages.get(page) else {
-                return fail(app, call, pages::no_such_page(page));
-            };
-            let (section, structured) = render_list(&p.console, &args);
-            let mut resp = Response::for_page(page);
-            resp.structured = structured;
-            // The section goes after the page's own blocks (an open dialog), as the reference
-            // lays it out; the snapshot slot is the one rendered there.
-            resp.snapshot = Some(section);
-            finish(app, call, resp);
-        }),
-    );
+        }
+        let Some(p) = app.browser.pages.get(page) else {
+            return fail(app, call, pages::no_such_page(page));
+        };
+        let (section, structured) = render_list(&p.console, &args);
+        let mut resp = Response::for_page(page);
+        resp.structured = structured;
+        // The section goes after the page's own blocks (an open dialog), as the reference
+        // lays it out; the snapshot slot is the one rendered there.
+        resp.snapshot = Some(section);
+        finish(app, call, resp);
+    });
 }
 
 fn render_list(log: &Log, args: &Value) -> (String, Map<String, Value>) {
@@ -295,47 +287,39 @@ struct Shown {
 
 fn get_console_message(app: &mut App, call: u64, args: Value) {
     let wanted = args["msgid"].as_f64().unwrap_or(-1.0);
-    pages::with_page(
-        app,
-        page_arg(&args),
-        Box::new(move |app, r| {
-            let page = match r {
-                Ok(p) => p,
-                Err(e) => return fail(app, call, e),
-            };
-            let Some(p) = app.browser.pages.get(page) else {
-                return fail(app, call, pages::no_such_page(page));
-            };
-            let found = (wanted >= 1.0 && wanted.fract() == 0.0)
-                .then(|| p.console.find(wanted as u64))
-                .flatten();
-            let Some(m) = found else {
-                // Reported outside the tool's own lines, as the reference does (bare text).
-                let text = format!("No console message with msgid {wanted} on this page. Call list_console_messages to see the messages and their ids.");
-                return server::finish(app, call, ToolResult::error(text));
-            };
-            let shown = Shown {
-                id: m.id,
-                kind: m.kind.clone(),
-                text: m.text.clone(),
-                args_count: m.args.len(),
-                stack: m.stack.as_ref().map(|s| format::stack_text(s, true)),
-            };
-            let session = p.session.clone();
-            detail::resolve(
-                app,
-                session,
-                m.args.clone(),
-                Box::new(move |app, values| {
-                    let (text, structured) = render_detail(&shown, values);
-                    let mut resp = Response::for_page(page);
-                    resp.structured = structured;
-                    resp.snapshot = Some(text);
-                    finish(app, call, resp);
-                }),
-            );
-        }),
-    );
+    super::on_page(app, call, page_arg(&args), move |app, page| {
+        let Some(p) = app.browser.pages.get(page) else {
+            return fail(app, call, pages::no_such_page(page));
+        };
+        let found = (wanted >= 1.0 && wanted.fract() == 0.0)
+            .then(|| p.console.find(wanted as u64))
+            .flatten();
+        let Some(m) = found else {
+            // Reported outside the tool's own lines, as the reference does (bare text).
+            let text = format!("No console message with msgid {wanted} on this page. Call list_console_messages to see the messages and their ids.");
+            return server::finish(app, call, ToolResult::error(text));
+        };
+        let shown = Shown {
+            id: m.id,
+            kind: m.kind.clone(),
+            text: m.text.clone(),
+            args_count: m.args.len(),
+            stack: m.stack.as_ref().map(|s| format::stack_text(s, true)),
+        };
+        let session = p.session.clone();
+        detail::resolve(
+            app,
+            session,
+            m.args.clone(),
+            Box::new(move |app, values| {
+                let (text, structured) = render_detail(&shown, values);
+                let mut resp = Response::for_page(page);
+                resp.structured = structured;
+                resp.snapshot = Some(text);
+                finish(app, call, resp);
+            }),
+        );
+    });
 }
 
 fn render_detail(m: &Shown, mut args: Vec<String>) -> (String, Map<String, Value>) {

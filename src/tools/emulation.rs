@@ -509,61 +509,53 @@ fn emulate(app: &mut App, call: u64, args: Value) {
         Ok(s) => s,
         Err(message) => return fail(app, call, message),
     };
-    pages::with_page(
-        app,
-        page_arg(&args),
-        Box::new(move |app, r| {
-            let page = match r {
-                Ok(p) => p,
-                Err(e) => return fail(app, call, e),
-            };
-            if let Some(message) = dialog_blocks(app, page) {
-                return fail(app, call, message);
-            }
-            let (session, previous) = match app.browser.pages.get(page) {
-                Some(p) => (p.session.clone(), p.emulation.clone()),
-                None => return fail(app, call, pages::no_such_page(page)),
-            };
-            next.extra_headers = match &headers {
-                Some(h) if h.is_empty() => None,
-                Some(h) => Some(h.clone()),
-                None => previous.extra_headers.clone(),
-            };
-            let commands = commands(&previous, &next, headers.as_ref(), &session);
-            let reload = needs_reload(&previous, &next);
-            super::screenshot::unless_dialog(
-                app,
-                &session,
-                EMULATE_TIMEOUT,
-                "Applying the emulation settings timed out (is the page busy?).".into(),
-                Box::new(move |app, done| send_all(app, commands, done)),
-                Box::new(move |app, r: Result<(), Error>| {
-                    if let Err(e) = r {
-                        return fail(app, call, e);
+    super::on_page(app, call, page_arg(&args), move |app, page| {
+        if let Some(message) = dialog_blocks(app, page) {
+            return fail(app, call, message);
+        }
+        let (session, previous) = match app.browser.pages.get(page) {
+            Some(p) => (p.session.clone(), p.emulation.clone()),
+            None => return fail(app, call, pages::no_such_page(page)),
+        };
+        next.extra_headers = match &headers {
+            Some(h) if h.is_empty() => None,
+            Some(h) => Some(h.clone()),
+            None => previous.extra_headers.clone(),
+        };
+        let commands = commands(&previous, &next, headers.as_ref(), &session);
+        let reload = needs_reload(&previous, &next);
+        super::screenshot::unless_dialog(
+            app,
+            &session,
+            EMULATE_TIMEOUT,
+            "Applying the emulation settings timed out (is the page busy?).".into(),
+            Box::new(move |app, done| send_all(app, commands, done)),
+            Box::new(move |app, r: Result<(), Error>| {
+                if let Err(e) = r {
+                    return fail(app, call, e);
+                }
+                let timeout = navigation_timeout(&next);
+                if let Some(p) = app.browser.pages.get_mut(page) {
+                    p.emulation = next;
+                }
+                let answer = move |app: &mut App, r: Result<(), Error>| match r {
+                    Err(e) => fail(app, call, e),
+                    Ok(()) => {
+                        let mut resp = Response::for_page(page);
+                        resp.line("Emulation configured successfully");
+                        finish(app, call, resp)
                     }
-                    let timeout = navigation_timeout(&next);
-                    if let Some(p) = app.browser.pages.get_mut(page) {
-                        p.emulation = next;
-                    }
-                    let answer = move |app: &mut App, r: Result<(), Error>| match r {
-                        Err(e) => fail(app, call, e),
-                        Ok(()) => {
-                            let mut resp = Response::for_page(page);
-                            resp.line("Emulation configured successfully");
-                            finish(app, call, resp)
-                        }
-                    };
-                    if reload {
-                        // Touch support and mobile layout are decided when a document starts;
-                        // the document that is there keeps the old ones until reloaded.
-                        navigation::reload(app, page, false, timeout, Box::new(answer));
-                    } else {
-                        answer(app, Ok(()));
-                    }
-                }),
-            );
-        }),
-    );
+                };
+                if reload {
+                    // Touch support and mobile layout are decided when a document starts;
+                    // the document that is there keeps the old ones until reloaded.
+                    navigation::reload(app, page, false, timeout, Box::new(answer));
+                } else {
+                    answer(app, Ok(()));
+                }
+            }),
+        );
+    });
 }
 
 fn needs_reload(previous: &State, next: &State) -> bool {
@@ -747,49 +739,41 @@ const RESIZE_SETTLE: Duration = Duration::from_secs(1);
 fn resize_page(app: &mut App, call: u64, args: Value) {
     let width = args["width"].as_f64().unwrap_or(0.0).round() as i64;
     let height = args["height"].as_f64().unwrap_or(0.0).round() as i64;
-    pages::with_page(
-        app,
-        page_arg(&args),
-        Box::new(move |app, r| {
-            let page = match r {
-                Ok(p) => p,
-                Err(e) => return fail(app, call, e),
-            };
-            let Some(target) = app.browser.pages.get(page).map(|p| p.target_id.clone()) else {
-                return fail(app, call, pages::no_such_page(page));
-            };
-            browser::send_raw(
-                app,
-                None,
-                "Browser.getWindowForTarget",
-                json!({"targetId": target}),
-                Box::new(move |app, r| {
-                    let window = match r {
-                        Ok(v) => v,
-                        Err(e) => return fail(app, call, e),
-                    };
-                    let Some(id) = window["windowId"].as_i64() else {
-                        return fail(
-                            app,
-                            call,
-                            "The browser did not say which window holds the page.",
-                        );
-                    };
-                    // A maximised, minimised or fullscreen window ignores a new size.
-                    let state = window["bounds"]["windowState"].as_str().unwrap_or("normal");
-                    if state != "normal" {
-                        let normal = json!({"windowId": id, "bounds": {"windowState": "normal"}});
-                        browser::fire(app, None, "Browser.setWindowBounds", normal.clone());
-                        if state == "fullscreen" {
-                            // Leaving fullscreen can take two steps on some window managers.
-                            browser::fire(app, None, "Browser.setWindowBounds", normal);
-                        }
+    super::on_page(app, call, page_arg(&args), move |app, page| {
+        let Some(target) = app.browser.pages.get(page).map(|p| p.target_id.clone()) else {
+            return fail(app, call, pages::no_such_page(page));
+        };
+        browser::send_raw(
+            app,
+            None,
+            "Browser.getWindowForTarget",
+            json!({"targetId": target}),
+            Box::new(move |app, r| {
+                let window = match r {
+                    Ok(v) => v,
+                    Err(e) => return fail(app, call, e),
+                };
+                let Some(id) = window["windowId"].as_i64() else {
+                    return fail(
+                        app,
+                        call,
+                        "The browser did not say which window holds the page.",
+                    );
+                };
+                // A maximised, minimised or fullscreen window ignores a new size.
+                let state = window["bounds"]["windowState"].as_str().unwrap_or("normal");
+                if state != "normal" {
+                    let normal = json!({"windowId": id, "bounds": {"windowState": "normal"}});
+                    browser::fire(app, None, "Browser.setWindowBounds", normal.clone());
+                    if state == "fullscreen" {
+                        // Leaving fullscreen can take two steps on some window managers.
+                        browser::fire(app, None, "Browser.setWindowBounds", normal);
                     }
-                    set_contents_size(app, call, page, id, width, height);
-                }),
-            );
-        }),
-    );
+                }
+                set_contents_size(app, call, page, id, width, height);
+            }),
+        );
+    });
 }
 
 fn set_contents_size(app: &mut App, call: u64, page: u32, window: i64, width: i64, height: i64) {

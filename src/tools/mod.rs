@@ -165,6 +165,24 @@ pub fn error_text(message: &str) -> String {
     }
 }
 
+/// Runs `then` with the page a call works on (`pageId`, else the selected page), or answers
+/// the call with the error that kept it from getting one.
+pub fn on_page(
+    app: &mut App,
+    call: u64,
+    requested: Option<u32>,
+    then: impl FnOnce(&mut App, u32) + 'static,
+) {
+    crate::browser::pages::with_page(
+        app,
+        requested,
+        Box::new(move |app, r| match r {
+            Ok(page) => then(app, page),
+            Err(e) => fail(app, call, e),
+        }),
+    );
+}
+
 /// The optional `pageId` argument.
 pub fn page_arg(args: &Value) -> Option<u32> {
     args["pageId"].as_f64().map(|n| n as u32)

@@ -131,25 +131,17 @@ fn cut(text: &str, max: usize) -> String {
 // list_network_requests
 
 fn list_network_requests(app: &mut App, call: u64, args: Value) {
-    pages::with_page(
-        app,
-        page_arg(&args),
-        Box::new(move |app, r| {
-            let page = match r {
-                Ok(p) => p,
-                Err(e) => return fail(app, call, e),
-            };
-            let Some(p) = app.browser.pages.get(page) else {
-                return fail(app, call, pages::no_such_page(page));
-            };
-            let (section, structured) = render_list(&p.network, &args);
-            let mut resp = Response::for_page(page);
-            resp.structured = structured;
-            // After the page's own blocks (an open dialog), as the reference lays it out.
-            resp.snapshot = Some(section);
-            finish(app, call, resp);
-        }),
-    );
+    super::on_page(app, call, page_arg(&args), move |app, page| {
+        let Some(p) = app.browser.pages.get(page) else {
+            return fail(app, call, pages::no_such_page(page));
+        };
+        let (section, structured) = render_list(&p.network, &args);
+        let mut resp = Response::for_page(page);
+        resp.structured = structured;
+        // After the page's own blocks (an open dialog), as the reference lays it out.
+        resp.snapshot = Some(section);
+        finish(app, call, resp);
+    });
 }
 
 fn render_list(log: &Log, args: &Value) -> (String, Map<String, Value>) {
@@ -228,72 +220,64 @@ fn get_network_request(app: &mut App, call: u64, args: Value) {
     let wanted = args["reqid"].as_f64().unwrap_or(0.0);
     let request_file = args["requestFilePath"].as_str().map(str::to_owned);
     let response_file = args["responseFilePath"].as_str().map(str::to_owned);
-    pages::with_page(
-        app,
-        page_arg(&args),
-        Box::new(move |app, r| {
-            let page = match r {
-                Ok(p) => p,
-                Err(e) => return fail(app, call, e),
+    super::on_page(app, call, page_arg(&args), move |app, page| {
+        let Some(p) = app.browser.pages.get(page) else {
+            return fail(app, call, pages::no_such_page(page));
+        };
+        if wanted == 0.0 {
+            // The reference then shows the request selected in a DevTools window; there is
+            // no such window here.
+            let mut resp = Response::for_page(page);
+            resp.line(NOTHING_SELECTED);
+            return finish(app, call, resp);
+        }
+        if let Some(d) = &p.dialog {
+            // As the reference answers: the open-dialog block, then the error.
+            let default = if d.kind == "prompt" {
+                format!(" (default value: \"{}\")", d.default_prompt)
+            } else {
+                String::new()
             };
-            let Some(p) = app.browser.pages.get(page) else {
-                return fail(app, call, pages::no_such_page(page));
-            };
-            if wanted == 0.0 {
-                // The reference then shows the request selected in a DevTools window; there is
-                // no such window here.
-                let mut resp = Response::for_page(page);
-                resp.line(NOTHING_SELECTED);
-                return finish(app, call, resp);
-            }
-            if let Some(d) = &p.dialog {
-                // As the reference answers: the open-dialog block, then the error.
-                let default = if d.kind == "prompt" {
-                    format!(" (default value: \"{}\")", d.default_prompt)
-                } else {
-                    String::new()
-                };
-                let text = format!(
+            let text = format!(
                     "# Open dialog\n{kind}: {message}{default}.\nCall handle_dialog to handle it before continuing.\nError: A dialog is open ({kind}: {message}).",
                     kind = d.kind,
                     message = d.message,
                 );
-                return fail_bare(app, call, text);
-            }
-            let found = (wanted >= 1.0 && wanted.fract() == 0.0)
-                .then(|| p.network.find(wanted as u64))
-                .flatten();
-            let Some(r) = found else {
-                return fail_bare(app, call, "Request not found for selected page");
-            };
-            let detail = detail_of(&p.network, r);
-            let wanted = bodies::Wanted {
-                cdp_id: r.cdp_id.clone(),
-                has_post_data: r.has_post_data,
-                has_response: r.response.is_some(),
-                loading: r.response.is_some() && r.finished.is_none(),
-                redirected: r.redirected,
-                request_file,
-                response_file,
-            };
-            let session = p.session.clone();
-            bodies::fetch(
-                app,
-                session,
-                wanted,
-                Box::new(move |app, r| match r {
-                    Err(e) => fail_bare(app, call, e),
-                    Ok((request, response)) => {
-                        let (text, structured) = render_detail(&detail, request, response);
-                        let mut resp = Response::for_page(page);
-                        resp.structured = structured;
-                        resp.snapshot = Some(text);
-                        finish(app, call, resp);
-                    }
-                }),
-            );
-        }),
-    );
+            return fail_bare(app, call, text);
+        }
+        let found = (wanted >= 1.0 && wanted.fract() == 0.0)
+            .then(|| p.network.find(wanted as u64))
+            .flatten();
+        let Some(r) = found else {
+            return fail_bare(app, call, "Request not found for selected page");
+        };
+        let detail = detail_of(&p.network, r);
+        let wanted = bodies::Wanted {
+            cdp_id: r.cdp_id.clone(),
+            has_post_data: r.has_post_data,
+            has_response: r.response.is_some(),
+            loading: r.response.is_some() && r.finished.is_none(),
+            redirected: r.redirected,
+            request_file,
+            response_file,
+        };
+        let session = p.session.clone();
+        bodies::fetch(
+            app,
+            session,
+            wanted,
+            Box::new(move |app, r| match r {
+                Err(e) => fail_bare(app, call, e),
+                Ok((request, response)) => {
+                    let (text, structured) = render_detail(&detail, request, response);
+                    let mut resp = Response::for_page(page);
+                    resp.structured = structured;
+                    resp.snapshot = Some(text);
+                    finish(app, call, resp);
+                }
+            }),
+        );
+    });
 }
 
 /// An error the reference reports outside its tool handler: the bare message, without the

@@ -269,25 +269,17 @@ fn navigate_page(app: &mut App, call: u64, args: Value) {
     let ignore_cache = args["ignoreCache"].as_bool().unwrap_or(false);
     let init_script = args["initScript"].as_str().map(str::to_owned);
     let timeout = timeout_arg(&args, NAVIGATION_TIMEOUT);
-    pages::with_page(
-        app,
-        page_arg(&args),
-        Box::new(move |app, r| {
-            let page = match r {
-                Ok(p) => p,
-                Err(e) => return fail(app, call, e),
-            };
-            if kind == "url" && url.is_none() {
-                return fail(app, call, "A URL is required for navigation of type=url.");
-            }
-            match init_script {
-                Some(source) => add_init_script(app, call, page, source, move |app, id| {
-                    navigate(app, call, page, (kind, url, ignore_cache, id), timeout)
-                }),
-                None => navigate(app, call, page, (kind, url, ignore_cache, None), timeout),
-            }
-        }),
-    );
+    super::on_page(app, call, page_arg(&args), move |app, page| {
+        if kind == "url" && url.is_none() {
+            return fail(app, call, "A URL is required for navigation of type=url.");
+        }
+        match init_script {
+            Some(source) => add_init_script(app, call, page, source, move |app, id| {
+                navigate(app, call, page, (kind, url, ignore_cache, id), timeout)
+            }),
+            None => navigate(app, call, page, (kind, url, ignore_cache, None), timeout),
+        }
+    });
 }
 
 /// Installs `source` for the next document, then runs `then` with its identifier, so the

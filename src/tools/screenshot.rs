@@ -86,40 +86,33 @@ fn take_screenshot(app: &mut App, call: u64, args: Value) {
     };
     let full_page = args["fullPage"].as_bool().unwrap_or(false);
     let uid = args["uid"].as_str().map(str::to_owned);
-    pages::with_page(
-        app,
-        page_arg(&args),
-        Box::new(move |app, r| {
-            let page = match r {
-                Ok(p) => p,
-                Err(e) => return fail(app, call, e),
-            };
-            if let Some(message) = dialog_blocks(app, page) {
-                return fail(app, call, message);
+    super::on_page(app, call, page_arg(&args), move |app, page| {
+        if let Some(message) = dialog_blocks(app, page) {
+            return fail(app, call, message);
+        }
+        let area = match (uid, full_page) {
+            (Some(_), true) => {
+                return fail(
+                    app,
+                    call,
+                    "Providing both \"uid\" and \"fullPage\" is not allowed.",
+                )
             }
-            let area = match (uid, full_page) {
-                (Some(_), true) => {
-                    return fail(
-                        app,
-                        call,
-                        "Providing both \"uid\" and \"fullPage\" is not allowed.",
-                    )
-                }
-                (Some(uid), false) => Area::Element(uid),
-                (None, true) => Area::FullPage,
-                (None, false) => Area::Viewport,
-            };
-            let session = match pages::session_of(app, page) {
-                Ok(s) => s,
-                Err(e) => return fail(app, call, e),
-            };
-            let line = match &area {
-                Area::Element(uid) => format!("Took a screenshot of node with uid \"{uid}\"."),
-                Area::FullPage => "Took a screenshot of the full current page.".to_owned(),
-                Area::Viewport => "Took a screenshot of the current page's viewport.".to_owned(),
-            };
-            let (format, quality) = (shot.format.clone(), shot.quality);
-            unless_dialog(
+            (Some(uid), false) => Area::Element(uid),
+            (None, true) => Area::FullPage,
+            (None, false) => Area::Viewport,
+        };
+        let session = match pages::session_of(app, page) {
+            Ok(s) => s,
+            Err(e) => return fail(app, call, e),
+        };
+        let line = match &area {
+            Area::Element(uid) => format!("Took a screenshot of node with uid \"{uid}\"."),
+            Area::FullPage => "Took a screenshot of the full current page.".to_owned(),
+            Area::Viewport => "Took a screenshot of the current page's viewport.".to_owned(),
+        };
+        let (format, quality) = (shot.format.clone(), shot.quality);
+        unless_dialog(
                 app,
                 &session.clone(),
                 CAPTURE_TIMEOUT,
@@ -133,8 +126,7 @@ fn take_screenshot(app: &mut App, call: u64, args: Value) {
                     Err(e) => fail(app, call, e),
                 }),
             );
-        }),
-    );
+    });
 }
 
 /// Captures `area` and hands over the image, base64-encoded as the browser sent it.

@@ -31,50 +31,40 @@ pub const TOOLS: &[Tool] = &[Tool {
 fn take_snapshot(app: &mut App, call: u64, args: Value) {
     let verbose = args["verbose"].as_bool().unwrap_or(false);
     let file_path = args["filePath"].as_str().map(str::to_owned);
-    pages::with_page(
-        app,
-        page_arg(&args),
-        Box::new(move |app, r| {
-            let page = match r {
-                Ok(p) => p,
-                Err(e) => return fail(app, call, e),
-            };
-            capture(
-                app,
-                page,
-                verbose,
-                Box::new(move |app, r| {
-                    if let Err(e) = r {
-                        return fail(app, call, e);
-                    }
-                    let mut resp = Response::for_page(page);
-                    let Some(snap) = app
-                        .browser
-                        .pages
-                        .get(page)
-                        .and_then(|p| p.snapshot.as_ref())
-                    else {
-                        return fail(app, call, "The page closed during the snapshot.");
-                    };
-                    match file_path {
-                        Some(path) => match std::fs::write(&path, &snap.text) {
-                            Ok(()) => {
-                                resp.line(snapshot::format_saved(&path));
-                            }
-                            Err(e) => {
-                                return fail(app, call, format!("Could not write {path}: {e}"))
-                            }
-                        },
-                        None => {
-                            resp.snapshot = Some(snapshot::format_section(snap));
-                            resp.structured.insert("snapshot".into(), snap.to_json());
+    super::on_page(app, call, page_arg(&args), move |app, page| {
+        capture(
+            app,
+            page,
+            verbose,
+            Box::new(move |app, r| {
+                if let Err(e) = r {
+                    return fail(app, call, e);
+                }
+                let mut resp = Response::for_page(page);
+                let Some(snap) = app
+                    .browser
+                    .pages
+                    .get(page)
+                    .and_then(|p| p.snapshot.as_ref())
+                else {
+                    return fail(app, call, "The page closed during the snapshot.");
+                };
+                match file_path {
+                    Some(path) => match std::fs::write(&path, &snap.text) {
+                        Ok(()) => {
+                            resp.line(snapshot::format_saved(&path));
                         }
+                        Err(e) => return fail(app, call, format!("Could not write {path}: {e}")),
+                    },
+                    None => {
+                        resp.snapshot = Some(snapshot::format_section(snap));
+                        resp.structured.insert("snapshot".into(), snap.to_json());
                     }
-                    finish(app, call, resp);
-                }),
-            );
-        }),
-    );
+                }
+                finish(app, call, resp);
+            }),
+        );
+    });
 }
 
 /// One frame's tree: its id, its owner `<iframe>` (parent frame id, backend node id), nodes.

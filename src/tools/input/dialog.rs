@@ -10,48 +10,40 @@ use crate::tools::{fail, page_arg};
 pub(super) fn handle_dialog(app: &mut App, call: u64, args: Value) {
     let accept = args["action"] == "accept";
     let prompt_text = args["promptText"].as_str().map(str::to_owned);
-    pages::with_page(
-        app,
-        page_arg(&args),
-        Box::new(move |app, r| {
-            let page = match r {
-                Ok(p) => p,
-                Err(e) => return fail(app, call, e),
-            };
-            let Some(p) = app.browser.pages.get(page) else {
-                return fail(app, call, pages::no_such_page(page));
-            };
-            if p.dialog.is_none() {
-                return fail(app, call, "No open dialog found");
-            }
-            let session = p.session.clone();
-            let mut params = json!({"accept": accept});
-            if let (true, Some(text)) = (accept, prompt_text) {
-                params["promptText"] = json!(text);
-            }
-            browser::send_raw(
-                app,
-                Some(&session),
-                "Page.handleJavaScriptDialog",
-                params,
-                Box::new(move |app, r| {
-                    // Already answered some other way: it is gone all the same.
-                    if let Err(e) = r {
-                        crate::log::log!("handle_dialog: {e}");
-                    }
-                    if let Some(p) = app.browser.pages.get_mut(page) {
-                        p.dialog = None;
-                    }
-                    let mut resp = Response::for_page(page);
-                    resp.line(if accept {
-                        "Successfully accepted the dialog"
-                    } else {
-                        "Successfully dismissed the dialog"
-                    });
-                    resp.include_pages = true;
-                    finish(app, call, resp);
-                }),
-            );
-        }),
-    );
+    crate::tools::on_page(app, call, page_arg(&args), move |app, page| {
+        let Some(p) = app.browser.pages.get(page) else {
+            return fail(app, call, pages::no_such_page(page));
+        };
+        if p.dialog.is_none() {
+            return fail(app, call, "No open dialog found");
+        }
+        let session = p.session.clone();
+        let mut params = json!({"accept": accept});
+        if let (true, Some(text)) = (accept, prompt_text) {
+            params["promptText"] = json!(text);
+        }
+        browser::send_raw(
+            app,
+            Some(&session),
+            "Page.handleJavaScriptDialog",
+            params,
+            Box::new(move |app, r| {
+                // Already answered some other way: it is gone all the same.
+                if let Err(e) = r {
+                    crate::log::log!("handle_dialog: {e}");
+                }
+                if let Some(p) = app.browser.pages.get_mut(page) {
+                    p.dialog = None;
+                }
+                let mut resp = Response::for_page(page);
+                resp.line(if accept {
+                    "Successfully accepted the dialog"
+                } else {
+                    "Successfully dismissed the dialog"
+                });
+                resp.include_pages = true;
+                finish(app, call, resp);
+            }),
+        );
+    });
 }
