@@ -98,7 +98,12 @@ fn invalid(id: Value, message: impl Into<String>) -> Incoming {
 
 /// A success response line (without the trailing newline).
 pub fn response(id: &Value, result: Value) -> String {
-    json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string()
+    // Built by hand: `json!` would deep-copy `result`, which can be a megabyte of text.
+    let mut m = serde_json::Map::with_capacity(3);
+    m.insert("jsonrpc".into(), Value::from("2.0"));
+    m.insert("id".into(), id.clone());
+    m.insert("result".into(), result);
+    Value::Object(m).to_string()
 }
 
 /// An error response line (without the trailing newline).
