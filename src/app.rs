@@ -94,13 +94,13 @@ impl App {
     }
 
     /// Writes one protocol line to the client.
-    pub fn send_line(&mut self, line: String) {
-        self.out.push_line(line);
+    /// Queues one protocol message for the client.
+    pub fn send(&mut self, message: Value) {
+        self.out.push(&message);
     }
 
     pub fn notify(&mut self, method: &str, params: Value) {
-        let line = crate::mcp::jsonrpc::notification(method, params);
-        self.send_line(line);
+        self.send(crate::mcp::jsonrpc::notification(method, params));
     }
 }
 

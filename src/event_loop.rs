@@ -100,7 +100,21 @@ impl Read for StdinFile {
     }
 }
 
+/// Large buffers (a megabyte-sized tool result passes through a few) are mmapped and go back
+/// to the system when freed, and growing one remaps rather than copies. glibc's default
+/// would raise its threshold after the first such buffer and keep the next ones in the heap,
+/// where freed memory stays resident.
+fn tune_allocator() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only changes allocator parameters; called before anything else runs.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 128 * 1024);
+        libc::mallopt(libc::M_TRIM_THRESHOLD, 256 * 1024);
+    }
+}
+
 pub fn run(settings: Settings) -> io::Result<()> {
+    tune_allocator();
     let mut poll = Poll::new()?;
     let mut app = App::new(settings, poll.registry().try_clone()?);
 
@@ -123,6 +137,8 @@ pub fn run(settings: Settings) -> io::Result<()> {
 
     let mut events = Events::with_capacity(256);
     let mut line_buf: Vec<u8> = Vec::with_capacity(64 * 1024);
+    // One read's worth, zeroed once rather than on every readable event.
+    let mut chunk = vec![0u8; 64 * 1024];
     let mut stdin_open = true;
     while !app.quit {
         let timeout = app.timers.next_timeout();
@@ -135,7 +151,7 @@ pub fn run(settings: Settings) -> io::Result<()> {
         for event in events.iter() {
             match event.token() {
                 STDIN if stdin_open => {
-                    stdin_open = read_stdin(&mut app, &mut *stdin, &mut line_buf);
+                    stdin_open = read_stdin(&mut app, &mut *stdin, &mut chunk, &mut line_buf);
                     if !stdin_open {
                         let _ = poll.registry().deregister(&mut SourceFd(&stdin_fd));
                         app.quit = true;
@@ -179,10 +195,14 @@ pub fn run(settings: Settings) -> io::Result<()> {
 }
 
 /// Reads what stdin has; handles each complete line. `false` at end of input.
-fn read_stdin(app: &mut App, stdin: &mut dyn Read, line_buf: &mut Vec<u8>) -> bool {
-    let mut chunk = [0u8; 64 * 1024];
+fn read_stdin(
+    app: &mut App,
+    stdin: &mut dyn Read,
+    chunk: &mut [u8],
+    line_buf: &mut Vec<u8>,
+) -> bool {
     loop {
-        match stdin.read(&mut chunk) {
+        match stdin.read(chunk) {
             Ok(0) => {
                 // A last line without a newline still counts.
                 if !line_buf.is_empty() {
@@ -214,7 +234,7 @@ fn read_stdin(app: &mut App, stdin: &mut dyn Read, line_buf: &mut Vec<u8>) -> bo
                         crate::mcp::jsonrpc::INVALID_REQUEST,
                         "Invalid Request: the line is too long",
                     );
-                    app.send_line(err);
+                    app.send(err);
                 }
             }
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => return true,

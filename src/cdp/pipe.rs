@@ -5,6 +5,9 @@ use std::io::{self, Read, Write};
 
 use mio::unix::pipe::{Receiver, Sender};
 
+/// The read buffer capacity kept between messages.
+const KEEP: usize = 64 * 1024;
+
 /// Our two ends of the browser's pipes, with their buffers.
 pub struct Pipe {
     pub to_browser: Sender,
@@ -24,7 +27,7 @@ impl Pipe {
         Pipe {
             to_browser,
             from_browser,
-            read_buf: Vec::with_capacity(64 * 1024),
+            read_buf: Vec::with_capacity(KEEP),
             scanned: 0,
             write_buf: Vec::new(),
             written: 0,
@@ -51,6 +54,9 @@ impl Pipe {
         }
         self.write_buf.clear();
         self.written = 0;
+        if self.write_buf.capacity() > KEEP {
+            self.write_buf.shrink_to(KEEP);
+        }
         Ok(true)
     }
 
@@ -82,5 +88,9 @@ impl Pipe {
         }
         self.read_buf.drain(..start);
         self.scanned = self.read_buf.len();
+        // A large message's buffer is given back rather than kept for the next one.
+        if self.read_buf.is_empty() && self.read_buf.capacity() > KEEP {
+            self.read_buf.shrink_to(KEEP);
+        }
     }
 }

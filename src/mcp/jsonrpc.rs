@@ -96,24 +96,41 @@ fn invalid(id: Value, message: impl Into<String>) -> Incoming {
     }
 }
 
-/// A success response line (without the trailing newline).
-pub fn response(id: &Value, result: Value) -> String {
-    // Built by hand: `json!` would deep-copy `result`, which can be a megabyte of text.
+/// A message built from its members, moving them in (`json!` would deep-copy a value given
+/// to it, and a result can be a megabyte of text).
+fn message(members: [(&str, Value); 3]) -> Value {
     let mut m = serde_json::Map::with_capacity(3);
-    m.insert("jsonrpc".into(), Value::from("2.0"));
-    m.insert("id".into(), id.clone());
-    m.insert("result".into(), result);
-    Value::Object(m).to_string()
+    for (k, v) in members {
+        m.insert(k.into(), v);
+    }
+    Value::Object(m)
 }
 
-/// An error response line (without the trailing newline).
-pub fn error(id: &Value, code: i64, message: &str) -> String {
-    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}).to_string()
+/// A success response.
+pub fn response(id: &Value, result: Value) -> Value {
+    message([
+        ("jsonrpc", "2.0".into()),
+        ("id", id.clone()),
+        ("result", result),
+    ])
 }
 
-/// A notification line (without the trailing newline).
-pub fn notification(method: &str, params: Value) -> String {
-    json!({"jsonrpc": "2.0", "method": method, "params": params}).to_string()
+/// An error response.
+pub fn error(id: &Value, code: i64, text: &str) -> Value {
+    message([
+        ("jsonrpc", "2.0".into()),
+        ("id", id.clone()),
+        ("error", json!({"code": code, "message": text})),
+    ])
+}
+
+/// A notification.
+pub fn notification(method: &str, params: Value) -> Value {
+    message([
+        ("jsonrpc", "2.0".into()),
+        ("method", method.into()),
+        ("params", params),
+    ])
 }
 
 #[cfg(test)]
@@ -187,9 +204,9 @@ mod tests {
 
     #[test]
     fn builders() {
-        let r: Value = serde_json::from_str(&response(&json!(3), json!({}))).unwrap();
+        let r = response(&json!(3), json!({}));
         assert_eq!(r, json!({"jsonrpc": "2.0", "id": 3, "result": {}}));
-        let e: Value = serde_json::from_str(&error(&Value::Null, PARSE_ERROR, "bad")).unwrap();
+        let e = error(&Value::Null, PARSE_ERROR, "bad");
         assert_eq!(e["error"]["code"], PARSE_ERROR);
         assert!(e["id"].is_null());
     }

@@ -6,6 +6,11 @@ use std::io::{self, Write};
 use std::mem::ManuallyDrop;
 use std::os::fd::FromRawFd;
 
+use serde_json::Value;
+
+/// The buffer capacity kept between answers.
+const KEEP: usize = 64 * 1024;
+
 pub struct Output {
     /// fd 1, never closed by us (hence ManuallyDrop): written directly so that no buffering
     /// layer holds a line back.
@@ -21,18 +26,22 @@ impl Output {
         Output {
             // SAFETY: fd 1 is open for the life of the process and never closed here.
             stdout: ManuallyDrop::new(unsafe { File::from_raw_fd(1) }),
-            buf: Vec::with_capacity(64 * 1024),
+            buf: Vec::with_capacity(KEEP),
             written: 0,
             closed: false,
         }
     }
 
-    pub fn push_line(&mut self, line: String) {
+    /// Queues one message as a line, serialized straight into the buffer (no string of
+    /// its own in between: a result can be a megabyte).
+    pub fn push(&mut self, message: &Value) {
         if self.closed {
             return;
         }
-        self.buf.extend_from_slice(line.as_bytes());
-        self.buf.push(b'\n');
+        // Writing JSON into a Vec cannot fail: a map key is always a string here.
+        if serde_json::to_writer(&mut self.buf, message).is_ok() {
+            self.buf.push(b'\n');
+        }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -58,6 +67,10 @@ impl Output {
         }
         self.buf.clear();
         self.written = 0;
+        // A large answer's buffer is given back rather than kept for the next one.
+        if self.buf.capacity() > KEEP {
+            self.buf.shrink_to(KEEP);
+        }
         Ok(true)
     }
 

@@ -1,6 +1,6 @@
 //! A `tools/call` result: content blocks, `isError`, `structuredContent`.
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 #[derive(Debug, Default)]
 pub struct ToolResult {
@@ -9,10 +9,18 @@ pub struct ToolResult {
     pub is_error: bool,
 }
 
+/// A text content block, moving the text in (`json!` would copy it).
+pub fn text_block(text: String) -> Value {
+    let mut block = Map::with_capacity(2);
+    block.insert("type".into(), "text".into());
+    block.insert("text".into(), Value::String(text));
+    Value::Object(block)
+}
+
 impl ToolResult {
     pub fn text(text: impl Into<String>) -> ToolResult {
         ToolResult {
-            content: vec![json!({"type": "text", "text": text.into()})],
+            content: vec![text_block(text.into())],
             ..Default::default()
         }
     }

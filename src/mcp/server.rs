@@ -19,7 +19,7 @@ pub fn handle_line(app: &mut App, line: &[u8]) {
     match jsonrpc::parse_line(line) {
         Incoming::Invalid { id, code, message } => {
             log!("rejected a line from the client: {message}");
-            app.send_line(jsonrpc::error(&id, code, &message));
+            app.send(jsonrpc::error(&id, code, &message));
         }
         Incoming::Response => {}
         Incoming::Notification { method, params } => match method.as_str() {
@@ -45,17 +45,17 @@ fn handle_request(app: &mut App, id: Value, method: &str, params: Value) {
                 "capabilities": {"tools": {"listChanged": true}},
                 "serverInfo": {"name": SERVER_NAME, "title": "devtools-mcp", "version": SERVER_VERSION},
             });
-            app.send_line(jsonrpc::response(&id, result));
+            app.send(jsonrpc::response(&id, result));
         }
-        "ping" => app.send_line(jsonrpc::response(&id, json!({}))),
+        "ping" => app.send(jsonrpc::response(&id, json!({}))),
         "tools/list" => {
             let result = json!({"tools": tools::list(app)});
-            app.send_line(jsonrpc::response(&id, result));
+            app.send(jsonrpc::response(&id, result));
         }
         "tools/call" => {
             let Some(name) = params["name"].as_str() else {
                 let msg = "tools/call needs a string \"name\"";
-                app.send_line(jsonrpc::error(&id, INVALID_PARAMS, msg));
+                app.send(jsonrpc::error(&id, INVALID_PARAMS, msg));
                 return;
             };
             let args = match &params["arguments"] {
@@ -63,7 +63,7 @@ fn handle_request(app: &mut App, id: Value, method: &str, params: Value) {
                 Value::Object(_) => params["arguments"].clone(),
                 _ => {
                     let msg = "tools/call \"arguments\" must be an object";
-                    app.send_line(jsonrpc::error(&id, INVALID_PARAMS, msg));
+                    app.send(jsonrpc::error(&id, INVALID_PARAMS, msg));
                     return;
                 }
             };
@@ -71,7 +71,7 @@ fn handle_request(app: &mut App, id: Value, method: &str, params: Value) {
         }
         _ => {
             let message = format!("Method not found: {method}");
-            app.send_line(jsonrpc::error(&id, METHOD_NOT_FOUND, &message));
+            app.send(jsonrpc::error(&id, METHOD_NOT_FOUND, &message));
         }
     }
 }
@@ -86,7 +86,7 @@ pub fn finish(app: &mut App, call: u64, result: ToolResult) {
         app.timers.cancel(timer);
     }
     crate::browser::forget_owner(app, call);
-    app.send_line(jsonrpc::response(&c.rpc_id, result.into_json()));
+    app.send(jsonrpc::response(&c.rpc_id, result.into_json()));
 }
 
 /// Gives the call a time limit: when it passes, the call is answered with `message` as an

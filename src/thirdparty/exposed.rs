@@ -109,7 +109,7 @@ pub fn call(app: &mut App, rpc_id: &Value, name: &str, args: &Value) -> bool {
     };
     if !args.is_object() {
         let msg = "arguments must be an object";
-        app.send_line(jsonrpc::error(rpc_id, jsonrpc::INVALID_PARAMS, msg));
+        app.send(jsonrpc::error(rpc_id, jsonrpc::INVALID_PARAMS, msg));
         return true;
     }
     let call = app.calls.start(rpc_id.clone(), "page tool");

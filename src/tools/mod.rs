@@ -136,12 +136,12 @@ pub fn call(app: &mut App, rpc_id: Value, name: &str, args: Value) {
         }
         // As the reference (and the MCP SDKs) do: a protocol error, not a tool result.
         let text = format!("Tool {name} not found");
-        app.send_line(jsonrpc::error(&rpc_id, jsonrpc::INVALID_PARAMS, &text));
+        app.send(jsonrpc::error(&rpc_id, jsonrpc::INVALID_PARAMS, &text));
         return;
     };
     if let Some(problems) = check_args(tool, &args) {
         let text = format!("Input validation error: Invalid arguments for tool {name}: {problems}");
-        app.send_line(jsonrpc::response(
+        app.send(jsonrpc::response(
             &rpc_id,
             ToolResult::error(text).into_json(),
         ));

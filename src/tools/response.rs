@@ -6,7 +6,7 @@ use serde_json::{json, Map, Value};
 
 use crate::app::{App, Once};
 use crate::browser;
-use crate::mcp::{result::ToolResult, server};
+use crate::mcp::{result::text_block, result::ToolResult, server};
 use crate::thirdparty;
 
 /// The longest an answer waits for the page's tools to be discovered.
@@ -135,13 +135,25 @@ fn render(app: &mut App, mut resp: Response) -> ToolResult {
             }
         }
     }
-    let mut content = vec![json!({"type": "text", "text": out.join("\n")})];
+    let mut content = vec![text_block(join_lines(out))];
     content.append(&mut resp.images);
     ToolResult {
         content,
         structured: Some(structured),
         is_error: false,
     }
+}
+
+/// The parts joined by newlines, reusing the first part's allocation (it can be a
+/// megabyte-sized tool result).
+fn join_lines(parts: Vec<String>) -> String {
+    let mut parts = parts.into_iter();
+    let mut text = parts.next().unwrap_or_default();
+    for part in parts {
+        text.push('\n');
+        text.push_str(&part);
+    }
+    text
 }
 
 /// `## Pages` with one line per page: `<id>: <title> (<url>)`, the selected one marked.

@@ -199,16 +199,20 @@ fn evaluate_fallback(app: &mut App, call: u64, page: u32, session: String, scrip
 }
 
 fn answer(app: &mut App, call: u64, page: u32, script: Script, r: Result<Value, Error>) {
-    let v = match r {
+    let mut v = match r {
         Ok(v) => v,
         Err(e) => return fail(app, call, page_error(e)),
     };
     if let Some(ex) = v.get("exceptionDetails") {
         return fail(app, call, exception_message(ex));
     }
-    let value = &v["result"]["value"];
+    let value = &mut v["result"]["value"];
     let changed = value[0].as_bool().unwrap_or(false);
-    let text = value[1].as_str().unwrap_or("undefined").to_owned();
+    // Moved out, not copied: the text can be a megabyte.
+    let text = match value[1].take() {
+        Value::String(s) => s,
+        _ => "undefined".to_owned(),
+    };
     let reply = move |app: &mut App| {
         let mut resp = Response::for_page(page);
         match script.file_path {
