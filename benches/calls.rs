@@ -319,7 +319,7 @@ fn page_side(
         "  page work only: __dtmcp.run('big').length (the shim's work)",
         big_n,
         &mut || {
-            let expression = "window.__dtmcp.run('big', {}, [], {elementKeys: [], maxChars: 1000000}).then(s => s.length)";
+            let expression = "Promise.resolve(window.__dtmcp.run('big', {}, [], {elementKeys: [], maxChars: 1000000})).then(s => s.length)";
             floor.evaluate(session, expression, true).1
         },
     );

@@ -706,6 +706,49 @@ fn odd_values_come_back_as_readable_json() {
         json_body(&echoed),
         json!({"s": "é😀", "n": -1.5, "list": [true, null]})
     );
+    // A "__proto__" key is an ordinary property, as JSON.parse makes it.
+    let echoed = exec_ok(&mcp, "echo", Some(r#"{"__proto__":{"x":1},"y":"\u2028"}"#));
+    assert_eq!(
+        json_body(&echoed),
+        json!({"__proto__": {"x": 1}, "y": "\u{2028}"})
+    );
+}
+
+#[test]
+fn plain_data_reads_the_same_as_any_other_result() {
+    let fx = Fixtures::start();
+    let mcp = started();
+    open(&mcp, &fx, "values.html");
+    // Plain data is printed by the page's native JSON.stringify, other values by the shim's
+    // walk; both must read the same: undefined dropped or null.
+    let plain = "{
+  \"list\": [
+    1,
+    null,
+    \"x\",
+    {
+      \"deeper\": []
+    },
+    {}
+  ],
+  \"noProto\": {
+    \"a\": 1
+  },
+  \"emptyKeyed\": {
+    \"\": 0
+  }
+}";
+    assert_eq!(exec_ok(&mcp, "plain_edges", None), plain);
+    // What JSON gets wrong is still put right: lone surrogates replaced, -0 kept (and a
+    // text backslash that looks like an escaped surrogate stays as it is).
+    let edges = format!(
+        "{},\n  \"backslash\": \"\\\\ud800 is text here\",\n  \"loneHigh\": \"a\u{FFFD}b\",\n  \"key\u{FFFD}\": \"lone\",\n  \"negativeZero\": \"-0\",\n  \"zeros\": [\n    \"-0\",\n    0\n  ]\n}}",
+        &plain[..plain.len() - 2]
+    );
+    assert_eq!(
+        exec_ok(&mcp, "plain_edges", Some(r#"{"edges":true}"#)),
+        edges
+    );
 }
 
 #[test]
@@ -1489,6 +1532,16 @@ fn the_result_cap_and_the_tool_timeout_are_configurable() {
     let fx = Fixtures::start();
     let mcp = started_with(&["--maxResultBytes=1000", "--toolTimeout=1500"]);
     open(&mcp, &fx, "values.html");
+    // Pretty while it fits; compact (and whole) when only the compact text fits the cap.
+    let pretty = exec_ok(&mcp, "deep", Some(r#"{"depth":10}"#));
+    assert!(
+        pretty.starts_with("{\n  \"child\": {\n    \"child\""),
+        "{pretty}"
+    );
+    assert_eq!(
+        exec_ok(&mcp, "deep", Some(r#"{"depth":20}"#)),
+        format!("{}\"bottom\"{}", "{\"child\":".repeat(20), "}".repeat(20))
+    );
     let r = exec_ok(&mcp, "big_string", Some(r#"{"chars":5000}"#));
     assert_eq!(
         r,

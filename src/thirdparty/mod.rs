@@ -32,7 +32,14 @@ pub fn discover(app: &mut App, page: u32, done: Done<()>) {
     }
     let session = p.session.clone();
     let document = p.document;
-    let expression = "window.__dtmcp && window.__dtmcp.shim ? window.__dtmcp.discover() : null";
+    // With the seq of the table we hold, an unchanged table comes back as that number
+    // alone: no report to transfer, parse and compare on every list.
+    let known = match p.tools.seq {
+        Some(seq) => seq.to_string(),
+        None => String::new(),
+    };
+    let expression =
+        format!("window.__dtmcp && window.__dtmcp.shim ? window.__dtmcp.discover({known}) : null");
     let s2 = session.clone();
     browser::send_raw(
         app,
@@ -42,6 +49,15 @@ pub fn discover(app: &mut App, page: u32, done: Done<()>) {
         Box::new(move |app, r| match r {
             Ok(v) if v["result"]["value"].is_object() => {
                 apply(app, page, document, &v["result"]["value"]);
+                done(app, Ok(()))
+            }
+            Ok(v) if v["result"]["value"].is_u64() => {
+                // The table we hold is the page's current one.
+                if let Some(p) = app.browser.pages.get_mut(page) {
+                    if p.document == document && p.tools.seq == v["result"]["value"].as_u64() {
+                        p.tools.confirm();
+                    }
+                }
                 done(app, Ok(()))
             }
             Ok(v) if v.get("exceptionDetails").is_none() => {
@@ -150,10 +166,12 @@ pub fn ensure_current(app: &mut App, page: u32, done: Done<()>) {
     );
 }
 
-/// Splits the shim's ENVELOPE into its header and body.
-pub fn split_envelope(text: &str) -> Result<(Value, &str), Error> {
-    let (header, body) = text.split_once('\n').unwrap_or((text, ""));
-    let header: Value = serde_json::from_str(header)
+/// Splits the shim's ENVELOPE into its header and body. The body keeps the envelope's
+/// allocation (the header is drained from its front).
+pub fn split_envelope(mut text: String) -> Result<(Value, String), Error> {
+    let header_end = text.find('\n').unwrap_or(text.len());
+    let header: Value = serde_json::from_str(&text[..header_end])
         .map_err(|e| Error::Page(format!("the page's tool runner answered garbage: {e}")))?;
-    Ok((header, body))
+    text.drain(..(header_end + 1).min(text.len()));
+    Ok((header, text))
 }

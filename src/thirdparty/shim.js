@@ -37,14 +37,19 @@
  *                    order across groups). Rejects with
  *                    Error(`Tool ${name} not found`) when absent. Meant for
  *                    page scripts and evaluate_script composition.
- *   .discover()    -> Promise<REPORT>
+ *   .discover(knownSeq?) -> Promise<REPORT | number>
  *                    Dispatches CustomEvent('devtoolstooldiscovery') on window
  *                    with event.respondWith(groupOrPromise) attached (callable
- *                    any number of times). Resolves once (a) one macrotask
- *                    (setTimeout 0) plus one microtask has passed, so
- *                    microtask responders are caught, and (b) every promise
+ *                    any number of times). Resolves once (a) the microtask
+ *                    queue has turned MICROTASK_TURNS times after the
+ *                    dispatch, so responders that answer from a microtask or
+ *                    after a few awaits are caught, and (b) every promise
  *                    given to respondWith has settled -- but never later than
- *                    GRACE_MS after the dispatch. The result replaces the
+ *                    GRACE_MS after the dispatch. (An answer given later, e.g.
+ *                    from a setTimeout, arrives as a late answer: see Live
+ *                    updates.) When knownSeq is given and the resulting
+ *                    table's seq equals it, resolves with that number instead
+ *                    of the whole report (the caller has it already). The result replaces the
  *                    table entirely, atomically, when the discovery ends (the
  *                    old table keeps serving meanwhile). A discover() call
  *                    while another discovery is in flight joins it, and
@@ -54,7 +59,7 @@
  *                    on promises at GRACE_MS goes on (up to AUTO_GRACE_MS)
  *                    and discover() resolves with the table that still
  *                    serves; the new one follows by notify if it differs.
- *   .run(name, params, elements, options) -> Promise<string>
+ *   .run(name, params, elements, options) -> string | Promise<string>
  *                    What execute_3p_developer_tool calls. `params` is the
  *                    (already validated) argument object; `elements` an array
  *                    of DOM elements resolved from {uid} arguments; options:
@@ -64,7 +69,9 @@
  *                                   ["outer", 0, "inner"] for nested places.
  *                      maxChars:    cap on the returned text in UTF-16 code
  *                                   units (absent/null: no cap).
- *                    Never rejects. Returns ENVELOPE text (below).
+ *                    Never throws or rejects. Returns ENVELOPE text (below):
+ *                    at once when the tool answered synchronously, else a
+ *                    Promise of it (no promise machinery for sync tools).
  *   .render(run, uids) -> string
  *                    For a run whose header said elements > 0: replaces each
  *                    {"stashedId": "stashed-<i>"} in that run's result with
@@ -83,6 +90,11 @@
  *                    (Rust: s.encode_utf16().count()); stop at totalChars.
  *                    null when the run is no longer retained.
  *   .lastFull        full text of the most recent truncated run, or null.
+ *   .parse(text), .stringify(value), .observeDom()
+ *                    JSON.parse / JSON.stringify and a MutationObserver as
+ *                    captured at install, for the server's own expressions
+ *                    (observeDom() starts watching the document and returns a
+ *                    function that stops it and says whether anything changed).
  *   .release(run?) -> boolean   drops what is retained for that run (all runs
  *                    when omitted). At most RETAINED_RUNS runs (those with
  *                    elements or truncation) are retained; oldest go first.
@@ -200,6 +212,11 @@
   // groups (which agents would see as tools vanishing and coming back).
   // A discover() call that joins it pulls the deadline in to GRACE_MS.
   var AUTO_GRACE_MS = 2000;
+  // How many microtask turns after the dispatch a discovery waits for
+  // responders that answer from a microtask (before it ends, unless promises
+  // are pending). Each turn costs next to nothing; a macrotask would cost a
+  // trip through the event loop on every list.
+  var MICROTASK_TURNS = 16;
   // Containers deeper than this become "<Nested too deep>".
   var MAX_DEPTH = 5000;
   // V8's JSON.stringify recurses natively; with indentation it overflowed
@@ -244,6 +261,7 @@
   var isArray = Array.isArray;
   var ArrayProto = Array.prototype;
   var jsonStringify = JSON.stringify;
+  var jsonParse = JSON.parse;
   var NativePromise = Promise;
   var promiseThen = Promise.prototype.then;
   var NativeMap = Map;
@@ -307,6 +325,13 @@
   }
   function microtask(fn) {
     apply(queueMicrotaskFn, w, [fn]);
+  }
+  // Runs fn after the microtask queue has turned `turns` times.
+  function afterMicrotasks(turns, fn) {
+    microtask(function () {
+      if (turns <= 1) fn();
+      else afterMicrotasks(turns - 1, fn);
+    });
   }
   function now() {
     return apply(dateNow, DateCtor, []);
@@ -741,6 +766,97 @@
     return out;
   }
 
+  // ---- the fast path: results that are JSON data already -------------------
+  // Most tool results are plain data, which the native JSON.stringify prints
+  // exactly as the walk + print above would, several times faster and with no
+  // copy. plainShape checks that without copying: objects whose prototype is
+  // Object.prototype or null, arrays whose prototype is Array.prototype,
+  // strings, booleans, null, finite numbers other than -0, and undefined (JSON
+  // drops it from objects and prints null in arrays, as the walk does). No
+  // toJSON anywhere, no cycle (a cycle looks like depth past the native
+  // limit), at most MAX_VALUES values. Lone surrogates are caught afterwards
+  // in the text (JSON.stringify escapes them; the walk replaces them).
+  // Returns {maxDepth, values, spaces} (spaces: what pretty printing adds to
+  // the compact text, exactly) or null when the walk is needed.
+  function plainShape(root) {
+    if ('toJSON' in ObjectProto || 'toJSON' in ArrayProto) return null;
+    var st = { maxDepth: 0, values: 0, spaces: 0 };
+    try {
+      return plainValue(st, root, 0) ? st : null;
+    } catch (e) {
+      return null; // a getter threw, a proxy trap, a deep stack: the walk copes
+    }
+  }
+
+  function plainValue(st, v, depth) {
+    if (++st.values > MAX_VALUES) return false;
+    switch (typeof v) {
+      case 'string':
+      case 'boolean':
+      case 'undefined':
+        return true;
+      case 'number':
+        return v === v && v !== Infinity && v !== -Infinity && (v !== 0 || 1 / v > 0);
+      case 'object':
+        if (v === null) return true;
+        break;
+      default:
+        return false;
+    }
+    if (depth >= NATIVE_STRINGIFY_MAX_DEPTH) return false;
+    var proto = getProto(v);
+    var n, i;
+    // Each member of a non-empty container at this depth sits on its own line
+    // indented one step deeper; the closing bracket on a line at this depth.
+    var inner = 1 + 2 * (depth + 1);
+    if (proto === ArrayProto) {
+      if (!isArray(v)) return false;
+      n = v.length;
+      if (depth + 1 > st.maxDepth) st.maxDepth = depth + 1;
+      if (n > 0) st.spaces += n * inner + 1 + 2 * depth;
+      for (i = 0; i < n; i++) {
+        if (!plainValue(st, v[i], depth + 1)) return false;
+      }
+      return true;
+    }
+    if (proto !== ObjectProto && proto !== null) return false;
+    if (v.toJSON !== undefined) return false;
+    var keys = objKeys(v);
+    n = keys.length;
+    if (depth + 1 > st.maxDepth) st.maxDepth = depth + 1;
+    var shown = 0;
+    for (i = 0; i < n; i++) {
+      var x = v[keys[i]];
+      if (!plainValue(st, x, depth + 1)) return false;
+      // one space after each key's colon; members JSON drops take no room
+      if (x !== undefined) {
+        shown++;
+        st.spaces += inner + 1;
+      }
+    }
+    if (shown > 0) st.spaces += 1 + 2 * depth;
+    return true;
+  }
+
+  // The text of plain data, or null when the walk must do it after all.
+  // The same choice as renderText: pretty, unless it exceeds the cap while
+  // the compact text fits.
+  function plainText(value, shape, maxChars) {
+    var text;
+    var format = 'pretty';
+    try {
+      text = jsonStringify(value, null, 2);
+      if (maxChars !== null && text.length > maxChars && text.length - shape.spaces <= maxChars) {
+        text = jsonStringify(value);
+        format = 'compact';
+      }
+    } catch (e) {
+      return null;
+    }
+    if (typeof text !== 'string' || apply(strIndexOf, text, ['\\ud']) !== -1) return null;
+    return { text: text, format: format };
+  }
+
   function serialize(value, maxDepth, pretty) {
     if (maxDepth <= NATIVE_STRINGIFY_MAX_DEPTH) {
       try {
@@ -849,6 +965,13 @@
       head.elements = 0;
       return envelope(head, '', maxChars, id);
     }
+    var shape = plainShape(result);
+    var plain = shape === null ? null : plainText(result, shape, maxChars);
+    if (plain !== null) {
+      head.elements = 0;
+      head.format = plain.format;
+      return envelope(head, plain.text, maxChars, id);
+    }
     var c = convert(result, toJSONHazard());
     head.elements = c.elements.length;
     if (c.elements.length > 0) {
@@ -875,7 +998,7 @@
     o[key[key.length - 1]] = el;
   }
 
-  async function run(name, params, elements, options) {
+  function run(name, params, elements, options) {
     var id = ++runSeq;
     var maxChars = null;
     try {
@@ -895,7 +1018,11 @@
       if (entry === null) return failure(id, 'Tool ' + safeString(name) + ' not found', maxChars);
       var result;
       try {
-        result = await callTool(entry, params);
+        result = callTool(entry, params);
+        // Reading `then` is what `await` would do (and may throw, like a rejection).
+        if (result !== null && (typeof result === 'object' || typeof result === 'function')) {
+          if (typeof result.then === 'function') return settled(id, result, maxChars);
+        }
       } catch (e) {
         return failure(id, errorText(e), maxChars);
       }
@@ -903,6 +1030,25 @@
     } catch (e) {
       return failure(id, 'devtools-mcp shim: ' + describeThrown(e), maxChars);
     }
+  }
+
+  // The envelope of a run whose tool answered with a thenable, once it settles.
+  function settled(id, thenable, maxChars) {
+    var p = new NativePromise(function (resolve) {
+      resolve(thenable);
+    });
+    return apply(promiseThen, p, [
+      function (value) {
+        try {
+          return success(id, value, maxChars);
+        } catch (e) {
+          return failure(id, 'devtools-mcp shim: ' + describeThrown(e), maxChars);
+        }
+      },
+      function (e) {
+        return failure(id, errorText(e), maxChars);
+      },
+    ]);
   }
 
   function render(id, uids) {
@@ -1439,7 +1585,17 @@
   // discovery goes on in the background (up to AUTO_GRACE_MS) and the caller
   // gets, at GRACE_MS, the table that still serves; the new one installs
   // (and notifies) when the discovery ends.
-  function discover() {
+  function discover(knownSeq) {
+    var p = discoverReport();
+    if (typeof knownSeq !== 'number') return p;
+    return apply(promiseThen, p, [
+      function (report) {
+        return report !== null && report.seq === knownSeq ? knownSeq : report;
+      },
+    ]);
+  }
+
+  function discoverReport() {
     if (lastReport !== null && lastReport.groups.length > 0) {
       var d = inflight !== null ? inflight : null;
       var p = d !== null ? d.promise : startDiscovery(AUTO_GRACE_MS);
@@ -1513,12 +1669,10 @@
     d.timer = later(function () {
       finish(d);
     }, graceMs);
-    later(function () {
-      microtask(function () {
-        d.tickDone = true;
-        maybeFinish(d);
-      });
-    }, 0);
+    afterMicrotasks(MICROTASK_TURNS, function () {
+      d.tickDone = true;
+      maybeFinish(d);
+    });
     return d.promise;
   }
 
@@ -1633,6 +1787,10 @@
   constant('stashed', stashed);
   constant('chunk', chunk);
   constant('release', release);
+  // For the server's tool calls: params arrive as JSON text.
+  constant('parse', function (text) {
+    return apply(jsonParse, JSON, [text]);
+  });
   // For evaluate_script's wrapper, so a page that replaced JSON.stringify or
   // MutationObserver cannot change what scripts return or make them fail.
   constant('stringify', function (value) {

@@ -43,6 +43,8 @@ pub struct Table {
     compiled_problems: usize,
     /// A report arrived for the current document.
     pub discovered: bool,
+    /// The shim's seq of the report installed last (per document; equal seqs, equal tables).
+    pub seq: Option<u64>,
     /// A tool call just failed because the page navigated: the document is being replaced,
     /// so the next call waits for the new one to load before discovering.
     pub navigating: bool,
@@ -60,6 +62,7 @@ impl Table {
         self.compiled_problems = 0;
         self.discovered = false;
         self.navigating = false;
+        self.seq = None;
         had
     }
 
@@ -83,10 +86,17 @@ impl Table {
         self.tools.iter().find(|t| t.name == name)
     }
 
+    /// A discovery found the table unchanged (the shim answered with our seq).
+    pub fn confirm(&mut self) {
+        self.navigating = false;
+        self.discovered = true;
+    }
+
     /// Installs the shim's report (see shim.js, REPORT). Returns whether anything changed.
     pub fn replace(&mut self, report: &Value) -> bool {
         let groups = &report["groups"];
         self.navigating = false;
+        self.seq = report["seq"].as_u64();
         let unchanged = self.discovered
             && *groups == self.last_groups
             && report["errors"].as_array().map_or(0, Vec::len) == self.shim_problem_count();

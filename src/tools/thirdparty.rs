@@ -193,30 +193,51 @@ fn invoke(
     // Even with filePath the first answer is capped: the rest is fetched in pieces, so no
     // single CDP message has to carry a huge result.
     let options = json!({"elementKeys": keys, "maxChars": max_chars});
-    let mut arguments = vec![
-        json!({"value": name}),
-        json!({"value": params}),
-        json!({"value": options}),
-    ];
-    arguments.extend(objects.iter().map(|o| json!({"objectId": o})));
-    let mut request = json!({
-        "functionDeclaration": "function(name, params, options, ...elements) { return window.__dtmcp.run(name, params, elements, options); }",
-        "arguments": arguments,
-        "awaitPromise": true,
-        "returnByValue": true,
-    });
-    match (objects.first(), context) {
-        (Some(o), _) => request["objectId"] = json!(o),
-        (None, Some(ctx)) => request["executionContextId"] = json!(ctx),
+    let (method, request) = match (objects.first(), context) {
+        // Elements are passed as remote objects, which only callFunctionOn takes.
+        (Some(o), _) => {
+            let mut arguments = vec![
+                json!({"value": name}),
+                json!({"value": params}),
+                json!({"value": options}),
+            ];
+            arguments.extend(objects.iter().map(|o| json!({"objectId": o})));
+            let request = json!({
+                "functionDeclaration": "function(name, params, options, ...elements) { return window.__dtmcp.run(name, params, elements, options); }",
+                "arguments": arguments,
+                "objectId": o,
+                "awaitPromise": true,
+                "returnByValue": true,
+            });
+            ("Runtime.callFunctionOn", request)
+        }
+        // Otherwise one expression is cheaper for the page than a function call with
+        // arguments. The params travel as JSON text parsed by the shim's own JSON.parse
+        // (an object literal would treat a "__proto__" key differently).
+        (None, Some(ctx)) => {
+            let quoted = |v: &Value| Value::String(v.to_string()).to_string();
+            let expression = format!(
+                "window.__dtmcp.run({}, window.__dtmcp.parse({}), [], {options})",
+                Value::String(name.clone()),
+                quoted(&params)
+            );
+            let request = json!({
+                "expression": expression,
+                "contextId": ctx,
+                "awaitPromise": true,
+                "returnByValue": true,
+            });
+            ("Runtime.evaluate", request)
+        }
         (None, None) => return fail(app, call, "The page has no document to run tools in yet."),
-    }
+    };
     browser::send_raw(
         app,
         Some(&session),
-        "Runtime.callFunctionOn",
+        method,
         request,
         Box::new(move |app, r| {
-            let text = match envelope_text(r) {
+            let (header, body) = match envelope_text(r) {
                 Ok(t) => t,
                 Err(e) => {
                     if matches!(e, Error::PageGone(_)) {
@@ -227,29 +248,34 @@ fn invoke(
                     return fail(app, call, e);
                 }
             };
-            answer(app, call, page, text, file_path)
+            answer(app, call, page, header, body, file_path)
         }),
     );
 }
 
-fn envelope_text(r: Result<Value, Error>) -> Result<String, Error> {
-    let v = r.map_err(crate::tools::script::page_error)?;
+/// The shim's answer, split into its header and body (moved out of the message, not copied:
+/// it can be a megabyte).
+fn envelope_text(r: Result<Value, Error>) -> Result<(Value, String), Error> {
+    let mut v = r.map_err(crate::tools::script::page_error)?;
     if let Some(ex) = v.get("exceptionDetails") {
         return Err(Error::Page(crate::tools::script::exception_message(ex)));
     }
-    match v["result"]["value"].as_str() {
-        Some(s) => Ok(s.to_owned()),
-        None => Err(Error::Page(
+    match v["result"]["value"].take() {
+        Value::String(s) => thirdparty::split_envelope(s),
+        _ => Err(Error::Page(
             "The page's tool runner is missing (did the page replace window.__dtmcp?).".into(),
         )),
     }
 }
 
-fn answer(app: &mut App, call: u64, page: u32, text: String, file_path: Option<String>) {
-    let (header, body) = match thirdparty::split_envelope(&text) {
-        Ok(x) => x,
-        Err(e) => return fail(app, call, e),
-    };
+fn answer(
+    app: &mut App,
+    call: u64,
+    page: u32,
+    header: Value,
+    body: String,
+    file_path: Option<String>,
+) {
     if header["ok"] != true {
         return fail(app, call, body);
     }
@@ -258,7 +284,7 @@ fn answer(app: &mut App, call: u64, page: u32, text: String, file_path: Option<S
     if elements > 0 {
         return with_element_uids(app, call, page, run, elements, file_path);
     }
-    deliver(app, call, page, header, body.to_owned(), file_path, None);
+    deliver(app, call, page, header, body, file_path, None);
 }
 
 /// The last step of a run: the text inline (capped, with a marker) or whole in `filePath`
@@ -277,10 +303,15 @@ fn deliver(
         Err(e) => return fail(app, call, e),
     };
     let run = header["run"].clone();
+    let truncated = header["truncated"] == true;
     let piece = Piece {
         session: session.clone(),
         run: run.clone(),
-        offset: body.encode_utf16().count() as u64,
+        // Only a file write fetches the rest (no need to count a megabyte otherwise).
+        offset: match (&file_path, truncated) {
+            (Some(_), true) => body.encode_utf16().count() as u64,
+            _ => 0,
+        },
         total: header["totalChars"].as_u64().unwrap_or(0),
     };
     // The shim keeps a run's text only when it was truncated or held elements; only then is
@@ -310,7 +341,6 @@ fn deliver(
         release(app);
         return reply(app, vec!["Tool returned no result.".into()]);
     }
-    let truncated = header["truncated"] == true;
     let Some(path) = file_path else {
         let mut lines = vec![body];
         if truncated {
@@ -451,15 +481,10 @@ fn with_element_uids(
                             "returnByValue": true,
                         }),
                         Box::new(move |app, r| {
-                            let text = match envelope_text(r) {
-                                Ok(t) => t,
-                                Err(e) => return fail(app, call, e),
-                            };
-                            let (header, body) = match thirdparty::split_envelope(&text) {
+                            let (header, body) = match envelope_text(r) {
                                 Ok(x) => x,
                                 Err(e) => return fail(app, call, e),
                             };
-                            let body = body.to_owned();
                             deliver(app, call, page, header, body, file_path, section);
                         }),
                     );
