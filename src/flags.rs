@@ -57,7 +57,7 @@ pub struct Flags {
     #[argh(option)]
     pub expose_page_tools: Option<bool>,
 
-    /// default timeout of a tool call that runs page code, in ms (default 30000)
+    /// default timeout of a tool call that runs page code, in ms (default 25000)
     #[argh(option)]
     pub tool_timeout: Option<u64>,
 

@@ -32,7 +32,9 @@ pub struct Settings {
     pub max_result_bytes: usize,
 }
 
-pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(30);
+/// Under the 30 s that clients commonly allow a request, so a hung call ends as an error the
+/// client still sees rather than as the client giving up.
+pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(25);
 pub const DEFAULT_MAX_RESULT_BYTES: usize = 1_000_000;
 
 impl Settings {

@@ -25,7 +25,7 @@ The page's own developer tools can be composed here: `window.__dtmcp.executeTool
             "filePath": {"type": "string", "description": "Write the result to this file instead of returning it inline."},
             "dialogAction": {"type": "string", "description": "What to do with a dialog the script opens: \"accept\" (default), \"dismiss\", or the text to answer a prompt with."},
             "waitForStableDom": {"type": "boolean", "description": "When the script changed the DOM, wait for it to settle before answering (default true). Scripts that change nothing never wait."},
-            "timeout": {"type": "integer", "description": "Give up after this many milliseconds (default 30000)."},
+            "timeout": {"type": "integer", "description": "Give up after this many milliseconds (default 25000, or the server's --toolTimeout)."},
         })
     },
     required: &[],

@@ -32,7 +32,7 @@ Run one with execute_3p_developer_tool, or from evaluate_script with `window.__d
                 "toolName": {"type": "string", "description": "The name of the tool to run."},
                 "params": {"type": "string", "description": "The tool's parameters as a JSON object, stringified."},
                 "filePath": {"type": "string", "description": "Write the whole result to this file instead of returning it inline (no size cap)."},
-                "timeout": {"type": "integer", "description": "Give up after this many milliseconds (default 30000)."},
+                "timeout": {"type": "integer", "description": "Give up after this many milliseconds (default 25000, or the server's --toolTimeout)."},
             })
         },
         required: &["toolName"],
