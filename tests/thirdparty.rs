@@ -752,6 +752,40 @@ fn plain_data_reads_the_same_as_any_other_result() {
 }
 
 #[test]
+fn a_page_that_sabotages_its_built_ins_changes_nothing() {
+    let fx = Fixtures::start();
+    let mcp = started();
+    // The page breaks JSON, Array, Object, Promise, Map, Reflect.apply, timers and more
+    // after registering its tool (see the fixture); the shim captured them before.
+    let opened = open(&mcp, &fx, "hostile.html");
+    assert!(
+        opened
+            .text
+            .contains("Hostile: A page that broke its built-ins."),
+        "{}",
+        opened.text
+    );
+    assert_eq!(
+        json_body(&exec_ok(&mcp, "hostile_values", Some(r#"{"n":1}"#))),
+        json!({"list": [1, 2, 3], "map": {"<Map>": [["k", "v"]]}, "date": "1970-01-01T00:00:00.000Z", "text": "fine"})
+    );
+    // Object.prototype.toJSON does not turn evaluate_script's answer into the page's text.
+    let answer = mcp.call_ok(
+        "evaluate_script",
+        json!({"function": "() => ({a: [1, {b: 2}], t: document.title})"}),
+    );
+    assert_eq!(
+        answer.text,
+        returned(r#"{"a":[1,{"b":2}],"t":"Hostile page"}"#)
+    );
+    let composed = mcp.call_ok(
+        "evaluate_script",
+        json!({"function": "async () => (await window.__dtmcp.executeTool('hostile_values', {})).list"}),
+    );
+    assert_eq!(composed.text, returned("[1,2,3]"));
+}
+
+#[test]
 fn deep_results_come_back_whole_or_truncated_never_crashing() {
     let fx = Fixtures::start();
     let mcp = started();

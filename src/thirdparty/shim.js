@@ -275,6 +275,7 @@
   var setForEach = Set.prototype.forEach;
   var ErrorCtor = Error;
   var RangeErrorCtor = RangeError;
+  var TypeErrorCtor = TypeError;
   var StringCtor = String;
   var strSlice = String.prototype.slice;
   var strCharCodeAt = String.prototype.charCodeAt;
@@ -899,6 +900,36 @@
     }
     if (pretty !== null) return { text: pretty, format: 'pretty' };
     throw new ErrorCtor('the result is too large to print (' + describeThrown(firstError) + ')');
+  }
+
+  // A page that put toJSON on Object.prototype or Array.prototype would have
+  // JSON.stringify print its text for every object. detox copies plain objects
+  // and arrays (and instances without a toJSON of their own) into prototype-less
+  // ones, which JSON prints as it would without the page's toJSON; everything
+  // else (a Date, a class with its own toJSON) is left to JSON.stringify. A cycle
+  // throws as JSON.stringify would.
+  function detox(v, ancestors) {
+    if (v === null || typeof v !== 'object') return v;
+    var own;
+    try {
+      own = v.toJSON;
+    } catch (e) {
+      own = undefined;
+    }
+    if (typeof own === 'function' && own !== ObjectProto.toJSON && own !== ArrayProto.toJSON) return v;
+    if (apply(setHas, ancestors, [v])) throw new TypeErrorCtor('Converting circular structure to JSON');
+    apply(setAdd, ancestors, [v]);
+    var out, i;
+    if (isArray(v)) {
+      out = newArray(true);
+      for (i = 0; i < v.length; i++) out[i] = detox(v[i], ancestors);
+    } else {
+      out = mk();
+      var keys = objKeys(v);
+      for (i = 0; i < keys.length; i++) out[keys[i]] = detox(v[keys[i]], ancestors);
+    }
+    apply(setDelete, ancestors, [v]);
+    return out;
   }
 
   // ---- runs: envelopes and what is retained for later calls -------------
@@ -1794,7 +1825,10 @@
   // For evaluate_script's wrapper, so a page that replaced JSON.stringify or
   // MutationObserver cannot change what scripts return or make them fail.
   constant('stringify', function (value) {
-    return apply(jsonStringify, JSON, [value]);
+    if (!('toJSON' in ObjectProto) && !('toJSON' in ArrayProto)) {
+      return apply(jsonStringify, JSON, [value]);
+    }
+    return apply(jsonStringify, JSON, [detox(value, new NativeSet())]);
   });
   // Starts watching the document; the returned function stops watching (once)
   // and says whether anything changed in between.

@@ -466,7 +466,7 @@ async def hostile(session: ClientSession) -> None:
               "the page's fake JSON)", c, "Acceptance: hostile globals")
     R.check("hostile globals: evaluate_script result not mangled", "sabotaged" not in c.text, 0, c.describe())
     c = await call(session, "evaluate_script", {"function": "() => window.__dtmcp.executeTool('still_works', {n: 1})"})
-    expect_ok("hostile globals: __dtmcp.executeTool is the shim's", c, '"n": 1')
+    expect_ok("hostile globals: __dtmcp.executeTool is the shim's", c, '"n":1')
     c = await call(session, "list_console_messages", {"pageSize": 3})
     R.check("hostile globals: list_console_messages answers under a flood", not c.is_error and c.seconds < 5,
             c.seconds, c.describe())
