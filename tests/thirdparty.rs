@@ -236,6 +236,38 @@ fn late_tools_arrive_by_notification_and_never_vanish() {
 }
 
 #[test]
+fn a_responder_that_turns_asynchronous_is_not_lost() {
+    let fx = Fixtures::start();
+    let mcp = started();
+    open(&mcp, &fx, "switching.html");
+    // Lists of a page whose responders answer during the dispatch end right after it.
+    for _ in 0..3 {
+        assert!(list(&mcp).text.contains("Switching: Answers at once."));
+    }
+    mcp.call_ok(
+        "evaluate_script",
+        json!({"function": "() => { window.answerLater = true; }"}),
+    );
+    mcp.drain_notifications(LIST_CHANGED);
+    // The next list may still show the old answer, but the late one reaches the table and
+    // is announced, and every later list has it.
+    let first = list(&mcp).text;
+    if !first.contains("from_microtask") {
+        until_notified(&mcp, "the microtask answer", || {
+            list(&mcp)
+                .text
+                .contains("Switching: Answers from a microtask.")
+        });
+    }
+    for _ in 0..3 {
+        assert!(list(&mcp)
+            .text
+            .contains("Switching: Answers from a microtask."));
+    }
+    assert_eq!(exec_ok(&mcp, "from_microtask", None), "\"from_microtask\"");
+}
+
+#[test]
 fn an_spa_route_adds_tools_and_removed_listeners_take_theirs_away() {
     let fx = Fixtures::start();
     let mcp = started();

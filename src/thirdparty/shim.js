@@ -49,7 +49,13 @@
  *                    from a setTimeout, arrives as a late answer: see Live
  *                    updates.) When knownSeq is given and the resulting
  *                    table's seq equals it, resolves with that number instead
- *                    of the whole report (the caller has it already). The result replaces the
+ *                    of the whole report (the caller has it already).
+ *                    Once a discovery has shown that the document's responders
+ *                    all answer during the dispatch (no promise, nothing
+ *                    later), the next ones end right after the dispatch and
+ *                    discover() returns the report (or the number) itself,
+ *                    not a Promise -- until a listener is added or removed or
+ *                    an answer comes late or as a promise. The result replaces the
  *                    table entirely, atomically, when the discovery ends (the
  *                    old table keeps serving meanwhile). A discover() call
  *                    while another discovery is in flight joins it, and
@@ -1514,6 +1520,14 @@
   }
 
   // ---- discovery ---------------------------------------------------------
+  // Whether this document's responders are known to answer synchronously: set
+  // by a discovery that waited its microtask turns and got every answer during
+  // the dispatch, none of them a promise; cleared by an answer of any other
+  // kind and by a listener being added or removed. While it holds, a discovery
+  // ends right after the dispatch and discover() answers without a promise.
+  // Nothing is lost if a responder changes its ways: its answer then arrives
+  // late, which rebuilds the table and notifies.
+  var syncKnown = false;
   var current = null; // the latest discovery started
   var inflight = null; // the discovery not finished yet, if any
   var dispatchingFor = null;
@@ -1557,6 +1571,10 @@
   }
 
   function respond(d, x) {
+    if (!d.dispatching) {
+      d.async = true;
+      syncKnown = false;
+    }
     var slot = { state: 'value', value: x, reason: null };
     push(d.slots, slot);
     var then = null;
@@ -1570,6 +1588,8 @@
       }
     }
     if (typeof then === 'function') {
+      d.async = true;
+      syncKnown = false;
       slot.state = 'pending';
       slot.value = undefined;
       if (!d.finished) d.pending++;
@@ -1603,6 +1623,7 @@
     cancel(d.timer);
     if (inflight === d) inflight = null;
     var report = install(build(d));
+    d.report = report;
     d.resolve(report);
     if (rerunWanted) {
       rerunWanted = false;
@@ -1617,19 +1638,25 @@
   // gets, at GRACE_MS, the table that still serves; the new one installs
   // (and notifies) when the discovery ends.
   function discover(knownSeq) {
-    var p = discoverReport();
-    if (typeof knownSeq !== 'number') return p;
-    return apply(promiseThen, p, [
-      function (report) {
-        return report !== null && report.seq === knownSeq ? knownSeq : report;
-      },
-    ]);
+    var r = discoverReport();
+    if (typeof knownSeq !== 'number') return r;
+    var short = function (report) {
+      return report !== null && report.seq === knownSeq ? knownSeq : report;
+    };
+    // A discovery that ended at once gives its report at once (no promise).
+    if (r === lastReport) return short(r);
+    return apply(promiseThen, r, [short]);
   }
 
+  // The report, when the discovery ended during the dispatch; else a Promise of it.
   function discoverReport() {
     if (lastReport !== null && lastReport.groups.length > 0) {
-      var d = inflight !== null ? inflight : null;
-      var p = d !== null ? d.promise : startDiscovery(AUTO_GRACE_MS);
+      var d = inflight;
+      if (d === null) {
+        d = startDiscovery(AUTO_GRACE_MS);
+        if (d.finished) return d.report;
+      }
+      var p = d.promise;
       return new NativePromise(function (resolve) {
         var timer = later(function () {
           resolve(lastReport);
@@ -1642,7 +1669,10 @@
         ]);
       });
     }
-    if (inflight === null) return startDiscovery(GRACE_MS);
+    if (inflight === null) {
+      var d1 = startDiscovery(GRACE_MS);
+      return d1.finished ? d1.report : d1.promise;
+    }
     var d2 = inflight;
     var t = now();
     if (d2.deadline > t + GRACE_MS) {
@@ -1670,6 +1700,11 @@
       deadline: 0,
       resolve: null,
       promise: null,
+      report: null,
+      // Set while the event is being dispatched; an answer outside it, or a
+      // promise, makes this discovery (and the document) asynchronous.
+      dispatching: false,
+      async: false,
     };
     d.promise = new NativePromise(function (resolve) {
       d.resolve = resolve;
@@ -1687,6 +1722,7 @@
     });
     var outer = dispatchingFor;
     dispatchingFor = d;
+    d.dispatching = true;
     apply(origAdd, w, ['error', onDispatchError, true]);
     try {
       apply(origDispatch, w, [ev]);
@@ -1695,6 +1731,12 @@
     } finally {
       apply(origRemove, w, ['error', onDispatchError, true]);
       dispatchingFor = outer;
+      d.dispatching = false;
+    }
+    if (syncKnown && !d.async && d.pending === 0) {
+      d.tickDone = true;
+      finish(d);
+      return d;
     }
     d.deadline = now() + graceMs;
     d.timer = later(function () {
@@ -1702,9 +1744,12 @@
     }, graceMs);
     afterMicrotasks(MICROTASK_TURNS, function () {
       d.tickDone = true;
+      // Every answer came during the dispatch, none a promise: the next
+      // discoveries need not wait (until something suggests otherwise).
+      if (!d.async && d === current) syncKnown = true;
       maybeFinish(d);
     });
-    return d.promise;
+    return d;
   }
 
   function scheduleDiscovery() {
@@ -1760,6 +1805,7 @@
     addEventListener(type, listener) {
       var r = apply(origAdd, this, arguments);
       if (concernsDiscovery(this, type, listener)) {
+        syncKnown = false;
         watchSignal(arguments[2]);
         scheduleDiscovery();
       }
@@ -1767,7 +1813,10 @@
     },
     removeEventListener(type, listener) {
       var r = apply(origRemove, this, arguments);
-      if (concernsDiscovery(this, type, listener)) scheduleDiscovery();
+      if (concernsDiscovery(this, type, listener)) {
+        syncKnown = false;
+        scheduleDiscovery();
+      }
       return r;
     },
   };

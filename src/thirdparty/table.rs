@@ -48,6 +48,9 @@ pub struct Table {
     /// A tool call just failed because the page navigated: the document is being replaced,
     /// so the next call waits for the new one to load before discovering.
     pub navigating: bool,
+    /// The list section as last rendered; cleared whenever the content changes (a list of
+    /// an unchanged page is then a copy, not a rebuild).
+    rendered: std::cell::OnceCell<(Option<String>, Option<Value>)>,
 }
 
 impl Table {
@@ -63,6 +66,7 @@ impl Table {
         self.discovered = false;
         self.navigating = false;
         self.seq = None;
+        self.rendered = Default::default();
         had
     }
 
@@ -104,6 +108,7 @@ impl Table {
         if unchanged {
             return false;
         }
+        self.rendered = Default::default();
         self.groups.clear();
         self.tools.clear();
         self.problems.clear();
@@ -178,6 +183,16 @@ impl Table {
     /// The `## Third-party developer tools` section and its structured form. `None` text when
     /// there is nothing to say (and `say_none` is false).
     pub fn render(&self, say_none: bool) -> (Option<String>, Option<Value>) {
+        match self.rendered.get_or_init(|| self.build_section()) {
+            (None, _) if say_none => (
+                Some("## Third-party developer tools\nThis page exposes no third-party developer tools.".into()),
+                Some(json!([])),
+            ),
+            section => section.clone(),
+        }
+    }
+
+    fn build_section(&self) -> (Option<String>, Option<Value>) {
         let mut lines: Vec<String> = Vec::new();
         let mut structured = Vec::new();
         for g in &self.groups {
@@ -228,14 +243,7 @@ impl Table {
             }
         }
         if lines.is_empty() {
-            return if say_none {
-                (
-                    Some("## Third-party developer tools\nThis page exposes no third-party developer tools.".into()),
-                    Some(json!([])),
-                )
-            } else {
-                (None, None)
-            };
+            return (None, None);
         }
         (Some(lines.join("\n")), Some(Value::Array(structured)))
     }
