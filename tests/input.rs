@@ -280,6 +280,23 @@ fn a_dialog_opened_by_a_click_never_stalls_and_is_answered() {
         r.text,
         "# Open dialog\nconfirm: Proceed?.\nCall handle_dialog to handle it before continuing.\nError: A dialog is open (confirm: Proceed?)."
     );
+    // So is everything that needs the page's main thread, at once rather than at a timeout.
+    for (tool, args) in [
+        ("evaluate_script", json!({"function": "() => 1"})),
+        ("take_snapshot", json!({})),
+        ("wait_for", json!({"text": ["Ask"]})),
+        ("execute_3p_developer_tool", json!({"toolName": "any"})),
+    ] {
+        let r = timed(&mcp, tool, args);
+        assert!(r.is_error, "{tool}: {}", r.text);
+        assert_eq!(
+            r.text,
+            "# Open dialog\nconfirm: Proceed?.\nCall handle_dialog to handle it before continuing.\nError: A dialog is open (confirm: Proceed?).",
+            "{tool}"
+        );
+    }
+    let r = timed(&mcp, "list_3p_developer_tools", json!({}));
+    assert!(r.text.starts_with("# Open dialog\n"), "{}", r.text);
 
     let r = timed(&mcp, "handle_dialog", json!({"action": "accept"}));
     assert!(

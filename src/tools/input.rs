@@ -19,7 +19,7 @@ use super::{fail, page_arg, Tool};
 use crate::app::{App, Done};
 use crate::browser::{self, pages, snapshot as snap};
 use crate::error::Error;
-use crate::mcp::{result::ToolResult, server};
+use crate::mcp::server;
 use element::Element;
 use watch::Outcome;
 
@@ -211,20 +211,8 @@ fn begin(app: &mut App, call: u64, args: &Value, then: impl FnOnce(&mut App, u32
                 Ok(p) => p,
                 Err(e) => return fail(app, call, e),
             };
-            if let Some(d) = app.browser.pages.get(page).and_then(|p| p.dialog.as_ref()) {
-                // As the reference answers: the open-dialog section, then the error.
-                let default = if d.kind == "prompt" {
-                    format!(" (default value: \"{}\")", d.default_prompt)
-                } else {
-                    String::new()
-                };
-                let text = format!(
-                    "# Open dialog\n{kind}: {message}{default}.\nCall handle_dialog to handle it before continuing.\n{}",
-                    super::error_text(&format!("A dialog is open ({}: {}).", d.kind, d.message)),
-                    kind = d.kind,
-                    message = d.message,
-                );
-                return server::finish(app, call, ToolResult::error(text));
+            if super::refuse_if_dialog(app, call, page) {
+                return;
             }
             then(app, page)
         }),

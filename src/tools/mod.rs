@@ -165,6 +165,22 @@ pub fn error_text(message: &str) -> String {
     }
 }
 
+/// Answers the call as the reference words a call an open dialog blocks (the open-dialog
+/// section, then the error) and returns true, when the page has a dialog open: until it is
+/// handled, the browser holds every command that needs the page's main thread.
+pub fn refuse_if_dialog(app: &mut App, call: u64, page: u32) -> bool {
+    let Some(d) = app.browser.pages.get(page).and_then(|p| p.dialog.as_ref()) else {
+        return false;
+    };
+    let text = format!(
+        "{}\n{}",
+        response::dialog_section(d),
+        error_text(&format!("A dialog is open ({}: {}).", d.kind, d.message))
+    );
+    server::finish(app, call, ToolResult::error(text));
+    true
+}
+
 /// Runs `then` with the page a call works on (`pageId`, else the selected page), or answers
 /// the call with the error that kept it from getting one.
 pub fn on_page(

@@ -221,9 +221,6 @@ fn get_network_request(app: &mut App, call: u64, args: Value) {
     let request_file = args["requestFilePath"].as_str().map(str::to_owned);
     let response_file = args["responseFilePath"].as_str().map(str::to_owned);
     super::on_page(app, call, page_arg(&args), move |app, page| {
-        let Some(p) = app.browser.pages.get(page) else {
-            return fail(app, call, pages::no_such_page(page));
-        };
         if wanted == 0.0 {
             // The reference then shows the request selected in a DevTools window; there is
             // no such window here.
@@ -231,20 +228,12 @@ fn get_network_request(app: &mut App, call: u64, args: Value) {
             resp.line(NOTHING_SELECTED);
             return finish(app, call, resp);
         }
-        if let Some(d) = &p.dialog {
-            // As the reference answers: the open-dialog block, then the error.
-            let default = if d.kind == "prompt" {
-                format!(" (default value: \"{}\")", d.default_prompt)
-            } else {
-                String::new()
-            };
-            let text = format!(
-                    "# Open dialog\n{kind}: {message}{default}.\nCall handle_dialog to handle it before continuing.\nError: A dialog is open ({kind}: {message}).",
-                    kind = d.kind,
-                    message = d.message,
-                );
-            return fail_bare(app, call, text);
+        if super::refuse_if_dialog(app, call, page) {
+            return;
         }
+        let Some(p) = app.browser.pages.get(page) else {
+            return fail(app, call, pages::no_such_page(page));
+        };
         let found = (wanted >= 1.0 && wanted.fract() == 0.0)
             .then(|| p.network.find(wanted as u64))
             .flatten();

@@ -372,6 +372,9 @@ fn wait_for(app: &mut App, call: u64, args: Value) {
                 Ok(p) => p,
                 Err(e) => return fail(app, call, e),
             };
+            if super::refuse_if_dialog(app, call, page) {
+                return;
+            }
             super::snapshot::wait_for_text(app, call, page, texts, timeout);
         }),
     );

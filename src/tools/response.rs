@@ -46,7 +46,14 @@ impl Response {
 /// browser tells us a moment later than the answer would go out).
 pub fn finish(app: &mut App, call: u64, resp: Response) {
     match (resp.list_tools, resp.page) {
-        (true, Some(page)) => {
+        // An open dialog holds the page's scripts: the table as it stands is the answer.
+        (true, Some(page))
+            if app
+                .browser
+                .pages
+                .get(page)
+                .is_some_and(|p| p.dialog.is_none()) =>
+        {
             // Listing never waits long: a page whose main thread is busy answers with the
             // table as it stands (the shim reports changes later through its binding).
             let once: Once<()> = Once::new(Box::new(move |app, _| refresh_titles(app, call, resp)));
@@ -101,15 +108,7 @@ fn render(app: &mut App, mut resp: Response) -> ToolResult {
     }
     if let Some(page) = resp.page.and_then(|id| app.browser.pages.get(id)) {
         if let Some(d) = &page.dialog {
-            let default = if d.kind == "prompt" {
-                format!(" (default value: \"{}\")", d.default_prompt)
-            } else {
-                String::new()
-            };
-            out.push(format!(
-                "# Open dialog\n{}: {}{default}.\nCall handle_dialog to handle it before continuing.",
-                d.kind, d.message
-            ));
+            out.push(dialog_section(d));
             structured.insert(
                 "dialog".into(),
                 json!({"type": d.kind, "message": d.message, "defaultValue": d.default_prompt}),
@@ -142,6 +141,19 @@ fn render(app: &mut App, mut resp: Response) -> ToolResult {
         structured: Some(structured),
         is_error: false,
     }
+}
+
+/// The reference's `# Open dialog` section.
+pub fn dialog_section(d: &crate::browser::pages::Dialog) -> String {
+    let default = if d.kind == "prompt" {
+        format!(" (default value: \"{}\")", d.default_prompt)
+    } else {
+        String::new()
+    };
+    format!(
+        "# Open dialog\n{}: {}{default}.\nCall handle_dialog to handle it before continuing.",
+        d.kind, d.message
+    )
 }
 
 /// The parts joined by newlines, reusing the first part's allocation (it can be a

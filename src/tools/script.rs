@@ -101,6 +101,7 @@ fn evaluate_script(app: &mut App, call: u64, args: Value) {
         Box::new(move |app, r| {
             match r.and_then(|page| pages::not_crashed(app, page).map(|_| page)) {
                 Err(e) => fail(app, call, e),
+                Ok(page) if super::refuse_if_dialog(app, call, page) => {}
                 Ok(page) => super::snapshot::resolve_uids(
                     app,
                     page,

@@ -11,6 +11,7 @@ use crate::app::{App, Done};
 use crate::browser::snapshot::{self, FrameTree, SnapshotInput};
 use crate::browser::{self, pages};
 use crate::error::Error;
+use crate::mcp::server;
 
 pub const TOOLS: &[Tool] = &[Tool {
     name: "take_snapshot",
@@ -31,7 +32,22 @@ pub const TOOLS: &[Tool] = &[Tool {
 fn take_snapshot(app: &mut App, call: u64, args: Value) {
     let verbose = args["verbose"].as_bool().unwrap_or(false);
     let file_path = args["filePath"].as_str().map(str::to_owned);
+    // A page that never answers (a dialog opened meanwhile, a renderer stuck in a loop) must
+    // not hold the call forever.
+    let limit = app.settings.tool_timeout;
+    server::limit(
+        app,
+        call,
+        limit,
+        format!(
+            "take_snapshot timed out after {} ms: the page did not answer.",
+            limit.as_millis()
+        ),
+    );
     super::on_page(app, call, page_arg(&args), move |app, page| {
+        if super::refuse_if_dialog(app, call, page) {
+            return;
+        }
         capture(
             app,
             page,

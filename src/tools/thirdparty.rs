@@ -119,6 +119,9 @@ pub fn run_tool(
     params: Value,
     file_path: Option<String>,
 ) {
+    if super::refuse_if_dialog(app, call, page) {
+        return;
+    }
     let Some(p) = app.browser.pages.get(page) else {
         return fail(app, call, pages::no_such_page(page));
     };
