@@ -89,6 +89,13 @@ pub fn finish(app: &mut App, call: u64, result: ToolResult) {
     app.send(jsonrpc::response(&c.rpc_id, result.into_json()));
 }
 
+/// [`limit`] with the server's default time limit for calls that need the page
+/// (`--toolTimeout`); `message` gets it in milliseconds.
+pub fn limit_by_default(app: &mut App, call: u64, message: impl FnOnce(u128) -> String) {
+    let after = app.settings.tool_timeout;
+    limit(app, call, after, message(after.as_millis()));
+}
+
 /// Gives the call a time limit: when it passes, the call is answered with `message` as an
 /// error, its pending work is dropped, and a page busy with its script is interrupted.
 pub fn limit(app: &mut App, call: u64, after: Duration, message: String) {

@@ -193,16 +193,9 @@ pub const TOOLS: &[Tool] = &[
 /// Gets the call's page and refuses to act while a dialog blocks it (the page would not take
 /// the input anyway).
 fn begin(app: &mut App, call: u64, args: &Value, then: impl FnOnce(&mut App, u32) + 'static) {
-    let limit = app.settings.tool_timeout;
-    server::limit(
-        app,
-        call,
-        limit,
-        format!(
-            "The input action did not finish within {} ms.",
-            limit.as_millis()
-        ),
-    );
+    server::limit_by_default(app, call, |ms| {
+        format!("The input action did not finish within {ms} ms.")
+    });
     pages::with_page(
         app,
         page_arg(args),

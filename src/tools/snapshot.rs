@@ -34,16 +34,9 @@ fn take_snapshot(app: &mut App, call: u64, args: Value) {
     let file_path = args["filePath"].as_str().map(str::to_owned);
     // A page that never answers (a dialog opened meanwhile, a renderer stuck in a loop) must
     // not hold the call forever.
-    let limit = app.settings.tool_timeout;
-    server::limit(
-        app,
-        call,
-        limit,
-        format!(
-            "take_snapshot timed out after {} ms: the page did not answer.",
-            limit.as_millis()
-        ),
-    );
+    server::limit_by_default(app, call, |ms| {
+        format!("take_snapshot timed out after {ms} ms: the page did not answer.")
+    });
     super::on_page(app, call, page_arg(&args), move |app, page| {
         if super::refuse_if_dialog(app, call, page) {
             return;
