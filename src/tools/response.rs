@@ -58,8 +58,15 @@ pub fn finish(app: &mut App, call: u64, resp: Response) {
             // table as it stands (the shim reports changes later through its binding).
             let once: Once<()> = Once::new(Box::new(move |app, _| refresh_titles(app, call, resp)));
             let on_time = once.clone();
-            app.after(DISCOVERY_DEADLINE, move |app| on_time.call(app, Ok(())));
-            thirdparty::discover(app, page, Box::new(move |app, r| once.call(app, r)));
+            let timer = app.after(DISCOVERY_DEADLINE, move |app| on_time.call(app, Ok(())));
+            thirdparty::discover(
+                app,
+                page,
+                Box::new(move |app, r| {
+                    app.timers.cancel(timer);
+                    once.call(app, r)
+                }),
+            );
         }
         _ => refresh_titles(app, call, resp),
     }
