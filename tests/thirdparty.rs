@@ -781,6 +781,10 @@ fn plain_data_reads_the_same_as_any_other_result() {
         exec_ok(&mcp, "plain_edges", Some(r#"{"edges":true}"#)),
         edges
     );
+    assert_eq!(
+        exec_ok(&mcp, "plain_edges", Some(r#"{"ownToJSON":true}"#)),
+        "{\n  \"list\": [\n    1,\n    2\n  ]\n}"
+    );
 }
 
 #[test]

@@ -812,12 +812,14 @@
     }
     if (depth >= NATIVE_STRINGIFY_MAX_DEPTH) return false;
     var proto = getProto(v);
+    // JSON.stringify would call a toJSON of the value's own (the walk does not).
+    if (v.toJSON !== undefined) return false;
     var n, i;
     // Each member of a non-empty container at this depth sits on its own line
     // indented one step deeper; the closing bracket on a line at this depth.
     var inner = 1 + 2 * (depth + 1);
-    if (proto === ArrayProto) {
-      if (!isArray(v)) return false;
+    if (isArray(v)) {
+      if (proto !== ArrayProto) return false;
       n = v.length;
       if (depth + 1 > st.maxDepth) st.maxDepth = depth + 1;
       if (n > 0) st.spaces += n * inner + 1 + 2 * depth;
@@ -827,7 +829,6 @@
       return true;
     }
     if (proto !== ObjectProto && proto !== null) return false;
-    if (v.toJSON !== undefined) return false;
     var keys = objKeys(v);
     n = keys.length;
     if (depth + 1 > st.maxDepth) st.maxDepth = depth + 1;
