@@ -65,6 +65,15 @@ pub struct Flags {
     #[argh(option)]
     pub max_result_bytes: Option<usize>,
 
+    /// a directory tools may read and write files in (repeatable; alias --workspace); without
+    /// any, and without client roots, only the temp directory
+    #[argh(option)]
+    pub filesystem_root: Vec<String>,
+
+    /// let tools read and write files anywhere when the client offers no roots (default false)
+    #[argh(option)]
+    pub allow_unrestricted_paths: Option<bool>,
+
     /// print the version and exit
     #[argh(switch)]
     pub version: bool,
@@ -76,6 +85,7 @@ const BOOL_FLAGS: &[&str] = &[
     "isolated",
     "categoryExperimentalThirdParty",
     "exposePageTools",
+    "allowUnrestrictedPaths",
 ];
 
 /// Reference flags that change nothing here. `true` when the flag takes a value.
@@ -90,7 +100,6 @@ const IGNORED_FLAGS: &[(&str, bool)] = &[
     ("slim", false),
     ("sourceMaps", false),
     ("redactNetworkHeaders", false),
-    ("allowUnrestrictedPaths", false),
     ("javascriptEvaluation", false),
     ("fileNavigations", false),
     ("categoryEmulation", false),
@@ -115,7 +124,6 @@ const IGNORED_FLAGS: &[(&str, bool)] = &[
     ("blockedUrlPattern", true),
     ("allowedUrlPattern", true),
     ("experimentalDataFormat", true),
-    ("filesystemRoot", true),
     ("config", true),
 ];
 
@@ -174,6 +182,12 @@ pub fn normalize(args: &[String]) -> (Vec<String>, Vec<String>) {
         let (name, inline) = match body.split_once('=') {
             Some((n, v)) => (camel(n), Some(v.to_string())),
             None => (camel(body), None),
+        };
+        // The reference's alias.
+        let name = if name == "workspace" {
+            "filesystemRoot".to_string()
+        } else {
+            name
         };
         // `--no-flag` → `--flag false`
         let (name, negated) = match name.strip_prefix("no") {
@@ -268,6 +282,22 @@ mod tests {
         assert_eq!(f.category_experimental_third_party, Some(true));
         assert_eq!(f.chrome_arg, vec!["--no-sandbox", "--disable-gpu"]);
         assert_eq!(f.viewport.as_deref(), Some("800x600"));
+    }
+
+    #[test]
+    fn file_roots_and_their_alias() {
+        let f = parse(&[
+            "--filesystemRoot=/a",
+            "--workspace",
+            "/b",
+            "--allowUnrestrictedPaths",
+        ]);
+        assert_eq!(f.filesystem_root, vec!["/a", "/b"]);
+        assert_eq!(f.allow_unrestricted_paths, Some(true));
+        assert_eq!(
+            parse(&["--no-allow-unrestricted-paths"]).allow_unrestricted_paths,
+            Some(false)
+        );
     }
 
     #[test]

@@ -30,6 +30,10 @@ pub struct Settings {
     pub tool_timeout: Duration,
     /// The longest tool result text sent inline; longer text is truncated with a marker.
     pub max_result_bytes: usize,
+    /// Directories tools may read and write files in, besides the client's roots.
+    pub file_roots: Vec<PathBuf>,
+    /// Files anywhere, when the client offers no roots.
+    pub unrestricted_paths: bool,
 }
 
 /// Under the 30 s that clients commonly allow a request, so a hung call ends as an error the
@@ -69,6 +73,8 @@ impl Settings {
                 .map(Duration::from_millis)
                 .unwrap_or(DEFAULT_TOOL_TIMEOUT),
             max_result_bytes: flags.max_result_bytes.unwrap_or(DEFAULT_MAX_RESULT_BYTES),
+            file_roots: flags.filesystem_root.iter().map(PathBuf::from).collect(),
+            unrestricted_paths: flags.allow_unrestricted_paths.unwrap_or(false),
         })
     }
 }

@@ -22,8 +22,12 @@ pub enum Incoming {
         method: String,
         params: Value,
     },
-    /// A response to a request we sent (we send none today), or anything else we ignore.
-    Response,
+    /// A response to a request we sent (`roots/list`): its id and its result (`None` for an
+    /// error answer).
+    Response {
+        id: Value,
+        result: Option<Value>,
+    },
     /// Not a valid JSON-RPC message; answer with this error (id is null when unknown).
     Invalid {
         id: Value,
@@ -73,7 +77,10 @@ fn classify(value: Value) -> Incoming {
         Some(Value::String(m)) => m,
         Some(_) => return invalid(id_or_null, "Invalid Request: method must be a string"),
         None if obj.contains_key("result") || obj.contains_key("error") => {
-            return Incoming::Response
+            return Incoming::Response {
+                id: id_or_null,
+                result: obj.remove("result"),
+            }
         }
         None => return invalid(id_or_null, "Invalid Request: method is missing"),
     };
@@ -195,10 +202,20 @@ mod tests {
     }
 
     #[test]
-    fn responses_are_ignored() {
+    fn responses_are_told_apart() {
         assert_eq!(
             parse_line(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#),
-            Incoming::Response
+            Incoming::Response {
+                id: json!(1),
+                result: Some(json!({}))
+            }
+        );
+        assert_eq!(
+            parse_line(br#"{"jsonrpc":"2.0","id":"r","error":{"code":1,"message":"no"}}"#),
+            Incoming::Response {
+                id: json!("r"),
+                result: None
+            }
         );
     }
 

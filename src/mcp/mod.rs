@@ -4,6 +4,7 @@ pub mod calls;
 pub mod jsonrpc;
 pub mod output;
 pub mod result;
+pub mod roots;
 pub mod server;
 
 /// What the client agreed to in `initialize`.
@@ -11,6 +12,17 @@ pub mod server;
 pub struct Session {
     pub protocol_version: Option<String>,
     pub initialized: bool,
+    /// The client said it has roots (`capabilities.roots` in `initialize`).
+    pub roots_capable: bool,
+    /// The client's roots as last listed (`None`: never listed).
+    pub client_roots: Option<Vec<std::path::PathBuf>>,
+    /// The id of our `roots/list` request in flight.
+    pub roots_request: Option<String>,
+    /// How many `roots/list` requests were sent (their ids count up).
+    pub roots_seq: u64,
+    /// Tool calls that arrived while the roots were being asked for: they run once the answer
+    /// is in (or after a few seconds), so a path check never sees a half-known set of roots.
+    pub held_calls: Vec<(serde_json::Value, String, serde_json::Value)>,
 }
 
 /// Protocol versions we speak, oldest first. An unknown version is answered with the last.

@@ -21,9 +21,17 @@ pub fn handle_line(app: &mut App, line: &[u8]) {
             log!("rejected a line from the client: {message}");
             app.send(jsonrpc::error(&id, code, &message));
         }
-        Incoming::Response => {}
+        Incoming::Response { id, result } => {
+            if !super::roots::on_response(app, &id, result) {
+                log!("ignored a response from the client to no request of ours (id {id})");
+            }
+        }
         Incoming::Notification { method, params } => match method.as_str() {
-            "notifications/initialized" => app.session.initialized = true,
+            "notifications/initialized" => {
+                app.session.initialized = true;
+                super::roots::ask(app);
+            }
+            "notifications/roots/list_changed" => super::roots::ask(app),
             "notifications/cancelled" => {
                 if let Some(call) = app.calls.find_rpc(&params["requestId"]) {
                     cancel(app, call);
@@ -40,6 +48,7 @@ fn handle_request(app: &mut App, id: Value, method: &str, params: Value) {
         "initialize" => {
             let version = super::negotiate(params["protocolVersion"].as_str());
             app.session.protocol_version = Some(version.to_string());
+            app.session.roots_capable = params["capabilities"]["roots"].is_object();
             let result = json!({
                 "protocolVersion": version,
                 "capabilities": {"tools": {"listChanged": true}},
@@ -67,7 +76,9 @@ fn handle_request(app: &mut App, id: Value, method: &str, params: Value) {
                     return;
                 }
             };
-            tools::call(app, id, name, args);
+            if !super::roots::hold(app, &id, name, &args) {
+                tools::call(app, id, name, args);
+            }
         }
         _ => {
             let message = format!("Method not found: {method}");

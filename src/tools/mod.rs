@@ -7,6 +7,7 @@ pub mod emulation;
 pub mod input;
 pub mod network;
 pub mod pages;
+pub mod paths;
 pub mod response;
 pub mod screenshot;
 pub mod script;
@@ -148,6 +149,9 @@ pub fn call(app: &mut App, rpc_id: Value, name: &str, args: Value) {
         return;
     }
     let call = app.calls.start(rpc_id, tool.name);
+    if let Some(message) = paths::refused(app, &args) {
+        return fail(app, call, message);
+    }
     app.run_as(Some(call), |app| (tool.run)(app, call, args));
 }
 
