@@ -1140,6 +1140,13 @@ fn files_are_written_only_inside_the_roots() {
         fs::read_to_string(tmp.join("a.json")).expect("written"),
         "42"
     );
+    // Files a launched browser would read (uploads) too.
+    fs::write(outside.join("up.txt"), "x").expect("scratch file");
+    let r = mcp.call(
+        "upload_file",
+        json!({"uid": "1_1", "filePaths": [outside.join("up.txt").to_str().unwrap()]}),
+    );
+    assert_eq!(r.text, denied(&outside.join("up.txt")));
     drop(mcp);
 
     // --allowUnrestrictedPaths: anywhere. --workspace (--filesystemRoot): that folder too.

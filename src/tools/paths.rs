@@ -8,19 +8,23 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::app::App;
+use crate::settings::BrowserSource;
 
-/// The file path arguments tools take.
-const PATH_ARGUMENTS: &[&str] = &[
-    "filePath",
-    "requestFilePath",
-    "responseFilePath",
-    "filePaths",
-];
+/// The file path arguments tools take: files the server writes, and files the browser reads
+/// (uploads: only checked when the browser runs on this machine, as the reference does).
+const PATH_ARGUMENTS: &[&str] = &["filePath", "requestFilePath", "responseFilePath"];
+const BROWSER_PATH_ARGUMENTS: &[&str] = &["filePaths"];
 
 /// The first file path in a call's arguments that lies outside the allowed folders, as the
 /// error to answer with.
 pub fn refused(app: &App, args: &Value) -> Option<String> {
-    let paths = PATH_ARGUMENTS.iter().flat_map(|key| match &args[*key] {
+    let browser_side: &[&str] = if browser_is_local(&app.settings.source) {
+        BROWSER_PATH_ARGUMENTS
+    } else {
+        &[]
+    };
+    let keys = PATH_ARGUMENTS.iter().chain(browser_side);
+    let paths = keys.flat_map(|key| match &args[*key] {
         Value::String(s) => vec![s.as_str()],
         Value::Array(items) => items.iter().filter_map(Value::as_str).collect(),
         _ => Vec::new(),
@@ -55,6 +59,22 @@ pub fn check(app: &App, path: &str) -> Result<(), String> {
     ))
 }
 
+/// Whether the browser's files are this machine's: one we launch, or one reached on the
+/// loopback interface.
+fn browser_is_local(source: &BrowserSource) -> bool {
+    let url = match source {
+        BrowserSource::Launch => return true,
+        BrowserSource::BrowserUrl(u) | BrowserSource::WsEndpoint(u) => u,
+    };
+    let rest = url.split_once("://").map_or(url.as_str(), |(_, r)| r);
+    let host_port = rest.split('/').next().unwrap_or("");
+    let host = match host_port.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or(""),
+        None => host_port.split(':').next().unwrap_or(""),
+    };
+    matches!(host, "localhost" | "::1") || host.starts_with("127.")
+}
+
 /// The real path: symlinks resolved. A file that does not exist yet (one to write) is its
 /// folder's real path joined with its name.
 fn canonical(path: &Path) -> PathBuf {
@@ -73,4 +93,22 @@ fn canonical(path: &Path) -> PathBuf {
 
 fn canonical_root(root: &Path) -> PathBuf {
     fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_browser_on_this_machine() {
+        let local = |u: &str| browser_is_local(&BrowserSource::BrowserUrl(u.into()));
+        assert!(browser_is_local(&BrowserSource::Launch));
+        assert!(local("http://127.0.0.1:9222"));
+        assert!(local("http://localhost:9222/"));
+        assert!(browser_is_local(&BrowserSource::WsEndpoint(
+            "ws://[::1]:9222/devtools/browser/x".into()
+        )));
+        assert!(!local("http://10.0.0.5:9222"));
+        assert!(!local("http://example.com:9222"));
+    }
 }
