@@ -440,6 +440,7 @@ fn click(app: &mut App, call: u64, args: Value) {
     });
 }
 
+/// A real click (or double click) at the element's centre.
 fn click_element(app: &mut App, session: String, el: Element, double: bool, done: Done<()>) {
     let s = session.clone();
     element::aim(

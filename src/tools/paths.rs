@@ -1,6 +1,7 @@
-//! Where tools may read and write files, as the reference allows it: inside the client's
+//! Files that tools read and write: where they may (as the reference allows it: inside the client's
 //! roots, the `--filesystemRoot` folders and the temp directory; anywhere with
-//! `--allowUnrestrictedPaths`, unless the client lists roots (they then win).
+//! `--allowUnrestrictedPaths`, unless the client lists roots, which then win), and how a
+//! named file is resolved and written.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -75,20 +76,64 @@ fn browser_is_local(source: &BrowserSource) -> bool {
     matches!(host, "localhost" | "::1") || host.starts_with("127.")
 }
 
-/// The real path: symlinks resolved. A file that does not exist yet (one to write) is its
-/// folder's real path joined with its name.
+/// The real path: absolute, with its longest existing ancestor's symbolic links resolved
+/// (a file to write, or its folders, may not exist yet).
 fn canonical(path: &Path) -> PathBuf {
-    if let Ok(c) = fs::canonicalize(path) {
-        return c;
+    resolve_existing_prefix(&std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()))
+}
+
+/// `path` with its longest existing ancestor replaced by that ancestor's canonical form.
+pub fn resolve_existing_prefix(path: &Path) -> PathBuf {
+    let mut missing = Vec::new();
+    let mut current = path.to_path_buf();
+    loop {
+        if let Ok(real) = fs::canonicalize(&current) {
+            let mut out = real;
+            for part in missing.iter().rev() {
+                out.push(part);
+            }
+            return out;
+        }
+        match (current.file_name().map(|n| n.to_owned()), current.parent()) {
+            (Some(name), Some(parent)) => {
+                missing.push(name);
+                current = parent.to_path_buf();
+            }
+            _ => return path.to_path_buf(),
+        }
     }
-    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-    match (absolute.parent(), absolute.file_name()) {
-        (Some(dir), Some(name)) => match fs::canonicalize(dir) {
-            Ok(d) => d.join(name),
-            Err(_) => absolute.clone(),
-        },
-        _ => absolute.clone(),
+}
+
+/// Replaces the last extension of the file name by `ext` (a leading dot does not start
+/// one: `.env` gains one).
+pub fn with_extension(path: &Path, ext: &str) -> PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let stem = match name.rfind('.') {
+        Some(i) if i > 0 => &name[..i],
+        _ => name.as_str(),
+    };
+    path.with_file_name(format!("{stem}.{ext}"))
+}
+
+/// Writes a file only the user can read, creating its directory, refusing to follow a
+/// symbolic link at the file itself (it could point anywhere).
+pub fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    if let Some(dir) = path.parent() {
+        fs::create_dir_all(dir)?;
     }
+    let mut file = fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)?;
+    file.write_all(bytes)
 }
 
 fn canonical_root(root: &Path) -> PathBuf {

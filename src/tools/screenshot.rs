@@ -10,6 +10,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use super::emulation::dialog_blocks;
+use super::paths;
 use super::response::{finish, Response};
 use super::{fail, page_arg, Tool};
 use crate::app::{App, Done, Once};
@@ -312,13 +313,13 @@ fn answer(app: &mut App, call: u64, page: u32, shot: Shot, line: String, data: S
     let saved = match shot.file_path {
         Some(path) => Some(decode_base64(&data).and_then(|bytes| {
             let target = output_path(&path, &shot.format)?;
-            write_private(&target, &bytes)?;
+            write_file(&target, &bytes)?;
             Ok(target)
         })),
         None if decoded_len(&data) >= INLINE_LIMIT => {
             Some(decode_base64(&data).and_then(|bytes| {
                 let target = temp_dir()?.join(format!("screenshot.{}", shot.format));
-                write_private(&target, &bytes)?;
+                write_file(&target, &bytes)?;
                 Ok(target)
             }))
         }
@@ -389,64 +390,14 @@ pub fn unless_dialog<T: 'static>(
 fn output_path(requested: &str, ext: &str) -> Result<PathBuf, String> {
     let absolute = std::path::absolute(requested)
         .map_err(|e| format!("Could not resolve the path {requested:?}: {e}"))?;
-    let resolved = resolve_existing_prefix(&absolute);
-    Ok(with_extension(&resolved, ext))
+    let resolved = paths::resolve_existing_prefix(&absolute);
+    Ok(paths::with_extension(&resolved, ext))
 }
 
-/// `path` with its longest existing ancestor replaced by that ancestor's canonical form.
-fn resolve_existing_prefix(path: &Path) -> PathBuf {
-    let mut missing = Vec::new();
-    let mut current = path.to_path_buf();
-    loop {
-        if let Ok(real) = std::fs::canonicalize(&current) {
-            let mut out = real;
-            for part in missing.iter().rev() {
-                out.push(part);
-            }
-            return out;
-        }
-        match (current.file_name().map(|n| n.to_owned()), current.parent()) {
-            (Some(name), Some(parent)) => {
-                missing.push(name);
-                current = parent.to_path_buf();
-            }
-            _ => return path.to_path_buf(),
-        }
-    }
-}
-
-/// Replaces the last extension of the file name (a leading dot does not start one) by `ext`.
-fn with_extension(path: &Path, ext: &str) -> PathBuf {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let stem = match name.rfind('.') {
-        Some(i) if i > 0 => &name[..i],
-        _ => name.as_str(),
-    };
-    path.with_file_name(format!("{stem}.{ext}"))
-}
-
-/// Writes a file only the user can read, creating its directory, refusing to follow a
-/// symbolic link at the file itself (it could point anywhere).
-fn write_private(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    use std::io::Write;
-    use std::os::unix::fs::OpenOptionsExt;
+/// [`paths::write_private`], with the error an agent reads.
+fn write_file(path: &Path, bytes: &[u8]) -> Result<(), String> {
     let quoted = serde_json::to_string(&path.to_string_lossy()).unwrap_or_default();
-    let fail = |e: std::io::Error| format!("Could not write {quoted}: {e}");
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(fail)?;
-    }
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(path)
-        .map_err(fail)?;
-    file.write_all(bytes).map_err(fail)
+    paths::write_private(path, bytes).map_err(|e| format!("Could not write {quoted}: {e}"))
 }
 
 /// A new private directory under the system's temporary directory.
@@ -558,7 +509,7 @@ mod tests {
 
     #[test]
     fn extensions_follow_the_format() {
-        let p = |s: &str, e: &str| with_extension(Path::new(s), e).display().to_string();
+        let p = |s: &str, e: &str| paths::with_extension(Path::new(s), e).display().to_string();
         assert_eq!(p("/tmp/a.png", "jpeg"), "/tmp/a.jpeg");
         assert_eq!(p("/tmp/noext", "png"), "/tmp/noext.png");
         assert_eq!(p("/tmp/a.tar.gz", "webp"), "/tmp/a.tar.webp");

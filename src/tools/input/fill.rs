@@ -133,7 +133,7 @@ fn prepare(app: &mut App, session: String, el: Element, value: String, done: Don
                     let text = plan["text"].as_str().unwrap_or("");
                     dispatch::chunks(app, s, dispatch::typing(text), done)
                 }
-                Some("click") => click(app, s, el, done),
+                Some("click") => super::click_element(app, s, el, false, done),
                 Some("error") => {
                     let msg = plan["message"]
                         .as_str()
@@ -148,19 +148,4 @@ fn prepare(app: &mut App, session: String, el: Element, value: String, done: Don
 
 fn unexpected(v: &Value) -> String {
     format!("The page gave an unexpected answer: {v}")
-}
-
-/// A real click at the element's centre.
-pub fn click(app: &mut App, session: String, el: Element, done: Done<()>) {
-    let s = session.clone();
-    element::aim(
-        app,
-        &session,
-        &el,
-        true,
-        Box::new(move |app, r| match r {
-            Ok((x, y)) => dispatch::sequence(app, &s, dispatch::click(x, y, false), done),
-            Err(e) => done(app, Err(e)),
-        }),
-    );
 }

@@ -5,7 +5,7 @@
 use serde_json::{json, Value};
 
 use super::element::{failed, Element};
-use super::{begin, elements, fill, reply, said, str_arg, watch};
+use super::{begin, click_element, elements, reply, said, str_arg, watch};
 use crate::app::{App, Done};
 use crate::browser;
 use crate::error::Error;
@@ -180,10 +180,11 @@ fn upload_through_chooser(
     );
     let on_click = once.clone();
     let s = session.clone();
-    fill::click(
+    click_element(
         app,
         session,
         el,
+        false,
         Box::new(move |app, r| {
             if r.is_err() {
                 browser::fire(

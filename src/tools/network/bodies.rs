@@ -2,7 +2,6 @@
 //! tool runs (never stored): shown inline up to [`BODY_LIMIT`] characters, or written whole
 //! to a file.
 
-use std::io::Write;
 use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
 
@@ -11,6 +10,7 @@ use serde_json::{json, Value};
 use super::BODY_LIMIT;
 use crate::app::{App, Once};
 use crate::browser::{self, waiters};
+use crate::tools::paths;
 
 /// How long to wait for a response still loading before asking for its body anyway (the
 /// browser has the whole body only once loading ends).
@@ -121,7 +121,7 @@ fn request_body(
         Box::new(move |app, r| {
             let data = r.ok().and_then(|v| bytes_of(&v, "postData"));
             let body = match (data, file) {
-                (Some(bytes), Some(path)) => match save(&path, ".network-request", &bytes) {
+                (Some(bytes), Some(path)) => match save(&path, "network-request", &bytes) {
                     Ok(saved) => Body::Saved(saved),
                     Err(e) => return done(app, Err(e)),
                 },
@@ -164,7 +164,7 @@ fn response_body(
                 return done(app, Ok(Some(unavailable(&file))));
             };
             let body = match file {
-                Some(path) => match save(&path, ".network-response", &bytes) {
+                Some(path) => match save(&path, "network-response", &bytes) {
                     Ok(saved) => Body::Saved(saved),
                     Err(e) => return done(app, Err(e)),
                 },
@@ -193,22 +193,9 @@ fn bytes_of(answer: &Value, field: &str) -> Option<Vec<u8>> {
 /// names body files), creating missing directories; returns the absolute path written.
 /// The file is private to the user, and a symlink at the path is not followed.
 fn save(path: &str, extension: &str, data: &[u8]) -> Result<String, String> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let target = with_extension(&absolute(Path::new(path)), extension);
-    let write = || -> std::io::Result<()> {
-        if let Some(dir) = target.parent() {
-            std::fs::create_dir_all(dir)?;
-        }
-        let mut file = std::fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .mode(0o600)
-            .custom_flags(libc::O_NOFOLLOW)
-            .open(&target)?;
-        file.write_all(data)
-    };
-    write().map_err(|e| format!("Could not write {path}\nCause: {e}"))?;
+    let target = paths::with_extension(&absolute(Path::new(path)), extension);
+    paths::write_private(&target, data)
+        .map_err(|e| format!("Could not write {path}\nCause: {e}"))?;
     Ok(target.display().to_string())
 }
 
@@ -232,20 +219,6 @@ fn absolute(path: &Path) -> PathBuf {
         }
     }
     out
-}
-
-/// Replaces the file name's extension (`a.txt` → `a.network-response`; `a` gains one; a
-/// leading dot belongs to the name, as in `.env`).
-fn with_extension(path: &Path, extension: &str) -> PathBuf {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let stem = match name.rfind('.') {
-        Some(i) if i > 0 => &name[..i],
-        _ => name.as_str(),
-    };
-    path.with_file_name(format!("{stem}{extension}"))
 }
 
 /// Standard base64 (padding optional, whitespace ignored), as CDP sends binary bodies.
@@ -292,7 +265,7 @@ mod tests {
 
     #[test]
     fn files_are_named_like_the_reference_names_them() {
-        let p = |s: &str| with_extension(Path::new(s), ".network-response");
+        let p = |s: &str| paths::with_extension(Path::new(s), "network-response");
         assert_eq!(p("/t/a.json"), PathBuf::from("/t/a.network-response"));
         assert_eq!(p("/t/a"), PathBuf::from("/t/a.network-response"));
         assert_eq!(p("/t/a.b.c"), PathBuf::from("/t/a.b.network-response"));
@@ -305,7 +278,7 @@ mod tests {
 
     #[test]
     fn a_file_that_cannot_be_written_names_the_path() {
-        let err = save("/proc/no/such/dir/x.txt", ".network-response", b"x");
+        let err = save("/proc/no/such/dir/x.txt", "network-response", b"x");
         let err = err.err().unwrap_or_default();
         assert!(
             err.starts_with("Could not write /proc/no/such/dir/x.txt\nCause: "),
