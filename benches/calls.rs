@@ -223,7 +223,7 @@ fn main() {
 }
 
 /// The discovery shim the server installs on every page (compiled into the binary).
-const SHIM: &str = include_str!("../src/thirdparty/shim.js");
+const SHIM: &str = devtools_mcp::pagetools::SHIM;
 
 /// The wrapper evaluate_script puts around the agent's function (src/tools/script.rs), for
 /// `() => 1+1`; kept in step by hand, it is only used for the breakdown.

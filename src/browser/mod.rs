@@ -3,23 +3,25 @@
 //! answers, the call that owns it goes away, or the browser is lost.
 
 pub mod events;
+pub mod host;
 pub mod launch;
 pub mod navigation;
 pub mod pages;
 pub mod snapshot;
 pub mod waiters;
 
+pub use host::{Action, CallId, Done, Host, Once, Owner, RawEvent, Runtime};
+pub use pages::PageId;
+
 use std::collections::HashMap;
 use std::time::Duration;
 
-use mio::Interest;
+use mio::{Interest, Token};
 use serde_json::{json, Value};
 
-use crate::app::{App, Done, Owner};
 use crate::cdp::message::{self, Incoming};
 use crate::cdp::{pipe::Pipe, websocket, Command, Transport};
 use crate::error::{Error, Result};
-use crate::event_loop::{BROWSER_IN, BROWSER_OUT};
 use crate::log::log;
 use crate::settings::BrowserSource;
 
@@ -31,22 +33,32 @@ pub enum Phase {
     Ready,
 }
 
-struct Pending {
+struct Pending<H> {
     owner: Owner,
     session: Option<String>,
-    method: String,
-    done: Done<Value>,
+    method: &'static str,
+    done: Done<H, Value>,
 }
 
-pub struct Browser {
+/// Where the event loop hears about the browser connection: readable (and, for a
+/// websocket, writable) under `read`, writable pipe under `write`.
+#[derive(Clone, Copy)]
+pub struct Tokens {
+    pub read: Token,
+    pub write: Token,
+}
+
+pub struct Browser<H> {
     pub phase: Phase,
+    registry: mio::Registry,
+    tokens: Tokens,
     transport: Option<Transport>,
     process: Option<launch::Process>,
     next_id: u64,
-    pending: HashMap<u64, Pending>,
-    starting: Vec<(Owner, Done<()>)>,
-    pub pages: pages::Pages,
-    pub waiters: waiters::Waiters,
+    pending: HashMap<u64, Pending<H>>,
+    starting: Vec<(Owner, Done<H, ()>)>,
+    pub pages: pages::Pages<H>,
+    pub waiters: waiters::Waiters<H>,
     /// Set when a browser was lost: the next answer that lists pages says ids changed.
     pub restarted: bool,
 }
@@ -54,10 +66,12 @@ pub struct Browser {
 /// How long a browser may take to start and answer before the calls waiting on it fail.
 const START_TIMEOUT: Duration = Duration::from_secs(30);
 
-impl Browser {
-    pub fn new() -> Browser {
+impl<H> Browser<H> {
+    pub fn new(registry: mio::Registry, tokens: Tokens) -> Browser<H> {
         Browser {
             phase: Phase::Idle,
+            registry,
+            tokens,
             transport: None,
             process: None,
             next_id: 0,
@@ -70,44 +84,48 @@ impl Browser {
     }
 }
 
-/// Sends one command. `done` runs with the answer, unless the owning call is gone by then.
-pub fn send_raw(
-    app: &mut App,
+/// Sends one command as raw JSON. Only this layer does so; everything above sends
+/// generated types through [`send`] and [`fire`].
+pub fn send_raw<H: Host>(
+    h: &mut H,
     session: Option<&str>,
-    method: &str,
+    method: &'static str,
     params: Value,
-    done: Done<Value>,
+    done: Done<H, Value>,
 ) -> u64 {
     if let Some(s) = session {
-        if needs_renderer(method) && app.browser.pages.by_session(s).is_some_and(|p| p.crashed) {
+        if needs_renderer(method) && h.browser().pages.by_session(s).is_some_and(|p| p.crashed) {
             // The browser would hold such a command until the page is navigated again.
-            app.resolve(done, Err(Error::Crashed));
+            h.resolve(done, Err(Error::Crashed));
             return 0;
         }
     }
-    let Some(transport) = app.browser.transport.as_mut() else {
+    let owner = h.current();
+    let b = h.browser();
+    let Some(transport) = b.transport.as_mut() else {
         let err = Error::BrowserGone("the browser is not running".into());
-        app.resolve(done, Err(err));
+        h.resolve(done, Err(err));
         return 0;
     };
-    app.browser.next_id += 1;
-    let id = app.browser.next_id;
+    b.next_id += 1;
+    let id = b.next_id;
     transport.queue(&message::encode(id, session, method, &params));
-    app.browser.pending.insert(
+    b.pending.insert(
         id,
         Pending {
-            owner: app.current,
+            owner,
             session: session.map(str::to_owned),
-            method: method.to_owned(),
+            method,
             done,
         },
     );
-    flush(app);
+    flush(h);
     id
 }
 
 /// Commands that only the page's renderer process can answer: on a crashed page they would
-/// wait for a renderer that is not there.
+/// wait for a renderer that is not there. (Matched by domain name: the rule is about
+/// domains, and the wire name is what every command carries.)
 fn needs_renderer(method: &str) -> bool {
     let domain = method.split('.').next().unwrap_or("");
     matches!(
@@ -126,92 +144,104 @@ fn needs_renderer(method: &str) -> bool {
     ) || method == "Page.captureScreenshot"
 }
 
-/// Sends a typed command (see `cdp::generated`).
-pub fn send<C: Command>(
-    app: &mut App,
+/// Sends a typed command (see `cdp::generated`); `done` gets its typed answer, unless the
+/// owning call is gone by then.
+pub fn send<H: Host, C: Command>(
+    h: &mut H,
     session: Option<&str>,
     params: C,
-    done: impl FnOnce(&mut App, Result<C::Returns>) + 'static,
+    done: impl FnOnce(&mut H, Result<C::Returns>) + 'static,
 ) -> u64 {
     // Serializing our own generated structs cannot fail; an empty object is a safe fallback.
     let value = serde_json::to_value(&params).unwrap_or_else(|_| json!({}));
     send_raw(
-        app,
+        h,
         session,
         C::METHOD,
         value,
-        Box::new(move |app, result| {
+        Box::new(move |h, result| {
             let typed = result.and_then(|v| {
                 serde_json::from_value::<C::Returns>(v).map_err(|e| Error::Cdp {
                     method: C::METHOD.into(),
                     message: format!("unexpected answer: {e}"),
                 })
             });
-            done(app, typed)
+            done(h, typed)
         }),
     )
 }
 
 /// Sends a command whose answer nobody needs; failures are logged.
-pub fn fire(app: &mut App, session: Option<&str>, method: &str, params: Value) {
-    let m = method.to_owned();
+pub fn fire<H: Host, C: Command>(h: &mut H, session: Option<&str>, params: C) {
+    send(h, session, params, |_, r| {
+        if let Err(e) = r {
+            log!("{}: {e}", C::METHOD);
+        }
+    });
+}
+
+/// TRANSITIONAL: a raw command whose answer nobody needs.
+pub fn fire_raw<H: Host>(h: &mut H, session: Option<&str>, method: &'static str, params: Value) {
     send_raw(
-        app,
+        h,
         session,
         method,
         params,
         Box::new(move |_, r| {
             if let Err(e) = r {
-                log!("{m}: {e}");
+                log!("{method}: {e}");
             }
         }),
     );
 }
 
 /// Pushes queued commands to the browser.
-pub fn flush(app: &mut App) {
-    let Some(transport) = app.browser.transport.as_mut() else {
+pub fn flush<H: Host>(h: &mut H) {
+    let Some(transport) = h.browser().transport.as_mut() else {
         return;
     };
     if let Err(e) = transport.flush() {
-        lost(app, &format!("writing to the browser failed: {e}"));
+        lost(h, &format!("writing to the browser failed: {e}"));
     }
 }
 
 /// Runs `done` once the browser is up, starting it if needed.
-pub fn ready(app: &mut App, done: Done<()>) {
-    match app.browser.phase {
-        Phase::Ready => done(app, Ok(())),
-        Phase::Starting => app.browser.starting.push((app.current, done)),
+pub fn ready<H: Host>(h: &mut H, done: Done<H, ()>) {
+    let owner = h.current();
+    match h.browser().phase {
+        Phase::Ready => done(h, Ok(())),
+        Phase::Starting => h.browser().starting.push((owner, done)),
         Phase::Idle => {
-            app.browser.starting.push((app.current, done));
-            app.run_as(None, start);
+            h.browser().starting.push((owner, done));
+            h.run_as(None, start);
         }
     }
 }
 
-fn connect(app: &mut App) -> std::result::Result<(), String> {
-    let transport = match app.settings.source.clone() {
+fn connect<H: Host>(h: &mut H) -> std::result::Result<(), String> {
+    let settings = h.settings().clone();
+    let b = h.browser();
+    let transport = match &settings.source {
         BrowserSource::Launch => {
-            let (process, sender, receiver) = launch::launch(&app.settings)?;
-            app.browser.process = Some(process);
+            let (process, sender, receiver) = launch::launch(&settings)?;
+            b.process = Some(process);
             Transport::Pipe(Pipe::new(sender, receiver))
         }
         BrowserSource::BrowserUrl(url) => {
-            let ws_url = websocket::lookup_ws_url(&url)?;
+            let ws_url = websocket::lookup_ws_url(url)?;
             Transport::Ws(websocket::WsConn::connect(&ws_url)?)
         }
-        BrowserSource::WsEndpoint(url) => Transport::Ws(websocket::WsConn::connect(&url)?),
+        BrowserSource::WsEndpoint(url) => Transport::Ws(websocket::WsConn::connect(url)?),
     };
-    app.browser.transport = Some(transport);
-    let registry = &app.registry;
-    let registered = match app.browser.transport.as_mut() {
+    b.transport = Some(transport);
+    let (registry, tokens) = (&b.registry, b.tokens);
+    let registered = match b.transport.as_mut() {
         Some(Transport::Pipe(p)) => registry
-            .register(&mut p.from_browser, BROWSER_IN, Interest::READABLE)
-            .and_then(|_| registry.register(&mut p.to_browser, BROWSER_OUT, Interest::WRITABLE)),
+            .register(&mut p.from_browser, tokens.read, Interest::READABLE)
+            .and_then(|_| registry.register(&mut p.to_browser, tokens.write, Interest::WRITABLE)),
         Some(Transport::Ws(w)) => registry.register(
             w.socket(),
-            BROWSER_IN,
+            tokens.read,
             Interest::READABLE | Interest::WRITABLE,
         ),
         None => Ok(()),
@@ -219,110 +249,108 @@ fn connect(app: &mut App) -> std::result::Result<(), String> {
     registered.map_err(|e| format!("cannot watch the browser connection: {e}"))
 }
 
-fn start(app: &mut App) {
-    app.browser.phase = Phase::Starting;
-    if let Err(e) = connect(app) {
+fn start<H: Host>(h: &mut H) {
+    h.browser().phase = Phase::Starting;
+    if let Err(e) = connect(h) {
         log!("{e}");
-        teardown(app);
-        app.browser.phase = Phase::Idle;
-        for (owner, done) in std::mem::take(&mut app.browser.starting) {
+        teardown(h);
+        h.browser().phase = Phase::Idle;
+        for (owner, done) in std::mem::take(&mut h.browser().starting) {
             let err = Err(Error::Launch(e.clone()));
-            app.run_as(owner, |app| app.resolve(done, err));
+            h.run_as(owner, |h| h.resolve(done, err));
         }
         return;
     }
-    let timer = app.after(START_TIMEOUT, |app| {
-        if app.browser.phase == Phase::Starting {
-            lost(app, "the browser did not answer within 30 s of starting");
+    let timer = h.after(START_TIMEOUT, |h| {
+        if h.browser().phase == Phase::Starting {
+            lost(h, "the browser did not answer within 30 s of starting");
         }
     });
     use crate::cdp::generated::target;
-    send(
-        app,
+    fire(
+        h,
         None,
         target::SetDiscoverTargetsParams {
             discover: true,
             ..Default::default()
         },
-        |_, r| {
-            if let Err(e) = r {
-                log!("{e}");
-            }
-        },
     );
-    send(
-        app,
-        None,
-        target::SetAutoAttachParams {
-            auto_attach: true,
-            wait_for_debugger_on_start: true,
-            flatten: Some(true),
-            ..Default::default()
-        },
-        move |app, r| {
-            app.timers.cancel(timer);
-            match r {
-                Ok(_) => {
-                    app.browser.phase = Phase::Ready;
-                    for (owner, done) in std::mem::take(&mut app.browser.starting) {
-                        app.run_as(owner, |app| app.resolve(done, Ok(())));
-                    }
+    let auto_attach = target::SetAutoAttachParams {
+        auto_attach: true,
+        wait_for_debugger_on_start: true,
+        flatten: Some(true),
+        ..Default::default()
+    };
+    send(h, None, auto_attach, move |h, r| {
+        h.cancel_timer(timer);
+        match r {
+            Ok(_) => {
+                h.browser().phase = Phase::Ready;
+                for (owner, done) in std::mem::take(&mut h.browser().starting) {
+                    h.run_as(owner, |h| h.resolve(done, Ok(())));
                 }
-                Err(e) => lost(app, &e.to_string()),
             }
-        },
-    );
+            Err(e) => lost(h, &e.to_string()),
+        }
+    });
 }
 
 /// Reads what the browser sent and dispatches it.
-pub fn on_readable(app: &mut App) {
+pub fn on_readable<H: Host>(h: &mut H) {
     let mut messages = Vec::new();
-    let status = match app.browser.transport.as_mut() {
+    let status = match h.browser().transport.as_mut() {
         Some(t) => t.read(|m| messages.push(message::decode(m))),
         None => return,
     };
     for m in messages {
-        dispatch(app, m);
+        dispatch(h, m);
     }
     match status {
         Ok(true) => {}
         Ok(false) => lost(
-            app,
+            h,
             "the browser closed the connection (did it exit or crash?)",
         ),
-        Err(e) => lost(app, &format!("reading from the browser failed: {e}")),
+        Err(e) => lost(h, &format!("reading from the browser failed: {e}")),
     }
 }
 
-fn dispatch(app: &mut App, m: Incoming) {
+fn dispatch<H: Host>(h: &mut H, m: Incoming) {
     match m {
         Incoming::Response { id, result } => {
-            let Some(p) = app.browser.pending.remove(&id) else {
+            let Some(p) = h.browser().pending.remove(&id) else {
                 return; // an answer for work that was dropped
             };
-            if !app.alive(p.owner) {
+            if !h.alive(p.owner) {
                 return;
             }
             let result = result.map_err(|e| Error::Cdp {
-                method: p.method,
+                method: p.method.to_owned(),
                 message: e.message,
             });
-            app.run_as(p.owner, |app| (p.done)(app, result));
+            h.run_as(p.owner, |h| (p.done)(h, result));
         }
         Incoming::Event {
             session,
             method,
             params,
-        } => events::on_event(app, session.as_deref(), &method, params),
+        } => events::on_event(
+            h,
+            RawEvent {
+                session,
+                method,
+                params,
+            },
+        ),
         Incoming::Garbled { id, error } => {
             log!("undecodable message from the browser: {error}");
-            if let Some(p) = id.and_then(|id| app.browser.pending.remove(&id)) {
+            if let Some(p) = id.and_then(|id| h.browser().pending.remove(&id)) {
                 let err = Err(Error::Cdp {
-                    method: p.method,
+                    method: p.method.to_owned(),
                     message: format!("the answer could not be decoded: {error}"),
                 });
-                if app.alive(p.owner) {
-                    app.run_as(p.owner, |app| (p.done)(app, err));
+                if h.alive(p.owner) {
+                    h.run_as(p.owner, |h| (p.done)(h, err));
                 }
             }
         }
@@ -330,63 +358,66 @@ fn dispatch(app: &mut App, m: Incoming) {
 }
 
 /// Fails every command still waiting on `session` (its page closed or crashed).
-pub fn fail_session(app: &mut App, session: &str, err: Error) {
-    let ids: Vec<u64> = app
-        .browser
+pub fn fail_session<H: Host>(h: &mut H, session: &str, err: Error) {
+    let ids: Vec<u64> = h
+        .browser()
         .pending
         .iter()
         .filter(|(_, p)| p.session.as_deref() == Some(session))
         .map(|(id, _)| *id)
         .collect();
     for id in ids {
-        if let Some(p) = app.browser.pending.remove(&id) {
-            if app.alive(p.owner) {
+        if let Some(p) = h.browser().pending.remove(&id) {
+            if h.alive(p.owner) {
                 let e = err.clone();
-                app.run_as(p.owner, |app| app.resolve(p.done, Err(e)));
+                h.run_as(p.owner, |h| h.resolve(p.done, Err(e)));
             }
         }
     }
-    waiters::fail_session(app, session, err);
+    waiters::fail_session(h, session, err);
 }
 
 /// Drops everything a finished, cancelled or timed-out call was still waiting on.
-pub fn forget_owner(app: &mut App, call: u64) {
+pub fn forget_owner<H: Host>(h: &mut H, call: CallId) {
     let owner = Some(call);
-    app.browser.pending.retain(|_, p| p.owner != owner);
-    app.browser.starting.retain(|(o, _)| *o != owner);
-    app.browser.waiters.forget_owner(owner);
-    app.browser.pages.forget_owner(owner);
+    let b = h.browser();
+    b.pending.retain(|_, p| p.owner != owner);
+    b.starting.retain(|(o, _)| *o != owner);
+    b.waiters.forget_owner(owner);
+    b.pages.forget_owner(owner);
 }
 
 /// The connection is gone: fail everything waiting on it, forget the pages, clean up the
 /// process. The next call that needs a browser starts a new one.
-pub fn lost(app: &mut App, reason: &str) {
-    if app.browser.transport.is_none() && app.browser.phase == Phase::Idle {
+pub fn lost<H: Host>(h: &mut H, reason: &str) {
+    if h.browser().transport.is_none() && h.browser().phase == Phase::Idle {
         return;
     }
     log!("browser lost: {reason}");
-    teardown(app);
-    let had_pages = !app.browser.pages.is_empty();
-    app.browser.phase = Phase::Idle;
-    app.browser.restarted |= had_pages;
+    teardown(h);
+    let b = h.browser();
+    let had_pages = !b.pages.is_empty();
+    b.phase = Phase::Idle;
+    b.restarted |= had_pages;
     let err = Error::BrowserGone(reason.to_owned());
-    for (_, p) in std::mem::take(&mut app.browser.pending) {
-        if app.alive(p.owner) {
+    for (_, p) in std::mem::take(&mut h.browser().pending) {
+        if h.alive(p.owner) {
             let e = err.clone();
-            app.run_as(p.owner, |app| app.resolve(p.done, Err(e)));
+            h.run_as(p.owner, |h| h.resolve(p.done, Err(e)));
         }
     }
-    for (owner, done) in std::mem::take(&mut app.browser.starting) {
+    for (owner, done) in std::mem::take(&mut h.browser().starting) {
         let e = Error::Launch(reason.to_owned());
-        app.run_as(owner, |app| app.resolve(done, Err(e)));
+        h.run_as(owner, |h| h.resolve(done, Err(e)));
     }
-    waiters::fail_all(app, err.clone());
-    pages::clear(app, err);
+    waiters::fail_all(h, err.clone());
+    pages::clear(h, err);
 }
 
-fn teardown(app: &mut App) {
-    if let Some(transport) = app.browser.transport.as_mut() {
-        let registry = &app.registry;
+fn teardown<H: Host>(h: &mut H) {
+    let b = h.browser();
+    if let Some(transport) = b.transport.as_mut() {
+        let registry = &b.registry;
         match transport {
             Transport::Pipe(p) => {
                 let _ = registry.deregister(&mut p.from_browser);
@@ -397,17 +428,18 @@ fn teardown(app: &mut App) {
             }
         }
     }
-    app.browser.transport = None;
-    if let Some(mut process) = app.browser.process.take() {
+    b.transport = None;
+    if let Some(mut process) = b.process.take() {
         process.reap();
     }
 }
 
 /// Ends the browser we started (a browser we only connected to is left running).
-pub fn shutdown(app: &mut App) {
-    app.browser.transport = None;
-    if let Some(mut process) = app.browser.process.take() {
+pub fn shutdown<H: Host>(h: &mut H) {
+    let b = h.browser();
+    b.transport = None;
+    if let Some(mut process) = b.process.take() {
         process.terminate(Duration::from_millis(300));
     }
-    app.browser.phase = Phase::Idle;
+    b.phase = Phase::Idle;
 }

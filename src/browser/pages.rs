@@ -1,14 +1,14 @@
 //! Page targets: attaching to them, getting each ready (shim, binding, domains), the MCP page
 //! ids agents see, and which page is selected.
 
-use serde_json::{json, Value};
-
-use crate::app::{App, Done, Owner};
-use crate::browser::{self, fire, send};
+use super::host::{Done, Host, Owner};
+use super::{fire, send};
 use crate::cdp::generated::{page as cdp_page, runtime, target};
 use crate::error::{Error, Result};
 use crate::log::log;
-use crate::thirdparty;
+
+/// The id agents use for a page (`pageId`), stable for the life of its target.
+pub type PageId = u32;
 
 /// A JavaScript dialog that is open on a page.
 #[derive(Debug, Clone)]
@@ -35,39 +35,30 @@ pub struct Page {
     pub context: Option<i64>,
     pub crashed: bool,
     pub dialog: Option<Dialog>,
-    /// Calls now running page code here, with what to do with a dialog it opens
-    /// ("accept", "dismiss", or the text for a prompt): the dialog is answered at once.
-    pub script_calls: Vec<(u64, String)>,
-    /// What happened to dialogs opened while scripts ran, by call, for the calls' answers.
-    pub dialog_notes: Vec<(u64, String)>,
-    /// The page's third-party developer tools, for the current document.
-    pub tools: thirdparty::table::Table,
-    /// The latest accessibility snapshot, and the uid memory that keeps uids stable
-    /// between snapshots of one document.
-    pub snapshot: Option<browser::snapshot::Snapshot>,
-    pub uids: browser::snapshot::UidMap,
-    /// DOM elements (backend ids) a page tool returned: snapshots show them (this document).
-    pub extra_elements: Vec<i64>,
-    /// The main frame's current loader id (part of what makes a uid).
+    /// The main frame's current loader id (part of what makes a snapshot uid).
     pub loader_id: String,
-    /// What the console, network and emulation tools keep per page.
-    pub console: crate::tools::console::Log,
-    pub network: crate::tools::network::Log,
-    pub emulation: crate::tools::emulation::State,
 }
 
-#[derive(Default)]
-pub struct Pages {
+pub struct Pages<H> {
     list: Vec<Page>,
     next_id: u32,
     pub selected: Option<u32>,
-    /// Snapshots are numbered across all pages (uids are `<snapshot>_<n>`).
-    pub snapshot_counter: u64,
     /// Calls waiting for a page to be attached and initialised, by target id.
-    waiting: Vec<(String, Owner, Done<u32>)>,
+    waiting: Vec<(String, Owner, Done<H, u32>)>,
 }
 
-impl Pages {
+impl<H> Default for Pages<H> {
+    fn default() -> Self {
+        Pages {
+            list: Vec::new(),
+            next_id: 0,
+            selected: None,
+            waiting: Vec::new(),
+        }
+    }
+}
+
+impl<H> Pages<H> {
     pub fn is_empty(&self) -> bool {
         self.list.is_empty()
     }
@@ -107,207 +98,154 @@ impl Pages {
 }
 
 /// Target.attachedToTarget: a new page (or an existing one, at start) is ours to set up.
-pub fn attached(app: &mut App, params: &Value) {
-    let Some(session) = params["sessionId"].as_str() else {
-        return;
-    };
-    let info = &params["targetInfo"];
-    let kind = info["type"].as_str().unwrap_or("");
-    if kind != "page" {
+/// Target.attachedToTarget: a new page (or an existing one, at start) is ours to set up.
+pub fn attached<H: Host>(h: &mut H, e: target::AttachedToTargetEvent) {
+    let session = e.session_id;
+    let info = e.target_info;
+    if info.r#type != "page" {
         // Workers and the like: let them run; we do not drive them.
-        fire(
-            app,
-            Some(session),
-            "Runtime.runIfWaitingForDebugger",
-            json!({}),
-        );
+        fire(h, Some(&session), runtime::RunIfWaitingForDebuggerParams {});
         return;
     }
-    let target_id = info["targetId"].as_str().unwrap_or("").to_owned();
-    if app.browser.pages.by_target(&target_id).is_some() {
+    let pages = &mut h.browser().pages;
+    if pages.by_target(&info.target_id).is_some() {
         return;
     }
-    app.browser.pages.next_id += 1;
-    let id = app.browser.pages.next_id;
-    app.browser.pages.list.push(Page {
+    pages.next_id += 1;
+    let id = pages.next_id;
+    pages.list.push(Page {
         id,
-        target_id,
-        session: session.to_owned(),
-        url: info["url"].as_str().unwrap_or("").to_owned(),
-        title: info["title"].as_str().unwrap_or("").to_owned(),
+        target_id: info.target_id,
+        session: session.clone(),
+        url: info.url,
+        title: info.title,
         initialized: false,
         document: 0,
         loaded_loader: None,
         context: None,
         crashed: false,
         dialog: None,
-        script_calls: Vec::new(),
-        dialog_notes: Vec::new(),
-        tools: thirdparty::table::Table::default(),
-        snapshot: None,
-        uids: browser::snapshot::UidMap::new(),
-        extra_elements: Vec::new(),
         loader_id: String::new(),
-        console: Default::default(),
-        network: Default::default(),
-        emulation: Default::default(),
     });
-    if app.browser.pages.selected.is_none() {
-        app.browser.pages.selected = Some(id);
+    if pages.selected.is_none() {
+        pages.selected = Some(id);
     }
-    let waiting = params["waitingForDebugger"].as_bool().unwrap_or(false);
-    app.run_as(None, |app| initialize(app, id, session.to_owned(), waiting));
+    let paused = e.waiting_for_debugger;
+    h.run_as(None, |h| initialize(h, id, session, paused));
 }
 
 /// Enables what we need on a new page session, in one pipelined burst; the page counts as
-/// ready when the last answer is in.
-fn initialize(app: &mut App, id: u32, session: String, waiting_for_debugger: bool) {
+/// ready when the last answer is in. The layers above add their own commands to the burst
+/// (`Host::page_attached`) while the page is still paused before its first script.
+fn initialize<H: Host>(h: &mut H, id: PageId, session: String, paused: bool) {
     let s = Some(session.as_str());
-    fire(app, s, "Page.enable", json!({}));
-    fire(
-        app,
-        s,
-        "Page.setLifecycleEventsEnabled",
-        json!({"enabled": true}),
-    );
-    fire(app, s, "Runtime.enable", json!({}));
-    fire(
-        app,
-        s,
-        "Runtime.addBinding",
-        json!({"name": thirdparty::BINDING}),
-    );
+    fire(h, s, cdp_page::EnableParams::default());
+    let lifecycle = cdp_page::SetLifecycleEventsEnabledParams { enabled: true };
+    fire(h, s, lifecycle);
+    fire(h, s, runtime::EnableParams {});
+    h.page_attached(id, &session, paused);
     send(
-        app,
-        s,
-        cdp_page::AddScriptToEvaluateOnNewDocumentParams {
-            source: thirdparty::SHIM.to_owned(),
-            ..Default::default()
-        },
-        |_, r| {
-            if let Err(e) = r {
-                log!("installing the discovery shim: {e}");
-            }
-        },
-    );
-    crate::tools::on_page_attached(app, &session);
-    if !waiting_for_debugger {
-        // A document that already exists did not run the new-document script.
-        send(
-            app,
-            s,
-            runtime::EvaluateParams {
-                expression: thirdparty::SHIM.to_owned(),
-                ..Default::default()
-            },
-            |_, _| {},
-        );
-    }
-    send(
-        app,
+        h,
         s,
         runtime::RunIfWaitingForDebuggerParams {},
-        move |app, r| {
+        move |h, r| {
             if let Err(e) = &r {
                 log!("page {id}: {e}");
             }
-            page_ready(app, id);
+            page_ready(h, id);
         },
     );
 }
 
-fn page_ready(app: &mut App, id: u32) {
-    let Some(page) = app.browser.pages.get_mut(id) else {
+fn page_ready<H: Host>(h: &mut H, id: PageId) {
+    let pages = &mut h.browser().pages;
+    let Some(page) = pages.get_mut(id) else {
         return;
     };
     page.initialized = true;
     let target_id = page.target_id.clone();
-    let (ready, still): (Vec<_>, Vec<_>) = std::mem::take(&mut app.browser.pages.waiting)
+    let (ready, still): (Vec<_>, Vec<_>) = std::mem::take(&mut pages.waiting)
         .into_iter()
         .partition(|(t, _, _)| *t == target_id);
-    app.browser.pages.waiting = still;
+    pages.waiting = still;
     for (_, owner, done) in ready {
-        if app.alive(owner) {
-            app.run_as(owner, |app| done(app, Ok(id)));
+        if h.alive(owner) {
+            h.run_as(owner, |h| done(h, Ok(id)));
         }
     }
 }
 
 /// Runs `done` with the page's id once the target is attached and initialised.
-pub fn when_ready(app: &mut App, target_id: String, done: Done<u32>) {
-    match app.browser.pages.by_target(&target_id) {
+pub fn when_ready<H: Host>(h: &mut H, target_id: String, done: Done<H, PageId>) {
+    match h.browser().pages.by_target(&target_id) {
         Some(p) if p.initialized => {
             let id = p.id;
-            done(app, Ok(id))
+            done(h, Ok(id))
         }
-        _ => app
-            .browser
-            .pages
-            .waiting
-            .push((target_id, app.current, done)),
+        _ => {
+            let owner = h.current();
+            h.browser().pages.waiting.push((target_id, owner, done))
+        }
     }
 }
 
 /// Target.detachedFromTarget: the page is gone (closed, or its target replaced).
-pub fn detached(app: &mut App, session: &str) {
-    let Some(page) = app.browser.pages.remove(session) else {
+pub fn detached<H: Host>(h: &mut H, session: &str) {
+    let pages = &mut h.browser().pages;
+    let Some(page) = pages.remove(session) else {
         return;
     };
-    if app.browser.pages.selected == Some(page.id) {
-        app.browser.pages.selected = app.browser.pages.list.first().map(|p| p.id);
+    if pages.selected == Some(page.id) {
+        pages.selected = pages.list.first().map(|p| p.id);
     }
-    browser::fail_session(
-        app,
-        session,
-        Error::PageGone(format!("Page {} was closed.", page.id)),
-    );
-    crate::tools::page_tools_changed(app);
+    let err = Error::PageGone(format!("Page {} was closed.", page.id));
+    super::fail_session(h, session, err);
+    h.page_closed(page.id);
 }
 
 /// The browser is gone: so are its pages.
-pub fn clear(app: &mut App, err: Error) {
-    app.browser.pages.list.clear();
-    app.browser.pages.selected = None;
-    for (_, owner, done) in std::mem::take(&mut app.browser.pages.waiting) {
-        if app.alive(owner) {
+pub fn clear<H: Host>(h: &mut H, err: Error) {
+    let gone: Vec<PageId> = h.browser().pages.list.drain(..).map(|p| p.id).collect();
+    h.browser().pages.selected = None;
+    for (_, owner, done) in std::mem::take(&mut h.browser().pages.waiting) {
+        if h.alive(owner) {
             let e = err.clone();
-            app.run_as(owner, |app| app.resolve(done, Err(e)));
+            h.run_as(owner, |h| h.resolve(done, Err(e)));
         }
+    }
+    for id in gone {
+        h.page_closed(id);
     }
 }
 
 /// Runs `done` with the page a call works on: `requested` (a `pageId` argument) or the
 /// selected page, starting the browser and opening a page if there is none.
-pub fn with_page(app: &mut App, requested: Option<u32>, done: Done<u32>) {
-    browser::ready(
-        app,
-        Box::new(move |app, r| {
+pub fn with_page<H: Host>(h: &mut H, requested: Option<PageId>, done: Done<H, PageId>) {
+    super::ready(
+        h,
+        Box::new(move |h, r| {
             if let Err(e) = r {
-                return done(app, Err(e));
+                return done(h, Err(e));
             }
+            let pages = &h.browser().pages;
             let id = match requested {
-                Some(id) => match app.browser.pages.get(id) {
+                Some(id) => match pages.get(id) {
                     Some(_) => id,
-                    None => return done(app, Err(no_such_page(id))),
+                    None => return done(h, Err(no_such_page(id))),
                 },
-                None => match app
-                    .browser
-                    .pages
-                    .selected
-                    .or_else(|| app.browser.pages.list.first().map(|p| p.id))
-                {
+                None => match pages.selected.or_else(|| pages.list.first().map(|p| p.id)) {
                     Some(id) => id,
-                    None => return open_blank(app, done),
+                    None => return open_blank(h, done),
                 },
             };
-            let Some(page) = app.browser.pages.get(id) else {
-                return done(app, Err(no_such_page(id)));
+            let Some(page) = h.browser().pages.get(id) else {
+                return done(h, Err(no_such_page(id)));
             };
             if page.initialized {
-                done(app, Ok(id))
+                done(h, Ok(id))
             } else {
                 let target = page.target_id.clone();
-                when_ready(app, target, done)
+                when_ready(h, target, done)
             }
         }),
     );
@@ -315,8 +253,8 @@ pub fn with_page(app: &mut App, requested: Option<u32>, done: Done<u32>) {
 
 /// Calls that run code in a page fail at once on a crashed one: until it is navigated, the
 /// browser leaves such commands unanswered.
-pub fn not_crashed(app: &App, id: u32) -> Result<()> {
-    match app.browser.pages.get(id) {
+pub fn not_crashed<H>(pages: &Pages<H>, id: PageId) -> Result<()> {
+    match pages.get(id) {
         None => Err(no_such_page(id)),
         Some(p) if p.crashed => Err(Error::Crashed),
         Some(_) => Ok(()),
@@ -324,57 +262,45 @@ pub fn not_crashed(app: &App, id: u32) -> Result<()> {
 }
 
 /// An unknown page id, in the reference's words (the id is in the call for the agent to see).
-pub fn no_such_page(_id: u32) -> Error {
+pub fn no_such_page(_id: PageId) -> Error {
     Error::Invalid("No page found".into())
 }
 
 /// Opens an about:blank tab and runs `done` when it is ready.
-pub fn open_blank(app: &mut App, done: Done<u32>) {
-    open(app, false, done)
+pub fn open_blank<H: Host>(h: &mut H, done: Done<H, PageId>) {
+    open(h, false, done)
 }
 
 /// Opens a new about:blank tab (navigation is the caller's) and runs `done` when ready.
-pub fn open(app: &mut App, background: bool, done: Done<u32>) {
-    send(
-        app,
-        None,
-        target::CreateTargetParams {
-            url: "about:blank".into(),
-            background: Some(background),
-            ..Default::default()
-        },
-        move |app, r| match r {
-            Ok(created) => when_ready(app, created.target_id, done),
-            Err(e) => done(app, Err(e)),
-        },
-    );
+pub fn open<H: Host>(h: &mut H, background: bool, done: Done<H, PageId>) {
+    let params = target::CreateTargetParams {
+        url: "about:blank".into(),
+        background: Some(background),
+        ..Default::default()
+    };
+    send(h, None, params, move |h, r| match r {
+        Ok(created) => when_ready(h, created.target_id, done),
+        Err(e) => done(h, Err(e)),
+    });
 }
 
-/// The page if it still exists, else the error a call should report.
-pub fn session_of(app: &App, id: u32) -> Result<String> {
-    app.browser
-        .pages
+/// The page's session if it still exists, else the error a call should report.
+pub fn session_of<H>(pages: &Pages<H>, id: PageId) -> Result<String> {
+    pages
         .get(id)
         .map(|p| p.session.clone())
         .ok_or_else(|| Error::PageGone(format!("Page {id} was closed.")))
 }
 
 /// Takes a target's current URL and title (Target.targetInfoChanged, Target.getTargets).
-pub fn update_info(app: &mut App, info: &Value) {
-    let target = info["targetId"].as_str().unwrap_or("");
-    let Some(page) = app
-        .browser
-        .pages
+pub fn update_info<H>(pages: &mut Pages<H>, info: &target::TargetInfo) {
+    let Some(page) = pages
         .list
         .iter_mut()
-        .find(|p| p.target_id == target)
+        .find(|p| p.target_id == info.target_id)
     else {
         return;
     };
-    if let Some(url) = info["url"].as_str() {
-        page.url = url.to_owned();
-    }
-    if let Some(title) = info["title"].as_str() {
-        page.title = title.to_owned();
-    }
+    page.url = info.url.clone();
+    page.title = info.title.clone();
 }

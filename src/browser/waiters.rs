@@ -6,54 +6,103 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::app::{App, Done, Owner};
+use super::host::{Done, Host, Owner};
+use crate::cdp::Event;
 use crate::error::Error;
 use crate::timers::TimerId;
 
 type Filter = Box<dyn Fn(&Value) -> bool>;
 
-struct Waiter {
+struct Waiter<H> {
     id: u64,
     owner: Owner,
     session: String,
     method: &'static str,
     filter: Filter,
-    done: Done<Value>,
+    done: Done<H, Value>,
     timer: Option<TimerId>,
 }
 
-#[derive(Default)]
-pub struct Waiters {
+pub struct Waiters<H> {
     next_id: u64,
-    list: Vec<Waiter>,
+    list: Vec<Waiter<H>>,
 }
 
-impl Waiters {
+impl<H> Default for Waiters<H> {
+    fn default() -> Self {
+        Waiters {
+            next_id: 0,
+            list: Vec::new(),
+        }
+    }
+}
+
+impl<H> Waiters<H> {
     pub fn forget_owner(&mut self, owner: Owner) {
         self.list.retain(|w| w.owner != owner);
     }
 }
 
-/// Waits for `method` on `session` whose params pass `filter`, for at most `timeout`.
-pub fn wait(
-    app: &mut App,
+/// Waits for the event `E` on `session` whose params pass `filter`, for at most `timeout`.
+pub fn wait<H: Host, E: Event + 'static>(
+    h: &mut H,
+    session: &str,
+    filter: impl Fn(&E) -> bool + 'static,
+    timeout: Duration,
+    timeout_message: String,
+    done: Done<H, E>,
+) -> u64 {
+    let filter = move |v: &Value| E::deserialize(v).is_ok_and(|e| filter(&e));
+    let done: Done<H, Value> = Box::new(move |h, r| {
+        let typed = r.and_then(|v| {
+            E::deserialize(v).map_err(|e| Error::Cdp {
+                method: E::NAME.into(),
+                message: format!("undecodable event: {e}"),
+            })
+        });
+        done(h, typed)
+    });
+    h.browser().waiters.next_id += 1;
+    let id = h.browser().waiters.next_id;
+    let timer = h.after(timeout, move |h| {
+        if let Some(w) = take(h, |w| w.id == id).pop() {
+            (w.done)(h, Err(Error::Timeout(timeout_message)));
+        }
+    });
+    let owner = h.current();
+    h.browser().waiters.list.push(Waiter {
+        id,
+        owner,
+        session: session.to_owned(),
+        method: E::NAME,
+        filter: Box::new(filter),
+        done,
+        timer: Some(timer),
+    });
+    id
+}
+
+/// TRANSITIONAL: waits for an event by its wire name.
+pub fn wait_raw<H: Host>(
+    h: &mut H,
     session: &str,
     method: &'static str,
     filter: impl Fn(&Value) -> bool + 'static,
     timeout: Duration,
     timeout_message: String,
-    done: Done<Value>,
+    done: Done<H, Value>,
 ) -> u64 {
-    app.browser.waiters.next_id += 1;
-    let id = app.browser.waiters.next_id;
-    let timer = app.after(timeout, move |app| {
-        if let Some(w) = take(app, |w| w.id == id).pop() {
-            (w.done)(app, Err(Error::Timeout(timeout_message)));
+    h.browser().waiters.next_id += 1;
+    let id = h.browser().waiters.next_id;
+    let timer = h.after(timeout, move |h| {
+        if let Some(w) = take(h, |w| w.id == id).pop() {
+            (w.done)(h, Err(Error::Timeout(timeout_message)));
         }
     });
-    app.browser.waiters.list.push(Waiter {
+    let owner = h.current();
+    h.browser().waiters.list.push(Waiter {
         id,
-        owner: app.current,
+        owner,
         session: session.to_owned(),
         method,
         filter: Box::new(filter),
@@ -64,57 +113,57 @@ pub fn wait(
 }
 
 /// Stops waiting without running the waiter.
-pub fn cancel(app: &mut App, id: u64) {
-    for w in take(app, |w| w.id == id) {
+pub fn cancel<H: Host>(h: &mut H, id: u64) {
+    for w in take(h, |w| w.id == id) {
         if let Some(t) = w.timer {
-            app.timers.cancel(t);
+            h.cancel_timer(t);
         }
     }
 }
 
-fn take(app: &mut App, pred: impl Fn(&Waiter) -> bool) -> Vec<Waiter> {
-    let list = std::mem::take(&mut app.browser.waiters.list);
-    let (taken, kept): (Vec<Waiter>, Vec<Waiter>) = list.into_iter().partition(|w| pred(w));
-    app.browser.waiters.list = kept;
+fn take<H: Host>(h: &mut H, pred: impl Fn(&Waiter<H>) -> bool) -> Vec<Waiter<H>> {
+    let list = std::mem::take(&mut h.browser().waiters.list);
+    let (taken, kept): (Vec<_>, Vec<_>) = list.into_iter().partition(|w| pred(w));
+    h.browser().waiters.list = kept;
     taken
 }
 
 /// Fires the waiters matching this event.
-pub fn on_event(app: &mut App, session: &str, method: &str, params: &Value) {
-    if app.browser.waiters.list.is_empty() {
+pub fn on_event<H: Host>(h: &mut H, session: &str, method: &str, params: &Value) {
+    if h.browser().waiters.list.is_empty() {
         return;
     }
-    let fired = take(app, |w| {
+    let fired = take(h, |w| {
         w.session == session && w.method == method && (w.filter)(params)
     });
     for w in fired {
         if let Some(t) = w.timer {
-            app.timers.cancel(t);
+            h.cancel_timer(t);
         }
-        if app.alive(w.owner) {
+        if h.alive(w.owner) {
             let p = params.clone();
-            app.run_as(w.owner, |app| (w.done)(app, Ok(p)));
+            h.run_as(w.owner, |h| (w.done)(h, Ok(p)));
         }
     }
 }
 
-pub fn fail_session(app: &mut App, session: &str, err: Error) {
-    for w in take(app, |w| w.session == session) {
-        fail(app, w, err.clone());
+pub fn fail_session<H: Host>(h: &mut H, session: &str, err: Error) {
+    for w in take(h, |w| w.session == session) {
+        fail(h, w, err.clone());
     }
 }
 
-pub fn fail_all(app: &mut App, err: Error) {
-    for w in take(app, |_| true) {
-        fail(app, w, err.clone());
+pub fn fail_all<H: Host>(h: &mut H, err: Error) {
+    for w in take(h, |_| true) {
+        fail(h, w, err.clone());
     }
 }
 
-fn fail(app: &mut App, w: Waiter, err: Error) {
+fn fail<H: Host>(h: &mut H, w: Waiter<H>, err: Error) {
     if let Some(t) = w.timer {
-        app.timers.cancel(t);
+        h.cancel_timer(t);
     }
-    if app.alive(w.owner) {
-        app.run_as(w.owner, |app| app.resolve(w.done, Err(err)));
+    if h.alive(w.owner) {
+        h.run_as(w.owner, |h| h.resolve(w.done, Err(err)));
     }
 }

@@ -1,29 +1,12 @@
-//! MCP over stdio: JSON-RPC framing, the lifecycle, and dispatch of `tools/call` to the tools.
+//! MCP over stdio: JSON-RPC framing, the lifecycle, and dispatch of `tools/call` to the tools
+//! registry. Nothing here knows the browser or any one tool.
 
-pub mod calls;
 pub mod jsonrpc;
 pub mod output;
-pub mod result;
 pub mod roots;
 pub mod server;
 
-/// What the client agreed to in `initialize`.
-#[derive(Default)]
-pub struct Session {
-    pub protocol_version: Option<String>,
-    pub initialized: bool,
-    /// The client said it has roots (`capabilities.roots` in `initialize`).
-    pub roots_capable: bool,
-    /// The client's roots as last listed (`None`: never listed).
-    pub client_roots: Option<Vec<std::path::PathBuf>>,
-    /// The id of our `roots/list` request in flight.
-    pub roots_request: Option<String>,
-    /// How many `roots/list` requests were sent (their ids count up).
-    pub roots_seq: u64,
-    /// Tool calls that arrived while the roots were being asked for: they run once the answer
-    /// is in (or after a few seconds), so a path check never sees a half-known set of roots.
-    pub held_calls: Vec<(serde_json::Value, String, serde_json::Value)>,
-}
+pub use server::Server;
 
 /// Protocol versions we speak, oldest first. An unknown version is answered with the last.
 pub const PROTOCOL_VERSIONS: &[&str] = &["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];

@@ -21,6 +21,12 @@ pub struct Output {
     pub closed: bool,
 }
 
+impl Default for Output {
+    fn default() -> Self {
+        Output::new()
+    }
+}
+
 impl Output {
     pub fn new() -> Output {
         Output {

@@ -4,72 +4,83 @@
 //! path is never judged against roots that are not known yet.
 
 use std::path::PathBuf;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::app::App;
+use super::server::Server;
 use crate::log::log;
 
 /// How long tool calls wait for a client that does not answer `roots/list`.
 const WAIT: Duration = Duration::from_secs(5);
 
-/// Sends `roots/list` (when the client has roots).
-pub fn ask(app: &mut App) {
-    if !app.session.roots_capable {
-        return;
+#[derive(Default)]
+pub struct Roots {
+    /// The client said it has roots (`capabilities.roots` in `initialize`).
+    pub capable: bool,
+    /// The id of our `roots/list` request in flight.
+    request: Option<String>,
+    /// How many `roots/list` requests were sent (their ids count up).
+    seq: u64,
+    /// When tool calls stop waiting for the answer.
+    pub deadline: Option<Instant>,
+    /// Tool calls that arrived while the roots were being asked for: they run once the
+    /// answer is in (or after a few seconds).
+    pub held: Vec<(Value, String, Value)>,
+}
+
+impl Roots {
+    pub fn pending(&self) -> bool {
+        self.request.is_some()
     }
-    app.session.roots_seq += 1;
-    let id = format!("devtools-mcp-roots-{}", app.session.roots_seq);
-    app.session.roots_request = Some(id.clone());
-    app.send(json!({"jsonrpc": "2.0", "id": id, "method": "roots/list"}));
-    app.after(WAIT, move |app| {
-        if app.session.roots_request.as_deref() == Some(id.as_str()) {
-            log!(
-                "the client did not answer roots/list within {WAIT:?}; going on without its roots"
-            );
-            app.session.roots_request = None;
-            release(app);
+}
+
+impl Server {
+    /// Sends `roots/list` (when the client has roots).
+    pub(super) fn ask_roots(&mut self) {
+        if !self.roots.capable {
+            return;
         }
-    });
-}
-
-/// A response from the client. Returns false when it is not the answer to our request.
-pub fn on_response(app: &mut App, id: &Value, result: Option<Value>) -> bool {
-    if app.session.roots_request.as_deref() != id.as_str() || id.is_null() {
-        return false;
+        self.roots.seq += 1;
+        let id = format!("devtools-mcp-roots-{}", self.roots.seq);
+        self.roots.request = Some(id.clone());
+        self.roots.deadline = Some(Instant::now() + WAIT);
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": "roots/list"}));
     }
-    app.session.roots_request = None;
-    let roots = result.as_ref().and_then(|r| r["roots"].as_array());
-    app.session.client_roots = match roots {
-        Some(list) => Some(
-            list.iter()
-                .filter_map(|r| r["uri"].as_str().and_then(file_uri_path))
-                .collect(),
-        ),
-        None => {
-            log!("the client answered roots/list with an error; going on without its roots");
-            None
+
+    pub(super) fn roots_timed_out(&mut self) {
+        log!("the client did not answer roots/list within {WAIT:?}; going on without its roots");
+        self.roots.request = None;
+        self.release_held();
+    }
+
+    /// A response from the client. Returns false when it is not the answer to our request.
+    pub(super) fn on_roots_answer(&mut self, id: &Value, result: Option<Value>) -> bool {
+        if self.roots.request.as_deref() != id.as_str() || id.is_null() {
+            return false;
         }
-    };
-    release(app);
-    true
-}
-
-/// Whether a tool call must wait for the roots; if so, it is kept for later.
-pub fn hold(app: &mut App, id: &Value, name: &str, args: &Value) -> bool {
-    if app.session.roots_request.is_none() {
-        return false;
+        self.roots.request = None;
+        let roots = result.as_ref().and_then(|r| r["roots"].as_array());
+        self.cx.client_roots = match roots {
+            Some(list) => Some(
+                list.iter()
+                    .filter_map(|r| r["uri"].as_str().and_then(file_uri_path))
+                    .collect(),
+            ),
+            None => {
+                log!("the client answered roots/list with an error; going on without its roots");
+                None
+            }
+        };
+        self.release_held();
+        true
     }
-    app.session
-        .held_calls
-        .push((id.clone(), name.to_owned(), args.clone()));
-    true
-}
 
-fn release(app: &mut App) {
-    for (id, name, args) in std::mem::take(&mut app.session.held_calls) {
-        crate::tools::call(app, id, &name, args);
+    fn release_held(&mut self) {
+        self.roots.deadline = None;
+        for (id, name, args) in std::mem::take(&mut self.roots.held) {
+            self.start_call(id, &name, args);
+        }
     }
 }
 

@@ -1,168 +1,173 @@
 //! The MCP lifecycle and request dispatch: `initialize`, `ping`, `tools/list`, `tools/call`,
 //! cancellation. Every request is answered (or, when cancelled, deliberately not), and a bad
 //! line is answered with an error while the server carries on.
+//!
+//! The server owns the tools' state ([`Ctx`]) and sees tools only through the registry
+//! (`tools::list`, `tools::call`) and the answers they leave in the outbox.
 
-use std::time::Duration;
+use std::collections::HashMap;
+use std::time::Instant;
 
 use serde_json::{json, Value};
 
 use super::jsonrpc::{self, Incoming, INVALID_PARAMS, METHOD_NOT_FOUND};
-use super::result::ToolResult;
-use crate::app::App;
+use super::output::Output;
+use super::roots::Roots;
 use crate::log::log;
-use crate::tools;
+use crate::tools::{self, call, CallId, Ctx, Outcome};
 
 pub const SERVER_NAME: &str = "devtools-mcp";
 pub const SERVER_VERSION: &str = env!("CARGO_PKG_VERSION");
 
-pub fn handle_line(app: &mut App, line: &[u8]) {
-    match jsonrpc::parse_line(line) {
-        Incoming::Invalid { id, code, message } => {
-            log!("rejected a line from the client: {message}");
-            app.send(jsonrpc::error(&id, code, &message));
+pub struct Server {
+    pub cx: Ctx,
+    pub out: Output,
+    /// The protocol version agreed in `initialize`.
+    protocol_version: Option<String>,
+    initialized: bool,
+    pub(super) roots: Roots,
+    /// The JSON-RPC id each call in flight answers.
+    rpc_ids: HashMap<CallId, Value>,
+}
+
+impl Server {
+    pub fn new(cx: Ctx) -> Server {
+        Server {
+            cx,
+            out: Output::new(),
+            protocol_version: None,
+            initialized: false,
+            roots: Roots::default(),
+            rpc_ids: HashMap::new(),
         }
-        Incoming::Response { id, result } => {
-            if !super::roots::on_response(app, &id, result) {
-                log!("ignored a response from the client to no request of ours (id {id})");
+    }
+
+    /// Queues one protocol message for the client.
+    pub fn send(&mut self, message: Value) {
+        self.out.push(&message);
+    }
+
+    /// Handles one line from the client, then sends what the tools have for the client.
+    pub fn handle_line(&mut self, line: &[u8]) {
+        match jsonrpc::parse_line(line) {
+            Incoming::Invalid { id, code, message } => {
+                log!("rejected a line from the client: {message}");
+                self.send(jsonrpc::error(&id, code, &message));
             }
+            Incoming::Response { id, result } => {
+                if !self.on_roots_answer(&id, result) {
+                    log!("ignored a response from the client to no request of ours (id {id})");
+                }
+            }
+            Incoming::Notification { method, params } => self.notification(&method, &params),
+            Incoming::Request { id, method, params } => self.request(id, &method, params),
         }
-        Incoming::Notification { method, params } => match method.as_str() {
+        self.drain();
+    }
+
+    fn notification(&mut self, method: &str, params: &Value) {
+        match method {
             "notifications/initialized" => {
-                app.session.initialized = true;
-                super::roots::ask(app);
+                self.initialized = true;
+                self.ask_roots();
             }
-            "notifications/roots/list_changed" => super::roots::ask(app),
+            "notifications/roots/list_changed" => self.ask_roots(),
             "notifications/cancelled" => {
-                if let Some(call) = app.calls.find_rpc(&params["requestId"]) {
-                    cancel(app, call);
+                let id = &params["requestId"];
+                let found = self.rpc_ids.iter().find(|(_, rpc)| *rpc == id);
+                if let Some(call) = found.map(|(call, _)| *call) {
+                    self.rpc_ids.remove(&call);
+                    call::cancel(&mut self.cx, call);
                 }
             }
             _ => {}
-        },
-        Incoming::Request { id, method, params } => handle_request(app, id, &method, params),
+        }
     }
-}
 
-fn handle_request(app: &mut App, id: Value, method: &str, params: Value) {
-    match method {
-        "initialize" => {
-            let version = super::negotiate(params["protocolVersion"].as_str());
-            app.session.protocol_version = Some(version.to_string());
-            app.session.roots_capable = params["capabilities"]["roots"].is_object();
-            let result = json!({
-                "protocolVersion": version,
-                "capabilities": {"tools": {"listChanged": true}},
-                "serverInfo": {"name": SERVER_NAME, "title": "devtools-mcp", "version": SERVER_VERSION},
-            });
-            app.send(jsonrpc::response(&id, result));
-        }
-        "ping" => app.send(jsonrpc::response(&id, json!({}))),
-        "tools/list" => {
-            let result = json!({"tools": tools::list(app)});
-            app.send(jsonrpc::response(&id, result));
-        }
-        "tools/call" => {
-            let Some(name) = params["name"].as_str() else {
-                let msg = "tools/call needs a string \"name\"";
-                app.send(jsonrpc::error(&id, INVALID_PARAMS, msg));
-                return;
-            };
-            let args = match &params["arguments"] {
-                Value::Null => json!({}),
-                Value::Object(_) => params["arguments"].clone(),
-                _ => {
-                    let msg = "tools/call \"arguments\" must be an object";
-                    app.send(jsonrpc::error(&id, INVALID_PARAMS, msg));
-                    return;
-                }
-            };
-            if !super::roots::hold(app, &id, name, &args) {
-                tools::call(app, id, name, args);
+    fn request(&mut self, id: Value, method: &str, params: Value) {
+        match method {
+            "initialize" => {
+                let version = super::negotiate(params["protocolVersion"].as_str());
+                self.protocol_version = Some(version.to_string());
+                self.roots.capable = params["capabilities"]["roots"].is_object();
+                let result = json!({
+                    "protocolVersion": version,
+                    "capabilities": {"tools": {"listChanged": true}},
+                    "serverInfo": {"name": SERVER_NAME, "title": "devtools-mcp", "version": SERVER_VERSION},
+                });
+                self.send(jsonrpc::response(&id, result));
+            }
+            "ping" => self.send(jsonrpc::response(&id, json!({}))),
+            "tools/list" => {
+                let result = json!({"tools": tools::list(&self.cx)});
+                self.send(jsonrpc::response(&id, result));
+            }
+            "tools/call" => self.tools_call(id, &params),
+            _ => {
+                let message = format!("Method not found: {method}");
+                self.send(jsonrpc::error(&id, METHOD_NOT_FOUND, &message));
             }
         }
-        _ => {
-            let message = format!("Method not found: {method}");
-            app.send(jsonrpc::error(&id, METHOD_NOT_FOUND, &message));
+    }
+
+    fn tools_call(&mut self, id: Value, params: &Value) {
+        let Some(name) = params["name"].as_str() else {
+            let msg = "tools/call needs a string \"name\"";
+            return self.send(jsonrpc::error(&id, INVALID_PARAMS, msg));
+        };
+        let args = match &params["arguments"] {
+            Value::Null => json!({}),
+            Value::Object(_) => params["arguments"].clone(),
+            _ => {
+                let msg = "tools/call \"arguments\" must be an object";
+                return self.send(jsonrpc::error(&id, INVALID_PARAMS, msg));
+            }
+        };
+        if self.roots.pending() {
+            // A path is never judged against roots that are not known yet.
+            self.roots.held.push((id, name.to_owned(), args));
+            return;
+        }
+        self.start_call(id, name, args);
+    }
+
+    pub(super) fn start_call(&mut self, id: Value, name: &str, args: Value) {
+        match tools::call(&mut self.cx, name, args) {
+            Ok(call) => {
+                self.rpc_ids.insert(call, id);
+            }
+            Err(text) => self.send(jsonrpc::error(&id, INVALID_PARAMS, &text)),
         }
     }
-}
 
-/// Answers a call and forgets it. A call that is already gone (cancelled, timed out) is
-/// not answered twice.
-pub fn finish(app: &mut App, call: u64, result: ToolResult) {
-    let Some(c) = app.calls.remove(call) else {
-        return;
-    };
-    if let Some(timer) = c.timer {
-        app.timers.cancel(timer);
-    }
-    crate::browser::forget_owner(app, call);
-    app.send(jsonrpc::response(&c.rpc_id, result.into_json()));
-}
-
-/// [`limit`] with the server's default time limit for calls that need the page
-/// (`--toolTimeout`); `message` gets it in milliseconds.
-pub fn limit_by_default(app: &mut App, call: u64, message: impl FnOnce(u128) -> String) {
-    let after = app.settings.tool_timeout;
-    limit(app, call, after, message(after.as_millis()));
-}
-
-/// Gives the call a time limit: when it passes, the call is answered with `message` as an
-/// error, its pending work is dropped, and a page busy with its script is interrupted.
-pub fn limit(app: &mut App, call: u64, after: Duration, message: String) {
-    let timer = app.timers.add(
-        after,
-        (
-            None,
-            Box::new(move |app: &mut App| {
-                let session = app.calls.get_mut(call).and_then(|c| c.page_session.clone());
-                if let Some(c) = app.calls.get_mut(call) {
-                    c.timer = None;
+    /// Sends the answers and notices the tools left, in order.
+    pub fn drain(&mut self) {
+        for outcome in std::mem::take(&mut self.cx.outbox) {
+            match outcome {
+                Outcome::Answer(call, result) => {
+                    if let Some(id) = self.rpc_ids.remove(&call) {
+                        self.send(jsonrpc::response(&id, result.into_json()));
+                    }
                 }
-                // Worded like every other failed call.
-                tools::fail(app, call, message);
-                if let Some(session) = session {
-                    stop_page_script(app, &session);
+                Outcome::ToolsChanged if self.initialized => {
+                    let note = jsonrpc::notification("notifications/tools/list_changed", json!({}));
+                    self.send(note);
                 }
-            }),
-        ),
-    );
-    if let Some(c) = app.calls.get_mut(call) {
-        if let Some(old) = c.timer.replace(timer) {
-            app.timers.cancel(old);
+                Outcome::ToolsChanged => {}
+            }
         }
     }
-}
 
-/// A busy loop in the page would keep its main thread from ever answering again; stopping
-/// the running script frees it. A pending promise is unaffected by this and is simply no
-/// longer waited for.
-fn stop_page_script(app: &mut App, session: &str) {
-    crate::browser::send_raw(
-        app,
-        Some(session),
-        "Runtime.terminateExecution",
-        json!({}),
-        Box::new(|_, _| {}),
-    );
-}
+    /// The next deadline of the MCP layer itself.
+    pub fn next_deadline(&self) -> Option<Instant> {
+        self.roots.deadline
+    }
 
-/// The client cancelled: stop waiting, drop the call's work, stop the page script it runs,
-/// send no answer (as MCP says).
-fn cancel(app: &mut App, call: u64) {
-    if let Some(c) = app.calls.remove(call) {
-        if let Some(timer) = c.timer {
-            app.timers.cancel(timer);
+    /// Acts on the MCP layer's deadlines that have passed.
+    pub fn on_time(&mut self, now: Instant) {
+        if self.roots.deadline.is_some_and(|d| d <= now) {
+            self.roots_timed_out();
+            self.drain();
         }
-        crate::browser::forget_owner(app, call);
-        if let Some(session) = &c.page_session {
-            stop_page_script(app, session);
-        }
-        log!(
-            "call {} ({}) cancelled by the client after {} ms",
-            c.rpc_id,
-            c.tool,
-            c.started.elapsed().as_millis()
-        );
     }
 }

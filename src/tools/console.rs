@@ -21,9 +21,12 @@ use serde_json::{json, Map, Value};
 
 use super::response::{finish, Response};
 use super::{fail, page_arg, Tool};
-use crate::app::App;
+use crate::browser::RawEvent;
 use crate::browser::{self, pages};
-use crate::mcp::{result::ToolResult, server};
+use crate::tools::call;
+use crate::tools::CallId;
+use crate::tools::Ctx;
+use crate::tools::ToolResult;
 pub use format::paginate;
 pub use record::Log;
 use record::Message;
@@ -103,29 +106,30 @@ pub const TOOLS: &[Tool] = &[
 
 /// A new page session: ask for browser log entries and async stack traces (the page is
 /// paused before its first script, so nothing is missed; Runtime is already enabled).
-pub fn attach(app: &mut App, session: &str) {
-    browser::fire(app, Some(session), "Log.enable", json!({}));
+pub fn attach(cx: &mut Ctx, session: &str) {
+    browser::fire_raw(cx, Some(session), "Log.enable", json!({}));
     // Async stack traces give the "--- setTimeout ---" parts DevTools shows.
-    browser::fire(
-        app,
+    browser::fire_raw(
+        cx,
         Some(session),
         "Runtime.setAsyncCallStackDepth",
         json!({"maxDepth": 32}),
     );
 }
 
-pub fn on_event(app: &mut App, session: &str, method: &str, params: &Value) {
+pub fn on_event(cx: &mut Ctx, page: u32, event: &RawEvent) {
+    let (session, method, params) = (
+        event.session.as_deref().unwrap_or(""),
+        event.method.as_str(),
+        &event.params,
+    );
     let message = match method {
         "Runtime.consoleAPICalled" => Some(record::console_call(params)),
         "Runtime.exceptionThrown" => {
             let details = &params["exceptionDetails"];
             // Its text is all we keep of an uncaught value.
             let handle = details["exception"]["objectId"].as_str();
-            release(
-                app,
-                session,
-                handle.map(str::to_owned).into_iter().collect(),
-            );
+            release(cx, session, handle.map(str::to_owned).into_iter().collect());
             Some(record::exception(details))
         }
         "Log.entryAdded" => {
@@ -136,16 +140,16 @@ pub fn on_event(app: &mut App, session: &str, method: &str, params: &Value) {
                 .flatten()
                 .filter_map(|a| a["objectId"].as_str().map(str::to_owned))
                 .collect();
-            release(app, session, handles);
+            release(cx, session, handles);
             record::log_entry(entry)
         }
         "Page.frameNavigated" => {
             let frame = &params["frame"];
-            if let Some(page) = app.browser.pages.by_session_mut(session) {
+            if let Some(p) = cx.browser.pages.get(page) {
                 let main = frame["parentId"].is_null()
-                    && frame["id"].as_str() == Some(page.target_id.as_str());
+                    && frame["id"].as_str() == Some(p.target_id.as_str());
                 if main {
-                    page.console.new_document();
+                    cx.console.entry(page).new_document();
                 }
             }
             None
@@ -155,18 +159,18 @@ pub fn on_event(app: &mut App, session: &str, method: &str, params: &Value) {
     let Some(message) = message else {
         return;
     };
-    let evicted = match app.browser.pages.by_session_mut(session) {
-        Some(page) => page.console.push(message),
-        None => return,
-    };
-    release(app, session, evicted);
+    if cx.browser.pages.get(page).is_none() {
+        return;
+    }
+    let evicted = cx.console.entry(page).push(message);
+    release(cx, session, evicted);
 }
 
 /// Lets the page forget objects no message points at any more.
-fn release(app: &mut App, session: &str, handles: Vec<String>) {
+fn release(cx: &mut Ctx, session: &str, handles: Vec<String>) {
     for id in handles {
         browser::send_raw(
-            app,
+            cx,
             Some(session),
             "Runtime.releaseObject",
             json!({"objectId": id}),
@@ -178,25 +182,25 @@ fn release(app: &mut App, session: &str, handles: Vec<String>) {
 // ---------------------------------------------------------------------------------------
 // list_console_messages
 
-fn list_console_messages(app: &mut App, call: u64, args: Value) {
-    super::on_page(app, call, page_arg(&args), move |app, page| {
+fn list_console_messages(cx: &mut Ctx, call: CallId, args: Value) {
+    super::call::on_page(cx, call, page_arg(&args), move |cx, page| {
         if args["serviceWorkerId"].is_string() {
             return fail(
-                    app,
+                    cx,
                     call,
                     "Console messages of service workers are not collected by this server; leave out serviceWorkerId to list the page's messages.",
                 );
         }
-        let Some(p) = app.browser.pages.get(page) else {
-            return fail(app, call, pages::no_such_page(page));
-        };
-        let (section, structured) = render_list(&p.console, &args);
+        if cx.browser.pages.get(page).is_none() {
+            return fail(cx, call, pages::no_such_page(page));
+        }
+        let (section, structured) = render_list(cx.console.entry(page), &args);
         let mut resp = Response::for_page(page);
         resp.structured = structured;
         // The section goes after the page's own blocks (an open dialog), as the reference
         // lays it out; the snapshot slot is the one rendered there.
         resp.snapshot = Some(section);
-        finish(app, call, resp);
+        finish(cx, call, resp);
     });
 }
 
@@ -285,19 +289,19 @@ struct Shown {
     stack: Option<String>,
 }
 
-fn get_console_message(app: &mut App, call: u64, args: Value) {
+fn get_console_message(cx: &mut Ctx, call: CallId, args: Value) {
     let wanted = args["msgid"].as_f64().unwrap_or(-1.0);
-    super::on_page(app, call, page_arg(&args), move |app, page| {
-        let Some(p) = app.browser.pages.get(page) else {
-            return fail(app, call, pages::no_such_page(page));
-        };
+    super::call::on_page(cx, call, page_arg(&args), move |cx, page| {
+        if cx.browser.pages.get(page).is_none() {
+            return fail(cx, call, pages::no_such_page(page));
+        }
         let found = (wanted >= 1.0 && wanted.fract() == 0.0)
-            .then(|| p.console.find(wanted as u64))
+            .then(|| cx.console.get(page).and_then(|log| log.find(wanted as u64)))
             .flatten();
         let Some(m) = found else {
             // Reported outside the tool's own lines, as the reference does (bare text).
             let text = format!("No console message with msgid {wanted} on this page. Call list_console_messages to see the messages and their ids.");
-            return server::finish(app, call, ToolResult::error(text));
+            return call::finish(cx, call, ToolResult::error(text));
         };
         let shown = Shown {
             id: m.id,
@@ -306,17 +310,22 @@ fn get_console_message(app: &mut App, call: u64, args: Value) {
             args_count: m.args.len(),
             stack: m.stack.as_ref().map(|s| format::stack_text(s, true)),
         };
-        let session = p.session.clone();
+        let session = cx
+            .browser
+            .pages
+            .get(page)
+            .map(|p| p.session.clone())
+            .unwrap_or_default();
         detail::resolve(
-            app,
+            cx,
             session,
             m.args.clone(),
-            Box::new(move |app, values| {
+            Box::new(move |cx, values| {
                 let (text, structured) = render_detail(&shown, values);
                 let mut resp = Response::for_page(page);
                 resp.structured = structured;
                 resp.snapshot = Some(text);
-                finish(app, call, resp);
+                finish(cx, call, resp);
             }),
         );
     });

@@ -14,9 +14,10 @@ use serde_json::{json, Map, Value};
 
 use super::response::{finish, Response};
 use super::{fail, page_arg, Tool};
-use crate::app::{App, Done};
 use crate::browser::{self, navigation, pages};
 use crate::error::Error;
+use crate::tools::CallId;
+use crate::tools::{Ctx, Done};
 
 pub const TOOLS: &[Tool] = &[
     Tool {
@@ -466,8 +467,8 @@ fn number_value(n: f64) -> Value {
 // ---------------------------------------------------------------- emulate
 
 /// The reference's error for tools that an open dialog blocks.
-pub fn dialog_blocks(app: &App, page: u32) -> Option<String> {
-    let d = app.browser.pages.get(page)?.dialog.as_ref()?;
+pub fn dialog_blocks(cx: &Ctx, page: u32) -> Option<String> {
+    let d = cx.browser.pages.get(page)?.dialog.as_ref()?;
     Some(format!("A dialog is open ({}: {}).", d.kind, d.message))
 }
 
@@ -503,19 +504,19 @@ fn settings(args: &Value) -> Result<(State, Option<Map<String, Value>>), String>
 /// the page's main thread does).
 const EMULATE_TIMEOUT: Duration = Duration::from_secs(10);
 
-fn emulate(app: &mut App, call: u64, args: Value) {
+fn emulate(cx: &mut Ctx, call: CallId, args: Value) {
     // Bad arguments are reported before anything else, as the reference's schema does.
     let (mut next, headers) = match settings(&args) {
         Ok(s) => s,
-        Err(message) => return fail(app, call, message),
+        Err(message) => return fail(cx, call, message),
     };
-    super::on_page(app, call, page_arg(&args), move |app, page| {
-        if let Some(message) = dialog_blocks(app, page) {
-            return fail(app, call, message);
+    super::call::on_page(cx, call, page_arg(&args), move |cx, page| {
+        if let Some(message) = dialog_blocks(cx, page) {
+            return fail(cx, call, message);
         }
-        let (session, previous) = match app.browser.pages.get(page) {
-            Some(p) => (p.session.clone(), p.emulation.clone()),
-            None => return fail(app, call, pages::no_such_page(page)),
+        let (session, previous) = match cx.browser.pages.get(page) {
+            Some(p) => (p.session.clone(), cx.emulation.entry(page).clone()),
+            None => return fail(cx, call, pages::no_such_page(page)),
         };
         next.extra_headers = match &headers {
             Some(h) if h.is_empty() => None,
@@ -525,33 +526,33 @@ fn emulate(app: &mut App, call: u64, args: Value) {
         let commands = commands(&previous, &next, headers.as_ref(), &session);
         let reload = needs_reload(&previous, &next);
         super::screenshot::unless_dialog(
-            app,
+            cx,
             &session,
             EMULATE_TIMEOUT,
             "Applying the emulation settings timed out (is the page busy?).".into(),
-            Box::new(move |app, done| send_all(app, commands, done)),
-            Box::new(move |app, r: Result<(), Error>| {
+            Box::new(move |cx, done| send_all(cx, commands, done)),
+            Box::new(move |cx, r: Result<(), Error>| {
                 if let Err(e) = r {
-                    return fail(app, call, e);
+                    return fail(cx, call, e);
                 }
                 let timeout = navigation_timeout(&next);
-                if let Some(p) = app.browser.pages.get_mut(page) {
-                    p.emulation = next;
+                if cx.browser.pages.get(page).is_some() {
+                    *cx.emulation.entry(page) = next;
                 }
-                let answer = move |app: &mut App, r: Result<(), Error>| match r {
-                    Err(e) => fail(app, call, e),
+                let answer = move |cx: &mut Ctx, r: Result<(), Error>| match r {
+                    Err(e) => fail(cx, call, e),
                     Ok(()) => {
                         let mut resp = Response::for_page(page);
                         resp.line("Emulation configured successfully");
-                        finish(app, call, resp)
+                        finish(cx, call, resp)
                     }
                 };
                 if reload {
                     // Touch support and mobile layout are decided when a document starts;
                     // the document that is there keeps the old ones until reloaded.
-                    navigation::reload(app, page, false, timeout, Box::new(answer));
+                    navigation::reload(cx, page, false, timeout, Box::new(answer));
                 } else {
-                    answer(app, Ok(()));
+                    answer(cx, Ok(()));
                 }
             }),
         );
@@ -689,14 +690,14 @@ fn commands(
 
 /// Sends every command at once (the browser runs a session's commands in order) and calls
 /// `done` when all have answered, with the first error if any failed.
-fn send_all(app: &mut App, commands: Vec<Command>, done: Done<()>) {
+fn send_all(cx: &mut Ctx, commands: Vec<Command>, done: Done<()>) {
     struct Batch {
         left: usize,
         error: Option<Error>,
         done: Option<Done<()>>,
     }
     if commands.is_empty() {
-        return done(app, Ok(()));
+        return done(cx, Ok(()));
     }
     let batch = Rc::new(RefCell::new(Batch {
         left: commands.len(),
@@ -706,11 +707,11 @@ fn send_all(app: &mut App, commands: Vec<Command>, done: Done<()>) {
     for (session, method, params) in commands {
         let batch = batch.clone();
         browser::send_raw(
-            app,
+            cx,
             session.as_deref(),
             method,
             params,
-            Box::new(move |app, r| {
+            Box::new(move |cx, r| {
                 let finished = {
                     let mut b = batch.borrow_mut();
                     if let Err(e) = r {
@@ -724,7 +725,7 @@ fn send_all(app: &mut App, commands: Vec<Command>, done: Done<()>) {
                     }
                 };
                 if let Some((done, error)) = finished {
-                    done(app, error.map_or(Ok(()), Err));
+                    done(cx, error.map_or(Ok(()), Err));
                 }
             }),
         );
@@ -736,26 +737,26 @@ fn send_all(app: &mut App, commands: Vec<Command>, done: Done<()>) {
 /// How long the page may take to see its new size before the answer goes out anyway.
 const RESIZE_SETTLE: Duration = Duration::from_secs(1);
 
-fn resize_page(app: &mut App, call: u64, args: Value) {
+fn resize_page(cx: &mut Ctx, call: CallId, args: Value) {
     let width = args["width"].as_f64().unwrap_or(0.0).round() as i64;
     let height = args["height"].as_f64().unwrap_or(0.0).round() as i64;
-    super::on_page(app, call, page_arg(&args), move |app, page| {
-        let Some(target) = app.browser.pages.get(page).map(|p| p.target_id.clone()) else {
-            return fail(app, call, pages::no_such_page(page));
+    super::call::on_page(cx, call, page_arg(&args), move |cx, page| {
+        let Some(target) = cx.browser.pages.get(page).map(|p| p.target_id.clone()) else {
+            return fail(cx, call, pages::no_such_page(page));
         };
         browser::send_raw(
-            app,
+            cx,
             None,
             "Browser.getWindowForTarget",
             json!({"targetId": target}),
-            Box::new(move |app, r| {
+            Box::new(move |cx, r| {
                 let window = match r {
                     Ok(v) => v,
-                    Err(e) => return fail(app, call, e),
+                    Err(e) => return fail(cx, call, e),
                 };
                 let Some(id) = window["windowId"].as_i64() else {
                     return fail(
-                        app,
+                        cx,
                         call,
                         "The browser did not say which window holds the page.",
                     );
@@ -764,72 +765,72 @@ fn resize_page(app: &mut App, call: u64, args: Value) {
                 let state = window["bounds"]["windowState"].as_str().unwrap_or("normal");
                 if state != "normal" {
                     let normal = json!({"windowId": id, "bounds": {"windowState": "normal"}});
-                    browser::fire(app, None, "Browser.setWindowBounds", normal.clone());
+                    browser::fire_raw(cx, None, "Browser.setWindowBounds", normal.clone());
                     if state == "fullscreen" {
                         // Leaving fullscreen can take two steps on some window managers.
-                        browser::fire(app, None, "Browser.setWindowBounds", normal);
+                        browser::fire_raw(cx, None, "Browser.setWindowBounds", normal);
                     }
                 }
-                set_contents_size(app, call, page, id, width, height);
+                set_contents_size(cx, call, page, id, width, height);
             }),
         );
     });
 }
 
-fn set_contents_size(app: &mut App, call: u64, page: u32, window: i64, width: i64, height: i64) {
+fn set_contents_size(cx: &mut Ctx, call: CallId, page: u32, window: i64, width: i64, height: i64) {
     browser::send_raw(
-        app,
+        cx,
         None,
         "Browser.setContentsSize",
         json!({"windowId": window, "width": width, "height": height}),
-        Box::new(move |app, r| match r {
-            Ok(_) => settle(app, call, page, width, height),
+        Box::new(move |cx, r| match r {
+            Ok(_) => settle(cx, call, page, width, height),
             // Browsers before Browser.setContentsSize: size the window by the page's
             // surroundings (window chrome) instead.
             Err(Error::Cdp { message, .. }) if message.contains("wasn't found") => {
-                resize_window(app, call, page, window, width, height)
+                resize_window(cx, call, page, window, width, height)
             }
-            Err(e) => fail(app, call, e),
+            Err(e) => fail(cx, call, e),
         }),
     );
 }
 
-fn resize_window(app: &mut App, call: u64, page: u32, window: i64, width: i64, height: i64) {
-    let session = match pages::session_of(app, page) {
+fn resize_window(cx: &mut Ctx, call: CallId, page: u32, window: i64, width: i64, height: i64) {
+    let session = match pages::session_of(&cx.browser.pages, page) {
         Ok(s) => s,
-        Err(e) => return fail(app, call, e),
+        Err(e) => return fail(cx, call, e),
     };
     let expression = "[outerWidth - innerWidth, outerHeight - innerHeight]";
     super::screenshot::unless_dialog(
-        app,
+        cx,
         &session.clone(),
         RESIZE_SETTLE,
         "The page did not answer while resizing its window.".into(),
-        Box::new(move |app, done| {
+        Box::new(move |cx, done| {
             browser::send_raw(
-                app,
+                cx,
                 Some(&session),
                 "Runtime.evaluate",
                 json!({"expression": expression, "returnByValue": true}),
                 done,
             );
         }),
-        Box::new(move |app, r: Result<Value, Error>| {
+        Box::new(move |cx, r: Result<Value, Error>| {
             let v = match r {
                 Ok(v) => v,
-                Err(e) => return fail(app, call, e),
+                Err(e) => return fail(cx, call, e),
             };
             let extra = &v["result"]["value"];
             let dx = extra[0].as_i64().unwrap_or(0);
             let dy = extra[1].as_i64().unwrap_or(0);
             browser::send_raw(
-                app,
+                cx,
                 None,
                 "Browser.setWindowBounds",
                 json!({"windowId": window, "bounds": {"width": width + dx, "height": height + dy}}),
-                Box::new(move |app, r| match r {
-                    Ok(_) => settle(app, call, page, width, height),
-                    Err(e) => fail(app, call, e),
+                Box::new(move |cx, r| match r {
+                    Ok(_) => settle(cx, call, page, width, height),
+                    Err(e) => fail(cx, call, e),
                 }),
             );
         }),
@@ -839,19 +840,20 @@ fn resize_window(app: &mut App, call: u64, page: u32, window: i64, width: i64, h
 /// The window changed size; the page hears of it a moment later. Waits (briefly) until the
 /// page sees the new size, so the next call measures the page as resized. Skipped when an
 /// emulated viewport hides the window's size, or a dialog keeps the page from answering.
-fn settle(app: &mut App, call: u64, page: u32, width: i64, height: i64) {
-    let answer = move |app: &mut App| {
+fn settle(cx: &mut Ctx, call: CallId, page: u32, width: i64, height: i64) {
+    let answer = move |cx: &mut Ctx| {
         let resp = Response {
             include_pages: true,
             ..Response::for_page(page)
         };
-        finish(app, call, resp);
+        finish(cx, call, resp);
     };
-    let Some(p) = app.browser.pages.get(page) else {
-        return fail(app, call, pages::no_such_page(page));
+    let Some(p) = cx.browser.pages.get(page) else {
+        return fail(cx, call, pages::no_such_page(page));
     };
-    if p.dialog.is_some() || p.emulation.viewport.is_some() {
-        return answer(app);
+    let emulated = cx.emulation.get(page).is_some_and(|e| e.viewport.is_some());
+    if p.dialog.is_some() || emulated {
+        return answer(cx);
     }
     let session = p.session.clone();
     let ms = RESIZE_SETTLE.as_millis();
@@ -865,13 +867,13 @@ fn settle(app: &mut App, call: u64, page: u32, width: i64, height: i64) {
 }})"
     );
     super::screenshot::unless_dialog(
-        app,
+        cx,
         &session.clone(),
         RESIZE_SETTLE + Duration::from_millis(500),
         String::new(),
-        Box::new(move |app, done| {
+        Box::new(move |cx, done| {
             browser::send_raw(
-                app,
+                cx,
                 Some(&session),
                 "Runtime.evaluate",
                 json!({"expression": expression, "awaitPromise": true, "returnByValue": true}),
@@ -879,7 +881,7 @@ fn settle(app: &mut App, call: u64, page: u32, width: i64, height: i64) {
             );
         }),
         // Whatever the page said (or did not), the window has its new size.
-        Box::new(move |app, _r: Result<Value, Error>| answer(app)),
+        Box::new(move |cx, _r: Result<Value, Error>| answer(cx)),
     );
 }
 

@@ -16,10 +16,11 @@ use serde_json::{json, Value};
 
 use super::response::{finish, Response};
 use super::{fail, page_arg, Tool};
-use crate::app::{App, Done};
 use crate::browser::{self, pages, snapshot as snap};
 use crate::error::Error;
-use crate::mcp::server;
+use crate::tools::call;
+use crate::tools::CallId;
+use crate::tools::{Ctx, Done};
 use element::Element;
 use watch::Outcome;
 
@@ -192,64 +193,62 @@ pub const TOOLS: &[Tool] = &[
 
 /// Gets the call's page and refuses to act while a dialog blocks it (the page would not take
 /// the input anyway).
-fn begin(app: &mut App, call: u64, args: &Value, then: impl FnOnce(&mut App, u32) + 'static) {
-    server::limit_by_default(app, call, |ms| {
+fn begin(cx: &mut Ctx, call: CallId, args: &Value, then: impl FnOnce(&mut Ctx, u32) + 'static) {
+    call::limit_by_default(cx, call, |ms| {
         format!("The input action did not finish within {ms} ms.")
     });
     pages::with_page(
-        app,
+        cx,
         page_arg(args),
-        Box::new(move |app, r| {
+        Box::new(move |cx, r| {
             let page = match r {
                 Ok(p) => p,
-                Err(e) => return fail(app, call, e),
+                Err(e) => return fail(cx, call, e),
             };
-            if super::refuse_if_dialog(app, call, page) {
+            if super::refuse_if_dialog(cx, call, page) {
                 return;
             }
-            then(app, page)
+            then(cx, page)
         }),
     );
 }
 
 /// Resolves uids of the page's latest snapshot to elements, or fails the call.
 fn elements(
-    app: &mut App,
-    call: u64,
+    cx: &mut Ctx,
+    call: CallId,
     page: u32,
     uids: Vec<String>,
-    then: impl FnOnce(&mut App, String, Vec<Element>) + 'static,
+    then: impl FnOnce(&mut Ctx, String, Vec<Element>) + 'static,
 ) {
     let wanted = uids.clone();
     super::snapshot::resolve_uids(
-        app,
+        cx,
         page,
         uids,
-        Box::new(move |app, r| {
+        Box::new(move |cx, r| {
             let objects = match r {
                 Ok(o) => o,
-                Err(e) => return fail(app, call, e),
+                Err(e) => return fail(cx, call, e),
             };
-            let session = match pages::session_of(app, page) {
+            let session = match pages::session_of(&cx.browser.pages, page) {
                 Ok(s) => s,
-                Err(e) => return fail(app, call, e),
+                Err(e) => return fail(cx, call, e),
             };
             let els = wanted
                 .into_iter()
                 .zip(objects)
                 .map(|(uid, object_id)| Element { uid, object_id })
                 .collect();
-            then(app, session, els)
+            then(cx, session, els)
         }),
     );
 }
 
 /// The accessibility role the latest snapshot gives a uid.
-fn role_of(app: &App, page: u32, uid: &str) -> String {
-    app.browser
-        .pages
-        .get(page)
-        .and_then(|p| p.snapshot.as_ref())
+fn role_of(cx: &Ctx, page: u32, uid: &str) -> String {
+    cx.snapshots
+        .latest(page)
         .and_then(|s| s.resolve(uid).ok())
         .map(|e| e.role.to_owned())
         .unwrap_or_default()
@@ -258,8 +257,8 @@ fn role_of(app: &App, page: u32, uid: &str) -> String {
 /// Answers an action: its own line, then what it caused (a navigation, opened pages), then a
 /// fresh snapshot when asked for and the page can give one (not while a dialog blocks it).
 fn reply(
-    app: &mut App,
-    call: u64,
+    cx: &mut Ctx,
+    call: CallId,
     page: u32,
     line: String,
     outcome: Outcome,
@@ -274,7 +273,7 @@ fn reply(
     let opened: Vec<&pages::Page> = outcome
         .opened
         .iter()
-        .filter_map(|t| app.browser.pages.by_target(t))
+        .filter_map(|t| cx.browser.pages.by_target(t))
         .collect();
     if !opened.is_empty() {
         resp.line("## Opened pages");
@@ -287,37 +286,32 @@ fn reply(
                 format!("{title} ({})", p.url)
             };
             resp.line(format!("{}: {label}", p.id));
-            let selected = app.browser.pages.selected == Some(p.id);
+            let selected = cx.browser.pages.selected == Some(p.id);
             list.push(json!({"id": p.id, "url": p.url, "title": title, "selected": selected}));
         }
         resp.structured
             .insert("openedPages".into(), Value::Array(list));
     }
-    let blocked = app
+    let blocked = cx
         .browser
         .pages
         .get(page)
         .is_none_or(|p| p.dialog.is_some());
     if !include_snapshot || blocked {
-        return finish(app, call, resp);
+        return finish(cx, call, resp);
     }
     super::snapshot::capture(
-        app,
+        cx,
         page,
         false,
-        Box::new(move |app, r| {
+        Box::new(move |cx, r| {
             if let Err(e) = r {
-                return fail(app, call, e);
+                return fail(cx, call, e);
             }
-            if let Some(s) = app
-                .browser
-                .pages
-                .get(page)
-                .and_then(|p| p.snapshot.as_ref())
-            {
+            if let Some(s) = cx.snapshots.latest(page) {
                 resp.snapshot = Some(snap::format_section(s));
             }
-            finish(app, call, resp);
+            finish(cx, call, resp);
         }),
     );
 }
@@ -345,23 +339,23 @@ fn page_title(title: &str, url: &str) -> String {
 /// Runs an element action, waits for what it started, and answers with `texts`: what to
 /// say when it completed, and when a dialog it opened interrupted it.
 fn act_and_reply(
-    app: &mut App,
-    call: u64,
+    cx: &mut Ctx,
+    call: CallId,
     page: u32,
     action: watch::Action,
     texts: (&'static str, &'static str),
     include_snapshot: bool,
 ) {
     watch::act(
-        app,
+        cx,
         page,
         true,
         action,
-        Box::new(move |app, r| match r {
-            Err(e) => fail(app, call, e),
+        Box::new(move |cx, r| match r {
+            Err(e) => fail(cx, call, e),
             Ok(o) => {
                 let line = said(&o, texts.0, texts.1);
-                reply(app, call, page, line, o, include_snapshot)
+                reply(cx, call, page, line, o, include_snapshot)
             }
         }),
     );
@@ -394,30 +388,30 @@ const CHOOSE_OPTION: &str = r#"function() {
   return true;
 }"#;
 
-fn click(app: &mut App, call: u64, args: Value) {
+fn click(cx: &mut Ctx, call: CallId, args: Value) {
     let uid = str_arg(&args, "uid");
     let double = args["dblClick"].as_bool().unwrap_or(false);
     let include_snapshot = args["includeSnapshot"].as_bool().unwrap_or(false);
-    begin(app, call, &args, move |app, page| {
-        let option = !double && role_of(app, page, &uid) == "option";
-        elements(app, call, page, vec![uid], move |app, session, els| {
+    begin(cx, call, &args, move |cx, page| {
+        let option = !double && role_of(cx, page, &uid) == "option";
+        elements(cx, call, page, vec![uid], move |cx, session, els| {
             let Some(el) = els.into_iter().next() else {
-                return fail(app, call, "No element to click.");
+                return fail(cx, call, "No element to click.");
             };
-            let action: watch::Action = Box::new(move |app, done| {
+            let action: watch::Action = Box::new(move |cx, done| {
                 if option {
-                    choose_option_or_click(app, session, el, done)
+                    choose_option_or_click(cx, session, el, done)
                 } else {
-                    click_element(app, session, el, double, done)
+                    click_element(cx, session, el, double, done)
                 }
             });
             watch::act(
-                app,
+                cx,
                 page,
                 true,
                 action,
-                Box::new(move |app, r| match r {
-                    Err(e) => fail(app, call, e),
+                Box::new(move |cx, r| match r {
+                    Err(e) => fail(cx, call, e),
                     Ok(o) => {
                         let line = if double {
                             said(
@@ -432,7 +426,7 @@ fn click(app: &mut App, call: u64, args: Value) {
                                 "The element was clicked and it opened a dialog.",
                             )
                         };
-                        reply(app, call, page, line, o, include_snapshot)
+                        reply(cx, call, page, line, o, include_snapshot)
                     }
                 }),
             );
@@ -441,55 +435,55 @@ fn click(app: &mut App, call: u64, args: Value) {
 }
 
 /// A real click (or double click) at the element's centre.
-fn click_element(app: &mut App, session: String, el: Element, double: bool, done: Done<()>) {
+fn click_element(cx: &mut Ctx, session: String, el: Element, double: bool, done: Done<()>) {
     let s = session.clone();
     element::aim(
-        app,
+        cx,
         &session,
         &el,
         true,
-        Box::new(move |app, r| match r {
-            Ok((x, y)) => dispatch::sequence(app, &s, dispatch::click(x, y, double), done),
-            Err(e) => done(app, Err(e)),
+        Box::new(move |cx, r| match r {
+            Ok((x, y)) => dispatch::sequence(cx, &s, dispatch::click(x, y, double), done),
+            Err(e) => done(cx, Err(e)),
         }),
     );
 }
 
-fn choose_option_or_click(app: &mut App, session: String, el: Element, done: Done<()>) {
+fn choose_option_or_click(cx: &mut Ctx, session: String, el: Element, done: Done<()>) {
     let s = session.clone();
     let object = el.object_id.clone();
     browser::send_raw(
-        app,
+        cx,
         Some(&session),
         "Runtime.callFunctionOn",
         json!({"functionDeclaration": CHOOSE_OPTION, "objectId": object, "returnByValue": true}),
-        Box::new(move |app, r| match r {
-            Ok(v) if v["result"]["value"] == true => done(app, Ok(())),
-            _ => click_element(app, s, el, false, done),
+        Box::new(move |cx, r| match r {
+            Ok(v) if v["result"]["value"] == true => done(cx, Ok(())),
+            _ => click_element(cx, s, el, false, done),
         }),
     );
 }
 
-fn click_at(app: &mut App, call: u64, args: Value) {
+fn click_at(cx: &mut Ctx, call: CallId, args: Value) {
     let x = args["x"].as_f64().unwrap_or(0.0);
     let y = args["y"].as_f64().unwrap_or(0.0);
     let double = args["dblClick"].as_bool().unwrap_or(false);
     let include_snapshot = args["includeSnapshot"].as_bool().unwrap_or(false);
-    begin(app, call, &args, move |app, page| {
-        let session = match pages::session_of(app, page) {
+    begin(cx, call, &args, move |cx, page| {
+        let session = match pages::session_of(&cx.browser.pages, page) {
             Ok(s) => s,
-            Err(e) => return fail(app, call, e),
+            Err(e) => return fail(cx, call, e),
         };
-        let action: watch::Action = Box::new(move |app, done| {
-            dispatch::sequence(app, &session, dispatch::click(x, y, double), done)
+        let action: watch::Action = Box::new(move |cx, done| {
+            dispatch::sequence(cx, &session, dispatch::click(x, y, double), done)
         });
         watch::act(
-            app,
+            cx,
             page,
             true,
             action,
-            Box::new(move |app, r| match r {
-                Err(e) => fail(app, call, e),
+            Box::new(move |cx, r| match r {
+                Err(e) => fail(cx, call, e),
                 Ok(o) => {
                     let line = if double {
                         said(
@@ -504,38 +498,38 @@ fn click_at(app: &mut App, call: u64, args: Value) {
                             "The coordinates were clicked and it opened a dialog.",
                         )
                     };
-                    reply(app, call, page, line, o, include_snapshot)
+                    reply(cx, call, page, line, o, include_snapshot)
                 }
             }),
         );
     });
 }
 
-fn hover(app: &mut App, call: u64, args: Value) {
+fn hover(cx: &mut Ctx, call: CallId, args: Value) {
     let uid = str_arg(&args, "uid");
     let include_snapshot = args["includeSnapshot"].as_bool().unwrap_or(false);
-    begin(app, call, &args, move |app, page| {
-        elements(app, call, page, vec![uid], move |app, session, els| {
+    begin(cx, call, &args, move |cx, page| {
+        elements(cx, call, page, vec![uid], move |cx, session, els| {
             let Some(el) = els.into_iter().next() else {
-                return fail(app, call, "No element to hover.");
+                return fail(cx, call, "No element to hover.");
             };
-            let action: watch::Action = Box::new(move |app, done| {
+            let action: watch::Action = Box::new(move |cx, done| {
                 let s = session.clone();
                 element::aim(
-                    app,
+                    cx,
                     &session,
                     &el,
                     true,
-                    Box::new(move |app, r| match r {
+                    Box::new(move |cx, r| match r {
                         Ok((x, y)) => {
-                            dispatch::sequence(app, &s, vec![dispatch::move_to(x, y)], done)
+                            dispatch::sequence(cx, &s, vec![dispatch::move_to(x, y)], done)
                         }
-                        Err(e) => done(app, Err(e)),
+                        Err(e) => done(cx, Err(e)),
                     }),
                 );
             });
             act_and_reply(
-                app,
+                cx,
                 call,
                 page,
                 action,
@@ -549,20 +543,20 @@ fn hover(app: &mut App, call: u64, args: Value) {
     });
 }
 
-fn drag(app: &mut App, call: u64, args: Value) {
+fn drag(cx: &mut Ctx, call: CallId, args: Value) {
     let from = str_arg(&args, "from_uid");
     let to = str_arg(&args, "to_uid");
     let include_snapshot = args["includeSnapshot"].as_bool().unwrap_or(false);
-    begin(app, call, &args, move |app, page| {
-        elements(app, call, page, vec![from, to], move |app, session, els| {
+    begin(cx, call, &args, move |cx, page| {
+        elements(cx, call, page, vec![from, to], move |cx, session, els| {
             let mut els = els.into_iter();
             let (Some(source), Some(target)) = (els.next(), els.next()) else {
-                return fail(app, call, "drag needs two elements.");
+                return fail(cx, call, "drag needs two elements.");
             };
             let action: watch::Action =
-                Box::new(move |app, done| drag::drag(app, session, source, target, done));
+                Box::new(move |cx, done| drag::drag(cx, session, source, target, done));
             act_and_reply(
-                app,
+                cx,
                 call,
                 page,
                 action,
@@ -578,19 +572,19 @@ fn drag(app: &mut App, call: u64, args: Value) {
 
 // ------------------------------------------------------------------ fill, fill_form
 
-fn fill_tool(app: &mut App, call: u64, args: Value) {
+fn fill_tool(cx: &mut Ctx, call: CallId, args: Value) {
     let uid = str_arg(&args, "uid");
     let value = str_arg(&args, "value");
     let include_snapshot = args["includeSnapshot"].as_bool().unwrap_or(false);
-    begin(app, call, &args, move |app, page| {
-        elements(app, call, page, vec![uid], move |app, session, els| {
+    begin(cx, call, &args, move |cx, page| {
+        elements(cx, call, page, vec![uid], move |cx, session, els| {
             let Some(el) = els.into_iter().next() else {
-                return fail(app, call, "No element to fill.");
+                return fail(cx, call, "No element to fill.");
             };
             let action: watch::Action =
-                Box::new(move |app, done| fill::fill(app, session, el, value, done));
+                Box::new(move |cx, done| fill::fill(cx, session, el, value, done));
             act_and_reply(
-                app,
+                cx,
                 call,
                 page,
                 action,
@@ -604,7 +598,7 @@ fn fill_tool(app: &mut App, call: u64, args: Value) {
     });
 }
 
-fn fill_form(app: &mut App, call: u64, args: Value) {
+fn fill_form(cx: &mut Ctx, call: CallId, args: Value) {
     let items: Vec<(String, String)> = args["elements"]
         .as_array()
         .map(|a| {
@@ -615,19 +609,18 @@ fn fill_form(app: &mut App, call: u64, args: Value) {
         .unwrap_or_default();
     let include_snapshot = args["includeSnapshot"].as_bool().unwrap_or(false);
     let last_uid = items.last().map(|(u, _)| u.clone());
-    begin(app, call, &args, move |app, page| {
+    begin(cx, call, &args, move |cx, page| {
         // The element being filled now, to name it when a dialog interrupts.
         let current = std::rc::Rc::new(std::cell::RefCell::new(String::new()));
         let now = current.clone();
-        let action: watch::Action =
-            Box::new(move |app, done| fill_each(app, page, items, now, done));
+        let action: watch::Action = Box::new(move |cx, done| fill_each(cx, page, items, now, done));
         watch::act(
-            app,
+            cx,
             page,
             true,
             action,
-            Box::new(move |app, r| match r {
-                Err(e) => fail(app, call, e),
+            Box::new(move |cx, r| match r {
+                Err(e) => fail(cx, call, e),
                 Ok(o) if o.dialog && !o.completed => {
                     let uid = current.borrow().clone();
                     let rest = if Some(&uid) != last_uid.as_ref() {
@@ -637,10 +630,10 @@ fn fill_form(app: &mut App, call: u64, args: Value) {
                     };
                     let line =
                         format!("Filling out the element with uid {uid} opened a dialog.{rest}");
-                    reply(app, call, page, line, o, false)
+                    reply(cx, call, page, line, o, false)
                 }
                 Ok(o) => reply(
-                    app,
+                    cx,
                     call,
                     page,
                     "Successfully filled out the form".into(),
@@ -653,47 +646,47 @@ fn fill_form(app: &mut App, call: u64, args: Value) {
 }
 
 fn fill_each(
-    app: &mut App,
+    cx: &mut Ctx,
     page: u32,
     mut items: Vec<(String, String)>,
     current: std::rc::Rc<std::cell::RefCell<String>>,
     done: Done<()>,
 ) {
     if items.is_empty() {
-        return done(app, Ok(()));
+        return done(cx, Ok(()));
     }
     let (uid, value) = items.remove(0);
     super::snapshot::resolve_uids(
-        app,
+        cx,
         page,
         vec![uid.clone()],
-        Box::new(move |app, r| {
+        Box::new(move |cx, r| {
             let object_id = match r.map(|mut o| o.pop()) {
                 Ok(Some(o)) => o,
                 Ok(None) => {
                     return done(
-                        app,
+                        cx,
                         Err(Error::Invalid(format!(
                             "Element uid \"{uid}\" not found on page {page}."
                         ))),
                     )
                 }
-                Err(e) => return done(app, Err(e)),
+                Err(e) => return done(cx, Err(e)),
             };
-            let session = match pages::session_of(app, page) {
+            let session = match pages::session_of(&cx.browser.pages, page) {
                 Ok(s) => s,
-                Err(e) => return done(app, Err(e)),
+                Err(e) => return done(cx, Err(e)),
             };
             *current.borrow_mut() = uid.clone();
             let el = Element { uid, object_id };
             fill::fill(
-                app,
+                cx,
                 session,
                 el,
                 value,
-                Box::new(move |app, r| match r {
-                    Ok(()) => fill_each(app, page, items, current, done),
-                    Err(e) => done(app, Err(e)),
+                Box::new(move |cx, r| match r {
+                    Ok(()) => fill_each(cx, page, items, current, done),
+                    Err(e) => done(cx, Err(e)),
                 }),
             );
         }),
@@ -702,78 +695,78 @@ fn fill_each(
 
 // ------------------------------------------------------------------ keyboard
 
-fn press_key(app: &mut App, call: u64, args: Value) {
+fn press_key(cx: &mut Ctx, call: CallId, args: Value) {
     let combo = str_arg(&args, "key");
     let include_snapshot = args["includeSnapshot"].as_bool().unwrap_or(false);
     let (key, modifiers) = match keys::parse_combo(&combo) {
         Ok(k) => k,
-        Err(e) => return fail(app, call, e),
+        Err(e) => return fail(cx, call, e),
     };
-    begin(app, call, &args, move |app, page| {
-        let session = match pages::session_of(app, page) {
+    begin(cx, call, &args, move |cx, page| {
+        let session = match pages::session_of(&cx.browser.pages, page) {
             Ok(s) => s,
-            Err(e) => return fail(app, call, e),
+            Err(e) => return fail(cx, call, e),
         };
-        let action: watch::Action = Box::new(move |app, done| {
-            dispatch::sequence(app, &session, dispatch::combo(key, &modifiers), done)
+        let action: watch::Action = Box::new(move |cx, done| {
+            dispatch::sequence(cx, &session, dispatch::combo(key, &modifiers), done)
         });
         watch::act(
-            app,
+            cx,
             page,
             true,
             action,
-            Box::new(move |app, r| match r {
-                Err(e) => fail(app, call, e),
+            Box::new(move |cx, r| match r {
+                Err(e) => fail(cx, call, e),
                 Ok(o) => {
                     let line = said(
                         &o,
                         &format!("Successfully pressed key: {combo}"),
                         &format!("The key {combo} was pressed and it opened a dialog."),
                     );
-                    reply(app, call, page, line, o, include_snapshot)
+                    reply(cx, call, page, line, o, include_snapshot)
                 }
             }),
         );
     });
 }
 
-fn type_text(app: &mut App, call: u64, args: Value) {
+fn type_text(cx: &mut Ctx, call: CallId, args: Value) {
     let text = str_arg(&args, "text");
     let submit = args["submitKey"].as_str().map(str::to_owned);
     let submit_key = match submit.as_deref().map(|k| (k, keys::find(k))) {
         None => None,
         Some((_, Some(def))) => Some(def),
-        Some((k, None)) => return fail(app, call, format!("Unknown key: \"{k}\"")),
+        Some((k, None)) => return fail(cx, call, format!("Unknown key: \"{k}\"")),
     };
-    begin(app, call, &args, move |app, page| {
-        let session = match pages::session_of(app, page) {
+    begin(cx, call, &args, move |cx, page| {
+        let session = match pages::session_of(&cx.browser.pages, page) {
             Ok(s) => s,
-            Err(e) => return fail(app, call, e),
+            Err(e) => return fail(cx, call, e),
         };
         let mut chunks = dispatch::typing(&text);
         if let Some(def) = submit_key {
             chunks.push(dispatch::combo(def, &[]));
         }
         let action: watch::Action =
-            Box::new(move |app, done| dispatch::chunks(app, session, chunks, done));
+            Box::new(move |cx, done| dispatch::chunks(cx, session, chunks, done));
         let typed = match &submit {
             Some(k) => format!("Typed text \"{text} + {k}\""),
             None => format!("Typed text \"{text}\""),
         };
         watch::act(
-            app,
+            cx,
             page,
             true,
             action,
-            Box::new(move |app, r| match r {
-                Err(e) => fail(app, call, e),
+            Box::new(move |cx, r| match r {
+                Err(e) => fail(cx, call, e),
                 Ok(o) => {
                     let line = said(
                         &o,
                         &typed,
                         "Typing the text opened a dialog; what came after that point was not typed.",
                     );
-                    reply(app, call, page, line, o, false)
+                    reply(cx, call, page, line, o, false)
                 }
             }),
         );

@@ -1,14 +1,19 @@
-//! The MCP tools. Each file holds one category; each tool's schema, description and handler
-//! sit together in a [`Tool`]. This module lists them, checks arguments against their
-//! schemas, and starts calls.
+//! The tools agents call. Each file (or folder) holds one family; each tool's schema,
+//! description and handler sit together in a [`Tool`], with the per-page state the family
+//! keeps. This module is the registry the MCP layer sees: it lists the tools, checks
+//! arguments against their schemas, and starts calls.
 
+pub mod call;
 pub mod console;
+pub mod ctx;
 pub mod emulation;
+pub mod exposed;
 pub mod input;
 pub mod network;
 pub mod pages;
 pub mod paths;
 pub mod response;
+pub mod result;
 pub mod screenshot;
 pub mod script;
 pub mod snapshot;
@@ -17,10 +22,18 @@ pub mod thirdparty;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
+use crate::browser::Host;
+
 use serde_json::{json, Map, Value};
 
-use crate::app::App;
-use crate::mcp::{jsonrpc, result::ToolResult, server};
+pub use call::{error_text, fail, CallId, Outcome};
+pub use ctx::Ctx;
+pub use result::ToolResult;
+
+/// A continuation of tool code.
+pub type Done<T> = crate::browser::Done<Ctx, T>;
+/// A continuation that several outcomes race for.
+pub type Once<T> = crate::browser::Once<Ctx, T>;
 
 pub struct Tool {
     pub name: &'static str,
@@ -31,7 +44,7 @@ pub struct Tool {
     pub read_only: bool,
     /// Works on one page: takes an optional `pageId`.
     pub page_scoped: bool,
-    pub run: fn(&mut App, u64, Value),
+    pub run: fn(&mut Ctx, CallId, Value),
 }
 
 impl Tool {
@@ -89,9 +102,10 @@ pub fn find(name: &str) -> Option<&'static Tool> {
     all().find(|t| t.name == name)
 }
 
-pub fn list(app: &App) -> Vec<Value> {
+/// Every tool as `tools/list` shows it, the selected page's exposed tools last.
+pub fn list(cx: &Ctx) -> Vec<Value> {
     let mut tools: Vec<Value> = all().map(Tool::to_json).collect();
-    tools.extend(crate::thirdparty::exposed::list(app));
+    tools.extend(exposed::list(cx));
     tools
 }
 
@@ -130,50 +144,32 @@ pub fn check_args(tool: &Tool, args: &Value) -> Option<String> {
     }
 }
 
-pub fn call(app: &mut App, rpc_id: Value, name: &str, args: Value) {
+/// Starts a call of tool `name`. Its answer arrives in [`Ctx::outbox`] (at once, when the
+/// arguments are wrong). `Err`: there is no such tool.
+pub fn call(cx: &mut Ctx, name: &str, args: Value) -> Result<CallId, String> {
     let Some(tool) = find(name) else {
-        if crate::thirdparty::exposed::call(app, &rpc_id, name, &args) {
-            return;
-        }
         // As the reference (and the MCP SDKs) do: a protocol error, not a tool result.
-        let text = format!("Tool {name} not found");
-        app.send(jsonrpc::error(&rpc_id, jsonrpc::INVALID_PARAMS, &text));
-        return;
+        return exposed::call(cx, name, args).ok_or_else(|| format!("Tool {name} not found"));
     };
+    let call = call::start(cx, tool.name);
     if let Some(problems) = check_args(tool, &args) {
         let text = format!("Input validation error: Invalid arguments for tool {name}: {problems}");
-        app.send(jsonrpc::response(
-            &rpc_id,
-            ToolResult::error(text).into_json(),
-        ));
-        return;
+        call::finish(cx, call, ToolResult::error(text));
+        return Ok(call);
     }
-    let call = app.calls.start(rpc_id, tool.name);
-    if let Some(message) = paths::refused(app, &args) {
-        return fail(app, call, message);
+    if let Some(message) = paths::refused(cx, &args) {
+        fail(cx, call, message);
+        return Ok(call);
     }
-    app.run_as(Some(call), |app| (tool.run)(app, call, args));
-}
-
-/// Answers a call with an error. As in the reference, the message is the last line of the
-/// text, after `Error: `; an empty message (a page threw an empty string) stays empty.
-pub fn fail(app: &mut App, call: u64, err: impl std::fmt::Display) {
-    server::finish(app, call, ToolResult::error(error_text(&err.to_string())));
-}
-
-pub fn error_text(message: &str) -> String {
-    if message.is_empty() {
-        String::new()
-    } else {
-        format!("Error: {message}")
-    }
+    cx.run_as(Some(call), |cx| (tool.run)(cx, call, args));
+    Ok(call)
 }
 
 /// Answers the call as the reference words a call an open dialog blocks (the open-dialog
 /// section, then the error) and returns true, when the page has a dialog open: until it is
 /// handled, the browser holds every command that needs the page's main thread.
-pub fn refuse_if_dialog(app: &mut App, call: u64, page: u32) -> bool {
-    let Some(d) = app.browser.pages.get(page).and_then(|p| p.dialog.as_ref()) else {
+pub fn refuse_if_dialog(cx: &mut Ctx, call: CallId, page: u32) -> bool {
+    let Some(d) = cx.browser.pages.get(page).and_then(|p| p.dialog.as_ref()) else {
         return false;
     };
     let text = format!(
@@ -181,50 +177,11 @@ pub fn refuse_if_dialog(app: &mut App, call: u64, page: u32) -> bool {
         response::dialog_section(d),
         error_text(&format!("A dialog is open ({}: {}).", d.kind, d.message))
     );
-    server::finish(app, call, ToolResult::error(text));
+    call::finish(cx, call, ToolResult::error(text));
     true
-}
-
-/// Runs `then` with the page a call works on (`pageId`, else the selected page), or answers
-/// the call with the error that kept it from getting one.
-pub fn on_page(
-    app: &mut App,
-    call: u64,
-    requested: Option<u32>,
-    then: impl FnOnce(&mut App, u32) + 'static,
-) {
-    crate::browser::pages::with_page(
-        app,
-        requested,
-        Box::new(move |app, r| match r {
-            Ok(page) => then(app, page),
-            Err(e) => fail(app, call, e),
-        }),
-    );
 }
 
 /// The optional `pageId` argument.
 pub fn page_arg(args: &Value) -> Option<u32> {
     args["pageId"].as_f64().map(|n| n as u32)
-}
-
-/// A new page session: the tools that collect per-page state start collecting. (Called
-/// while the page is paused before its first script, so nothing is missed.)
-pub fn on_page_attached(app: &mut App, session: &str) {
-    console::attach(app, session);
-    network::attach(app, session);
-}
-
-/// An event on a page session, for tools that collect per-page state.
-pub fn on_page_event(app: &mut App, session: &str, method: &str, params: &Value) {
-    console::on_event(app, session, method, params);
-    network::on_event(app, session, method, params);
-}
-
-/// The set of page tools changed (a page registered, lost or changed tools): clients that
-/// show them are told to list tools again.
-pub fn page_tools_changed(app: &mut App) {
-    if app.session.initialized {
-        app.notify("notifications/tools/list_changed", json!({}));
-    }
 }

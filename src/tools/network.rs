@@ -21,9 +21,12 @@ use serde_json::{json, Map, Value};
 use super::console::paginate;
 use super::response::{finish, Response};
 use super::{fail, page_arg, Tool};
-use crate::app::App;
+use crate::browser::RawEvent;
 use crate::browser::{self, pages};
-use crate::mcp::{result::ToolResult, server};
+use crate::tools::call;
+use crate::tools::CallId;
+use crate::tools::Ctx;
+use crate::tools::ToolResult;
 use bodies::Body;
 pub use record::Log;
 use record::{Headers, Request};
@@ -106,16 +109,19 @@ pub const TOOLS: &[Tool] = &[
 
 /// A new page session: start receiving its network events (the page is paused before its
 /// first request).
-pub fn attach(app: &mut App, session: &str) {
-    browser::fire(app, Some(session), "Network.enable", json!({}));
+pub fn attach(cx: &mut Ctx, session: &str) {
+    browser::fire_raw(cx, Some(session), "Network.enable", json!({}));
 }
 
-pub fn on_event(app: &mut App, session: &str, method: &str, params: &Value) {
+pub fn on_event(cx: &mut Ctx, page: u32, event: &RawEvent) {
+    let method = event.method.as_str();
     if !method.starts_with("Network.") && method != "Page.frameNavigated" {
         return;
     }
-    if let Some(page) = app.browser.pages.by_session_mut(session) {
-        page.network.on_event(method, params, &page.target_id);
+    if let Some(p) = cx.browser.pages.get(page) {
+        cx.network
+            .entry(page)
+            .on_event(method, &event.params, &p.target_id);
     }
 }
 
@@ -130,17 +136,17 @@ fn cut(text: &str, max: usize) -> String {
 // ---------------------------------------------------------------------------------------
 // list_network_requests
 
-fn list_network_requests(app: &mut App, call: u64, args: Value) {
-    super::on_page(app, call, page_arg(&args), move |app, page| {
-        let Some(p) = app.browser.pages.get(page) else {
-            return fail(app, call, pages::no_such_page(page));
-        };
-        let (section, structured) = render_list(&p.network, &args);
+fn list_network_requests(cx: &mut Ctx, call: CallId, args: Value) {
+    super::call::on_page(cx, call, page_arg(&args), move |cx, page| {
+        if cx.browser.pages.get(page).is_none() {
+            return fail(cx, call, pages::no_such_page(page));
+        }
+        let (section, structured) = render_list(cx.network.entry(page), &args);
         let mut resp = Response::for_page(page);
         resp.structured = structured;
         // After the page's own blocks (an open dialog), as the reference lays it out.
         resp.snapshot = Some(section);
-        finish(app, call, resp);
+        finish(cx, call, resp);
     });
 }
 
@@ -216,31 +222,32 @@ struct Detail {
     timing: Option<(String, Value)>,
 }
 
-fn get_network_request(app: &mut App, call: u64, args: Value) {
+fn get_network_request(cx: &mut Ctx, call: CallId, args: Value) {
     let wanted = args["reqid"].as_f64().unwrap_or(0.0);
     let request_file = args["requestFilePath"].as_str().map(str::to_owned);
     let response_file = args["responseFilePath"].as_str().map(str::to_owned);
-    super::on_page(app, call, page_arg(&args), move |app, page| {
+    super::call::on_page(cx, call, page_arg(&args), move |cx, page| {
         if wanted == 0.0 {
             // The reference then shows the request selected in a DevTools window; there is
             // no such window here.
             let mut resp = Response::for_page(page);
             resp.line(NOTHING_SELECTED);
-            return finish(app, call, resp);
+            return finish(cx, call, resp);
         }
-        if super::refuse_if_dialog(app, call, page) {
+        if super::refuse_if_dialog(cx, call, page) {
             return;
         }
-        let Some(p) = app.browser.pages.get(page) else {
-            return fail(app, call, pages::no_such_page(page));
-        };
+        if cx.browser.pages.get(page).is_none() {
+            return fail(cx, call, pages::no_such_page(page));
+        }
+        let log = cx.network.entry(page);
         let found = (wanted >= 1.0 && wanted.fract() == 0.0)
-            .then(|| p.network.find(wanted as u64))
+            .then(|| log.find(wanted as u64))
             .flatten();
         let Some(r) = found else {
-            return fail_bare(app, call, "Request not found for selected page");
+            return fail_bare(cx, call, "Request not found for selected page");
         };
-        let detail = detail_of(&p.network, r);
+        let detail = detail_of(log, r);
         let wanted = bodies::Wanted {
             cdp_id: r.cdp_id.clone(),
             has_post_data: r.has_post_data,
@@ -250,19 +257,24 @@ fn get_network_request(app: &mut App, call: u64, args: Value) {
             request_file,
             response_file,
         };
-        let session = p.session.clone();
+        let session = cx
+            .browser
+            .pages
+            .get(page)
+            .map(|p| p.session.clone())
+            .unwrap_or_default();
         bodies::fetch(
-            app,
+            cx,
             session,
             wanted,
-            Box::new(move |app, r| match r {
-                Err(e) => fail_bare(app, call, e),
+            Box::new(move |cx, r| match r {
+                Err(e) => fail_bare(cx, call, e),
                 Ok((request, response)) => {
                     let (text, structured) = render_detail(&detail, request, response);
                     let mut resp = Response::for_page(page);
                     resp.structured = structured;
                     resp.snapshot = Some(text);
-                    finish(app, call, resp);
+                    finish(cx, call, resp);
                 }
             }),
         );
@@ -271,8 +283,8 @@ fn get_network_request(app: &mut App, call: u64, args: Value) {
 
 /// An error the reference reports outside its tool handler: the bare message, without the
 /// `Error: ` line prefix.
-fn fail_bare(app: &mut App, call: u64, message: impl Into<String>) {
-    server::finish(app, call, ToolResult::error(message));
+fn fail_bare(cx: &mut Ctx, call: CallId, message: impl Into<String>) {
+    call::finish(cx, call, ToolResult::error(message));
 }
 
 fn detail_of(log: &Log, r: &Request) -> Detail {

@@ -6,9 +6,11 @@ use serde_json::{json, Value};
 
 use super::response::{finish, Response};
 use super::{fail, page_arg, Tool};
-use crate::app::App;
 use crate::browser::{self, navigation, pages};
 use crate::cdp::generated::target;
+use crate::pagetools::PageHost;
+use crate::tools::CallId;
+use crate::tools::Ctx;
 
 /// How long a navigation may take unless the call says otherwise (as the reference).
 pub const NAVIGATION_TIMEOUT: Duration = Duration::from_secs(10);
@@ -129,37 +131,37 @@ fn pages_only() -> Response {
     }
 }
 
-fn list_pages(app: &mut App, call: u64, _args: Value) {
+fn list_pages(cx: &mut Ctx, call: CallId, _args: Value) {
     pages::with_page(
-        app,
+        cx,
         None,
-        Box::new(move |app, r| match r {
-            Ok(_) => finish(app, call, pages_only()),
-            Err(e) => fail(app, call, e),
+        Box::new(move |cx, r| match r {
+            Ok(_) => finish(cx, call, pages_only()),
+            Err(e) => fail(cx, call, e),
         }),
     );
 }
 
-fn select_page(app: &mut App, call: u64, args: Value) {
+fn select_page(cx: &mut Ctx, call: CallId, args: Value) {
     let id = page_arg(&args).unwrap_or(0);
     let bring_to_front = args["bringToFront"].as_bool().unwrap_or(false);
     pages::with_page(
-        app,
+        cx,
         Some(id),
-        Box::new(move |app, r| match r {
-            Err(e) => fail(app, call, e),
+        Box::new(move |cx, r| match r {
+            Err(e) => fail(cx, call, e),
             Ok(page) => {
-                let changed = app.browser.pages.selected != Some(page);
-                app.browser.pages.selected = Some(page);
-                if changed && app.settings.expose_page_tools {
-                    super::page_tools_changed(app);
+                let changed = cx.browser.pages.selected != Some(page);
+                cx.browser.pages.selected = Some(page);
+                if changed && cx.settings.expose_page_tools {
+                    cx.tools_changed();
                 }
                 if bring_to_front {
-                    if let Ok(session) = pages::session_of(app, page) {
-                        browser::fire(app, Some(&session), "Page.bringToFront", json!({}));
+                    if let Ok(session) = pages::session_of(&cx.browser.pages, page) {
+                        browser::fire_raw(cx, Some(&session), "Page.bringToFront", json!({}));
                     }
                 }
-                finish(app, call, pages_response(page))
+                finish(cx, call, pages_response(page))
             }
         }),
     );
@@ -167,56 +169,56 @@ fn select_page(app: &mut App, call: u64, args: Value) {
 
 const LAST_PAGE: &str = "The last open page cannot be closed. It is fine to keep it open.";
 
-fn close_page(app: &mut App, call: u64, args: Value) {
+fn close_page(cx: &mut Ctx, call: CallId, args: Value) {
     let id = page_arg(&args).unwrap_or(0);
     pages::with_page(
-        app,
+        cx,
         Some(id),
-        Box::new(move |app, r| {
+        Box::new(move |cx, r| {
             let page = match r {
                 Ok(p) => p,
-                Err(e) => return fail(app, call, e),
+                Err(e) => return fail(cx, call, e),
             };
-            if app.browser.pages.iter().count() <= 1 {
+            if cx.browser.pages.iter().count() <= 1 {
                 let mut resp = pages_only();
                 resp.line(LAST_PAGE);
-                return finish(app, call, resp);
+                return finish(cx, call, resp);
             }
-            let Some(target_id) = app.browser.pages.get(page).map(|p| p.target_id.clone()) else {
-                return fail(app, call, pages::no_such_page(page));
+            let Some(target_id) = cx.browser.pages.get(page).map(|p| p.target_id.clone()) else {
+                return fail(cx, call, pages::no_such_page(page));
             };
-            let was_selected = app.browser.pages.selected == Some(page);
+            let was_selected = cx.browser.pages.selected == Some(page);
             // Wait for the target to be gone from our list, so the answer lists the rest.
-            browser::waiters::wait(
-                app,
+            browser::waiters::wait_raw(
+                cx,
                 "",
                 "Target.detachedFromTarget",
                 move |e: &Value| e["targetId"].as_str() == Some(target_id.as_str()),
                 NAVIGATION_TIMEOUT,
                 format!("Page {page} did not close within 10 s."),
-                Box::new(move |app, r| match r {
-                    Err(e) => fail(app, call, e),
+                Box::new(move |cx, r| match r {
+                    Err(e) => fail(cx, call, e),
                     Ok(_) => {
                         let mut resp = pages_only();
-                        if let (true, Some(now)) = (was_selected, app.browser.pages.selected) {
+                        if let (true, Some(now)) = (was_selected, cx.browser.pages.selected) {
                             resp.line(format!(
                                 "Note: the previously selected page was closed. Page {now} is now selected."
                             ));
                         }
-                        finish(app, call, resp)
+                        finish(cx, call, resp)
                     }
                 }),
             );
-            let tid = app.browser.pages.get(page).map(|p| p.target_id.clone());
+            let tid = cx.browser.pages.get(page).map(|p| p.target_id.clone());
             browser::send(
-                app,
+                cx,
                 None,
                 target::CloseTargetParams {
                     target_id: tid.unwrap_or_default(),
                 },
-                move |app, r| {
+                move |cx, r| {
                     if let Err(e) = r {
-                        fail(app, call, e);
+                        fail(cx, call, e);
                     }
                 },
             );
@@ -224,33 +226,33 @@ fn close_page(app: &mut App, call: u64, args: Value) {
     );
 }
 
-fn new_page(app: &mut App, call: u64, args: Value) {
+fn new_page(cx: &mut Ctx, call: CallId, args: Value) {
     let url = args["url"].as_str().unwrap_or("").to_owned();
     let background = args["background"].as_bool().unwrap_or(false);
     let timeout = timeout_arg(&args, NAVIGATION_TIMEOUT);
     browser::ready(
-        app,
-        Box::new(move |app, r| {
+        cx,
+        Box::new(move |cx, r| {
             if let Err(e) = r {
-                return fail(app, call, e);
+                return fail(cx, call, e);
             }
             pages::open(
-                app,
+                cx,
                 background,
-                Box::new(move |app, r| {
+                Box::new(move |cx, r| {
                     let page = match r {
                         Ok(p) => p,
-                        Err(e) => return fail(app, call, e),
+                        Err(e) => return fail(cx, call, e),
                     };
-                    app.browser.pages.selected = Some(page);
+                    cx.browser.pages.selected = Some(page);
                     navigation::goto(
-                        app,
+                        cx,
                         page,
                         url,
                         timeout,
-                        Box::new(move |app, r| match r {
-                            Ok(()) => finish(app, call, pages_response(page)),
-                            Err(e) => fail(app, call, e),
+                        Box::new(move |cx, r| match r {
+                            Ok(()) => finish(cx, call, pages_response(page)),
+                            Err(e) => fail(cx, call, e),
                         }),
                     );
                 }),
@@ -259,25 +261,25 @@ fn new_page(app: &mut App, call: u64, args: Value) {
     );
 }
 
-fn navigate_page(app: &mut App, call: u64, args: Value) {
+fn navigate_page(cx: &mut Ctx, call: CallId, args: Value) {
     let url = args["url"].as_str().map(str::to_owned);
     let kind = match (args["type"].as_str(), &url) {
         (Some(t), _) => t.to_owned(),
         (None, Some(_)) => "url".to_owned(),
-        (None, None) => return fail(app, call, "Either URL or a type is required."),
+        (None, None) => return fail(cx, call, "Either URL or a type is required."),
     };
     let ignore_cache = args["ignoreCache"].as_bool().unwrap_or(false);
     let init_script = args["initScript"].as_str().map(str::to_owned);
     let timeout = timeout_arg(&args, NAVIGATION_TIMEOUT);
-    super::on_page(app, call, page_arg(&args), move |app, page| {
+    super::call::on_page(cx, call, page_arg(&args), move |cx, page| {
         if kind == "url" && url.is_none() {
-            return fail(app, call, "A URL is required for navigation of type=url.");
+            return fail(cx, call, "A URL is required for navigation of type=url.");
         }
         match init_script {
-            Some(source) => add_init_script(app, call, page, source, move |app, id| {
-                navigate(app, call, page, (kind, url, ignore_cache, id), timeout)
+            Some(source) => add_init_script(cx, call, page, source, move |cx, id| {
+                navigate(cx, call, page, (kind, url, ignore_cache, id), timeout)
             }),
-            None => navigate(app, call, page, (kind, url, ignore_cache, None), timeout),
+            None => navigate(cx, call, page, (kind, url, ignore_cache, None), timeout),
         }
     });
 }
@@ -285,24 +287,24 @@ fn navigate_page(app: &mut App, call: u64, args: Value) {
 /// Installs `source` for the next document, then runs `then` with its identifier, so the
 /// script can be removed once the navigation is over.
 fn add_init_script(
-    app: &mut App,
-    call: u64,
+    cx: &mut Ctx,
+    call: CallId,
     page: u32,
     source: String,
-    then: impl FnOnce(&mut App, Option<String>) + 'static,
+    then: impl FnOnce(&mut Ctx, Option<String>) + 'static,
 ) {
-    let session = match pages::session_of(app, page) {
+    let session = match pages::session_of(&cx.browser.pages, page) {
         Ok(s) => s,
-        Err(e) => return fail(app, call, e),
+        Err(e) => return fail(cx, call, e),
     };
     browser::send_raw(
-        app,
+        cx,
         Some(&session),
         "Page.addScriptToEvaluateOnNewDocument",
         json!({"source": source}),
-        Box::new(move |app, r| match r {
-            Err(e) => fail(app, call, e),
-            Ok(v) => then(app, v["identifier"].as_str().map(str::to_owned)),
+        Box::new(move |cx, r| match r {
+            Err(e) => fail(cx, call, e),
+            Ok(v) => then(cx, v["identifier"].as_str().map(str::to_owned)),
         }),
     );
 }
@@ -310,19 +312,19 @@ fn add_init_script(
 /// What to do: the type, the URL, ignoreCache, and the initScript to remove afterwards.
 type Navigation = (String, Option<String>, bool, Option<String>);
 
-fn navigate(app: &mut App, call: u64, page: u32, nav: Navigation, timeout: Duration) {
+fn navigate(cx: &mut Ctx, call: CallId, page: u32, nav: Navigation, timeout: Duration) {
     let (kind, url, ignore_cache, init_script) = nav;
     let (kind2, url2) = (kind.clone(), url.clone());
-    let done = Box::new(move |app: &mut App, r: crate::error::Result<()>| {
-        if let (Some(id), Ok(session)) = (init_script, pages::session_of(app, page)) {
-            browser::fire(
-                app,
+    let done = Box::new(move |cx: &mut Ctx, r: crate::error::Result<()>| {
+        if let (Some(id), Ok(session)) = (init_script, pages::session_of(&cx.browser.pages, page)) {
+            browser::fire_raw(
+                cx,
                 Some(&session),
                 "Page.removeScriptToEvaluateOnNewDocument",
                 json!({"identifier": id}),
             );
         }
-        let current = app
+        let current = cx
             .browser
             .pages
             .get(page)
@@ -344,17 +346,17 @@ fn navigate(app: &mut App, call: u64, page: u32, nav: Navigation, timeout: Durat
         };
         let mut resp = pages_response(page);
         resp.line(line);
-        finish(app, call, resp);
+        finish(cx, call, resp);
     });
     match kind2.as_str() {
-        "url" => navigation::goto(app, page, url2.unwrap_or_default(), timeout, done),
-        "back" => navigation::history(app, page, -1, timeout, done),
-        "forward" => navigation::history(app, page, 1, timeout, done),
-        _ => navigation::reload(app, page, ignore_cache, timeout, done),
+        "url" => navigation::goto(cx, page, url2.unwrap_or_default(), timeout, done),
+        "back" => navigation::history(cx, page, -1, timeout, done),
+        "forward" => navigation::history(cx, page, 1, timeout, done),
+        _ => navigation::reload(cx, page, ignore_cache, timeout, done),
     }
 }
 
-fn wait_for(app: &mut App, call: u64, args: Value) {
+fn wait_for(cx: &mut Ctx, call: CallId, args: Value) {
     let texts: Vec<String> = args["text"]
         .as_array()
         .map(|a| {
@@ -365,17 +367,17 @@ fn wait_for(app: &mut App, call: u64, args: Value) {
         .unwrap_or_default();
     let timeout = timeout_arg(&args, WAIT_TIMEOUT);
     pages::with_page(
-        app,
+        cx,
         page_arg(&args),
-        Box::new(move |app, r| {
-            let page = match r.and_then(|p| pages::not_crashed(app, p).map(|_| p)) {
+        Box::new(move |cx, r| {
+            let page = match r.and_then(|p| pages::not_crashed(&cx.browser.pages, p).map(|_| p)) {
                 Ok(p) => p,
-                Err(e) => return fail(app, call, e),
+                Err(e) => return fail(cx, call, e),
             };
-            if super::refuse_if_dialog(app, call, page) {
+            if super::refuse_if_dialog(cx, call, page) {
                 return;
             }
-            super::snapshot::wait_for_text(app, call, page, texts, timeout);
+            super::snapshot::wait_for_text(cx, call, page, texts, timeout);
         }),
     );
 }

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::app::App;
 use crate::settings::BrowserSource;
+use crate::tools::Ctx;
 
 /// The file path arguments tools take: files the server writes, and files the browser reads
 /// (uploads: only checked when the browser runs on this machine, as the reference does).
@@ -18,8 +18,8 @@ const BROWSER_PATH_ARGUMENTS: &[&str] = &["filePaths"];
 
 /// The first file path in a call's arguments that lies outside the allowed folders, as the
 /// error to answer with.
-pub fn refused(app: &App, args: &Value) -> Option<String> {
-    let browser_side: &[&str] = if browser_is_local(&app.settings.source) {
+pub fn refused(cx: &Ctx, args: &Value) -> Option<String> {
+    let browser_side: &[&str] = if browser_is_local(&cx.settings.source) {
         BROWSER_PATH_ARGUMENTS
     } else {
         &[]
@@ -31,7 +31,7 @@ pub fn refused(app: &App, args: &Value) -> Option<String> {
         _ => Vec::new(),
     });
     for path in paths {
-        if let Err(e) = check(app, path) {
+        if let Err(e) = check(cx, path) {
             return Some(e);
         }
     }
@@ -39,13 +39,13 @@ pub fn refused(app: &App, args: &Value) -> Option<String> {
 }
 
 /// `Ok` when `path` may be read or written.
-pub fn check(app: &App, path: &str) -> Result<(), String> {
-    let client = app.session.client_roots.as_ref();
-    if client.is_none() && app.settings.unrestricted_paths {
+pub fn check(cx: &Ctx, path: &str) -> Result<(), String> {
+    let client = cx.client_roots.as_ref();
+    if client.is_none() && cx.settings.unrestricted_paths {
         return Ok(());
     }
     let mut roots: Vec<PathBuf> = client.cloned().unwrap_or_default();
-    roots.extend(app.settings.file_roots.iter().cloned());
+    roots.extend(cx.settings.file_roots.iter().cloned());
     roots.push(std::env::temp_dir());
     let canonical = canonical(Path::new(path));
     if roots

@@ -4,10 +4,14 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::app::{App, Once};
 use crate::browser;
-use crate::mcp::{result::text_block, result::ToolResult, server};
-use crate::thirdparty;
+use crate::browser::Host;
+use crate::cdp::generated::target;
+use crate::pagetools;
+use crate::tools::call;
+use crate::tools::CallId;
+use crate::tools::{result::text_block, ToolResult};
+use crate::tools::{Ctx, Once};
 
 /// The longest an answer waits for the page's tools to be discovered.
 const DISCOVERY_DEADLINE: std::time::Duration = std::time::Duration::from_millis(1000);
@@ -44,11 +48,11 @@ impl Response {
 /// Sends the answer, first discovering the page's tools when the answer lists them and
 /// refreshing titles when it lists pages (a title can change after the load event, and the
 /// browser tells us a moment later than the answer would go out).
-pub fn finish(app: &mut App, call: u64, resp: Response) {
+pub fn finish(cx: &mut Ctx, call: CallId, resp: Response) {
     match (resp.list_tools, resp.page) {
         // An open dialog holds the page's scripts: the table as it stands is the answer.
         (true, Some(page))
-            if app
+            if cx
                 .browser
                 .pages
                 .get(page)
@@ -56,48 +60,43 @@ pub fn finish(app: &mut App, call: u64, resp: Response) {
         {
             // Listing never waits long: a page whose main thread is busy answers with the
             // table as it stands (the shim reports changes later through its binding).
-            let once: Once<()> = Once::new(Box::new(move |app, _| refresh_titles(app, call, resp)));
+            let once: Once<()> = Once::new(Box::new(move |cx, _| refresh_titles(cx, call, resp)));
             let on_time = once.clone();
-            let timer = app.after(DISCOVERY_DEADLINE, move |app| on_time.call(app, Ok(())));
-            thirdparty::discover(
-                app,
+            let timer = cx.after(DISCOVERY_DEADLINE, move |cx| on_time.call(cx, Ok(())));
+            pagetools::discover(
+                cx,
                 page,
-                Box::new(move |app, r| {
-                    app.timers.cancel(timer);
-                    once.call(app, r)
+                Box::new(move |cx, r| {
+                    cx.cancel_timer(timer);
+                    once.call(cx, r)
                 }),
             );
         }
-        _ => refresh_titles(app, call, resp),
+        _ => refresh_titles(cx, call, resp),
     }
 }
 
-fn refresh_titles(app: &mut App, call: u64, resp: Response) {
-    if !resp.include_pages || app.browser.pages.is_empty() {
-        let result = render(app, resp);
-        return server::finish(app, call, result);
+fn refresh_titles(cx: &mut Ctx, call: CallId, resp: Response) {
+    if !resp.include_pages || cx.browser.pages.is_empty() {
+        let result = render(cx, resp);
+        return call::finish(cx, call, result);
     }
-    browser::send_raw(
-        app,
-        None,
-        "Target.getTargets",
-        json!({}),
-        Box::new(move |app, r| {
-            if let Ok(v) = r {
-                for info in v["targetInfos"].as_array().into_iter().flatten() {
-                    browser::pages::update_info(app, info);
-                }
+    let targets = target::GetTargetsParams::default();
+    browser::send(cx, None, targets, move |cx, r| {
+        if let Ok(answer) = r {
+            for info in &answer.target_infos {
+                browser::pages::update_info(&mut cx.browser.pages, info);
             }
-            let result = render(app, resp);
-            server::finish(app, call, result);
-        }),
-    );
+        }
+        let result = render(cx, resp);
+        call::finish(cx, call, result);
+    });
 }
 
-fn render(app: &mut App, mut resp: Response) -> ToolResult {
+fn render(cx: &mut Ctx, mut resp: Response) -> ToolResult {
     let mut out: Vec<String> = Vec::new();
     let mut structured = std::mem::take(&mut resp.structured);
-    if resp.include_pages && std::mem::take(&mut app.browser.restarted) {
+    if resp.include_pages && std::mem::take(&mut cx.browser.restarted) {
         structured.insert("reconnected".into(), json!(true));
         out.push("Note: the browser was restarted or reconnected since the last call. Page ids have changed. Call list_pages to see open pages.".into());
     }
@@ -109,11 +108,13 @@ fn render(app: &mut App, mut resp: Response) -> ToolResult {
         }
         out.append(&mut resp.lines);
     }
-    if let Some(page) = resp.page.and_then(|id| app.browser.pages.get(id)) {
-        out.extend(super::emulation::lines(&page.emulation));
-        super::emulation::structured(&page.emulation, &mut structured);
+    if let Some(id) = resp.page.filter(|id| cx.browser.pages.get(*id).is_some()) {
+        let none = super::emulation::State::default();
+        let emulation = cx.emulation.get(id).unwrap_or(&none);
+        out.extend(super::emulation::lines(emulation));
+        super::emulation::structured(emulation, &mut structured);
     }
-    if let Some(page) = resp.page.and_then(|id| app.browser.pages.get(id)) {
+    if let Some(page) = resp.page.and_then(|id| cx.browser.pages.get(id)) {
         if let Some(d) = &page.dialog {
             out.push(dialog_section(d));
             structured.insert(
@@ -123,7 +124,7 @@ fn render(app: &mut App, mut resp: Response) -> ToolResult {
         }
     }
     if resp.include_pages {
-        let (text, list) = pages_section(app);
+        let (text, list) = pages_section(cx);
         out.push(text);
         structured.insert("pages".into(), Value::Array(list));
     }
@@ -131,8 +132,8 @@ fn render(app: &mut App, mut resp: Response) -> ToolResult {
         out.push(snapshot);
     }
     if resp.list_tools {
-        if let Some(page) = resp.page.and_then(|id| app.browser.pages.get(id)) {
-            let (text, groups) = page.tools.render(resp.say_no_tools);
+        if let Some(id) = resp.page.filter(|id| cx.browser.pages.get(*id).is_some()) {
+            let (text, groups) = cx.tables.entry(id).render(resp.say_no_tools);
             if let Some(text) = text {
                 out.push(text);
             }
@@ -176,8 +177,8 @@ fn join_lines(parts: Vec<String>) -> String {
 }
 
 /// `## Pages` with one line per page: `<id>: <title> (<url>)`, the selected one marked.
-fn pages_section(app: &App) -> (String, Vec<Value>) {
-    let pages = &app.browser.pages;
+fn pages_section(cx: &Ctx) -> (String, Vec<Value>) {
+    let pages = &cx.browser.pages;
     let mut text = String::from("## Pages");
     let mut list = Vec::new();
     for p in pages.iter() {

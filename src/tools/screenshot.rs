@@ -13,10 +13,11 @@ use super::emulation::dialog_blocks;
 use super::paths;
 use super::response::{finish, Response};
 use super::{fail, page_arg, Tool};
-use crate::app::{App, Done, Once};
 use crate::browser::snapshot::no_snapshot_message;
 use crate::browser::{self, pages, waiters};
 use crate::error::Error;
+use crate::tools::CallId;
+use crate::tools::{Ctx, Done, Once};
 
 pub const TOOLS: &[Tool] = &[Tool {
     name: "take_screenshot",
@@ -74,7 +75,7 @@ struct Shot {
     file_path: Option<String>,
 }
 
-fn take_screenshot(app: &mut App, call: u64, args: Value) {
+fn take_screenshot(cx: &mut Ctx, call: CallId, args: Value) {
     let format = args["format"].as_str().unwrap_or("png").to_owned();
     let shot = Shot {
         quality: if format == "png" {
@@ -87,14 +88,14 @@ fn take_screenshot(app: &mut App, call: u64, args: Value) {
     };
     let full_page = args["fullPage"].as_bool().unwrap_or(false);
     let uid = args["uid"].as_str().map(str::to_owned);
-    super::on_page(app, call, page_arg(&args), move |app, page| {
-        if let Some(message) = dialog_blocks(app, page) {
-            return fail(app, call, message);
+    super::call::on_page(cx, call, page_arg(&args), move |cx, page| {
+        if let Some(message) = dialog_blocks(cx, page) {
+            return fail(cx, call, message);
         }
         let area = match (uid, full_page) {
             (Some(_), true) => {
                 return fail(
-                    app,
+                    cx,
                     call,
                     "Providing both \"uid\" and \"fullPage\" is not allowed.",
                 )
@@ -103,9 +104,9 @@ fn take_screenshot(app: &mut App, call: u64, args: Value) {
             (None, true) => Area::FullPage,
             (None, false) => Area::Viewport,
         };
-        let session = match pages::session_of(app, page) {
+        let session = match pages::session_of(&cx.browser.pages, page) {
             Ok(s) => s,
-            Err(e) => return fail(app, call, e),
+            Err(e) => return fail(cx, call, e),
         };
         let line = match &area {
             Area::Element(uid) => format!("Took a screenshot of node with uid \"{uid}\"."),
@@ -114,17 +115,17 @@ fn take_screenshot(app: &mut App, call: u64, args: Value) {
         };
         let (format, quality) = (shot.format.clone(), shot.quality);
         unless_dialog(
-                app,
+                cx,
                 &session.clone(),
                 CAPTURE_TIMEOUT,
                 format!(
                     "The screenshot was not taken within {} s: the page is not painting (is its main thread busy?).",
                     CAPTURE_TIMEOUT.as_secs()
                 ),
-                Box::new(move |app, done| capture(app, page, session, area, format, quality, done)),
-                Box::new(move |app, r: Result<String, Error>| match r {
-                    Ok(data) => answer(app, call, page, shot, line, data),
-                    Err(e) => fail(app, call, e),
+                Box::new(move |cx, done| capture(cx, page, session, area, format, quality, done)),
+                Box::new(move |cx, r: Result<String, Error>| match r {
+                    Ok(data) => answer(cx, call, page, shot, line, data),
+                    Err(e) => fail(cx, call, e),
                 }),
             );
     });
@@ -132,7 +133,7 @@ fn take_screenshot(app: &mut App, call: u64, args: Value) {
 
 /// Captures `area` and hands over the image, base64-encoded as the browser sent it.
 fn capture(
-    app: &mut App,
+    cx: &mut Ctx,
     page: u32,
     session: String,
     area: Area,
@@ -147,46 +148,46 @@ fn capture(
     match area {
         Area::Viewport => {
             params["captureBeyondViewport"] = json!(false);
-            send_capture(app, &session, params, done);
+            send_capture(cx, &session, params, done);
         }
         Area::FullPage => {
             // Without a clip, capturing beyond the viewport takes the whole document.
             params["captureBeyondViewport"] = json!(true);
-            send_capture(app, &session, params, done);
+            send_capture(cx, &session, params, done);
         }
         Area::Element(uid) => element_clip(
-            app,
+            cx,
             page,
             uid,
-            Box::new(move |app, r| match r {
+            Box::new(move |cx, r| match r {
                 Ok(clip) => {
                     params["clip"] = clip;
                     params["captureBeyondViewport"] = json!(true);
-                    send_capture(app, &session, params, done);
+                    send_capture(cx, &session, params, done);
                 }
-                Err(e) => done(app, Err(e)),
+                Err(e) => done(cx, Err(e)),
             }),
         ),
     }
 }
 
-fn send_capture(app: &mut App, session: &str, params: Value, done: Done<String>) {
+fn send_capture(cx: &mut Ctx, session: &str, params: Value, done: Done<String>) {
     browser::send_raw(
-        app,
+        cx,
         Some(session),
         "Page.captureScreenshot",
         params,
-        Box::new(move |app, r| {
+        Box::new(move |cx, r| {
             let data = r.map(|mut v| match v["data"].take() {
                 Value::String(s) => s,
                 _ => String::new(),
             });
             match data {
                 Ok(d) if d.is_empty() => done(
-                    app,
+                    cx,
                     Err(Error::Page("The browser returned no image.".into())),
                 ),
-                other => done(app, other),
+                other => done(cx, other),
             }
         }),
     );
@@ -194,59 +195,59 @@ fn send_capture(app: &mut App, session: &str, params: Value, done: Done<String>)
 
 /// The element's border box in page coordinates, after scrolling it into view (as a user
 /// would see it; lazy content gets its chance to load).
-fn element_clip(app: &mut App, page: u32, uid: String, done: Done<Value>) {
-    let Some(p) = app.browser.pages.get(page) else {
-        return done(app, Err(pages::no_such_page(page)));
+fn element_clip(cx: &mut Ctx, page: u32, uid: String, done: Done<Value>) {
+    let Some(p) = cx.browser.pages.get(page) else {
+        return done(cx, Err(pages::no_such_page(page)));
     };
-    let Some(snap) = &p.snapshot else {
-        return done(app, Err(Error::Invalid(no_snapshot_message(page))));
+    let Some(snap) = cx.snapshots.latest(page) else {
+        return done(cx, Err(Error::Invalid(no_snapshot_message(page))));
     };
     let backend = match snap.resolve(&uid) {
         Ok(e) => e.backend_node_id,
-        Err(e) => return done(app, Err(Error::Invalid(e.message(&uid, page)))),
+        Err(e) => return done(cx, Err(Error::Invalid(e.message(&uid, page)))),
     };
     let session = p.session.clone();
     let node = json!({"backendNodeId": backend});
     let s = session.clone();
     browser::send_raw(
-        app,
+        cx,
         Some(&session),
         "DOM.scrollIntoViewIfNeeded",
         node.clone(),
-        Box::new(move |app, r| {
+        Box::new(move |cx, r| {
             if let Err(e) = r {
-                return done(app, Err(node_error(e, &uid)));
+                return done(cx, Err(node_error(e, &uid)));
             }
             browser::send_raw(
-                app,
+                cx,
                 Some(&s.clone()),
                 "DOM.getBoxModel",
                 node,
-                Box::new(move |app, r| {
+                Box::new(move |cx, r| {
                     let model = match r {
                         Ok(m) => m,
-                        Err(e) => return done(app, Err(node_error(e, &uid))),
+                        Err(e) => return done(cx, Err(node_error(e, &uid))),
                     };
                     let (x, y, w, h) = match border_box(&model["model"]["border"]) {
                         Ok(b) => b,
-                        Err(message) => return done(app, Err(Error::Page(message))),
+                        Err(message) => return done(cx, Err(Error::Page(message))),
                     };
                     // The box is relative to the viewport; the clip is in page coordinates.
                     browser::send_raw(
-                        app,
+                        cx,
                         Some(&s),
                         "Runtime.evaluate",
                         json!({"expression": "[visualViewport.pageLeft, visualViewport.pageTop]", "returnByValue": true}),
-                        Box::new(move |app, r| {
+                        Box::new(move |cx, r| {
                             let offset = r.map(|v| {
                                 let o = &v["result"]["value"];
                                 (o[0].as_f64().unwrap_or(0.0), o[1].as_f64().unwrap_or(0.0))
                             });
                             match offset {
                                 Ok((left, top)) => {
-                                    done(app, Ok(round_clip(x + left, y + top, w, h)))
+                                    done(cx, Ok(round_clip(x + left, y + top, w, h)))
                                 }
-                                Err(e) => done(app, Err(e)),
+                                Err(e) => done(cx, Err(e)),
                             }
                         }),
                     );
@@ -307,7 +308,7 @@ fn round_clip(x: f64, y: f64, w: f64, h: f64) -> Value {
     })
 }
 
-fn answer(app: &mut App, call: u64, page: u32, shot: Shot, line: String, data: String) {
+fn answer(cx: &mut Ctx, call: CallId, page: u32, shot: Shot, line: String, data: String) {
     let mut resp = Response::for_page(page);
     resp.line(line);
     let saved = match shot.file_path {
@@ -329,24 +330,24 @@ fn answer(app: &mut App, call: u64, page: u32, shot: Shot, line: String, data: S
         Some(Ok(target)) => {
             resp.line(format!("Saved screenshot to {}.", target.display()));
         }
-        Some(Err(message)) => return fail(app, call, message),
+        Some(Err(message)) => return fail(cx, call, message),
         None => resp.images.push(json!({
             "type": "image",
             "data": data,
             "mimeType": format!("image/{}", shot.format),
         })),
     }
-    finish(app, call, resp);
+    finish(cx, call, resp);
 }
 
 /// Work that answers through the continuation it is given.
-pub type Work<T> = Box<dyn FnOnce(&mut App, Done<T>)>;
+pub type Work<T> = Box<dyn FnOnce(&mut Ctx, Done<T>)>;
 
 /// Runs `work` unless the page shows a dialog first: a dialog opening (which stops the page's
 /// rendering and script, so `work` would wait for as long as it stays open) ends the wait at
 /// once with an error naming it, and so does `timeout`. Whichever comes first answers `done`.
 pub fn unless_dialog<T: 'static>(
-    app: &mut App,
+    cx: &mut Ctx,
     session: &str,
     timeout: Duration,
     timeout_message: String,
@@ -355,14 +356,14 @@ pub fn unless_dialog<T: 'static>(
 ) {
     let once = Once::new(done);
     let on_dialog = once.clone();
-    let waiter = waiters::wait(
-        app,
+    let waiter = waiters::wait_raw(
+        cx,
         session,
         "Page.javascriptDialogOpening",
         |_| true,
         timeout,
         timeout_message,
-        Box::new(move |app, r| {
+        Box::new(move |cx, r| {
             let err = match r {
                 Ok(p) => Error::Page(format!(
                     "A dialog is open ({}: {}).",
@@ -371,14 +372,14 @@ pub fn unless_dialog<T: 'static>(
                 )),
                 Err(e) => e,
             };
-            on_dialog.call(app, Err(err));
+            on_dialog.call(cx, Err(err));
         }),
     );
     work(
-        app,
-        Box::new(move |app, r| {
-            waiters::cancel(app, waiter);
-            once.call(app, r);
+        cx,
+        Box::new(move |cx, r| {
+            waiters::cancel(cx, waiter);
+            once.call(cx, r);
         }),
     );
 }

@@ -6,10 +6,12 @@ use serde_json::{json, Value};
 
 use super::response::{finish, Response};
 use super::{fail, page_arg, Tool};
-use crate::app::App;
-use crate::browser::{self, pages};
+use crate::browser::{self, pages, RawEvent};
+use crate::cdp::generated::page as cdp_page;
 use crate::error::Error;
-use crate::mcp::server;
+use crate::tools::call;
+use crate::tools::CallId;
+use crate::tools::Ctx;
 
 pub const TOOLS: &[Tool] = &[Tool {
     name: "evaluate_script",
@@ -43,12 +45,12 @@ struct Script {
     format_script: bool,
     uids: Vec<String>,
     file_path: Option<String>,
-    dialog_action: String,
+    dialog_action: DialogPolicy,
     wait_for_stable_dom: bool,
     timeout: Duration,
 }
 
-fn parse(app: &App, args: &Value) -> Result<Script, String> {
+fn parse(cx: &Ctx, args: &Value) -> Result<Script, String> {
     let source = match (args["function"].as_str(), args["sourcePath"].as_str()) {
         (Some(f), None) => f.to_owned(),
         (None, Some(path)) => std::fs::read_to_string(path)
@@ -72,22 +74,22 @@ fn parse(app: &App, args: &Value) -> Result<Script, String> {
         format_script,
         uids,
         file_path: args["filePath"].as_str().map(str::to_owned),
-        dialog_action: args["dialogAction"].as_str().unwrap_or("accept").to_owned(),
+        dialog_action: DialogPolicy::parse(args["dialogAction"].as_str()),
         wait_for_stable_dom: args["waitForStableDom"].as_bool().unwrap_or(true),
         timeout: match args["timeout"].as_i64() {
             Some(ms) if ms > 0 => Duration::from_millis(ms as u64),
-            _ => app.settings.tool_timeout,
+            _ => cx.settings.tool_timeout,
         },
     })
 }
 
-fn evaluate_script(app: &mut App, call: u64, args: Value) {
-    let script = match parse(app, &args) {
+fn evaluate_script(cx: &mut Ctx, call: CallId, args: Value) {
+    let script = match parse(cx, &args) {
         Ok(s) => s,
-        Err(e) => return fail(app, call, e),
+        Err(e) => return fail(cx, call, e),
     };
-    server::limit(
-        app,
+    call::limit(
+        cx,
         call,
         script.timeout,
         format!(
@@ -96,19 +98,19 @@ fn evaluate_script(app: &mut App, call: u64, args: Value) {
         ),
     );
     pages::with_page(
-        app,
+        cx,
         page_arg(&args),
-        Box::new(move |app, r| {
-            match r.and_then(|page| pages::not_crashed(app, page).map(|_| page)) {
-                Err(e) => fail(app, call, e),
-                Ok(page) if super::refuse_if_dialog(app, call, page) => {}
+        Box::new(move |cx, r| {
+            match r.and_then(|page| pages::not_crashed(&cx.browser.pages, page).map(|_| page)) {
+                Err(e) => fail(cx, call, e),
+                Ok(page) if super::refuse_if_dialog(cx, call, page) => {}
                 Ok(page) => super::snapshot::resolve_uids(
-                    app,
+                    cx,
                     page,
                     script.uids.clone(),
-                    Box::new(move |app, r| match r {
-                        Err(e) => fail(app, call, e),
-                        Ok(objects) => run(app, call, page, script, objects),
+                    Box::new(move |cx, r| match r {
+                        Err(e) => fail(cx, call, e),
+                        Ok(objects) => run(cx, call, page, script, objects),
                     }),
                 ),
             }
@@ -148,17 +150,12 @@ fn wrapper(script: &Script) -> String {
     )
 }
 
-fn run(app: &mut App, call: u64, page: u32, script: Script, objects: Vec<String>) {
-    let session = match pages::session_of(app, page) {
+fn run(cx: &mut Ctx, call: CallId, page: u32, script: Script, objects: Vec<String>) {
+    let session = match pages::session_of(&cx.browser.pages, page) {
         Ok(s) => s,
-        Err(e) => return fail(app, call, e),
+        Err(e) => return fail(cx, call, e),
     };
-    if let Some(c) = app.calls.get_mut(call) {
-        c.page_session = Some(session.clone());
-    }
-    if let Some(p) = app.browser.pages.get_mut(page) {
-        p.script_calls.push((call, script.dialog_action.clone()));
-    }
+    runs_page_code(cx, call, page, &session, script.dialog_action.clone());
     let arguments: Vec<Value> = objects.iter().map(|o| json!({"objectId": o})).collect();
     // Without element arguments, the function is called on the global object of the main
     // frame's default context.
@@ -170,42 +167,42 @@ fn run(app: &mut App, call: u64, page: u32, script: Script, objects: Vec<String>
     });
     match (
         objects.first(),
-        app.browser.pages.get(page).and_then(|p| p.context),
+        cx.browser.pages.get(page).and_then(|p| p.context),
     ) {
         (Some(object), _) => params["objectId"] = json!(object),
         (None, Some(ctx)) => params["executionContextId"] = json!(ctx),
         (None, None) => {
             // No context known yet (a document still loading): evaluate instead.
-            return evaluate_fallback(app, call, page, session, script);
+            return evaluate_fallback(cx, call, page, session, script);
         }
     }
     browser::send_raw(
-        app,
+        cx,
         Some(&session),
         "Runtime.callFunctionOn",
         params,
-        Box::new(move |app, r| answer(app, call, page, script, r)),
+        Box::new(move |cx, r| answer(cx, call, page, script, r)),
     );
 }
 
-fn evaluate_fallback(app: &mut App, call: u64, page: u32, session: String, script: Script) {
+fn evaluate_fallback(cx: &mut Ctx, call: CallId, page: u32, session: String, script: Script) {
     let expression = format!("({})()", wrapper(&script));
     browser::send_raw(
-        app,
+        cx,
         Some(&session),
         "Runtime.evaluate",
         json!({"expression": expression, "awaitPromise": true, "returnByValue": true}),
-        Box::new(move |app, r| answer(app, call, page, script, r)),
+        Box::new(move |cx, r| answer(cx, call, page, script, r)),
     );
 }
 
-fn answer(app: &mut App, call: u64, page: u32, script: Script, r: Result<Value, Error>) {
+fn answer(cx: &mut Ctx, call: CallId, page: u32, script: Script, r: Result<Value, Error>) {
     let mut v = match r {
         Ok(v) => v,
-        Err(e) => return fail(app, call, page_error(e)),
+        Err(e) => return fail(cx, call, page_error(e)),
     };
     if let Some(ex) = v.get("exceptionDetails") {
-        return fail(app, call, exception_message(ex));
+        return fail(cx, call, exception_message(ex));
     }
     let value = &mut v["result"]["value"];
     let changed = value[0].as_bool().unwrap_or(false);
@@ -214,14 +211,14 @@ fn answer(app: &mut App, call: u64, page: u32, script: Script, r: Result<Value, 
         Value::String(s) => s,
         _ => "undefined".to_owned(),
     };
-    let reply = move |app: &mut App| {
+    let reply = move |cx: &mut Ctx| {
         let mut resp = Response::for_page(page);
         match script.file_path {
             Some(path) => match std::fs::write(&path, text.as_bytes()) {
                 Ok(()) => {
                     resp.line(format!("Script ran on page. Output saved to {path}."));
                 }
-                Err(e) => return fail(app, call, format!("Could not write {path}: {e}")),
+                Err(e) => return fail(cx, call, format!("Could not write {path}: {e}")),
             },
             None => {
                 resp.line("Script ran on page and returned:");
@@ -230,33 +227,110 @@ fn answer(app: &mut App, call: u64, page: u32, script: Script, r: Result<Value, 
                 resp.line("```");
             }
         }
-        take_dialog_notes(app, call, page, &mut resp);
-        finish(app, call, resp);
+        take_dialog_notes(cx, call, page, &mut resp);
+        finish(cx, call, resp);
     };
     if changed && script.wait_for_stable_dom {
-        wait_for_stable_dom(app, page, Box::new(reply));
+        wait_for_stable_dom(cx, page, Box::new(reply));
     } else {
-        reply(app);
+        reply(cx);
     }
 }
 
-/// Lines about dialogs the call's script opened (and that were answered for it).
-pub fn take_dialog_notes(app: &mut App, call: u64, page: u32, resp: &mut Response) {
-    if let Some(p) = app.browser.pages.get_mut(page) {
-        p.script_calls.retain(|(c, _)| *c != call);
-        let notes = std::mem::take(&mut p.dialog_notes);
-        let (mine, rest): (Vec<_>, Vec<_>) = notes.into_iter().partition(|(c, _)| *c == call);
-        p.dialog_notes = rest;
-        for (_, note) in mine {
-            resp.line(note);
+/// What to do with a dialog that page code opens while a call runs it: the dialog would
+/// block the page's main thread, and so the call, so it is answered at once.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DialogPolicy {
+    Accept,
+    Dismiss,
+    /// Accept a prompt with this text.
+    AcceptWith(String),
+}
+
+impl DialogPolicy {
+    /// `dialogAction`: "accept" (the default), "dismiss", or the text to answer a prompt with.
+    pub fn parse(action: Option<&str>) -> DialogPolicy {
+        match action {
+            None | Some("accept") => DialogPolicy::Accept,
+            Some("dismiss") => DialogPolicy::Dismiss,
+            Some(text) => DialogPolicy::AcceptWith(text.to_owned()),
         }
     }
 }
 
+/// Per page: the calls now running page code there, with their dialog policy, and what
+/// happened to dialogs they opened, for their answers.
+#[derive(Default)]
+pub struct PageScripts {
+    calls: Vec<(CallId, DialogPolicy)>,
+    notes: Vec<(CallId, String)>,
+}
+
+/// Marks the call as running page code on `page`: a timeout or cancel interrupts it there,
+/// and a dialog it opens is answered by `policy`.
+pub fn runs_page_code(cx: &mut Ctx, call: CallId, page: u32, session: &str, policy: DialogPolicy) {
+    call::runs_page_code(cx, call, session);
+    cx.scripts.entry(page).calls.push((call, policy));
+}
+
+/// Lines about dialogs the call's script opened (and that were answered for it).
+pub fn take_dialog_notes(cx: &mut Ctx, call: CallId, page: u32, resp: &mut Response) {
+    if cx.browser.pages.get(page).is_none() {
+        return;
+    }
+    let p = cx.scripts.entry(page);
+    p.calls.retain(|(c, _)| *c != call);
+    let notes = std::mem::take(&mut p.notes);
+    let (mine, rest): (Vec<_>, Vec<_>) = notes.into_iter().partition(|(c, _)| *c == call);
+    p.notes = rest;
+    for (_, note) in mine {
+        resp.line(note);
+    }
+}
+
+/// A dialog opened. While a call runs page code here, the dialog is answered at once by
+/// that call's policy and the call reports it; otherwise it stays open for
+/// `handle_dialog`, and answers mention it.
+pub fn on_event(cx: &mut Ctx, page: u32, event: &RawEvent) {
+    if !event.is::<cdp_page::JavascriptDialogOpeningEvent>() {
+        return;
+    }
+    let calls = &cx.calls;
+    let p = cx.scripts.entry(page);
+    p.calls.retain(|(call, _)| calls.contains(*call));
+    let Some((call, policy)) = p.calls.first().cloned() else {
+        return;
+    };
+    let Some(dialog) = cx.browser.pages.get_mut(page).and_then(|p| p.dialog.take()) else {
+        return;
+    };
+    let (accept, text, verb) = match policy {
+        DialogPolicy::Dismiss => (false, String::new(), "dismissed"),
+        DialogPolicy::Accept => (true, dialog.default_prompt.clone(), "accepted"),
+        DialogPolicy::AcceptWith(text) => (true, text, "accepted"),
+    };
+    let article = if dialog.kind.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "An"
+    } else {
+        "A"
+    };
+    let note = format!(
+        "{article} {} dialog opened while the script ran (\"{}\"); it was {verb}.",
+        dialog.kind, dialog.message
+    );
+    cx.scripts.entry(page).notes.push((call, note));
+    let session = event.session.as_deref();
+    let answer = cdp_page::HandleJavaScriptDialogParams {
+        accept,
+        prompt_text: Some(text),
+    };
+    browser::fire(cx, session, answer);
+}
+
 /// Waits until the DOM has been quiet for a moment (bounded), then runs `then`.
-fn wait_for_stable_dom(app: &mut App, page: u32, then: Box<dyn FnOnce(&mut App)>) {
-    let Ok(session) = pages::session_of(app, page) else {
-        return then(app);
+fn wait_for_stable_dom(cx: &mut Ctx, page: u32, then: Box<dyn FnOnce(&mut Ctx)>) {
+    let Ok(session) = pages::session_of(&cx.browser.pages, page) else {
+        return then(cx);
     };
     let expression = format!(
         "new Promise(resolve => {{
@@ -268,11 +342,11 @@ fn wait_for_stable_dom(app: &mut App, page: u32, then: Box<dyn FnOnce(&mut App)>
 }})"
     );
     browser::send_raw(
-        app,
+        cx,
         Some(&session),
         "Runtime.evaluate",
         json!({"expression": expression, "awaitPromise": true, "returnByValue": true}),
-        Box::new(move |app, _| then(app)),
+        Box::new(move |cx, _| then(cx)),
     );
 }
 

@@ -7,11 +7,13 @@ use serde_json::{json, Value};
 
 use super::response::{finish, Response};
 use super::{fail, page_arg, Tool};
-use crate::app::{App, Done};
 use crate::browser::snapshot::{self, FrameTree, SnapshotInput};
 use crate::browser::{self, pages};
 use crate::error::Error;
-use crate::mcp::server;
+use crate::tools::call;
+use crate::tools::ctx::PerPage;
+use crate::tools::CallId;
+use crate::tools::{Ctx, Done};
 
 pub const TOOLS: &[Tool] = &[Tool {
     name: "take_snapshot",
@@ -29,48 +31,43 @@ pub const TOOLS: &[Tool] = &[Tool {
     run: take_snapshot,
 }];
 
-fn take_snapshot(app: &mut App, call: u64, args: Value) {
+fn take_snapshot(cx: &mut Ctx, call: CallId, args: Value) {
     let verbose = args["verbose"].as_bool().unwrap_or(false);
     let file_path = args["filePath"].as_str().map(str::to_owned);
     // A page that never answers (a dialog opened meanwhile, a renderer stuck in a loop) must
     // not hold the call forever.
-    server::limit_by_default(app, call, |ms| {
+    call::limit_by_default(cx, call, |ms| {
         format!("take_snapshot timed out after {ms} ms: the page did not answer.")
     });
-    super::on_page(app, call, page_arg(&args), move |app, page| {
-        if super::refuse_if_dialog(app, call, page) {
+    super::call::on_page(cx, call, page_arg(&args), move |cx, page| {
+        if super::refuse_if_dialog(cx, call, page) {
             return;
         }
         capture(
-            app,
+            cx,
             page,
             verbose,
-            Box::new(move |app, r| {
+            Box::new(move |cx, r| {
                 if let Err(e) = r {
-                    return fail(app, call, e);
+                    return fail(cx, call, e);
                 }
                 let mut resp = Response::for_page(page);
-                let Some(snap) = app
-                    .browser
-                    .pages
-                    .get(page)
-                    .and_then(|p| p.snapshot.as_ref())
-                else {
-                    return fail(app, call, "The page closed during the snapshot.");
+                let Some(snap) = cx.snapshots.latest(page) else {
+                    return fail(cx, call, "The page closed during the snapshot.");
                 };
                 match file_path {
                     Some(path) => match std::fs::write(&path, &snap.text) {
                         Ok(()) => {
                             resp.line(snapshot::format_saved(&path));
                         }
-                        Err(e) => return fail(app, call, format!("Could not write {path}: {e}")),
+                        Err(e) => return fail(cx, call, format!("Could not write {path}: {e}")),
                     },
                     None => {
                         resp.snapshot = Some(snapshot::format_section(snap));
                         resp.structured.insert("snapshot".into(), snap.to_json());
                     }
                 }
-                finish(app, call, resp);
+                finish(cx, call, resp);
             }),
         );
     });
@@ -94,31 +91,26 @@ struct Gathered {
 /// Takes a fresh snapshot of the page and keeps it as the page's latest. Same-process
 /// iframes are included; elements a page tool returned that the tree leaves out are placed
 /// under their nearest ancestor.
-pub fn capture(app: &mut App, page: u32, verbose: bool, done: Done<()>) {
-    let session = match pages::session_of(app, page) {
+pub fn capture(cx: &mut Ctx, page: u32, verbose: bool, done: Done<()>) {
+    let session = match pages::session_of(&cx.browser.pages, page) {
         Ok(s) => s,
-        Err(e) => return done(app, Err(e)),
+        Err(e) => return done(cx, Err(e)),
     };
     let s = session.clone();
     browser::send_raw(
-        app,
+        cx,
         Some(&s),
         "Accessibility.getFullAXTree",
         json!({}),
-        Box::new(move |app, r| {
+        Box::new(move |cx, r| {
             let tree = match r {
                 Ok(t) => t,
-                Err(e) => return done(app, Err(e)),
+                Err(e) => return done(cx, Err(e)),
             };
             let nodes = take_nodes(tree);
-            let main = match app.browser.pages.get(page) {
+            let main = match cx.browser.pages.get(page) {
                 Some(p) => p.target_id.clone(),
-                None => {
-                    return done(
-                        app,
-                        Err(Error::PageGone(format!("Page {page} was closed."))),
-                    )
-                }
+                None => return done(cx, Err(Error::PageGone(format!("Page {page} was closed.")))),
             };
             let pending_iframes = snapshot::iframe_backend_ids(&nodes)
                 .into_iter()
@@ -131,7 +123,7 @@ pub fn capture(app: &mut App, page: u32, verbose: bool, done: Done<()>) {
                 frames: vec![(main, None, nodes)],
                 pending_iframes,
             };
-            next_iframe(app, g, done);
+            next_iframe(cx, g, done);
         }),
     );
 }
@@ -145,30 +137,30 @@ fn take_nodes(mut tree: Value) -> Vec<Value> {
 
 /// Fetches the tree of the next `<iframe>`'s document (an out-of-process frame has no tree
 /// on this session and is left out), then goes on with the rest.
-fn next_iframe(app: &mut App, mut g: Gathered, done: Done<()>) {
+fn next_iframe(cx: &mut Ctx, mut g: Gathered, done: Done<()>) {
     let Some((parent, backend)) = g.pending_iframes.pop() else {
-        return with_loaders(app, g, done);
+        return with_loaders(cx, g, done);
     };
     let session = g.session.clone();
     browser::send_raw(
-        app,
+        cx,
         Some(&session),
         "DOM.describeNode",
         json!({"backendNodeId": backend}),
-        Box::new(move |app, r| {
+        Box::new(move |cx, r| {
             let frame = r
                 .ok()
                 .and_then(|v| v["node"]["frameId"].as_str().map(str::to_owned));
             let Some(frame) = frame else {
-                return next_iframe(app, g, done);
+                return next_iframe(cx, g, done);
             };
             let s2 = g.session.clone();
             browser::send_raw(
-                app,
+                cx,
                 Some(&s2),
                 "Accessibility.getFullAXTree",
                 json!({"frameId": frame}),
-                Box::new(move |app, r| {
+                Box::new(move |cx, r| {
                     if let Ok(tree) = r {
                         let nodes = take_nodes(tree);
                         g.pending_iframes.extend(
@@ -178,7 +170,7 @@ fn next_iframe(app: &mut App, mut g: Gathered, done: Done<()>) {
                         );
                         g.frames.push((frame, Some((parent, backend)), nodes));
                     }
-                    next_iframe(app, g, done)
+                    next_iframe(cx, g, done)
                 }),
             );
         }),
@@ -186,17 +178,17 @@ fn next_iframe(app: &mut App, mut g: Gathered, done: Done<()>) {
 }
 
 /// Child frames need their loader ids (part of a uid's identity): one Page.getFrameTree.
-fn with_loaders(app: &mut App, g: Gathered, done: Done<()>) {
+fn with_loaders(cx: &mut Ctx, g: Gathered, done: Done<()>) {
     if g.frames.len() == 1 {
-        return with_extras(app, g, Vec::new(), done);
+        return with_extras(cx, g, Vec::new(), done);
     }
     let session = g.session.clone();
     browser::send_raw(
-        app,
+        cx,
         Some(&session),
         "Page.getFrameTree",
         json!({}),
-        Box::new(move |app, r| {
+        Box::new(move |cx, r| {
             let mut loaders = Vec::new();
             if let Ok(v) = r {
                 let mut stack = vec![&v["frameTree"]];
@@ -209,31 +201,27 @@ fn with_loaders(app: &mut App, g: Gathered, done: Done<()>) {
                     stack.extend(t["childFrames"].as_array().into_iter().flatten());
                 }
             }
-            with_extras(app, g, loaders, done)
+            with_extras(cx, g, loaders, done)
         }),
     );
 }
 
-fn with_extras(app: &mut App, g: Gathered, loaders: Vec<(String, String)>, done: Done<()>) {
-    let extras = match app.browser.pages.get(g.page) {
-        Some(p) => p.extra_elements.clone(),
-        None => {
-            return done(
-                app,
-                Err(Error::PageGone(format!("Page {} was closed.", g.page))),
-            )
-        }
-    };
+fn with_extras(cx: &mut Ctx, g: Gathered, loaders: Vec<(String, String)>, done: Done<()>) {
+    if cx.browser.pages.get(g.page).is_none() {
+        let gone = Error::PageGone(format!("Page {} was closed.", g.page));
+        return done(cx, Err(gone));
+    }
+    let extras = cx.snapshots.page(g.page).extra_elements.clone();
     if extras.is_empty() {
-        return build(app, g, loaders, Vec::new(), done);
+        return build(cx, g, loaders, Vec::new(), done);
     }
     let session = g.session.clone();
     browser::send_raw(
-        app,
+        cx,
         Some(&session),
         "DOM.getDocument",
         json!({"depth": -1, "pierce": true}),
-        Box::new(move |app, r| {
+        Box::new(move |cx, r| {
             let elements = match r {
                 Ok(doc) => {
                     let index = snapshot::DomIndex::from_document(&doc);
@@ -244,24 +232,24 @@ fn with_extras(app: &mut App, g: Gathered, loaders: Vec<(String, String)>, done:
                 }
                 Err(_) => Vec::new(),
             };
-            build(app, g, loaders, elements, done)
+            build(cx, g, loaders, elements, done)
         }),
     );
 }
 
 fn build(
-    app: &mut App,
+    cx: &mut Ctx,
     g: Gathered,
     loaders: Vec<(String, String)>,
     extras: Vec<snapshot::ExtraElement>,
     done: Done<()>,
 ) {
     // One snapshot counter for the whole server, as the reference numbers them.
-    app.browser.pages.snapshot_counter += 1;
-    let id = app.browser.pages.snapshot_counter;
-    let Some(p) = app.browser.pages.get_mut(g.page) else {
+    cx.snapshots.counter += 1;
+    let id = cx.snapshots.counter;
+    let Some(p) = cx.browser.pages.get(g.page) else {
         return done(
-            app,
+            cx,
             Err(Error::PageGone(format!("Page {} was closed.", g.page))),
         );
     };
@@ -299,36 +287,73 @@ fn build(
         verbose: g.verbose,
         selected_backend_node_id: None,
     };
-    match snapshot::build(&input, id, &mut p.uids) {
+    let state = cx.snapshots.pages.entry(g.page);
+    match snapshot::build(&input, id, &mut state.uids) {
         Ok(s) => {
-            p.snapshot = Some(s);
-            done(app, Ok(()))
+            state.latest = Some(s);
+            done(cx, Ok(()))
         }
-        Err(e) => done(app, Err(Error::Page(e.to_string()))),
+        Err(e) => done(cx, Err(Error::Page(e.to_string()))),
     }
 }
 
 /// Remembers DOM elements a page tool returned, so snapshots show them even where the
 /// accessibility tree leaves them out (until the next document).
-pub fn set_extra_elements(app: &mut App, page: u32, backend_ids: Vec<i64>) {
-    if let Some(p) = app.browser.pages.get_mut(page) {
-        p.extra_elements = backend_ids;
+pub fn set_extra_elements(cx: &mut Ctx, page: u32, backend_ids: Vec<i64>) {
+    if cx.browser.pages.get(page).is_some() {
+        cx.snapshots.page(page).extra_elements = backend_ids;
+    }
+}
+
+/// What snapshots keep: per page, the latest snapshot and the uid memory that keeps uids
+/// stable between snapshots of one document; the server-wide count that numbers them.
+#[derive(Default)]
+pub struct Snapshots {
+    pages: PerPage<PageSnapshots>,
+    counter: u64,
+}
+
+#[derive(Default)]
+pub struct PageSnapshots {
+    pub latest: Option<snapshot::Snapshot>,
+    uids: snapshot::UidMap,
+    /// DOM elements (backend ids) a page tool returned: snapshots show them (this document).
+    extra_elements: Vec<i64>,
+}
+
+impl Snapshots {
+    /// The page's latest snapshot, if it has one for its current document.
+    pub fn latest(&self, page: u32) -> Option<&snapshot::Snapshot> {
+        self.pages.get(page).and_then(|p| p.latest.as_ref())
+    }
+
+    fn page(&mut self, page: u32) -> &mut PageSnapshots {
+        self.pages.entry(page)
+    }
+
+    /// A new document (or a crash): its snapshot and returned elements are void. The uid
+    /// memory stays: the loader id is part of its key.
+    pub fn new_document(&mut self, page: u32) {
+        let p = self.pages.entry(page);
+        p.latest = None;
+        p.extra_elements.clear();
+    }
+
+    pub fn remove(&mut self, page: u32) {
+        self.pages.remove(page);
     }
 }
 
 /// Resolves element uids from the page's latest snapshot to remote object ids, in order.
-pub fn resolve_uids(app: &mut App, page: u32, uids: Vec<String>, done: Done<Vec<String>>) {
+pub fn resolve_uids(cx: &mut Ctx, page: u32, uids: Vec<String>, done: Done<Vec<String>>) {
     if uids.is_empty() {
-        return done(app, Ok(Vec::new()));
+        return done(cx, Ok(Vec::new()));
     }
-    let Some(p) = app.browser.pages.get(page) else {
-        return done(app, Err(pages::no_such_page(page)));
-    };
-    let Some(snap) = &p.snapshot else {
-        return done(
-            app,
-            Err(Error::Invalid(snapshot::no_snapshot_message(page))),
-        );
+    if cx.browser.pages.get(page).is_none() {
+        return done(cx, Err(pages::no_such_page(page)));
+    }
+    let Some(snap) = cx.snapshots.latest(page) else {
+        return done(cx, Err(Error::Invalid(snapshot::no_snapshot_message(page))));
     };
     let mut backend_ids = Vec::with_capacity(uids.len());
     for uid in &uids {
@@ -336,15 +361,18 @@ pub fn resolve_uids(app: &mut App, page: u32, uids: Vec<String>, done: Done<Vec<
             // A text line's uid stands for the element that holds the text.
             Ok(e) if e.role == "StaticText" => backend_ids.push(-e.backend_node_id),
             Ok(e) => backend_ids.push(e.backend_node_id),
-            Err(e) => return done(app, Err(Error::Invalid(e.message(uid, page)))),
+            Err(e) => return done(cx, Err(Error::Invalid(e.message(uid, page)))),
         }
     }
-    let session = p.session.clone();
-    resolve_next(app, session, backend_ids, uids, Vec::new(), done);
+    let session = match pages::session_of(&cx.browser.pages, page) {
+        Ok(s) => s,
+        Err(e) => return done(cx, Err(e)),
+    };
+    resolve_next(cx, session, backend_ids, uids, Vec::new(), done);
 }
 
 fn resolve_next(
-    app: &mut App,
+    cx: &mut Ctx,
     session: String,
     mut backend_ids: Vec<i64>,
     mut uids: Vec<String>,
@@ -352,7 +380,7 @@ fn resolve_next(
     done: Done<Vec<String>>,
 ) {
     if backend_ids.is_empty() {
-        return done(app, Ok(objects));
+        return done(cx, Ok(objects));
     }
     // A negative id marks a text node whose parent element is wanted.
     let entry = backend_ids.remove(0);
@@ -365,30 +393,30 @@ fn resolve_next(
     };
     let s2 = session.clone();
     browser::send_raw(
-        app,
+        cx,
         Some(&session),
         "DOM.resolveNode",
         json!({"backendNodeId": backend}),
-        Box::new(move |app, r| {
+        Box::new(move |cx, r| {
             let Some(id) = r.ok().and_then(|v| object_id(&v["object"])) else {
-                return done(app, Err(gone()));
+                return done(cx, Err(gone()));
             };
             if !text_node {
                 objects.push(id);
-                return resolve_next(app, s2, backend_ids, uids, objects, done);
+                return resolve_next(cx, s2, backend_ids, uids, objects, done);
             }
             let s3 = s2.clone();
             browser::send_raw(
-                app,
+                cx,
                 Some(&s2),
                 "Runtime.callFunctionOn",
                 json!({
                     "objectId": id,
                     "functionDeclaration": "function() { return this.parentElement || (this.getRootNode && this.getRootNode().host) || this; }",
                 }),
-                Box::new(move |app, r| {
+                Box::new(move |cx, r| {
                     objects.push(r.ok().and_then(|v| object_id(&v["result"])).unwrap_or(id));
-                    resolve_next(app, s3, backend_ids, uids, objects, done)
+                    resolve_next(cx, s3, backend_ids, uids, objects, done)
                 }),
             );
         }),
@@ -400,10 +428,10 @@ fn object_id(remote_object: &Value) -> Option<String> {
 }
 
 /// `wait_for`: resolves when any of `texts` is on the page, then answers with a snapshot.
-pub fn wait_for_text(app: &mut App, call: u64, page: u32, texts: Vec<String>, timeout: Duration) {
-    let session = match pages::session_of(app, page) {
+pub fn wait_for_text(cx: &mut Ctx, call: CallId, page: u32, texts: Vec<String>, timeout: Duration) {
+    let session = match pages::session_of(&cx.browser.pages, page) {
         Ok(s) => s,
-        Err(e) => return fail(app, call, e),
+        Err(e) => return fail(cx, call, e),
     };
     let list = serde_json::to_string(&texts).unwrap_or_else(|_| "[]".into());
     let ms = timeout.as_millis();
@@ -428,14 +456,14 @@ pub fn wait_for_text(app: &mut App, call: u64, page: u32, texts: Vec<String>, ti
     );
     let texts_json = list.clone();
     browser::send_raw(
-        app,
+        cx,
         Some(&session),
         "Runtime.evaluate",
         json!({"expression": expression, "awaitPromise": true, "returnByValue": true}),
-        Box::new(move |app, r| {
+        Box::new(move |cx, r| {
             let v = match r {
                 Ok(v) => v,
-                Err(e) => return fail(app, call, super::script::page_error(e)),
+                Err(e) => return fail(cx, call, super::script::page_error(e)),
             };
             if let Some(ex) = v.get("exceptionDetails") {
                 let msg = ex["exception"]["description"]
@@ -444,26 +472,21 @@ pub fn wait_for_text(app: &mut App, call: u64, page: u32, texts: Vec<String>, ti
                     .unwrap_or("Timed out")
                     .trim_start_matches("Error: ")
                     .to_owned();
-                return fail(app, call, msg);
+                return fail(cx, call, msg);
             }
             capture(
-                app,
+                cx,
                 page,
                 false,
-                Box::new(move |app, r| {
+                Box::new(move |cx, r| {
                     let mut resp = Response::for_page(page);
                     resp.line(format!("Element matching one of {texts_json} found."));
                     if r.is_ok() {
-                        if let Some(s) = app
-                            .browser
-                            .pages
-                            .get(page)
-                            .and_then(|p| p.snapshot.as_ref())
-                        {
+                        if let Some(s) = cx.snapshots.latest(page) {
                             resp.snapshot = Some(snapshot::format_section(s));
                         }
                     }
-                    finish(app, call, resp);
+                    finish(cx, call, resp);
                 }),
             );
         }),

@@ -5,12 +5,14 @@ use std::io::Write;
 use serde_json::{json, Map, Value};
 
 use super::response::{finish, Response};
+use super::script::DialogPolicy;
 use super::{fail, page_arg, Tool};
-use crate::app::{App, Done};
 use crate::browser::{self, pages};
 use crate::error::Error;
-use crate::mcp::server;
-use crate::thirdparty::{self, table};
+use crate::pagetools::{self, table};
+use crate::tools::call;
+use crate::tools::CallId;
+use crate::tools::{Ctx, Done};
 
 pub const TOOLS: &[Tool] = &[
     Tool {
@@ -42,14 +44,14 @@ Run one with execute_3p_developer_tool, or from evaluate_script with `window.__d
     },
 ];
 
-fn list_tools(app: &mut App, call: u64, args: Value) {
+fn list_tools(cx: &mut Ctx, call: CallId, args: Value) {
     pages::with_page(
-        app,
+        cx,
         page_arg(&args),
-        Box::new(move |app, r| match r {
-            Err(e) => fail(app, call, e),
+        Box::new(move |cx, r| match r {
+            Err(e) => fail(cx, call, e),
             Ok(page) => finish(
-                app,
+                cx,
                 call,
                 Response {
                     list_tools: true,
@@ -73,19 +75,19 @@ pub fn parse_params(params: Option<&str>) -> Result<Map<String, Value>, String> 
     }
 }
 
-fn execute_tool(app: &mut App, call: u64, args: Value) {
+fn execute_tool(cx: &mut Ctx, call: CallId, args: Value) {
     let name = args["toolName"].as_str().unwrap_or("").to_owned();
     let params = match parse_params(args["params"].as_str()) {
         Ok(p) => Value::Object(p),
-        Err(e) => return fail(app, call, e),
+        Err(e) => return fail(cx, call, e),
     };
     let file_path = args["filePath"].as_str().map(str::to_owned);
     let timeout = match args["timeout"].as_i64() {
         Some(ms) if ms > 0 => std::time::Duration::from_millis(ms as u64),
-        _ => app.settings.tool_timeout,
+        _ => cx.settings.tool_timeout,
     };
-    server::limit(
-        app,
+    call::limit(
+        cx,
         call,
         timeout,
         format!(
@@ -94,17 +96,17 @@ fn execute_tool(app: &mut App, call: u64, args: Value) {
         ),
     );
     pages::with_page(
-        app,
+        cx,
         page_arg(&args),
-        Box::new(move |app, r| {
-            let page = match r.and_then(|p| pages::not_crashed(app, p).map(|_| p)) {
+        Box::new(move |cx, r| {
+            let page = match r.and_then(|p| pages::not_crashed(&cx.browser.pages, p).map(|_| p)) {
                 Ok(p) => p,
-                Err(e) => return fail(app, call, e),
+                Err(e) => return fail(cx, call, e),
             };
-            thirdparty::ensure_current(
-                app,
+            pagetools::ensure_current(
+                cx,
                 page,
-                Box::new(move |app, _| run_tool(app, call, page, name, params, file_path)),
+                Box::new(move |cx, _| run_tool(cx, call, page, name, params, file_path)),
             );
         }),
     );
@@ -112,21 +114,21 @@ fn execute_tool(app: &mut App, call: u64, args: Value) {
 
 /// Runs a page tool with already-parsed params: validation, elements, the call, the answer.
 pub fn run_tool(
-    app: &mut App,
-    call: u64,
+    cx: &mut Ctx,
+    call: CallId,
     page: u32,
     name: String,
     params: Value,
     file_path: Option<String>,
 ) {
-    if super::refuse_if_dialog(app, call, page) {
+    if super::refuse_if_dialog(cx, call, page) {
         return;
     }
-    let Some(p) = app.browser.pages.get(page) else {
-        return fail(app, call, pages::no_such_page(page));
-    };
-    let Some(tool) = p.tools.find(&name) else {
-        return fail(app, call, format!("Tool {name} not found"));
+    if cx.browser.pages.get(page).is_none() {
+        return fail(cx, call, pages::no_such_page(page));
+    }
+    let Some(tool) = cx.tables.get(page).and_then(|t| t.find(&name)) else {
+        return fail(cx, call, format!("Tool {name} not found"));
     };
     let problems: Vec<String> = tool
         .validator
@@ -138,7 +140,7 @@ pub fn run_tool(
         .collect();
     if !problems.is_empty() {
         return fail(
-            app,
+            cx,
             call,
             format!(
                 "Invalid parameters for tool {name}: {}",
@@ -149,12 +151,12 @@ pub fn run_tool(
     let places = table::element_places(&tool.input_schema, &params);
     let (keys, uids): (Vec<Vec<Value>>, Vec<String>) = places.into_iter().unzip();
     super::snapshot::resolve_uids(
-        app,
+        cx,
         page,
         uids,
-        Box::new(move |app, r| match r {
-            Err(e) => fail(app, call, e),
-            Ok(objects) => invoke(app, call, page, name, params, keys, objects, file_path),
+        Box::new(move |cx, r| match r {
+            Err(e) => fail(cx, call, e),
+            Ok(objects) => invoke(cx, call, page, name, params, keys, objects, file_path),
         }),
     );
 }
@@ -164,8 +166,8 @@ const PIECE_UNITS: u64 = 4_000_000;
 
 #[allow(clippy::too_many_arguments)]
 fn invoke(
-    app: &mut App,
-    call: u64,
+    cx: &mut Ctx,
+    call: CallId,
     page: u32,
     name: String,
     params: Value,
@@ -173,16 +175,13 @@ fn invoke(
     objects: Vec<String>,
     file_path: Option<String>,
 ) {
-    let Some(p) = app.browser.pages.get_mut(page) else {
-        return fail(app, call, pages::no_such_page(page));
+    let Some(p) = cx.browser.pages.get(page) else {
+        return fail(cx, call, pages::no_such_page(page));
     };
     let session = p.session.clone();
     let context = p.context;
-    p.script_calls.push((call, "accept".into()));
-    if let Some(c) = app.calls.get_mut(call) {
-        c.page_session = Some(session.clone());
-    }
-    let max_chars = app.settings.max_result_bytes;
+    super::script::runs_page_code(cx, call, page, &session, DialogPolicy::Accept);
+    let max_chars = cx.settings.max_result_bytes;
     let keys: Vec<Value> = element_keys
         .into_iter()
         .map(|path| {
@@ -232,26 +231,24 @@ fn invoke(
             });
             ("Runtime.evaluate", request)
         }
-        (None, None) => return fail(app, call, "The page has no document to run tools in yet."),
+        (None, None) => return fail(cx, call, "The page has no document to run tools in yet."),
     };
     browser::send_raw(
-        app,
+        cx,
         Some(&session),
         method,
         request,
-        Box::new(move |app, r| {
+        Box::new(move |cx, r| {
             let (header, body) = match envelope_text(r) {
                 Ok(t) => t,
                 Err(e) => {
-                    if matches!(e, Error::PageGone(_)) {
-                        if let Some(p) = app.browser.pages.get_mut(page) {
-                            p.tools.mark_navigating();
-                        }
+                    if matches!(e, Error::PageGone(_)) && cx.browser.pages.get(page).is_some() {
+                        cx.tables.entry(page).mark_navigating();
                     }
-                    return fail(app, call, e);
+                    return fail(cx, call, e);
                 }
             };
-            answer(app, call, page, header, body, file_path)
+            answer(cx, call, page, header, body, file_path)
         }),
     );
 }
@@ -264,7 +261,7 @@ fn envelope_text(r: Result<Value, Error>) -> Result<(Value, String), Error> {
         return Err(Error::Page(crate::tools::script::exception_message(ex)));
     }
     match v["result"]["value"].take() {
-        Value::String(s) => thirdparty::split_envelope(s),
+        Value::String(s) => pagetools::split_envelope(s),
         _ => Err(Error::Page(
             "The page's tool runner is missing (did the page replace window.__dtmcp?).".into(),
         )),
@@ -272,38 +269,38 @@ fn envelope_text(r: Result<Value, Error>) -> Result<(Value, String), Error> {
 }
 
 fn answer(
-    app: &mut App,
-    call: u64,
+    cx: &mut Ctx,
+    call: CallId,
     page: u32,
     header: Value,
     body: String,
     file_path: Option<String>,
 ) {
     if header["ok"] != true {
-        return fail(app, call, body);
+        return fail(cx, call, body);
     }
     let elements = header["elements"].as_u64().unwrap_or(0);
     let run = header["run"].clone();
     if elements > 0 {
-        return with_element_uids(app, call, page, run, elements, file_path);
+        return with_element_uids(cx, call, page, run, elements, file_path);
     }
-    deliver(app, call, page, header, body, file_path, None);
+    deliver(cx, call, page, header, body, file_path, None);
 }
 
 /// The last step of a run: the text inline (capped, with a marker) or whole in `filePath`
 /// (fetching what the first answer left out), then the page forgets what it kept for the run.
 fn deliver(
-    app: &mut App,
-    call: u64,
+    cx: &mut Ctx,
+    call: CallId,
     page: u32,
     header: Value,
     body: String,
     file_path: Option<String>,
     snapshot: Option<String>,
 ) {
-    let session = match pages::session_of(app, page) {
+    let session = match pages::session_of(&cx.browser.pages, page) {
         Ok(s) => s,
-        Err(e) => return fail(app, call, e),
+        Err(e) => return fail(cx, call, e),
     };
     let run = header["run"].clone();
     let truncated = header["truncated"] == true;
@@ -320,62 +317,62 @@ fn deliver(
     // The shim keeps a run's text only when it was truncated or held elements; only then is
     // there anything to release (and a needless command would cost a write per call).
     let retained = header["truncated"] == true || header["elements"].as_u64().unwrap_or(0) > 0;
-    let release = move |app: &mut App| {
+    let release = move |cx: &mut Ctx| {
         if !retained {
             return;
         }
-        browser::fire(
-            app,
+        browser::fire_raw(
+            cx,
             Some(&session),
             "Runtime.evaluate",
             json!({"expression": format!("window.__dtmcp && window.__dtmcp.release({run})")}),
         );
     };
-    let reply = move |app: &mut App, lines: Vec<String>| {
+    let reply = move |cx: &mut Ctx, lines: Vec<String>| {
         let mut resp = Response::for_page(page);
         for line in lines {
             resp.line(line);
         }
         resp.snapshot = snapshot;
-        crate::tools::script::take_dialog_notes(app, call, page, &mut resp);
-        finish(app, call, resp);
+        crate::tools::script::take_dialog_notes(cx, call, page, &mut resp);
+        finish(cx, call, resp);
     };
     if header["undefined"] == true {
-        release(app);
-        return reply(app, vec!["Tool returned no result.".into()]);
+        release(cx);
+        return reply(cx, vec!["Tool returned no result.".into()]);
     }
     let Some(path) = file_path else {
         let mut lines = vec![body];
         if truncated {
-            let cap = app.settings.max_result_bytes;
+            let cap = cx.settings.max_result_bytes;
             lines.push(format!(
                 "[Result truncated: showing the first {cap} of {} characters. Pass filePath to get the whole result.]",
                 piece.total
             ));
         }
-        reply(app, lines);
-        return release(app);
+        reply(cx, lines);
+        return release(cx);
     };
     let mut file = match std::fs::File::create(&path) {
         Ok(f) => f,
-        Err(e) => return fail(app, call, format!("Could not write {path}: {e}")),
+        Err(e) => return fail(cx, call, format!("Could not write {path}: {e}")),
     };
     if let Err(e) = file.write_all(body.as_bytes()) {
-        return fail(app, call, format!("Could not write {path}: {e}"));
+        return fail(cx, call, format!("Could not write {path}: {e}"));
     }
     if !truncated {
-        release(app);
-        return reply(app, vec![format!("Tool result saved to {path}.")]);
+        release(cx);
+        return reply(cx, vec![format!("Tool result saved to {path}.")]);
     }
     write_rest(
-        app,
+        cx,
         piece,
         file,
-        Box::new(move |app, r| {
-            release(app);
+        Box::new(move |cx, r| {
+            release(cx);
             match r {
-                Ok(()) => reply(app, vec![format!("Tool result saved to {path}.")]),
-                Err(e) => fail(app, call, format!("Could not write {path}: {e}")),
+                Ok(()) => reply(cx, vec![format!("Tool result saved to {path}.")]),
+                Err(e) => fail(cx, call, format!("Could not write {path}: {e}")),
             }
         }),
     );
@@ -392,9 +389,9 @@ struct Piece {
 
 /// Appends the rest of a truncated run's text to `file`, one bounded piece per round trip,
 /// so no single CDP message has to carry a result of any size.
-fn write_rest(app: &mut App, piece: Piece, mut file: std::fs::File, done: Done<()>) {
+fn write_rest(cx: &mut Ctx, piece: Piece, mut file: std::fs::File, done: Done<()>) {
     if piece.offset >= piece.total {
-        return done(app, Ok(()));
+        return done(cx, Ok(()));
     }
     let expression = format!(
         "window.__dtmcp.chunk({}, {PIECE_UNITS}, {})",
@@ -402,27 +399,27 @@ fn write_rest(app: &mut App, piece: Piece, mut file: std::fs::File, done: Done<(
     );
     let session = piece.session.clone();
     browser::send_raw(
-        app,
+        cx,
         Some(&session),
         "Runtime.evaluate",
         json!({"expression": expression, "returnByValue": true}),
-        Box::new(move |app, r| {
+        Box::new(move |cx, r| {
             let text = match r {
                 Ok(v) => v["result"]["value"].as_str().map(str::to_owned),
-                Err(e) => return done(app, Err(crate::tools::script::page_error(e))),
+                Err(e) => return done(cx, Err(crate::tools::script::page_error(e))),
             };
             let Some(text) = text.filter(|t| !t.is_empty()) else {
                 let gone = "the page no longer holds the rest of the result (did it navigate?)";
-                return done(app, Err(Error::PageGone(gone.into())));
+                return done(cx, Err(Error::PageGone(gone.into())));
             };
             if let Err(e) = file.write_all(text.as_bytes()) {
-                return done(app, Err(Error::Invalid(e.to_string())));
+                return done(cx, Err(Error::Invalid(e.to_string())));
             }
             let next = Piece {
                 offset: piece.offset + text.encode_utf16().count() as u64,
                 ..piece
             };
-            write_rest(app, next, file, done)
+            write_rest(cx, next, file, done)
         }),
     );
 }
@@ -430,38 +427,33 @@ fn write_rest(app: &mut App, piece: Piece, mut file: std::fs::File, done: Done<(
 /// The result holds DOM elements: take a snapshot, map each element to its uid, and print
 /// the result with `{uid}` in their places, plus the snapshot (as the reference does).
 fn with_element_uids(
-    app: &mut App,
-    call: u64,
+    cx: &mut Ctx,
+    call: CallId,
     page: u32,
     run: Value,
     count: u64,
     file_path: Option<String>,
 ) {
-    let session = match pages::session_of(app, page) {
+    let session = match pages::session_of(&cx.browser.pages, page) {
         Ok(s) => s,
-        Err(e) => return fail(app, call, e),
+        Err(e) => return fail(cx, call, e),
     };
     element_backend_ids(
-        app,
+        cx,
         session.clone(),
         run.clone(),
         count,
-        Box::new(move |app, r| {
+        Box::new(move |cx, r| {
             let backend_ids = r.unwrap_or_default();
             // Elements the accessibility tree leaves out still get a uid in the snapshot.
             let known: Vec<i64> = backend_ids.iter().flatten().copied().collect();
-            super::snapshot::set_extra_elements(app, page, known);
+            super::snapshot::set_extra_elements(cx, page, known);
             super::snapshot::capture(
-                app,
+                cx,
                 page,
                 false,
-                Box::new(move |app, _| {
-                    let (uids, section) = match app
-                        .browser
-                        .pages
-                        .get(page)
-                        .and_then(|p| p.snapshot.as_ref())
-                    {
+                Box::new(move |cx, _| {
+                    let (uids, section) = match cx.snapshots.latest(page) {
                         Some(snap) => (
                             backend_ids
                                 .iter()
@@ -476,19 +468,19 @@ fn with_element_uids(
                         None => (Vec::new(), None),
                     };
                     browser::send_raw(
-                        app,
+                        cx,
                         Some(&session),
                         "Runtime.evaluate",
                         json!({
                             "expression": format!("window.__dtmcp.render({run}, {})", Value::Array(uids)),
                             "returnByValue": true,
                         }),
-                        Box::new(move |app, r| {
+                        Box::new(move |cx, r| {
                             let (header, body) = match envelope_text(r) {
                                 Ok(x) => x,
-                                Err(e) => return fail(app, call, e),
+                                Err(e) => return fail(cx, call, e),
                             };
-                            deliver(app, call, page, header, body, file_path, section);
+                            deliver(cx, call, page, header, body, file_path, section);
                         }),
                     );
                 }),
@@ -499,7 +491,7 @@ fn with_element_uids(
 
 /// The backend node ids of a run's stashed elements, by index.
 fn element_backend_ids(
-    app: &mut App,
+    cx: &mut Ctx,
     session: String,
     run: Value,
     count: u64,
@@ -507,25 +499,25 @@ fn element_backend_ids(
 ) {
     let s2 = session.clone();
     browser::send_raw(
-        app,
+        cx,
         Some(&session),
         "Runtime.evaluate",
         json!({"expression": format!("window.__dtmcp.stashed({run})"), "returnByValue": false}),
-        Box::new(move |app, r| {
+        Box::new(move |cx, r| {
             let Some(array) = r
                 .ok()
                 .and_then(|v| v["result"]["objectId"].as_str().map(str::to_owned))
             else {
-                return done(app, Ok(Vec::new()));
+                return done(cx, Ok(Vec::new()));
             };
             let mut ids = Vec::new();
-            describe_next(app, s2, array, 0, count, &mut ids, done);
+            describe_next(cx, s2, array, 0, count, &mut ids, done);
         }),
     );
 }
 
 fn describe_next(
-    app: &mut App,
+    cx: &mut Ctx,
     session: String,
     array: String,
     index: u64,
@@ -534,38 +526,38 @@ fn describe_next(
     done: Done<Vec<Option<i64>>>,
 ) {
     if index >= count {
-        browser::fire(
-            app,
+        browser::fire_raw(
+            cx,
             Some(&session),
             "Runtime.releaseObject",
             json!({"objectId": array}),
         );
-        return done(app, Ok(std::mem::take(ids)));
+        return done(cx, Ok(std::mem::take(ids)));
     }
     let mut collected = std::mem::take(ids);
     let s2 = session.clone();
     browser::send_raw(
-        app,
+        cx,
         Some(&session),
         "Runtime.callFunctionOn",
         json!({"functionDeclaration": "function(i) { return this[i]; }", "objectId": array, "arguments": [{"value": index}]}),
-        Box::new(move |app, r| {
+        Box::new(move |cx, r| {
             let object = r
                 .ok()
                 .and_then(|v| v["result"]["objectId"].as_str().map(str::to_owned));
             let Some(object) = object else {
                 collected.push(None);
-                return describe_next(app, s2, array, index + 1, count, &mut collected, done);
+                return describe_next(cx, s2, array, index + 1, count, &mut collected, done);
             };
             let s3 = s2.clone();
             browser::send_raw(
-                app,
+                cx,
                 Some(&s2),
                 "DOM.describeNode",
                 json!({"objectId": object}),
-                Box::new(move |app, r| {
+                Box::new(move |cx, r| {
                     collected.push(r.ok().and_then(|v| v["node"]["backendNodeId"].as_i64()));
-                    describe_next(app, s3, array, index + 1, count, &mut collected, done);
+                    describe_next(cx, s3, array, index + 1, count, &mut collected, done);
                 }),
             );
         }),

@@ -11,8 +11,9 @@ use serde_json::{json, Value};
 use super::format::{self, Stack};
 use super::record::Arg;
 use super::MAX_STACK_LINES;
-use crate::app::App;
 use crate::browser;
+use crate::browser::Host;
+use crate::tools::Ctx;
 
 /// How long to wait for the page to hand over argument values before answering with what
 /// there is (a page busy in a loop cannot answer at all).
@@ -21,9 +22,9 @@ const WAIT: Duration = Duration::from_secs(3);
 const MAX_CAUSES: usize = 5;
 
 /// What the detail view shows for an argument.
-pub type Values = Box<dyn FnOnce(&mut App, Vec<String>)>;
-type Fill = Box<dyn FnOnce(&mut App, String)>;
-type SymbolizedDone = Box<dyn FnOnce(&mut App, Symbolized)>;
+pub type Values = Box<dyn FnOnce(&mut Ctx, Vec<String>)>;
+type Fill = Box<dyn FnOnce(&mut Ctx, String)>;
+type SymbolizedDone = Box<dyn FnOnce(&mut Ctx, Symbolized)>;
 
 fn unavailable(i: usize) -> String {
     format!("<error: Argument {i} is no longer available>")
@@ -36,7 +37,7 @@ struct Gather {
 }
 
 /// Runs `done` with every argument's text, in order, after [`WAIT`] at the latest.
-pub fn resolve(app: &mut App, session: String, args: Vec<Arg>, done: Values) {
+pub fn resolve(cx: &mut Ctx, session: String, args: Vec<Arg>, done: Values) {
     let n = args.len();
     let slots: Vec<Option<String>> = args.iter().map(|a| a.value.clone()).collect();
     let left = slots.iter().filter(|s| s.is_none()).count();
@@ -45,7 +46,7 @@ pub fn resolve(app: &mut App, session: String, args: Vec<Arg>, done: Values) {
         left,
         done: Some(done),
     }));
-    let complete = move |app: &mut App, gather: &Rc<RefCell<Gather>>| {
+    let complete = move |cx: &mut Ctx, gather: &Rc<RefCell<Gather>>| {
         let (done, slots) = {
             let mut g = gather.borrow_mut();
             (g.done.take(), std::mem::take(&mut g.slots))
@@ -60,22 +61,22 @@ pub fn resolve(app: &mut App, session: String, args: Vec<Arg>, done: Values) {
                         .unwrap_or_else(|| unavailable(i))
                 })
                 .collect();
-            done(app, values);
+            done(cx, values);
         }
     };
     if left == 0 {
-        return complete(app, &gather);
+        return complete(cx, &gather);
     }
     {
         let gather = gather.clone();
-        app.after(WAIT, move |app| complete(app, &gather));
+        cx.after(WAIT, move |cx| complete(cx, &gather));
     }
     for (i, a) in args.into_iter().enumerate() {
         if a.value.is_some() {
             continue;
         }
         let gather = gather.clone();
-        let fill: Fill = Box::new(move |app: &mut App, text: String| {
+        let fill: Fill = Box::new(move |cx: &mut Ctx, text: String| {
             let finished = {
                 let mut g = gather.borrow_mut();
                 if let Some(slot) = g.slots.get_mut(i) {
@@ -85,31 +86,31 @@ pub fn resolve(app: &mut App, session: String, args: Vec<Arg>, done: Values) {
                 g.left == 0
             };
             if finished {
-                complete(app, &gather);
+                complete(cx, &gather);
             }
         });
         match (a.object_id, a.error) {
             // Its document is gone: an Error still has the message it was logged with.
-            (None, true) => fill(app, a.error_head),
-            (None, false) => fill(app, unavailable(i)),
+            (None, true) => fill(cx, a.error_head),
+            (None, false) => fill(cx, unavailable(i)),
             (Some(id), true) => symbolize(
-                app,
+                cx,
                 session.clone(),
                 id,
                 a.error_head,
                 0,
-                Box::new(move |app, err| fill(app, err.render())),
+                Box::new(move |cx, err| fill(cx, err.render())),
             ),
-            (Some(id), false) => json_value(app, &session, id, i, fill),
+            (Some(id), false) => json_value(cx, &session, id, i, fill),
         }
     }
 }
 
 /// An object argument as JSON (`JSON.stringify` of its by-value copy), or the "no longer
 /// available" text when the page cannot hand it over (a cycle, a symbol, a dead object).
-fn json_value(app: &mut App, session: &str, object_id: String, i: usize, fill: Fill) {
+fn json_value(cx: &mut Ctx, session: &str, object_id: String, i: usize, fill: Fill) {
     browser::send_raw(
-        app,
+        cx,
         Some(session),
         "Runtime.callFunctionOn",
         json!({
@@ -118,7 +119,7 @@ fn json_value(app: &mut App, session: &str, object_id: String, i: usize, fill: F
             "returnByValue": true,
             "silent": true,
         }),
-        Box::new(move |app, r| {
+        Box::new(move |cx, r| {
             let text = match r {
                 Ok(v) if v.get("exceptionDetails").is_none() => match v["result"].get("value") {
                     Some(Value::String(s)) => Some(s.clone()),
@@ -128,7 +129,7 @@ fn json_value(app: &mut App, session: &str, object_id: String, i: usize, fill: F
                 _ => None,
             };
             let text = text.map_or_else(|| unavailable(i), |t| format::cut_stored(&t));
-            fill(app, text)
+            fill(cx, text)
         }),
     );
 }
@@ -174,7 +175,7 @@ impl Symbolized {
 
 /// Reads an Error object's details (`Runtime.getExceptionDetails`), then its `cause`.
 fn symbolize(
-    app: &mut App,
+    cx: &mut Ctx,
     session: String,
     object_id: String,
     head: String,
@@ -183,14 +184,14 @@ fn symbolize(
 ) {
     let s = session.clone();
     browser::send_raw(
-        app,
+        cx,
         Some(&session),
         "Runtime.getExceptionDetails",
         json!({"errorObjectId": object_id}),
-        Box::new(move |app, r| {
+        Box::new(move |cx, r| {
             let details = r.ok().map(|v| v["exceptionDetails"].clone());
             let Some(details) = details.filter(Value::is_object) else {
-                return done(app, Symbolized::plain(head));
+                return done(cx, Symbolized::plain(head));
             };
             let this = Symbolized {
                 message: details["text"].as_str().unwrap_or(&head).to_owned(),
@@ -198,16 +199,16 @@ fn symbolize(
                 cause: None,
             };
             if depth >= MAX_CAUSES {
-                return done(app, this);
+                return done(cx, this);
             }
-            with_cause(app, s, object_id, this, depth, done);
+            with_cause(cx, s, object_id, this, depth, done);
         }),
     );
 }
 
 /// Adds the Error's `cause` (an Error read in turn, or a plain value) to `this`.
 fn with_cause(
-    app: &mut App,
+    cx: &mut Ctx,
     session: String,
     object_id: String,
     mut this: Symbolized,
@@ -216,11 +217,11 @@ fn with_cause(
 ) {
     let s = session.clone();
     browser::send_raw(
-        app,
+        cx,
         Some(&session),
         "Runtime.getProperties",
         json!({"objectId": object_id, "ownProperties": true}),
-        Box::new(move |app, r| {
+        Box::new(move |cx, r| {
             let cause = r.ok().and_then(|v| {
                 v["result"]
                     .as_array()
@@ -228,26 +229,26 @@ fn with_cause(
                     .map(|p| p["value"].clone())
             });
             let Some(cause) = cause else {
-                return done(app, this);
+                return done(cx, this);
             };
             match cause["objectId"].as_str() {
                 Some(id) if cause["type"] == "object" || cause["subtype"] == "error" => {
                     let head = format::error_head(cause["description"].as_str().unwrap_or(""));
                     symbolize(
-                        app,
+                        cx,
                         s,
                         id.to_owned(),
                         head,
                         depth + 1,
-                        Box::new(move |app, inner| {
+                        Box::new(move |cx, inner| {
                             this.cause = Some(Box::new(inner));
-                            done(app, this)
+                            done(cx, this)
                         }),
                     )
                 }
                 _ => {
                     this.cause = Some(Box::new(Symbolized::plain(format::thrown_head(&cause))));
-                    done(app, this)
+                    done(cx, this)
                 }
             }
         }),

@@ -2,20 +2,21 @@
 
 use serde_json::{json, Value};
 
-use crate::app::App;
 use crate::browser::{self, pages};
 use crate::tools::response::{finish, Response};
+use crate::tools::CallId;
+use crate::tools::Ctx;
 use crate::tools::{fail, page_arg};
 
-pub(super) fn handle_dialog(app: &mut App, call: u64, args: Value) {
+pub(super) fn handle_dialog(cx: &mut Ctx, call: CallId, args: Value) {
     let accept = args["action"] == "accept";
     let prompt_text = args["promptText"].as_str().map(str::to_owned);
-    crate::tools::on_page(app, call, page_arg(&args), move |app, page| {
-        let Some(p) = app.browser.pages.get(page) else {
-            return fail(app, call, pages::no_such_page(page));
+    crate::tools::call::on_page(cx, call, page_arg(&args), move |cx, page| {
+        let Some(p) = cx.browser.pages.get(page) else {
+            return fail(cx, call, pages::no_such_page(page));
         };
         if p.dialog.is_none() {
-            return fail(app, call, "No open dialog found");
+            return fail(cx, call, "No open dialog found");
         }
         let session = p.session.clone();
         let mut params = json!({"accept": accept});
@@ -23,16 +24,16 @@ pub(super) fn handle_dialog(app: &mut App, call: u64, args: Value) {
             params["promptText"] = json!(text);
         }
         browser::send_raw(
-            app,
+            cx,
             Some(&session),
             "Page.handleJavaScriptDialog",
             params,
-            Box::new(move |app, r| {
+            Box::new(move |cx, r| {
                 // Already answered some other way: it is gone all the same.
                 if let Err(e) = r {
                     crate::log::log!("handle_dialog: {e}");
                 }
-                if let Some(p) = app.browser.pages.get_mut(page) {
+                if let Some(p) = cx.browser.pages.get_mut(page) {
                     p.dialog = None;
                 }
                 let mut resp = Response::for_page(page);
@@ -42,7 +43,7 @@ pub(super) fn handle_dialog(app: &mut App, call: u64, args: Value) {
                     "Successfully dismissed the dialog"
                 });
                 resp.include_pages = true;
-                finish(app, call, resp);
+                finish(cx, call, resp);
             }),
         );
     });

@@ -4,28 +4,29 @@
 use serde_json::{json, Value};
 
 use super::keys::{self, Keyboard};
-use crate::app::{App, Done};
 use crate::browser;
+use crate::browser::Host;
+use crate::tools::{Ctx, Done};
 
 /// Sends `events` (method, params) in order and runs `done` when the last is answered.
 pub fn sequence(
-    app: &mut App,
+    cx: &mut Ctx,
     session: &str,
     mut events: Vec<(&'static str, Value)>,
     done: Done<()>,
 ) {
     let Some(last) = events.pop() else {
-        return app.resolve(done, Ok(()));
+        return cx.resolve(done, Ok(()));
     };
     for (method, params) in events {
-        browser::fire(app, Some(session), method, params);
+        browser::fire_raw(cx, Some(session), method, params);
     }
     browser::send_raw(
-        app,
+        cx,
         Some(session),
         last.0,
         last.1,
-        Box::new(move |app, r| done(app, r.map(|_| ()))),
+        Box::new(move |cx, r| done(cx, r.map(|_| ()))),
     );
 }
 
@@ -116,23 +117,23 @@ pub fn typing(text: &str) -> Vec<Vec<(&'static str, Value)>> {
 
 /// Sends the chunks one after another, each once the page took in the one before.
 pub fn chunks(
-    app: &mut App,
+    cx: &mut Ctx,
     session: String,
     mut chunks: Vec<Vec<(&'static str, Value)>>,
     done: Done<()>,
 ) {
     if chunks.is_empty() {
-        return app.resolve(done, Ok(()));
+        return cx.resolve(done, Ok(()));
     }
     let first = chunks.remove(0);
     let s = session.clone();
     sequence(
-        app,
+        cx,
         &session,
         first,
-        Box::new(move |app, r| match r {
-            Ok(()) => self::chunks(app, s, chunks, done),
-            Err(e) => done(app, Err(e)),
+        Box::new(move |cx, r| match r {
+            Ok(()) => self::chunks(cx, s, chunks, done),
+            Err(e) => done(cx, Err(e)),
         }),
     );
 }

@@ -7,60 +7,60 @@ use serde_json::json;
 
 use super::dispatch;
 use super::element::{self, Element};
-use crate::app::{App, Done};
 use crate::browser;
+use crate::tools::{Ctx, Done};
 
 /// Pointer moves between the source and the target.
 const STEPS: u32 = 5;
 
-pub fn drag(app: &mut App, session: String, source: Element, target: Element, done: Done<()>) {
+pub fn drag(cx: &mut Ctx, session: String, source: Element, target: Element, done: Done<()>) {
     let s = session.clone();
     element::aim(
-        app,
+        cx,
         &session,
         &source,
         true,
-        Box::new(move |app, r| match r {
-            Ok(from) => press(app, s, from, target, done),
-            Err(e) => done(app, Err(e)),
+        Box::new(move |cx, r| match r {
+            Ok(from) => press(cx, s, from, target, done),
+            Err(e) => done(cx, Err(e)),
         }),
     );
 }
 
-fn press(app: &mut App, session: String, from: (f64, f64), target: Element, done: Done<()>) {
+fn press(cx: &mut Ctx, session: String, from: (f64, f64), target: Element, done: Done<()>) {
     let (sx, sy) = from;
     let s = session.clone();
     dispatch::sequence(
-        app,
+        cx,
         &session,
         vec![dispatch::move_to(sx, sy), dispatch::press(sx, sy, 1)],
-        Box::new(move |app, r| match r {
-            Ok(()) => aim_target(app, s, from, target, done),
-            Err(e) => done(app, Err(e)),
+        Box::new(move |cx, r| match r {
+            Ok(()) => aim_target(cx, s, from, target, done),
+            Err(e) => done(cx, Err(e)),
         }),
     );
 }
 
-fn aim_target(app: &mut App, session: String, from: (f64, f64), target: Element, done: Done<()>) {
+fn aim_target(cx: &mut Ctx, session: String, from: (f64, f64), target: Element, done: Done<()>) {
     let s = session.clone();
     element::aim(
-        app,
+        cx,
         &session,
         &target,
         false,
-        Box::new(move |app, r| match r {
-            Ok(to) => travel(app, s, from, to, done),
+        Box::new(move |cx, r| match r {
+            Ok(to) => travel(cx, s, from, to, done),
             Err(e) => {
                 // Never leave the button held down.
                 let (method, params) = dispatch::release(from.0, from.1, 1);
-                browser::fire(app, Some(&s), method, params);
-                done(app, Err(e))
+                browser::fire_raw(cx, Some(&s), method, params);
+                done(cx, Err(e))
             }
         }),
     );
 }
 
-fn travel(app: &mut App, session: String, from: (f64, f64), to: (f64, f64), done: Done<()>) {
+fn travel(cx: &mut Ctx, session: String, from: (f64, f64), to: (f64, f64), done: Done<()>) {
     let (sx, sy) = from;
     let (tx, ty) = to;
     let moves = (1..=STEPS)
@@ -71,39 +71,39 @@ fn travel(app: &mut App, session: String, from: (f64, f64), to: (f64, f64), done
         .collect();
     let s = session.clone();
     dispatch::sequence(
-        app,
+        cx,
         &session,
         moves,
-        Box::new(move |app, r| match r {
-            Ok(()) => hover_then_drop(app, s, to, done),
-            Err(e) => done(app, Err(e)),
+        Box::new(move |cx, r| match r {
+            Ok(()) => hover_then_drop(cx, s, to, done),
+            Err(e) => done(cx, Err(e)),
         }),
     );
 }
 
 /// Frames, one more move over the target (its `dragover` answer now counts), frames, release.
-fn hover_then_drop(app: &mut App, session: String, to: (f64, f64), done: Done<()>) {
+fn hover_then_drop(cx: &mut Ctx, session: String, to: (f64, f64), done: Done<()>) {
     let (tx, ty) = to;
     let s = session.clone();
     frames(
-        app,
+        cx,
         &session,
-        Box::new(move |app, _| {
+        Box::new(move |cx, _| {
             let s2 = s.clone();
             dispatch::sequence(
-                app,
+                cx,
                 &s,
                 vec![dispatch::drag_to(tx, ty)],
-                Box::new(move |app, r| {
+                Box::new(move |cx, r| {
                     if let Err(e) = r {
-                        return done(app, Err(e));
+                        return done(cx, Err(e));
                     }
                     let s3 = s2.clone();
                     frames(
-                        app,
+                        cx,
                         &s2,
-                        Box::new(move |app, _| {
-                            dispatch::sequence(app, &s3, vec![dispatch::release(tx, ty, 1)], done)
+                        Box::new(move |cx, _| {
+                            dispatch::sequence(cx, &s3, vec![dispatch::release(tx, ty, 1)], done)
                         }),
                     );
                 }),
@@ -114,16 +114,16 @@ fn hover_then_drop(app: &mut App, session: String, to: (f64, f64), done: Done<()
 
 /// Resolves after the page rendered two frames (or 100 ms, for a page that renders none):
 /// by then it has handled the input sent before.
-fn frames(app: &mut App, session: &str, done: Done<()>) {
+fn frames(cx: &mut Ctx, session: &str, done: Done<()>) {
     let expression = "new Promise(resolve => {
   requestAnimationFrame(() => requestAnimationFrame(() => resolve(true)));
   setTimeout(() => resolve(true), 100);
 })";
     browser::send_raw(
-        app,
+        cx,
         Some(session),
         "Runtime.evaluate",
         json!({"expression": expression, "awaitPromise": true, "returnByValue": true}),
-        Box::new(move |app, r| done(app, r.map(|_| ()))),
+        Box::new(move |cx, r| done(cx, r.map(|_| ()))),
     );
 }

@@ -5,9 +5,9 @@
 
 use serde_json::{json, Value};
 
-use crate::app::{App, Done};
 use crate::browser;
 use crate::error::Error;
+use crate::tools::{Ctx, Done};
 
 /// An element of the page, by its snapshot uid and its remote object.
 #[derive(Clone, Debug)]
@@ -52,35 +52,29 @@ fn node_error(uid: &str, e: Error) -> Error {
 
 /// Scrolls the element into view and gives the viewport point at the centre of its visible
 /// box. With `hit_test`, also checks that a click there reaches the element.
-pub fn aim(
-    app: &mut App,
-    session: &str,
-    element: &Element,
-    hit_test: bool,
-    done: Done<(f64, f64)>,
-) {
+pub fn aim(cx: &mut Ctx, session: &str, element: &Element, hit_test: bool, done: Done<(f64, f64)>) {
     let el = element.clone();
     let s = session.to_owned();
     browser::send_raw(
-        app,
+        cx,
         Some(session),
         "DOM.scrollIntoViewIfNeeded",
         json!({"objectId": element.object_id}),
-        Box::new(move |app, r| {
+        Box::new(move |cx, r| {
             if let Err(e) = r {
-                return done(app, Err(node_error(&el.uid, e)));
+                return done(cx, Err(node_error(&el.uid, e)));
             }
-            quads(app, s, el, hit_test, done);
+            quads(cx, s, el, hit_test, done);
         }),
     );
 }
 
-fn quads(app: &mut App, session: String, el: Element, hit_test: bool, done: Done<(f64, f64)>) {
+fn quads(cx: &mut Ctx, session: String, el: Element, hit_test: bool, done: Done<(f64, f64)>) {
     // Both asked at once; the page answers in order, so the second answer finds the first.
     let quads = std::rc::Rc::new(std::cell::RefCell::new(None::<Result<Value, Error>>));
     let q = quads.clone();
     browser::send_raw(
-        app,
+        cx,
         Some(&session),
         "DOM.getContentQuads",
         json!({"objectId": el.object_id}),
@@ -88,19 +82,19 @@ fn quads(app: &mut App, session: String, el: Element, hit_test: bool, done: Done
     );
     let s = session.clone();
     browser::send_raw(
-        app,
+        cx,
         Some(&session),
         "Page.getLayoutMetrics",
         json!({}),
-        Box::new(move |app, r| {
+        Box::new(move |cx, r| {
             let quads = match quads.borrow_mut().take() {
                 Some(Ok(v)) => v,
-                Some(Err(e)) => return done(app, Err(node_error(&el.uid, e))),
-                None => return done(app, Err(failed(&el.uid, "The page did not answer."))),
+                Some(Err(e)) => return done(cx, Err(node_error(&el.uid, e))),
+                None => return done(cx, Err(failed(&el.uid, "The page did not answer."))),
             };
             let metrics = match r {
                 Ok(m) => m,
-                Err(e) => return done(app, Err(e)),
+                Err(e) => return done(cx, Err(e)),
             };
             let viewport = &metrics["cssLayoutViewport"];
             let width = viewport["clientWidth"].as_f64().unwrap_or(f64::MAX);
@@ -111,12 +105,12 @@ fn quads(app: &mut App, session: String, el: Element, hit_test: bool, done: Done
                 } else {
                     "The element is hidden: it has no visible size on the page."
                 };
-                return done(app, Err(failed(&el.uid, reason)));
+                return done(cx, Err(failed(&el.uid, reason)));
             };
             if hit_test {
-                check_hit(app, s, el, x, y, done);
+                check_hit(cx, s, el, x, y, done);
             } else {
-                done(app, Ok((x, y)))
+                done(cx, Ok((x, y)))
             }
         }),
     );
@@ -205,9 +199,9 @@ const HIT_TEST: &str = r#"function(x, y) {
   return {problem: 'covered', by: text};
 }"#;
 
-fn check_hit(app: &mut App, session: String, el: Element, x: f64, y: f64, done: Done<(f64, f64)>) {
+fn check_hit(cx: &mut Ctx, session: String, el: Element, x: f64, y: f64, done: Done<(f64, f64)>) {
     browser::send_raw(
-        app,
+        cx,
         Some(&session),
         "Runtime.callFunctionOn",
         json!({
@@ -216,17 +210,17 @@ fn check_hit(app: &mut App, session: String, el: Element, x: f64, y: f64, done: 
             "arguments": [{"value": x}, {"value": y}],
             "returnByValue": true,
         }),
-        Box::new(move |app, r| {
+        Box::new(move |cx, r| {
             let v = match r {
                 Ok(v) => v,
-                Err(e) => return done(app, Err(node_error(&el.uid, e))),
+                Err(e) => return done(cx, Err(node_error(&el.uid, e))),
             };
             let result = &v["result"]["value"];
             let (rx, ry) = (x.round(), y.round());
             let reason = match result["problem"].as_str() {
-                None if result["ok"] == true => return done(app, Ok((x, y))),
+                None if result["ok"] == true => return done(cx, Ok((x, y))),
                 None => "The page could not check the element.".to_owned(),
-                Some("gone") => return done(app, Err(gone(&el.uid))),
+                Some("gone") => return done(cx, Err(gone(&el.uid))),
                 Some("disabled") => "The element is disabled.".to_owned(),
                 Some("invisible") => {
                     "The element is hidden (visibility: hidden or a hidden ancestor).".to_owned()
@@ -240,7 +234,7 @@ Close or move what covers it first.",
                     result["by"].as_str().unwrap_or("unknown")
                 ),
             };
-            done(app, Err(failed(&el.uid, reason)))
+            done(cx, Err(failed(&el.uid, reason)))
         }),
     );
 }

@@ -8,8 +8,8 @@ use serde_json::{json, Value};
 
 use super::dispatch;
 use super::element::{self, failed, Element};
-use crate::app::{App, Done};
 use crate::browser;
+use crate::tools::{Ctx, Done};
 
 /// Values this long are inserted at once rather than typed key by key.
 const TYPING_LIMIT: usize = 100;
@@ -88,27 +88,27 @@ const PREPARE: &str = r#"function(value, typingLimit) {
 }"#;
 
 /// Fills `element` with `value` and runs `done` once the page took it in.
-pub fn fill(app: &mut App, session: String, el: Element, value: String, done: Done<()>) {
+pub fn fill(cx: &mut Ctx, session: String, el: Element, value: String, done: Done<()>) {
     let s = session.clone();
     // Scrolling it into view first also proves it is displayed.
     element::aim(
-        app,
+        cx,
         &session,
         &el.clone(),
         false,
-        Box::new(move |app, r| {
+        Box::new(move |cx, r| {
             if let Err(e) = r {
-                return done(app, Err(e));
+                return done(cx, Err(e));
             }
-            prepare(app, s, el, value, done);
+            prepare(cx, s, el, value, done);
         }),
     );
 }
 
-fn prepare(app: &mut App, session: String, el: Element, value: String, done: Done<()>) {
+fn prepare(cx: &mut Ctx, session: String, el: Element, value: String, done: Done<()>) {
     let s = session.clone();
     browser::send_raw(
-        app,
+        cx,
         Some(&session),
         "Runtime.callFunctionOn",
         json!({
@@ -117,30 +117,30 @@ fn prepare(app: &mut App, session: String, el: Element, value: String, done: Don
             "arguments": [{"value": value}, {"value": TYPING_LIMIT}],
             "returnByValue": true,
         }),
-        Box::new(move |app, r| {
+        Box::new(move |cx, r| {
             let v = match r {
                 Ok(v) => v,
-                Err(e) => return done(app, Err(failed(&el.uid, e))),
+                Err(e) => return done(cx, Err(failed(&el.uid, e))),
             };
             if let Some(ex) = v.get("exceptionDetails") {
                 let msg = crate::tools::script::exception_message(ex);
-                return done(app, Err(failed(&el.uid, msg)));
+                return done(cx, Err(failed(&el.uid, msg)));
             }
             let plan = &v["result"]["value"];
             match plan["kind"].as_str() {
-                Some("done") => done(app, Ok(())),
+                Some("done") => done(cx, Ok(())),
                 Some("type") => {
                     let text = plan["text"].as_str().unwrap_or("");
-                    dispatch::chunks(app, s, dispatch::typing(text), done)
+                    dispatch::chunks(cx, s, dispatch::typing(text), done)
                 }
-                Some("click") => super::click_element(app, s, el, false, done),
+                Some("click") => super::click_element(cx, s, el, false, done),
                 Some("error") => {
                     let msg = plan["message"]
                         .as_str()
                         .unwrap_or("Element cannot be filled out.");
-                    done(app, Err(failed(&el.uid, msg)))
+                    done(cx, Err(failed(&el.uid, msg)))
                 }
-                _ => done(app, Err(failed(&el.uid, unexpected(plan)))),
+                _ => done(cx, Err(failed(&el.uid, unexpected(plan)))),
             }
         }),
     );

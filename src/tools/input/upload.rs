@@ -6,10 +6,11 @@ use serde_json::{json, Value};
 
 use super::element::{failed, Element};
 use super::{begin, click_element, elements, reply, said, str_arg, watch};
-use crate::app::{App, Done};
 use crate::browser;
 use crate::error::Error;
 use crate::tools::fail;
+use crate::tools::CallId;
+use crate::tools::{Ctx, Done};
 
 /// Whether the element is a file input, and whether it takes the files given.
 const FILE_INPUT: &str = r#"function(count) {
@@ -22,7 +23,7 @@ const FILE_INPUT: &str = r#"function(count) {
 /// How long clicking a non-input element may take to open a file chooser.
 const FILE_CHOOSER_LIMIT: std::time::Duration = std::time::Duration::from_secs(3);
 
-pub(super) fn upload_file(app: &mut App, call: u64, args: Value) {
+pub(super) fn upload_file(cx: &mut Ctx, call: CallId, args: Value) {
     let uid = str_arg(&args, "uid");
     let include_snapshot = args["includeSnapshot"].as_bool().unwrap_or(false);
     let given: Vec<String> = args["filePaths"]
@@ -34,7 +35,7 @@ pub(super) fn upload_file(app: &mut App, call: u64, args: Value) {
         })
         .unwrap_or_default();
     let mut files = Vec::new();
-    let local = matches!(app.settings.source, crate::settings::BrowserSource::Launch);
+    let local = matches!(cx.settings.source, crate::settings::BrowserSource::Launch);
     for path in given.iter().filter(|p| !p.trim().is_empty()) {
         if !local {
             // The files live where the browser runs; we cannot check them from here.
@@ -45,35 +46,35 @@ pub(super) fn upload_file(app: &mut App, call: u64, args: Value) {
             Ok(p) if p.is_file() => files.push(p.to_string_lossy().into_owned()),
             Ok(_) => {
                 return fail(
-                    app,
+                    cx,
                     call,
                     format!("Failed to upload file. {path} is not a file."),
                 )
             }
             Err(e) => {
                 return fail(
-                    app,
+                    cx,
                     call,
                     format!("Failed to upload file. Cannot read {path}: {e}."),
                 )
             }
         }
     }
-    begin(app, call, &args, move |app, page| {
-        elements(app, call, page, vec![uid], move |app, session, els| {
+    begin(cx, call, &args, move |cx, page| {
+        elements(cx, call, page, vec![uid], move |cx, session, els| {
             let Some(el) = els.into_iter().next() else {
-                return fail(app, call, "No element to upload through.");
+                return fail(cx, call, "No element to upload through.");
             };
             let list = files.clone();
             let action: watch::Action =
-                Box::new(move |app, done| upload(app, session, el, list, done));
+                Box::new(move |cx, done| upload(cx, session, el, list, done));
             watch::act(
-                app,
+                cx,
                 page,
                 false,
                 action,
-                Box::new(move |app, r| match r {
-                    Err(e) => fail(app, call, e),
+                Box::new(move |cx, r| match r {
+                    Err(e) => fail(cx, call, e),
                     Ok(o) => {
                         let shown = given.join(", ");
                         let line = said(
@@ -81,7 +82,7 @@ pub(super) fn upload_file(app: &mut App, call: u64, args: Value) {
                             &format!("File uploaded from {shown}."),
                             "The files were given to the element and it opened a dialog.",
                         );
-                        reply(app, call, page, line, o, include_snapshot)
+                        reply(cx, call, page, line, o, include_snapshot)
                     }
                 }),
             );
@@ -89,10 +90,10 @@ pub(super) fn upload_file(app: &mut App, call: u64, args: Value) {
     });
 }
 
-fn upload(app: &mut App, session: String, el: Element, files: Vec<String>, done: Done<()>) {
+fn upload(cx: &mut Ctx, session: String, el: Element, files: Vec<String>, done: Done<()>) {
     let s = session.clone();
     browser::send_raw(
-        app,
+        cx,
         Some(&session),
         "Runtime.callFunctionOn",
         json!({
@@ -101,30 +102,30 @@ fn upload(app: &mut App, session: String, el: Element, files: Vec<String>, done:
             "arguments": [{"value": files.len()}],
             "returnByValue": true,
         }),
-        Box::new(move |app, r| {
+        Box::new(move |cx, r| {
             let kind = match r {
                 Ok(v) => v["result"]["value"].as_str().unwrap_or("other").to_owned(),
-                Err(e) => return done(app, Err(e)),
+                Err(e) => return done(cx, Err(e)),
             };
             match kind.as_str() {
                 "file" => {
                     let params = json!({"files": files, "objectId": el.object_id});
                     browser::send_raw(
-                        app,
+                        cx,
                         Some(&s),
                         "DOM.setFileInputFiles",
                         params,
-                        Box::new(move |app, r| done(app, r.map(|_| ()))),
+                        Box::new(move |cx, r| done(cx, r.map(|_| ()))),
                     );
                 }
                 "single" => done(
-                    app,
+                    cx,
                     Err(Error::Invalid(
                         "Multiple file uploads only work with <input type=file multiple>".into(),
                     )),
                 ),
-                "disabled" => done(app, Err(failed(&el.uid, "The element is disabled."))),
-                _ => upload_through_chooser(app, s, el, files, done),
+                "disabled" => done(cx, Err(failed(&el.uid, "The element is disabled."))),
+                _ => upload_through_chooser(cx, s, el, files, done),
             }
         }),
     );
@@ -133,67 +134,67 @@ fn upload(app: &mut App, session: String, el: Element, files: Vec<String>, done:
 /// For an element that is not a file input: click it with file choosers intercepted, and
 /// give the files to the chooser it opens.
 fn upload_through_chooser(
-    app: &mut App,
+    cx: &mut Ctx,
     session: String,
     el: Element,
     files: Vec<String>,
     done: Done<()>,
 ) {
-    let once = crate::app::Once::new(done);
+    let once = crate::tools::Once::new(done);
     let s = session.clone();
     let on_chooser = once.clone();
-    browser::fire(
-        app,
+    browser::fire_raw(
+        cx,
         Some(&session),
         "Page.setInterceptFileChooserDialog",
         json!({"enabled": true}),
     );
-    browser::waiters::wait(
-        app,
+    browser::waiters::wait_raw(
+        cx,
         &session,
         "Page.fileChooserOpened",
         |_| true,
         FILE_CHOOSER_LIMIT,
         String::new(),
-        Box::new(move |app, r| {
-            browser::fire(
-                app,
+        Box::new(move |cx, r| {
+            browser::fire_raw(
+                cx,
                 Some(&s),
                 "Page.setInterceptFileChooserDialog",
                 json!({"enabled": false}),
             );
             let opened = match r {
                 Ok(e) => e,
-                Err(_) => return on_chooser.call(app, Err(no_chooser())),
+                Err(_) => return on_chooser.call(cx, Err(no_chooser())),
             };
             let Some(node) = opened["backendNodeId"].as_i64() else {
-                return on_chooser.call(app, Err(no_chooser()));
+                return on_chooser.call(cx, Err(no_chooser()));
             };
             browser::send_raw(
-                app,
+                cx,
                 Some(&s),
                 "DOM.setFileInputFiles",
                 json!({"files": files, "backendNodeId": node}),
-                Box::new(move |app, r| on_chooser.call(app, r.map(|_| ()))),
+                Box::new(move |cx, r| on_chooser.call(cx, r.map(|_| ()))),
             );
         }),
     );
     let on_click = once.clone();
     let s = session.clone();
     click_element(
-        app,
+        cx,
         session,
         el,
         false,
-        Box::new(move |app, r| {
+        Box::new(move |cx, r| {
             if r.is_err() {
-                browser::fire(
-                    app,
+                browser::fire_raw(
+                    cx,
                     Some(&s),
                     "Page.setInterceptFileChooserDialog",
                     json!({"enabled": false}),
                 );
-                on_click.call(app, Err(no_chooser()));
+                on_click.call(cx, Err(no_chooser()));
             }
         }),
     );

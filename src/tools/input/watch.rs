@@ -9,9 +9,10 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::app::{App, Done, Once};
+use crate::browser::Host;
 use crate::browser::{self, waiters};
 use crate::error::Error;
+use crate::tools::{Ctx, Done, Once};
 
 /// How long after the action a navigation may still start and count as caused by it.
 const EXPECT_NAVIGATION: Duration = Duration::from_millis(100);
@@ -41,7 +42,7 @@ pub struct Outcome {
 }
 
 /// The work of the action: dispatch events, then call its continuation.
-pub type Action = Box<dyn FnOnce(&mut App, Done<()>)>;
+pub type Action = Box<dyn FnOnce(&mut Ctx, Done<()>)>;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Phase {
@@ -72,9 +73,9 @@ struct Watch {
 
 /// Runs `action` on the page, then waits (bounded) for its effects when `settle` is true.
 /// `done` gets the outcome, or the action's error.
-pub fn act(app: &mut App, page: u32, settle: bool, action: Action, done: Done<Outcome>) {
-    let Some(p) = app.browser.pages.get(page) else {
-        return done(app, Err(crate::browser::pages::no_such_page(page)));
+pub fn act(cx: &mut Ctx, page: u32, settle: bool, action: Action, done: Done<Outcome>) {
+    let Some(p) = cx.browser.pages.get(page) else {
+        return done(cx, Err(crate::browser::pages::no_such_page(page)));
     };
     let session = p.session.clone();
     let frame = p.target_id.clone();
@@ -93,24 +94,24 @@ pub fn act(app: &mut App, page: u32, settle: bool, action: Action, done: Done<Ou
         opened: RefCell::new(Vec::new()),
         finish: Once::new(done),
     });
-    observe(app, &w, &frame, initial_loader);
+    observe(cx, &w, &frame, initial_loader);
 
     let on_done = w.clone();
     action(
-        app,
-        Box::new(move |app, r| match r {
-            Ok(()) => acted(app, on_done),
-            Err(e) => fail(app, &on_done, e),
+        cx,
+        Box::new(move |cx, r| match r {
+            Ok(()) => acted(cx, on_done),
+            Err(e) => fail(cx, &on_done, e),
         }),
     );
     let stuck = w.clone();
-    app.after(ACTION_LIMIT, move |app| {
+    cx.after(ACTION_LIMIT, move |cx| {
         if stuck.phase.get() == Phase::Acting {
             // A handler stuck in a loop would keep the page from answering anyone again.
-            browser::fire(app, Some(&stuck.session), "Runtime.terminateExecution", json!({}));
+            browser::fire_raw(cx, Some(&stuck.session), "Runtime.terminateExecution", json!({}));
             let secs = ACTION_LIMIT.as_secs();
             fail(
-                app,
+                cx,
                 &stuck,
                 Error::Timeout(format!(
                     "The page did not take in the input within {secs} s (it may be busy running a script, or still waiting for a new document to arrive)."
@@ -121,20 +122,20 @@ pub fn act(app: &mut App, page: u32, settle: bool, action: Action, done: Done<Ou
 }
 
 /// Registers the waiters for what the action may set off. They live until the call ends.
-fn observe(app: &mut App, w: &Rc<Watch>, frame: &str, initial_loader: String) {
+fn observe(cx: &mut Ctx, w: &Rc<Watch>, frame: &str, initial_loader: String) {
     let session = w.session.clone();
 
     let on_dialog = w.clone();
-    waiters::wait(
-        app,
+    waiters::wait_raw(
+        cx,
         &session,
         "Page.javascriptDialogOpening",
         |_| true,
         OBSERVE_LIMIT,
         String::new(),
-        Box::new(move |app, r| {
+        Box::new(move |cx, r| {
             if r.is_ok() {
-                dialog_opened(app, &on_dialog);
+                dialog_opened(cx, &on_dialog);
             }
         }),
     );
@@ -143,23 +144,23 @@ fn observe(app: &mut App, w: &Rc<Watch>, frame: &str, initial_loader: String) {
     // form, a script) or started by the browser.
     let main = frame.to_owned();
     let on_request = w.clone();
-    waiters::wait(
-        app,
+    waiters::wait_raw(
+        cx,
         &session,
         "Page.frameRequestedNavigation",
         move |e: &Value| e["frameId"] == *main && e["disposition"] == "currentTab",
         OBSERVE_LIMIT,
         String::new(),
-        Box::new(move |app, r| {
+        Box::new(move |cx, r| {
             if r.is_ok() {
-                navigation_started(app, &on_request);
+                navigation_started(cx, &on_request);
             }
         }),
     );
     let main = frame.to_owned();
     let on_start = w.clone();
-    waiters::wait(
-        app,
+    waiters::wait_raw(
+        cx,
         &session,
         "Page.frameStartedNavigating",
         move |e: &Value| {
@@ -171,9 +172,9 @@ fn observe(app: &mut App, w: &Rc<Watch>, frame: &str, initial_loader: String) {
         },
         OBSERVE_LIMIT,
         String::new(),
-        Box::new(move |app, r| {
+        Box::new(move |cx, r| {
             if r.is_ok() {
-                navigation_started(app, &on_start);
+                navigation_started(cx, &on_start);
             }
         }),
     );
@@ -181,8 +182,8 @@ fn observe(app: &mut App, w: &Rc<Watch>, frame: &str, initial_loader: String) {
     // The load of a document other than the one the action started on.
     let main = frame.to_owned();
     let on_load = w.clone();
-    waiters::wait(
-        app,
+    waiters::wait_raw(
+        cx,
         &session,
         "Page.lifecycleEvent",
         move |e: &Value| {
@@ -190,24 +191,24 @@ fn observe(app: &mut App, w: &Rc<Watch>, frame: &str, initial_loader: String) {
         },
         OBSERVE_LIMIT,
         String::new(),
-        Box::new(move |app, r| {
+        Box::new(move |cx, r| {
             if r.is_ok() {
                 on_load.loaded.set(true);
                 if on_load.phase.get() == Phase::Loading {
-                    settle_after_load(app, on_load);
+                    settle_after_load(cx, on_load);
                 }
             }
         }),
     );
 
-    watch_popups(app, w.clone(), frame.to_owned());
+    watch_popups(cx, w.clone(), frame.to_owned());
 }
 
 /// Notes every page target this page opens (window.open, target=_blank).
-fn watch_popups(app: &mut App, w: Rc<Watch>, frame: String) {
+fn watch_popups(cx: &mut Ctx, w: Rc<Watch>, frame: String) {
     let opener = frame.clone();
-    waiters::wait(
-        app,
+    waiters::wait_raw(
+        cx,
         "",
         "Target.targetCreated",
         move |e: &Value| {
@@ -215,86 +216,86 @@ fn watch_popups(app: &mut App, w: Rc<Watch>, frame: String) {
         },
         OBSERVE_LIMIT,
         String::new(),
-        Box::new(move |app, r| {
+        Box::new(move |cx, r| {
             if let Ok(e) = r {
                 if let Some(id) = e["targetInfo"]["targetId"].as_str() {
                     w.opened.borrow_mut().push(id.to_owned());
                 }
                 if w.phase.get() != Phase::Done {
-                    watch_popups(app, w, frame);
+                    watch_popups(cx, w, frame);
                 }
             }
         }),
     );
 }
 
-fn navigation_started(app: &mut App, w: &Rc<Watch>) {
+fn navigation_started(cx: &mut Ctx, w: &Rc<Watch>) {
     w.navigation_started.set(true);
     if w.phase.get() == Phase::ExpectNavigation {
-        wait_for_load(app, w.clone());
+        wait_for_load(cx, w.clone());
     }
 }
 
 /// The action's events were all taken in. The DOM starts settling at once, while the
 /// navigation grace period runs: when no navigation comes, the answer is ready as soon as
 /// both are over, rather than one after the other.
-fn acted(app: &mut App, w: Rc<Watch>) {
+fn acted(cx: &mut Ctx, w: Rc<Watch>) {
     if w.phase.get() != Phase::Acting {
         return;
     }
     if !w.settle {
-        return conclude(app, &w, true);
+        return conclude(cx, &w, true);
     }
     w.phase.set(Phase::ExpectNavigation);
     if w.navigation_started.get() {
-        return wait_for_load(app, w);
+        return wait_for_load(cx, w);
     }
-    settle_dom(app, w.clone());
-    app.after(EXPECT_NAVIGATION, move |app| {
+    settle_dom(cx, w.clone());
+    cx.after(EXPECT_NAVIGATION, move |cx| {
         if w.phase.get() != Phase::ExpectNavigation {
             return;
         }
         if w.dom_settled.get() {
-            conclude(app, &w, true);
+            conclude(cx, &w, true);
         } else {
             w.phase.set(Phase::Settling);
         }
     });
 }
 
-fn wait_for_load(app: &mut App, w: Rc<Watch>) {
+fn wait_for_load(cx: &mut Ctx, w: Rc<Watch>) {
     w.phase.set(Phase::Loading);
     if w.loaded.get() {
-        return settle_after_load(app, w);
+        return settle_after_load(cx, w);
     }
-    app.after(NAVIGATION_LIMIT, move |app| {
+    cx.after(NAVIGATION_LIMIT, move |cx| {
         if w.phase.get() != Phase::Loading {
             return;
         }
         // Still waiting for the server: the old document stays, and the browser holds the
         // page's commands until the new one commits, so asking it anything would only wait.
-        let committed = app
+        let committed = cx
             .browser
             .pages
             .get(w.page)
             .is_some_and(|p| p.document != w.initial_document);
         if committed {
-            settle_after_load(app, w);
+            settle_after_load(cx, w);
         } else {
-            conclude(app, &w, true);
+            conclude(cx, &w, true);
         }
     });
 }
 
-fn settle_after_load(app: &mut App, w: Rc<Watch>) {
+fn settle_after_load(cx: &mut Ctx, w: Rc<Watch>) {
     w.phase.set(Phase::Settling);
-    settle_dom(app, w);
+    settle_dom(cx, w);
 }
 
 /// Waits until the document has gone `QUIET_MS` without a mutation (at most
 /// `SETTLE_LIMIT_MS`), checked by the page itself. Each round has its own number, so the
 /// answer of a round that a navigation overtook is not taken for the new document's.
-fn settle_dom(app: &mut App, w: Rc<Watch>) {
+fn settle_dom(cx: &mut Ctx, w: Rc<Watch>) {
     let round = w.settle_round.get() + 1;
     w.settle_round.set(round);
     w.dom_settled.set(false);
@@ -312,31 +313,31 @@ fn settle_dom(app: &mut App, w: Rc<Watch>) {
     );
     let answered = w.clone();
     browser::send_raw(
-        app,
+        cx,
         Some(&w.session),
         "Runtime.evaluate",
         json!({"expression": expression, "awaitPromise": true, "returnByValue": true}),
         // An error here (the document went away under a navigation) ends the wait too.
-        Box::new(move |app, _| settled(app, &answered, round)),
+        Box::new(move |cx, _| settled(cx, &answered, round)),
     );
     // The page's own limit may not run (a dialog, a busy script): ours always does.
-    app.after(Duration::from_millis(SETTLE_LIMIT_MS + 200), move |app| {
-        settled(app, &w, round)
+    cx.after(Duration::from_millis(SETTLE_LIMIT_MS + 200), move |cx| {
+        settled(cx, &w, round)
     });
 }
 
-fn settled(app: &mut App, w: &Rc<Watch>, round: u32) {
+fn settled(cx: &mut Ctx, w: &Rc<Watch>, round: u32) {
     if w.settle_round.get() != round {
         return;
     }
     match w.phase.get() {
         Phase::ExpectNavigation => w.dom_settled.set(true),
-        Phase::Settling => conclude(app, w, true),
+        Phase::Settling => conclude(cx, w, true),
         _ => {}
     }
 }
 
-fn dialog_opened(app: &mut App, w: &Rc<Watch>) {
+fn dialog_opened(cx: &mut Ctx, w: &Rc<Watch>) {
     let phase = w.phase.get();
     if phase == Phase::Done {
         return;
@@ -348,25 +349,25 @@ fn dialog_opened(app: &mut App, w: &Rc<Watch>) {
         navigated_to: None,
         opened: w.opened.borrow().clone(),
     };
-    w.finish.call(app, Ok(outcome));
+    w.finish.call(cx, Ok(outcome));
 }
 
-fn conclude(app: &mut App, w: &Rc<Watch>, completed: bool) {
+fn conclude(cx: &mut Ctx, w: &Rc<Watch>, completed: bool) {
     w.phase.set(Phase::Done);
-    let url = app.browser.pages.get(w.page).map(|p| p.url.clone());
+    let url = cx.browser.pages.get(w.page).map(|p| p.url.clone());
     let outcome = Outcome {
         completed,
         dialog: false,
         navigated_to: url.filter(|u| *u != w.initial_url),
         opened: w.opened.borrow().clone(),
     };
-    w.finish.call(app, Ok(outcome));
+    w.finish.call(cx, Ok(outcome));
 }
 
-fn fail(app: &mut App, w: &Rc<Watch>, err: Error) {
+fn fail(cx: &mut Ctx, w: &Rc<Watch>, err: Error) {
     if w.phase.get() == Phase::Done {
         return;
     }
     w.phase.set(Phase::Done);
-    w.finish.call(app, Err(err));
+    w.finish.call(cx, Err(err));
 }

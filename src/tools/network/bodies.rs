@@ -8,9 +8,9 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use super::BODY_LIMIT;
-use crate::app::{App, Once};
 use crate::browser::{self, waiters};
 use crate::tools::paths;
+use crate::tools::{Ctx, Once};
 
 /// How long to wait for a response still loading before asking for its body anyway (the
 /// browser has the whole body only once loading ends).
@@ -35,14 +35,14 @@ pub struct Wanted {
 
 /// The request body and the response body, either of them absent when there is none; an
 /// error when a file could not be written.
-pub type Bodies = Box<dyn FnOnce(&mut App, Result<(Option<Body>, Option<Body>), String>)>;
-type BodyDone = Box<dyn FnOnce(&mut App, Result<Option<Body>, String>)>;
+pub type Bodies = Box<dyn FnOnce(&mut Ctx, Result<(Option<Body>, Option<Body>), String>)>;
+type BodyDone = Box<dyn FnOnce(&mut Ctx, Result<Option<Body>, String>)>;
 
-pub fn fetch(app: &mut App, session: String, wanted: Wanted, done: Bodies) {
+pub fn fetch(cx: &mut Ctx, session: String, wanted: Wanted, done: Bodies) {
     let waiting = wanted
         .loading
         .then(|| (session.clone(), wanted.cdp_id.clone()));
-    let work = move |app: &mut App| {
+    let work = move |cx: &mut Ctx| {
         let s = session.clone();
         let Wanted {
             cdp_id,
@@ -55,55 +55,55 @@ pub fn fetch(app: &mut App, session: String, wanted: Wanted, done: Bodies) {
         } = wanted;
         let id = cdp_id.clone();
         request_body(
-            app,
+            cx,
             &session,
             &cdp_id,
             has_post_data,
             request_file,
-            Box::new(move |app, request| {
+            Box::new(move |cx, request| {
                 let request = match request {
                     Ok(r) => r,
-                    Err(e) => return done(app, Err(e)),
+                    Err(e) => return done(cx, Err(e)),
                 };
                 if !has_response {
-                    return done(app, Ok((request, None)));
+                    return done(cx, Ok((request, None)));
                 }
                 response_body(
-                    app,
+                    cx,
                     &s,
                     &id,
                     redirected,
                     response_file,
-                    Box::new(move |app, response| done(app, response.map(|r| (request, r)))),
+                    Box::new(move |cx, response| done(cx, response.map(|r| (request, r)))),
                 )
             }),
         );
     };
     match waiting {
-        Some((session, cdp_id)) => when_loaded(app, &session, &cdp_id, Box::new(work)),
-        None => work(app),
+        Some((session, cdp_id)) => when_loaded(cx, &session, &cdp_id, Box::new(work)),
+        None => work(cx),
     }
 }
 
 /// Runs `then` when the request has finished or failed, or after [`LOAD_WAIT`].
-fn when_loaded(app: &mut App, session: &str, cdp_id: &str, then: Box<dyn FnOnce(&mut App)>) {
-    let once: Once<()> = Once::new(Box::new(move |app, _| then(app)));
+fn when_loaded(cx: &mut Ctx, session: &str, cdp_id: &str, then: Box<dyn FnOnce(&mut Ctx)>) {
+    let once: Once<()> = Once::new(Box::new(move |cx, _| then(cx)));
     for method in ["Network.loadingFinished", "Network.loadingFailed"] {
         let (id, once) = (cdp_id.to_owned(), once.clone());
-        waiters::wait(
-            app,
+        waiters::wait_raw(
+            cx,
             session,
             method,
             move |p: &Value| p["requestId"].as_str() == Some(id.as_str()),
             LOAD_WAIT,
             String::new(),
-            Box::new(move |app, _| once.call(app, Ok(()))),
+            Box::new(move |cx, _| once.call(cx, Ok(()))),
         );
     }
 }
 
 fn request_body(
-    app: &mut App,
+    cx: &mut Ctx,
     session: &str,
     cdp_id: &str,
     has_post_data: bool,
@@ -111,32 +111,32 @@ fn request_body(
     done: BodyDone,
 ) {
     if !has_post_data {
-        return done(app, Ok(None));
+        return done(cx, Ok(None));
     }
     browser::send_raw(
-        app,
+        cx,
         Some(session),
         "Network.getRequestPostData",
         json!({"requestId": cdp_id}),
-        Box::new(move |app, r| {
+        Box::new(move |cx, r| {
             let data = r.ok().and_then(|v| bytes_of(&v, "postData"));
             let body = match (data, file) {
                 (Some(bytes), Some(path)) => match save(&path, "network-request", &bytes) {
                     Ok(saved) => Body::Saved(saved),
-                    Err(e) => return done(app, Err(e)),
+                    Err(e) => return done(cx, Err(e)),
                 },
                 (Some(bytes), None) if !bytes.is_empty() => {
                     Body::Inline(super::cut(&String::from_utf8_lossy(&bytes), BODY_LIMIT))
                 }
                 _ => Body::Inline("<Request body not available anymore>".to_owned()),
             };
-            done(app, Ok(Some(body)))
+            done(cx, Ok(Some(body)))
         }),
     );
 }
 
 fn response_body(
-    app: &mut App,
+    cx: &mut Ctx,
     session: &str,
     cdp_id: &str,
     redirected: bool,
@@ -152,21 +152,21 @@ fn response_body(
     };
     if redirected {
         // The browser keeps no body for a redirect answer.
-        return done(app, Ok(Some(unavailable(&file))));
+        return done(cx, Ok(Some(unavailable(&file))));
     }
     browser::send_raw(
-        app,
+        cx,
         Some(session),
         "Network.getResponseBody",
         json!({"requestId": cdp_id}),
-        Box::new(move |app, r| {
+        Box::new(move |cx, r| {
             let Some(bytes) = r.ok().and_then(|v| bytes_of(&v, "body")) else {
-                return done(app, Ok(Some(unavailable(&file))));
+                return done(cx, Ok(Some(unavailable(&file))));
             };
             let body = match file {
                 Some(path) => match save(&path, "network-response", &bytes) {
                     Ok(saved) => Body::Saved(saved),
-                    Err(e) => return done(app, Err(e)),
+                    Err(e) => return done(cx, Err(e)),
                 },
                 None => Body::Inline(match String::from_utf8(bytes) {
                     Ok(text) if text.is_empty() => "<empty response>".to_owned(),
@@ -174,7 +174,7 @@ fn response_body(
                     Err(_) => "<binary data>".to_owned(),
                 }),
             };
-            done(app, Ok(Some(body)))
+            done(cx, Ok(Some(body)))
         }),
     );
 }

@@ -6,7 +6,12 @@
 //! list is first normalised into that form; flags that only matter to the reference (telemetry,
 //! CrUX, …) are accepted and ignored with a note on stderr.
 
+use std::path::PathBuf;
+use std::time::Duration;
+
 use argh::FromArgs;
+
+use crate::settings::{BrowserSource, Settings, DEFAULT_MAX_RESULT_BYTES, DEFAULT_TOOL_TIMEOUT};
 
 /// A small, fast MCP server that drives Chromium over the Chrome DevTools Protocol and runs
 /// the developer tools a page exposes.
@@ -249,6 +254,54 @@ impl Flags {
     }
 }
 
+/// What the flags mean.
+pub fn settings(flags: &Flags) -> Result<Settings, String> {
+    let source = match (&flags.browser_url, &flags.ws_endpoint) {
+        (Some(_), Some(_)) => {
+            return Err("give either --browserUrl or --wsEndpoint, not both".into())
+        }
+        (Some(url), None) => BrowserSource::BrowserUrl(url.clone()),
+        (None, Some(ws)) => BrowserSource::WsEndpoint(ws.clone()),
+        (None, None) => BrowserSource::Launch,
+    };
+    let viewport = match &flags.viewport {
+        None => None,
+        Some(v) => Some(parse_viewport(v)?),
+    };
+    let isolated = flags.isolated.unwrap_or(flags.user_data_dir.is_none());
+    Ok(Settings {
+        source,
+        executable_path: flags.executable_path.clone(),
+        headless: flags.headless.unwrap_or(true),
+        user_data_dir: if isolated {
+            None
+        } else {
+            flags.user_data_dir.as_ref().map(PathBuf::from)
+        },
+        chrome_args: flags.chrome_arg.clone(),
+        viewport,
+        expose_page_tools: flags.expose_page_tools.unwrap_or(false),
+        tool_timeout: flags
+            .tool_timeout
+            .map(Duration::from_millis)
+            .unwrap_or(DEFAULT_TOOL_TIMEOUT),
+        max_result_bytes: flags.max_result_bytes.unwrap_or(DEFAULT_MAX_RESULT_BYTES),
+        file_roots: flags.filesystem_root.iter().map(PathBuf::from).collect(),
+        unrestricted_paths: flags.allow_unrestricted_paths.unwrap_or(false),
+    })
+}
+
+fn parse_viewport(v: &str) -> Result<(u32, u32), String> {
+    let bad = || format!("--viewport must look like 1280x720 (got {v})");
+    let (w, h) = v.split_once('x').ok_or_else(bad)?;
+    let w: u32 = w.trim().parse().map_err(|_| bad())?;
+    let h: u32 = h.trim().parse().map_err(|_| bad())?;
+    if w == 0 || h == 0 {
+        return Err(bad());
+    }
+    Ok((w, h))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -335,5 +388,22 @@ mod tests {
     fn unknown_flags_are_errors() {
         let owned = vec!["--bogusFlag".to_string()];
         assert!(Flags::parse("devtools-mcp", &owned).is_err());
+    }
+
+    #[test]
+    fn viewport() {
+        assert_eq!(parse_viewport("1280x720"), Ok((1280, 720)));
+        assert!(parse_viewport("1280").is_err());
+        assert!(parse_viewport("0x5").is_err());
+    }
+
+    #[test]
+    fn isolated_unless_a_profile_is_given() {
+        let mut f = Flags::default();
+        assert!(settings(&f).unwrap().user_data_dir.is_none());
+        f.user_data_dir = Some("/tmp/p".into());
+        assert!(settings(&f).unwrap().user_data_dir.is_some());
+        f.isolated = Some(true);
+        assert!(settings(&f).unwrap().user_data_dir.is_none());
     }
 }

@@ -9,17 +9,19 @@ use mio::unix::pipe::Receiver;
 use mio::unix::SourceFd;
 use mio::{Events, Interest, Poll, Token};
 
-use crate::app::App;
-use crate::browser;
+use crate::browser::{self, Browser, Host};
 use crate::log::log;
-use crate::mcp::server;
+use crate::mcp::{jsonrpc, Server};
 use crate::settings::Settings;
+use crate::tools::Ctx;
 
-pub const STDIN: Token = Token(0);
-pub const STDOUT: Token = Token(1);
-pub const SIGNAL: Token = Token(2);
-pub const BROWSER_IN: Token = Token(3);
-pub const BROWSER_OUT: Token = Token(4);
+const STDIN: Token = Token(0);
+const STDOUT: Token = Token(1);
+const SIGNAL: Token = Token(2);
+const BROWSER: browser::Tokens = browser::Tokens {
+    read: Token(3),
+    write: Token(4),
+};
 
 /// The longest line we accept from the client (a request with a large script is fine; an
 /// endless line is not).
@@ -116,7 +118,8 @@ fn tune_allocator() {
 pub fn run(settings: Settings) -> io::Result<()> {
     tune_allocator();
     let mut poll = Poll::new()?;
-    let mut app = App::new(settings, poll.registry().try_clone()?);
+    let browser = Browser::new(poll.registry().try_clone()?, BROWSER);
+    let mut server = Server::new(Ctx::new(settings, browser));
 
     let (mut stdin, stdin_fd) = stdin_source()?;
     poll.registry()
@@ -136,12 +139,10 @@ pub fn run(settings: Settings) -> io::Result<()> {
         .register(&mut signals, SIGNAL, Interest::READABLE)?;
 
     let mut events = Events::with_capacity(256);
-    let mut line_buf: Vec<u8> = Vec::with_capacity(64 * 1024);
-    // One read's worth, zeroed once rather than on every readable event.
-    let mut chunk = vec![0u8; 64 * 1024];
-    let mut stdin_open = true;
-    while !app.quit {
-        let timeout = app.timers.next_timeout();
+    let mut input = Input::new();
+    let mut quit = false;
+    while !quit {
+        let timeout = next_timeout(&mut server);
         if let Err(e) = poll.poll(&mut events, timeout) {
             if e.kind() == io::ErrorKind::Interrupted {
                 continue;
@@ -150,105 +151,126 @@ pub fn run(settings: Settings) -> io::Result<()> {
         }
         for event in events.iter() {
             match event.token() {
-                STDIN if stdin_open => {
-                    stdin_open = read_stdin(&mut app, &mut *stdin, &mut chunk, &mut line_buf);
-                    if !stdin_open {
-                        let _ = poll.registry().deregister(&mut SourceFd(&stdin_fd));
-                        app.quit = true;
-                    }
+                STDIN if !quit && !input.read(&mut server, &mut *stdin) => {
+                    let _ = poll.registry().deregister(&mut SourceFd(&stdin_fd));
+                    quit = true;
                 }
-                STDOUT => {}
                 SIGNAL => {
                     log!("signal received: shutting down");
-                    app.quit = true;
+                    quit = true;
                 }
-                BROWSER_IN => browser::on_readable(&mut app),
-                BROWSER_OUT => browser::flush(&mut app),
+                t if t == BROWSER.read => browser::on_readable(&mut server.cx),
+                t if t == BROWSER.write => browser::flush(&mut server.cx),
                 _ => {}
             }
-            app.run_deferred();
+            server.cx.run_deferred();
+            server.drain();
         }
         let now = Instant::now();
-        while let Some((owner, action)) = app.timers.pop_due(now) {
-            if app.alive(owner) {
-                app.run_as(owner, action);
-            }
-            app.run_deferred();
-        }
-        browser::flush(&mut app);
-        if let Err(e) = app.out.flush() {
+        server.cx.run_due_timers(now);
+        server.on_time(now);
+        server.drain();
+        browser::flush(&mut server.cx);
+        if let Err(e) = server.out.flush() {
             log!("stdout closed ({e}): shutting down");
-            app.quit = true;
+            quit = true;
         }
     }
     // Answers already computed still go out (bounded: a client that stopped reading
     // does not hold us).
     let deadline = Instant::now() + Duration::from_millis(200);
-    while !app.out.is_empty() && Instant::now() < deadline {
-        if app.out.flush().is_err() {
+    while !server.out.is_empty() && Instant::now() < deadline {
+        if server.out.flush().is_err() {
             break;
         }
         std::thread::sleep(Duration::from_millis(1));
     }
-    browser::shutdown(&mut app);
+    browser::shutdown(&mut server.cx);
     Ok(())
 }
 
-/// Reads what stdin has; handles each complete line. `false` at end of input.
-fn read_stdin(
-    app: &mut App,
-    stdin: &mut dyn Read,
-    chunk: &mut [u8],
-    line_buf: &mut Vec<u8>,
-) -> bool {
-    loop {
-        match stdin.read(chunk) {
-            Ok(0) => {
-                // A last line without a newline still counts.
-                if !line_buf.is_empty() {
-                    let line = std::mem::take(line_buf);
-                    handle(app, &line);
-                }
-                return false;
-            }
-            Ok(n) => {
-                let mut start = 0;
-                for (i, b) in chunk[..n].iter().enumerate() {
-                    if *b == b'\n' {
-                        if line_buf.is_empty() {
-                            handle(app, &chunk[start..i]);
-                        } else {
-                            line_buf.extend_from_slice(&chunk[start..i]);
-                            let line = std::mem::take(line_buf);
-                            handle(app, &line);
-                        }
-                        start = i + 1;
+/// How long the loop may sleep: until the tools' or the MCP layer's next deadline.
+fn next_timeout(server: &mut Server) -> Option<Duration> {
+    let tools = server.cx.rt.timers.next_timeout();
+    let mcp = server
+        .next_deadline()
+        .map(|d| d.saturating_duration_since(Instant::now()));
+    match (tools, mcp) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// Reading stdin into lines.
+struct Input {
+    line: Vec<u8>,
+    /// One read's worth, zeroed once rather than on every readable event.
+    chunk: Vec<u8>,
+}
+
+impl Input {
+    fn new() -> Input {
+        Input {
+            line: Vec::with_capacity(64 * 1024),
+            chunk: vec![0u8; 64 * 1024],
+        }
+    }
+
+    /// Reads what stdin has; handles each complete line. `false` at end of input.
+    fn read(&mut self, server: &mut Server, stdin: &mut dyn Read) -> bool {
+        loop {
+            match stdin.read(&mut self.chunk) {
+                Ok(0) => {
+                    // A last line without a newline still counts.
+                    if !self.line.is_empty() {
+                        let line = std::mem::take(&mut self.line);
+                        handle(server, &line);
                     }
+                    return false;
                 }
-                line_buf.extend_from_slice(&chunk[start..n]);
-                if line_buf.len() > MAX_LINE {
-                    log!("a line longer than {MAX_LINE} bytes was dropped");
-                    line_buf.clear();
-                    let err = crate::mcp::jsonrpc::error(
-                        &serde_json::Value::Null,
-                        crate::mcp::jsonrpc::INVALID_REQUEST,
-                        "Invalid Request: the line is too long",
-                    );
-                    app.send(err);
-                }
+                Ok(n) => self.take(server, n),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return true,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(_) => return false,
             }
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => return true,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(_) => return false,
+        }
+    }
+
+    /// Handles the complete lines in the first `n` bytes of the chunk; keeps the rest.
+    fn take(&mut self, server: &mut Server, n: usize) {
+        let mut start = 0;
+        for (i, b) in self.chunk[..n].iter().enumerate() {
+            if *b == b'\n' {
+                if self.line.is_empty() {
+                    handle(server, &self.chunk[start..i]);
+                } else {
+                    self.line.extend_from_slice(&self.chunk[start..i]);
+                    let line = std::mem::take(&mut self.line);
+                    handle(server, &line);
+                }
+                start = i + 1;
+            }
+        }
+        self.line.extend_from_slice(&self.chunk[start..n]);
+        if self.line.len() > MAX_LINE {
+            log!("a line longer than {MAX_LINE} bytes was dropped");
+            self.line.clear();
+            let err = jsonrpc::error(
+                &serde_json::Value::Null,
+                jsonrpc::INVALID_REQUEST,
+                "Invalid Request: the line is too long",
+            );
+            server.send(err);
         }
     }
 }
 
-fn handle(app: &mut App, line: &[u8]) {
+fn handle(server: &mut Server, line: &[u8]) {
     let trimmed = line.trim_ascii();
     if trimmed.is_empty() {
         return;
     }
-    server::handle_line(app, trimmed);
-    app.run_deferred();
+    server.handle_line(trimmed);
+    server.cx.run_deferred();
+    server.drain();
 }

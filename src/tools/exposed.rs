@@ -8,10 +8,9 @@ use std::collections::HashSet;
 
 use serde_json::{json, Value};
 
-use crate::app::App;
-use crate::browser::pages;
-use crate::mcp::jsonrpc;
-use crate::tools::{fail, thirdparty::run_tool};
+use super::thirdparty::run_tool;
+use super::{call as calls, CallId, Ctx};
+use crate::browser::{pages, Host};
 
 const MAX_NAME: usize = 64;
 
@@ -33,28 +32,23 @@ fn sanitize(group: &str, tool: &str) -> String {
 }
 
 /// (MCP name, group, tool name, description, schema) for each tool of the selected page.
-fn entries(app: &App) -> Vec<(String, String, String, Option<String>, Value)> {
-    if !app.settings.expose_page_tools {
+fn entries(cx: &Ctx) -> Vec<(String, String, String, Option<String>, Value)> {
+    if !cx.settings.expose_page_tools {
         return Vec::new();
     }
-    let Some(page) = app
-        .browser
-        .pages
-        .selected
-        .and_then(|id| app.browser.pages.get(id))
-    else {
+    let Some(table) = cx.browser.pages.selected.and_then(|id| cx.tables.get(id)) else {
         return Vec::new();
     };
     let builtin: HashSet<&str> = crate::tools::all().map(|t| t.name).collect();
     let mut used: HashSet<String> = HashSet::new();
     let mut seen_tools: HashSet<&str> = HashSet::new();
     let mut out = Vec::new();
-    for tool in page.tools.tools() {
+    for tool in table.tools() {
         // The first registration of a name is the one that runs; later ones are not callable.
         if !seen_tools.insert(&tool.name) {
             continue;
         }
-        let group = &page.tools.group_of(tool).name;
+        let group = &table.group_of(tool).name;
         let base = sanitize(group, &tool.name);
         let mut name = base.clone();
         let mut n = 2;
@@ -77,8 +71,8 @@ fn entries(app: &App) -> Vec<(String, String, String, Option<String>, Value)> {
     out
 }
 
-pub fn list(app: &App) -> Vec<Value> {
-    entries(app)
+pub fn list(cx: &Ctx) -> Vec<Value> {
+    entries(cx)
         .into_iter()
         .map(|(name, group, tool, description, mut schema)| {
             // MCP requires an object schema at the top.
@@ -99,42 +93,28 @@ pub fn list(app: &App) -> Vec<Value> {
         .collect()
 }
 
-/// Runs an exposed page tool. `false` when `name` is not one.
-pub fn call(app: &mut App, rpc_id: &Value, name: &str, args: &Value) -> bool {
-    let Some((_, _, tool, _, _)) = entries(app).into_iter().find(|e| e.0 == name) else {
-        return false;
-    };
-    let Some(page) = app.browser.pages.selected else {
-        return false;
-    };
-    if !args.is_object() {
-        let msg = "arguments must be an object";
-        app.send(jsonrpc::error(rpc_id, jsonrpc::INVALID_PARAMS, msg));
-        return true;
-    }
-    let call = app.calls.start(rpc_id.clone(), "page tool");
-    let params = args.clone();
-    let timeout = app.settings.tool_timeout;
-    app.run_as(Some(call), |app| {
-        crate::mcp::server::limit(
-            app,
-            call,
-            timeout,
-            format!(
-                "Tool {tool} timed out after {} ms without settling.",
-                timeout.as_millis()
-            ),
+/// Starts a call of an exposed page tool. `None` when `name` is not one.
+pub fn call(cx: &mut Ctx, name: &str, args: Value) -> Option<CallId> {
+    let (_, _, tool, _, _) = entries(cx).into_iter().find(|e| e.0 == name)?;
+    let page = cx.browser.pages.selected?;
+    let id = calls::start(cx, "page tool");
+    let timeout = cx.settings.tool_timeout;
+    cx.run_as(Some(id), |cx| {
+        let message = format!(
+            "Tool {tool} timed out after {} ms without settling.",
+            timeout.as_millis()
         );
+        calls::limit(cx, id, timeout, message);
         pages::with_page(
-            app,
+            cx,
             Some(page),
-            Box::new(move |app, r| match r {
-                Ok(page) => run_tool(app, call, page, tool, params, None),
-                Err(e) => fail(app, call, e),
+            Box::new(move |cx, r| match r {
+                Ok(page) => run_tool(cx, id, page, tool, args, None),
+                Err(e) => calls::fail(cx, id, e),
             }),
         );
     });
-    true
+    Some(id)
 }
 
 #[cfg(test)]

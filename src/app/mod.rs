@@ -1,0 +1,62 @@
+//! The top: the command line, the one event loop that wires stdin, stdout, the browser
+//! connection, signals and timers to the MCP server, and the one-shot client (`run`, `demo`).
+
+pub mod cli;
+pub mod event_loop;
+pub mod flags;
+
+use std::process::ExitCode;
+
+use crate::log;
+
+/// The program: `run` and `demo` are the one-shot client; anything else starts the server.
+pub fn main(args: Vec<String>) -> ExitCode {
+    let rest: Vec<&str> = args.iter().skip(1).map(String::as_str).collect();
+    match args.first().map(String::as_str) {
+        Some("run") => return cli::run(&rest),
+        Some("demo") => return cli::demo(&rest),
+        _ => {}
+    }
+    let (flags, notes) = match flags::Flags::parse("devtools-mcp", &args) {
+        Ok(f) => f,
+        Err(exit) => {
+            // --help prints to stdout: fine, no client reads it as protocol then.
+            if exit.status.is_ok() {
+                println!("{}", exit.output);
+                return ExitCode::SUCCESS;
+            }
+            eprintln!("{}", exit.output);
+            return ExitCode::from(2);
+        }
+    };
+    if flags.version {
+        println!("devtools-mcp {}", env!("CARGO_PKG_VERSION"));
+        return ExitCode::SUCCESS;
+    }
+    if let Some(path) = &flags.log_file {
+        if let Err(e) = log::open_file(path) {
+            eprintln!("devtools-mcp: {e}");
+            return ExitCode::from(2);
+        }
+    }
+    for note in notes {
+        log::log!("{note}");
+    }
+    if flags.category_experimental_third_party == Some(false) {
+        log::log!("third-party developer tools are always on; --categoryExperimentalThirdParty=false is ignored");
+    }
+    let settings = match flags::settings(&flags) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("devtools-mcp: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    match event_loop::run(settings) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            log::log!("fatal: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,255 @@
+//! Third-party developer tools: the tools a page exposes about itself through the
+//! `devtoolstooldiscovery` event. The page side is `shim.js` (installed on every page
+//! target); this side keeps each page's table current from the shim's reports, which come
+//! either as the answer to a discovery we ask for or, unasked, through a binding.
+//!
+//! This layer knows pages and their tables, and nothing of MCP or of the other tools: it is
+//! generic over a [`PageHost`], the state that holds the tables.
+
+pub mod table;
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::browser::{self, pages, Done, Host, PageId, RawEvent};
+use crate::cdp::generated::{page as cdp_page, runtime};
+use crate::error::Error;
+use crate::log::log;
+
+pub use table::Table;
+
+/// The state page tools run against: the browser's, plus every page's table.
+pub trait PageHost: Host {
+    fn tables(&mut self) -> &mut Tables;
+    fn tables_ref(&self) -> &Tables;
+    /// The set of page tools changed; clients that show them should list tools again.
+    fn tools_changed(&mut self);
+}
+
+/// One table per page target, kept (and reset in place) across its documents.
+#[derive(Default)]
+pub struct Tables(HashMap<PageId, Table>);
+
+impl Tables {
+    pub fn get(&self, page: PageId) -> Option<&Table> {
+        self.0.get(&page)
+    }
+
+    /// The page's table, empty the first time.
+    pub fn entry(&mut self, page: PageId) -> &mut Table {
+        self.0.entry(page).or_default()
+    }
+
+    /// A new document: the page's tools are void. Returns whether it had any.
+    pub fn reset(&mut self, page: PageId) -> bool {
+        self.0.get_mut(&page).is_some_and(Table::reset)
+    }
+
+    pub fn remove(&mut self, page: PageId) {
+        self.0.remove(&page);
+    }
+}
+
+/// A new page target: the binding the shim reports through, and the shim itself, before
+/// any page script runs (and now, when the page's document exists already).
+pub fn attach<H: PageHost>(h: &mut H, _page: PageId, session: &str, paused: bool) {
+    let s = Some(session);
+    browser::fire(
+        h,
+        s,
+        runtime::AddBindingParams {
+            name: BINDING.into(),
+            ..Default::default()
+        },
+    );
+    let install = cdp_page::AddScriptToEvaluateOnNewDocumentParams {
+        source: SHIM.to_owned(),
+        ..Default::default()
+    };
+    browser::fire(h, s, install);
+    if !paused {
+        // A document that already exists did not run the new-document script.
+        let now = runtime::EvaluateParams {
+            expression: SHIM.to_owned(),
+            ..Default::default()
+        };
+        browser::send(h, s, now, |_, _| {});
+    }
+}
+
+/// Page events this layer listens to: the shim's binding calls.
+pub fn on_event<H: PageHost>(h: &mut H, page: PageId, event: &RawEvent) {
+    if let Some(e) = event.decode::<runtime::BindingCalledEvent>() {
+        on_binding(h, page, e);
+    }
+}
+
+/// The discovery shim, installed before any page script runs.
+pub const SHIM: &str = include_str!("shim.js");
+
+/// The binding through which the shim reports tables the server did not ask for.
+pub const BINDING: &str = "__dtmcp_notify";
+
+/// Dispatches discovery in the page and installs the resulting table. Never fails the
+/// caller: a page without the shim (or without a document) simply has no tools.
+pub fn discover<H: PageHost>(h: &mut H, page: PageId, done: Done<H, ()>) {
+    let Some(p) = h.browser().pages.get(page) else {
+        return done(h, Ok(()));
+    };
+    if p.crashed {
+        return done(h, Ok(()));
+    }
+    let session = p.session.clone();
+    let document = p.document;
+    // With the seq of the table we hold, an unchanged table comes back as that number
+    // alone: no report to transfer, parse and compare on every list.
+    let known = match h.tables().entry(page).seq {
+        Some(seq) => seq.to_string(),
+        None => String::new(),
+    };
+    let expression =
+        format!("window.__dtmcp && window.__dtmcp.shim ? window.__dtmcp.discover({known}) : null");
+    let s2 = session.clone();
+    browser::send(h, Some(&session), by_value(expression), move |h, r| {
+        let Ok(answer) = r else {
+            return done(h, Ok(()));
+        };
+        match answer.result.value {
+            Some(report @ Value::Object(_)) => apply(h, page, document, &report),
+            Some(Value::Number(seq)) => {
+                // The table we hold is the page's current one.
+                let current = h
+                    .browser()
+                    .pages
+                    .get(page)
+                    .is_some_and(|p| p.document == document);
+                let table = h.tables().entry(page);
+                if current && table.seq == seq.as_u64() {
+                    table.confirm();
+                }
+            }
+            // No shim in this document (it was created before we attached, or the page
+            // replaced it): install it and ask once more.
+            _ if answer.exception_details.is_none() => {
+                return install_and_discover(h, page, s2, document, done)
+            }
+            _ => {}
+        }
+        done(h, Ok(()))
+    });
+}
+
+/// `Runtime.evaluate` of `expression`, awaited, answered by value.
+fn by_value(expression: String) -> runtime::EvaluateParams {
+    runtime::EvaluateParams {
+        expression,
+        await_promise: Some(true),
+        return_by_value: Some(true),
+        ..Default::default()
+    }
+}
+
+fn install_and_discover<H: PageHost>(
+    h: &mut H,
+    page: PageId,
+    session: String,
+    document: u64,
+    done: Done<H, ()>,
+) {
+    let expression = format!("{SHIM}\n;window.__dtmcp ? window.__dtmcp.discover() : null");
+    browser::send(h, Some(&session), by_value(expression), move |h, r| {
+        if let Ok(Some(report @ Value::Object(_))) = r.map(|a| a.result.value) {
+            apply(h, page, document, &report);
+        }
+        done(h, Ok(()))
+    });
+}
+
+/// Installs a report for the page, if it is still about the same document.
+fn apply<H: PageHost>(h: &mut H, page: PageId, document: u64, report: &Value) {
+    let Some(p) = h.browser().pages.get(page) else {
+        return;
+    };
+    if p.document != document {
+        return; // the page moved on; the new document reports for itself
+    }
+    if h.tables().entry(page).replace(report) {
+        h.tools_changed();
+    }
+}
+
+/// Runtime.bindingCalled: the shim reports a table nobody asked for (a listener added
+/// after load, a late answer). Only the main frame's own document is a tool source.
+fn on_binding<H: PageHost>(h: &mut H, page: PageId, e: runtime::BindingCalledEvent) {
+    if e.name != BINDING {
+        return;
+    }
+    let Some(p) = h.browser().pages.get(page) else {
+        return;
+    };
+    if p.context != Some(e.execution_context_id) {
+        log!("ignored a tool report from a frame other than page {page}'s main frame");
+        return;
+    }
+    let document = p.document;
+    let Ok(payload) = serde_json::from_str::<Value>(&e.payload) else {
+        return;
+    };
+    if payload["type"] == "groups" {
+        apply(h, page, document, &payload["report"]);
+    }
+}
+
+/// How long a call on a page whose new document is still loading waits for its load event
+/// before discovering anyway.
+const LOAD_WAIT: Duration = Duration::from_secs(3);
+
+/// Makes sure the page's table belongs to its current document, discovering if needed.
+/// A document that is still loading (the page navigated itself a moment ago) may not have
+/// registered its tools yet: discovery waits for its load event first (bounded), unless the
+/// shim reports the tools earlier.
+pub fn ensure_current<H: PageHost>(h: &mut H, page: PageId, done: Done<H, ()>) {
+    let table = h.tables().entry(page);
+    let (discovered, navigating) = (table.discovered, table.navigating);
+    let Some(p) = h.browser().pages.get(page) else {
+        return done(h, Err(pages::no_such_page(page)));
+    };
+    if discovered {
+        return done(h, Ok(()));
+    }
+    let loading = !p.crashed
+        && (navigating
+            || (!p.loader_id.is_empty()
+                && p.loaded_loader.as_deref() != Some(p.loader_id.as_str())));
+    if !loading {
+        return discover(h, page, done);
+    }
+    let (session, frame) = (p.session.clone(), p.target_id.clone());
+    browser::waiters::wait(
+        h,
+        &session,
+        move |e: &cdp_page::LifecycleEventEvent| e.name == "load" && e.frame_id == frame,
+        LOAD_WAIT,
+        "the page did not finish loading".into(),
+        Box::new(move |h, _| {
+            let discovered = h.tables_ref().get(page).is_some_and(|t| t.discovered);
+            match h.browser().pages.get(page) {
+                Some(_) if discovered => done(h, Ok(())),
+                Some(_) => discover(h, page, done),
+                None => done(h, Err(pages::no_such_page(page))),
+            }
+        }),
+    );
+}
+
+/// Splits the shim's ENVELOPE into its header and body. The body keeps the envelope's
+/// allocation (the header is drained from its front).
+pub fn split_envelope(mut text: String) -> Result<(Value, String), Error> {
+    let header_end = text.find('\n').unwrap_or(text.len());
+    let header: Value = serde_json::from_str(&text[..header_end])
+        .map_err(|e| Error::Page(format!("the page's tool runner answered garbage: {e}")))?;
+    text.drain(..(header_end + 1).min(text.len()));
+    Ok((header, text))
+}

@@ -1,0 +1,204 @@
+//! The life of a tool call: started, then finished (answered), failed, timed out or
+//! cancelled — exactly one of these. A call owns the work it starts: when it ends, every
+//! continuation it still had waiting is dropped unrun.
+//!
+//! Tool code answers through this module; the MCP layer reads the answers from
+//! [`Ctx::outbox`](super::Ctx) and never hands tools anything but a [`CallId`].
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use super::result::ToolResult;
+use super::Ctx;
+pub use crate::browser::CallId;
+use crate::browser::{self, Host, PageId};
+use crate::error::Error;
+use crate::log::log;
+use crate::timers::TimerId;
+
+pub struct Call {
+    pub tool: &'static str,
+    pub started: Instant,
+    /// The call's time limit, when it has one.
+    timer: Option<TimerId>,
+    /// The page session whose JavaScript this call runs, so a timeout can stop a busy page.
+    page_session: Option<String>,
+}
+
+/// What the tools layer has for the MCP layer, in the order it happened.
+pub enum Outcome {
+    /// A call's answer.
+    Answer(CallId, ToolResult),
+    /// The set of page tools changed (a page registered, lost or changed tools): clients
+    /// that show them should list tools again.
+    ToolsChanged,
+}
+
+#[derive(Default)]
+pub struct Calls {
+    next_id: u64,
+    calls: HashMap<CallId, Call>,
+}
+
+impl Calls {
+    pub fn contains(&self, id: CallId) -> bool {
+        self.calls.contains_key(&id)
+    }
+
+    pub fn get(&self, id: CallId) -> Option<&Call> {
+        self.calls.get(&id)
+    }
+}
+
+/// Starts a call of `tool`; work started while it runs is owned by it.
+pub fn start(cx: &mut Ctx, tool: &'static str) -> CallId {
+    cx.calls.next_id += 1;
+    let id = CallId(cx.calls.next_id);
+    let call = Call {
+        tool,
+        started: Instant::now(),
+        timer: None,
+        page_session: None,
+    };
+    cx.calls.calls.insert(id, call);
+    id
+}
+
+/// Ends the call and drops what it still waited on. `None` when it had ended already.
+fn end(cx: &mut Ctx, call: CallId) -> Option<Call> {
+    let c = cx.calls.calls.remove(&call)?;
+    if let Some(timer) = c.timer {
+        cx.cancel_timer(timer);
+    }
+    browser::forget_owner(cx, call);
+    Some(c)
+}
+
+/// Answers a call. A call that has ended already (cancelled, timed out) is not answered
+/// twice.
+pub fn finish(cx: &mut Ctx, call: CallId, result: ToolResult) {
+    if end(cx, call).is_some() {
+        cx.outbox.push(Outcome::Answer(call, result));
+    }
+}
+
+/// Answers a call with an error. As in the reference, the message is the last line of the
+/// text, after `Error: `; an empty message (a page threw an empty string) stays empty.
+pub fn fail(cx: &mut Ctx, call: CallId, err: impl std::fmt::Display) {
+    finish(cx, call, ToolResult::error(error_text(&err.to_string())));
+}
+
+pub fn error_text(message: &str) -> String {
+    if message.is_empty() {
+        String::new()
+    } else {
+        format!("Error: {message}")
+    }
+}
+
+/// The client cancelled: stop waiting, drop the call's work, stop the page script it runs.
+/// No answer is sent (as MCP says).
+pub fn cancel(cx: &mut Ctx, call: CallId) {
+    let Some(c) = end(cx, call) else {
+        return;
+    };
+    if let Some(session) = &c.page_session {
+        stop_page_script(cx, session);
+    }
+    log!(
+        "call {call} ({}) cancelled by the client after {} ms",
+        c.tool,
+        c.started.elapsed().as_millis()
+    );
+}
+
+/// [`limit`] with the server's default time limit for calls that need the page
+/// (`--toolTimeout`); `message` gets it in milliseconds.
+pub fn limit_by_default(cx: &mut Ctx, call: CallId, message: impl FnOnce(u128) -> String) {
+    let after = cx.settings.tool_timeout;
+    limit(cx, call, after, message(after.as_millis()));
+}
+
+/// Gives the call a time limit: when it passes, the call is answered with `message` as an
+/// error, its pending work is dropped, and a page busy with its script is interrupted.
+pub fn limit(cx: &mut Ctx, call: CallId, after: Duration, message: String) {
+    let timer = cx.run_as(None, |cx| {
+        cx.after(after, move |cx| {
+            let session = cx.calls.calls.get_mut(&call).and_then(|c| {
+                c.timer = None;
+                c.page_session.clone()
+            });
+            // Worded like every other failed call.
+            fail(cx, call, message);
+            if let Some(session) = session {
+                stop_page_script(cx, &session);
+            }
+        })
+    });
+    if let Some(c) = cx.calls.calls.get_mut(&call) {
+        if let Some(old) = c.timer.replace(timer) {
+            cx.cancel_timer(old);
+        }
+    }
+}
+
+/// Marks the call as running JavaScript in the page of `session`: a timeout or a cancel
+/// interrupts it there.
+pub fn runs_page_code(cx: &mut Ctx, call: CallId, session: &str) {
+    if let Some(c) = cx.calls.calls.get_mut(&call) {
+        c.page_session = Some(session.to_owned());
+    }
+}
+
+/// A busy loop in the page would keep its main thread from ever answering again; stopping
+/// the running script frees it. A pending promise is unaffected by this and is simply no
+/// longer waited for.
+fn stop_page_script(cx: &mut Ctx, session: &str) {
+    cx.run_as(None, |cx| {
+        let stop = serde_json::json!({});
+        browser::fire_raw(cx, Some(session), "Runtime.terminateExecution", stop)
+    });
+}
+
+/// Runs `then` with the page the call works on (`pageId`, else the selected page), or
+/// answers the call with the error that kept it from getting one.
+pub fn on_page(
+    cx: &mut Ctx,
+    call: CallId,
+    requested: Option<PageId>,
+    then: impl FnOnce(&mut Ctx, PageId) + 'static,
+) {
+    browser::pages::with_page(
+        cx,
+        requested,
+        Box::new(move |cx, r| match r {
+            Ok(page) => then(cx, page),
+            Err(e) => fail(cx, call, e),
+        }),
+    );
+}
+
+/// [`on_page`] for calls that run code in the page: a crashed page fails the call at once
+/// (until it is navigated, the browser leaves such commands unanswered).
+pub fn on_live_page(
+    cx: &mut Ctx,
+    call: CallId,
+    requested: Option<PageId>,
+    then: impl FnOnce(&mut Ctx, PageId) + 'static,
+) {
+    on_page(
+        cx,
+        call,
+        requested,
+        move |cx, page| match browser::pages::not_crashed(&cx.browser.pages, page) {
+            Ok(()) => then(cx, page),
+            Err(e) => fail(cx, call, e),
+        },
+    );
+}
+
+/// The outcome of a page lookup for code that already has the call's page id: the error a
+/// call reports when the page went away meanwhile.
+pub fn page_gone(page: PageId) -> Error {
+    browser::pages::no_such_page(page)
+}
