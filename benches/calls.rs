@@ -222,8 +222,21 @@ fn main() {
     );
 }
 
-/// The discovery shim the server installs on every page (compiled into the binary).
-const SHIM: &str = include_str!("../src/thirdparty/shim.js");
+/// The discovery shim the server installs on every page: its parts in `src/thirdparty/shim/`
+/// joined in file-name order, as the server's `concat!` does (a unit test there checks it).
+fn shim() -> String {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/thirdparty/shim");
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .expect("src/thirdparty/shim")
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.ends_with(".js"))
+        .collect();
+    names.sort();
+    names
+        .iter()
+        .map(|n| std::fs::read_to_string(dir.join(n)).unwrap())
+        .collect()
+}
 
 /// The wrapper evaluate_script puts around the agent's function (src/tools/script.rs), for
 /// `() => 1+1`; kept in step by hand, it is only used for the breakdown.
@@ -251,7 +264,7 @@ fn page_side(
     n: usize,
     big_n: usize,
 ) -> Vec<(String, Vec<f64>)> {
-    floor.evaluate(session, SHIM, false);
+    floor.evaluate(session, &shim(), false);
     let context = floor.default_context(session);
     // The shim's own first discovery (scheduled at install) ends within its grace period.
     std::thread::sleep(Duration::from_millis(700));

@@ -1,0 +1,413 @@
+  function build(d) {
+    var hazard = toJSONHazard();
+    var acc = { errors: newArray(hazard), groups: newArray(hazard), pageGroups: [], entries: [] };
+    var pending = 0;
+    for (var i = 0; i < d.errors.length; i++) push(acc.errors, d.errors[i]);
+    for (var k = 0; k < d.slots.length; k++) {
+      var s = d.slots[k];
+      if (s.state === 'pending') {
+        pending++;
+      } else if (s.state === 'rejected') {
+        push(acc.errors, errEntry(null, null, 'a tool group promise given to respondWith() was rejected: ' + s.reason));
+      } else {
+        validateGroup(s.value, hazard, acc);
+      }
+    }
+    var byName = new NativeMap();
+    var seen = new NativeMap();
+    var duplicates = newArray(hazard);
+    for (var j = 0; j < acc.entries.length; j++) {
+      var e = acc.entries[j];
+      var first = apply(mapGet, seen, [e.name]);
+      if (first === undefined) {
+        apply(mapSet, seen, [e.name, e]);
+        apply(mapSet, byName, [e.name, e]);
+        continue;
+      }
+      var dup = first.dup;
+      if (dup === undefined) {
+        dup = mk();
+        dup.tool = e.name;
+        dup.groups = newArray(hazard);
+        push(dup.groups, first.group);
+        push(duplicates, dup);
+        first.dup = dup;
+      }
+      push(dup.groups, e.group);
+    }
+    var keyParts = newArray(hazard);
+    push(keyParts, acc.groups);
+    push(keyParts, acc.errors);
+    push(keyParts, duplicates);
+    push(keyParts, pending);
+    var key = jsonStringify(keyParts);
+    var report = mk();
+    report.seq = 0;
+    var url = '';
+    try {
+      url = wellFormed(StringCtor(w.location.href));
+    } catch (x) {
+      url = '';
+    }
+    report.url = url;
+    report.groups = acc.groups;
+    report.errors = acc.errors;
+    report.duplicates = duplicates;
+    report.pending = pending;
+    return { report: report, key: key, pageGroups: acc.pageGroups, byName: byName };
+  }
+
+  function notify(report) {
+    var fn = bindingFn;
+    if (fn === null) {
+      try {
+        var f = w[BINDING];
+        if (typeof f === 'function') fn = bindingFn = f;
+      } catch (e) {
+        fn = null;
+      }
+    }
+    if (fn === null) return;
+    var msg = mk();
+    msg.type = 'groups';
+    msg.report = report;
+    try {
+      apply(fn, w, [jsonStringify(msg)]);
+    } catch (e) {
+      // The binding went away with its context; nothing to tell.
+    }
+  }
+
+  // Makes b the current table; tells the server when it changed.
+  function install(b) {
+    tableGroups = b.pageGroups;
+    toolsByName = b.byName;
+    if (b.key === lastKey && lastReport !== null) {
+      lastReport.url = b.report.url;
+      return lastReport;
+    }
+    b.report.seq = ++reportSeq;
+    lastReport = b.report;
+    var changed = b.key !== lastKey;
+    lastKey = b.key;
+    if (changed) notify(b.report);
+    return b.report;
+  }
+
+  // ---- discovery ---------------------------------------------------------
+  // Whether this document's responders are known to answer synchronously: set
+  // by a discovery that waited its microtask turns and got every answer during
+  // the dispatch, none of them a promise; cleared by an answer of any other
+  // kind and by a listener being added or removed. While it holds, a discovery
+  // ends right after the dispatch and discover() answers without a promise.
+  // Nothing is lost if a responder changes its ways: its answer then arrives
+  // late, which rebuilds the table and notifies.
+  var syncKnown = false;
+  var current = null; // the latest discovery started
+  var inflight = null; // the discovery not finished yet, if any
+  var dispatchingFor = null;
+  var autoTimer = null;
+  var rerunWanted = false;
+  var autoTimes = [];
+  var rebuildTimer = null;
+
+  function onDispatchError(ev) {
+    var d = dispatchingFor;
+    if (d === null) return;
+    if (ErrorEventProto !== null && !apply(isProtoOf, ErrorEventProto, [ev])) return;
+    var what;
+    var err = field(ev, 'error');
+    if (err !== THREW && err !== undefined && err !== null) what = describeThrown(err);
+    else what = safeString(field(ev, 'message'));
+    push(d.errors, errEntry(null, null, 'a devtoolstooldiscovery listener threw: ' + what));
+  }
+
+  function scheduleRebuild() {
+    if (rebuildTimer !== null) return;
+    rebuildTimer = later(function () {
+      rebuildTimer = null;
+      if (inflight !== null || current === null || !current.finished) return;
+      install(build(current));
+    }, 0);
+  }
+
+  // A respondWith answer arrived (or settled) after its discovery finished.
+  function lateAnswer(d) {
+    if (d === current) scheduleRebuild();
+  }
+
+  function slotSettled(d) {
+    if (!d.finished) {
+      d.pending--;
+      maybeFinish(d);
+    } else {
+      lateAnswer(d);
+    }
+  }
+
+  function respond(d, x) {
+    if (!d.dispatching) {
+      d.async = true;
+      syncKnown = false;
+    }
+    var slot = { state: 'value', value: x, reason: null };
+    push(d.slots, slot);
+    var then = null;
+    if (x !== null && (typeof x === 'object' || typeof x === 'function')) {
+      then = field(x, 'then');
+      if (then === THREW) {
+        slot.state = 'rejected';
+        slot.value = undefined;
+        slot.reason = describeThrown(lastThrown);
+        then = null;
+      }
+    }
+    if (typeof then === 'function') {
+      d.async = true;
+      syncKnown = false;
+      slot.state = 'pending';
+      slot.value = undefined;
+      if (!d.finished) d.pending++;
+      var p = new NativePromise(function (resolve) {
+        resolve(x);
+      });
+      apply(promiseThen, p, [
+        function (value) {
+          slot.state = 'value';
+          slot.value = value;
+          slotSettled(d);
+        },
+        function (reason) {
+          slot.state = 'rejected';
+          slot.reason = describeThrown(reason);
+          slotSettled(d);
+        },
+      ]);
+      return;
+    }
+    if (d.finished) lateAnswer(d);
+  }
+
+  function maybeFinish(d) {
+    if (!d.finished && d.tickDone && d.pending === 0) finish(d);
+  }
+
+  function finish(d) {
+    if (d.finished) return;
+    d.finished = true;
+    cancel(d.timer);
+    if (inflight === d) inflight = null;
+    var report = install(build(d));
+    d.report = report;
+    d.resolve(report);
+    if (rerunWanted) {
+      rerunWanted = false;
+      scheduleDiscovery();
+    }
+  }
+
+  // The public discover(): never waits longer than GRACE_MS from the call.
+  // While the table has groups, a slow promise answer must not make them
+  // vanish from the caller's list and come back with the next notify: the
+  // discovery goes on in the background (up to AUTO_GRACE_MS) and the caller
+  // gets, at GRACE_MS, the table that still serves; the new one installs
+  // (and notifies) when the discovery ends.
+  function discover(knownSeq) {
+    var r = discoverReport();
+    if (typeof knownSeq !== 'number') return r;
+    var short = function (report) {
+      return report !== null && report.seq === knownSeq ? knownSeq : report;
+    };
+    // A discovery that ended at once gives its report at once (no promise).
+    if (r === lastReport) return short(r);
+    return apply(promiseThen, r, [short]);
+  }
+
+  // The report, when the discovery ended during the dispatch; else a Promise of it.
+  function discoverReport() {
+    if (lastReport !== null && lastReport.groups.length > 0) {
+      var d = inflight;
+      if (d === null) {
+        d = startDiscovery(AUTO_GRACE_MS);
+        if (d.finished) return d.report;
+      }
+      var p = d.promise;
+      return new NativePromise(function (resolve) {
+        var timer = later(function () {
+          resolve(lastReport);
+        }, GRACE_MS);
+        apply(promiseThen, p, [
+          function (report) {
+            cancel(timer);
+            resolve(report);
+          },
+        ]);
+      });
+    }
+    if (inflight === null) {
+      var d1 = startDiscovery(GRACE_MS);
+      return d1.finished ? d1.report : d1.promise;
+    }
+    var d2 = inflight;
+    var t = now();
+    if (d2.deadline > t + GRACE_MS) {
+      cancel(d2.timer);
+      d2.deadline = t + GRACE_MS;
+      d2.timer = later(function () {
+        finish(d2);
+      }, GRACE_MS);
+    }
+    return d2.promise;
+  }
+
+  function startDiscovery(graceMs) {
+    if (autoTimer !== null) {
+      cancel(autoTimer);
+      autoTimer = null;
+    }
+    var d = {
+      slots: [],
+      errors: [],
+      pending: 0,
+      finished: false,
+      tickDone: false,
+      timer: null,
+      deadline: 0,
+      resolve: null,
+      promise: null,
+      report: null,
+      // Set while the event is being dispatched; an answer outside it, or a
+      // promise, makes this discovery (and the document) asynchronous.
+      dispatching: false,
+      async: false,
+    };
+    d.promise = new NativePromise(function (resolve) {
+      d.resolve = resolve;
+    });
+    current = d;
+    inflight = d;
+    var ev = new CustomEventCtor(EVENT);
+    defineProp(ev, 'respondWith', {
+      value: function respondWith(group) {
+        respond(d, group);
+      },
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
+    var outer = dispatchingFor;
+    dispatchingFor = d;
+    d.dispatching = true;
+    apply(origAdd, w, ['error', onDispatchError, true]);
+    try {
+      apply(origDispatch, w, [ev]);
+    } catch (e) {
+      push(d.errors, errEntry(null, null, 'dispatching the devtoolstooldiscovery event failed: ' + describeThrown(e)));
+    } finally {
+      apply(origRemove, w, ['error', onDispatchError, true]);
+      dispatchingFor = outer;
+      d.dispatching = false;
+    }
+    if (syncKnown && !d.async && d.pending === 0) {
+      d.tickDone = true;
+      finish(d);
+      return d;
+    }
+    d.deadline = now() + graceMs;
+    d.timer = later(function () {
+      finish(d);
+    }, graceMs);
+    afterMicrotasks(MICROTASK_TURNS, function () {
+      d.tickDone = true;
+      // Every answer came during the dispatch, none a promise: the next
+      // discoveries need not wait (until something suggests otherwise).
+      if (!d.async && d === current) syncKnown = true;
+      maybeFinish(d);
+    });
+    return d;
+  }
+
+  function scheduleDiscovery() {
+    if (inflight !== null) {
+      rerunWanted = true;
+      return;
+    }
+    if (autoTimer !== null) return;
+    var t = now();
+    var recent = [];
+    for (var i = 0; i < autoTimes.length; i++) {
+      if (t - autoTimes[i] < 1000) push(recent, autoTimes[i]);
+    }
+    autoTimes = recent;
+    var delay = autoTimes.length >= AUTO_BURST ? AUTO_THROTTLE_MS : 0;
+    autoTimer = later(function () {
+      autoTimer = null;
+      if (inflight !== null) {
+        rerunWanted = true;
+        return;
+      }
+      push(autoTimes, now());
+      var hasGroups = lastReport !== null && lastReport.groups.length > 0;
+      startDiscovery(hasGroups ? AUTO_GRACE_MS : GRACE_MS);
+    }, delay);
+  }
+
+  // ---- noticing listeners ------------------------------------------------
+  function concernsDiscovery(self, type, listener) {
+    return (
+      type === EVENT &&
+      (self === w || self === undefined || self === null) &&
+      listener !== null &&
+      listener !== undefined
+    );
+  }
+
+  function watchSignal(options) {
+    if (options === null || typeof options !== 'object') return;
+    try {
+      var signal = options.signal;
+      if (signal !== null && typeof signal === 'object') {
+        apply(origAdd, signal, ['abort', scheduleDiscovery, { once: true }]);
+      }
+    } catch (e) {
+      // Not an AbortSignal: the native call reports that to the page.
+    }
+  }
+
+  // Method syntax: the wrappers get the native names and lengths and, like
+  // the natives, no prototype property.
+  var hooks = {
+    addEventListener(type, listener) {
+      var r = apply(origAdd, this, arguments);
+      if (concernsDiscovery(this, type, listener)) {
+        syncKnown = false;
+        watchSignal(arguments[2]);
+        scheduleDiscovery();
+      }
+      return r;
+    },
+    removeEventListener(type, listener) {
+      var r = apply(origRemove, this, arguments);
+      if (concernsDiscovery(this, type, listener)) {
+        syncKnown = false;
+        scheduleDiscovery();
+      }
+      return r;
+    },
+  };
+
+  function hook(name, fn) {
+    try {
+      var desc = getOwnDesc(ETProto, name);
+      if (!desc || typeof desc.value !== 'function') return;
+      defineProp(ETProto, name, {
+        value: fn,
+        writable: desc.writable,
+        enumerable: desc.enumerable,
+        configurable: desc.configurable,
+      });
+    } catch (e) {
+      // Frozen by the page: discovery still works when asked for.
+    }
+  }
+
