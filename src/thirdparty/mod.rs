@@ -26,8 +26,8 @@ pub const SHIM: &str = concat!(
     include_str!("shim/30-convert.js"),
     include_str!("shim/40-print.js"),
     include_str!("shim/50-runs.js"),
-    include_str!("shim/60-table.js"),
-    include_str!("shim/70-schema.js"),
+    include_str!("shim/60-schema.js"),
+    include_str!("shim/70-table.js"),
     include_str!("shim/80-discovery.js"),
     include_str!("shim/90-close.js"),
 );

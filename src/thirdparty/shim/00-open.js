@@ -1,11 +1,32 @@
 /*
  * devtools-mcp discovery shim.
  *
- * One classic script (no modules), compiled into the server with include_str!.
- * The server installs it on every page target with
- * Page.addScriptToEvaluateOnNewDocument (runs before the page's own scripts,
- * in every frame) and with Runtime.evaluate on documents that already exist,
- * after Runtime.addBinding({name: "__dtmcp_notify"}).
+ * One classic script (no modules), compiled into the server. The server
+ * installs it on every page target with Page.addScriptToEvaluateOnNewDocument
+ * (runs before the page's own scripts, in every frame) and with
+ * Runtime.evaluate on documents that already exist, after
+ * Runtime.addBinding({name: "__dtmcp_notify"}).
+ *
+ * It is kept in parts, the files of src/thirdparty/shim/, which
+ * src/thirdparty/mod.rs joins in name order with
+ * concat!(include_str!(...), ...) into ONE function expression called at
+ * once: this file opens it, 90-close.js closes it. The parts share its scope;
+ * nothing they declare is reachable from the page except through
+ * window.__dtmcp. Their top-level statements run in name order: right after
+ * the checks here, 10-builtins captures the built-ins, and every part's state
+ * is initialised before 90-close publishes the API and starts the first
+ * discovery. Keep parts under 600 lines and functions under 80.
+ *   00-open       this contract, constants, the frame and idempotency checks
+ *   10-builtins   built-ins captured before page scripts run; thin wrappers
+ *   20-describe   well-formed strings, safe descriptions of thrown values
+ *   30-convert    result conversion into plain JSON data (the walk)
+ *   40-print      JSON text of converted data; the fast path for plain data
+ *   50-runs       run, render, chunk, stashed, release: envelopes and the
+ *                 runs retained for later calls
+ *   60-schema     validation of groups and tools, the inputSchema clone
+ *   70-table      the tool table: lookup, building reports, install, notify
+ *   80-discovery  discover(), the dispatch, late answers, listener hooks
+ *   90-close      window.__dtmcp, the hooks installed, the first discovery
  *
  * ============================== CONTRACT ==================================
  *

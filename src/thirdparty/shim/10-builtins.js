@@ -1,3 +1,5 @@
+  // Part of the shim: one IIFE in several files (see the top of 00-open.js).
+
   // ---- built-ins, captured before page scripts can replace them ----------
   var apply = Reflect.apply;
   var ObjectProto = Object.prototype;

@@ -1,3 +1,6 @@
+  // Part of the shim: one IIFE in several files (see the top of 00-open.js).
+
+  // ---- describing values without trusting them ---------------------------
   function wellFormed(s) {
     if (isWellFormedFn) {
       return apply(isWellFormedFn, s, []) ? s : apply(toWellFormedFn, s, []);

@@ -1,3 +1,5 @@
+  // Part of the shim: one IIFE in several files (see the top of 00-open.js).
+
   // ---- result conversion ------------------------------------------------
   var NOT_SPECIAL = mk();
 

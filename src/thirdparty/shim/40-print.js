@@ -1,3 +1,5 @@
+  // Part of the shim: one IIFE in several files (see the top of 00-open.js).
+
   // ---- printing ------------------------------------------------------------
   function isStackOverflow(e) {
     return apply(isProtoOf, RangeErrorCtor.prototype, [e]) && e.message === 'Maximum call stack size exceeded';

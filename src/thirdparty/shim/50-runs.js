@@ -1,3 +1,5 @@
+  // Part of the shim: one IIFE in several files (see the top of 00-open.js).
+
   // ---- runs: envelopes and what is retained for later calls -------------
   var runSeq = 0;
   var retained = [];

@@ -1,3 +1,5 @@
+  // Part of the shim: one IIFE in several files (see the top of 00-open.js).
+
   // ---- window.__dtmcp ------------------------------------------------------
   var api = {};
   function constant(name, value) {

@@ -1,4 +1,6 @@
-  // ---- validation and reports -----------------------------------------
+  // Part of the shim: one IIFE in several files (see the top of 00-open.js).
+
+  // ---- validation of tool groups, tools and their schemas ----------------
   function errEntry(group, tool, reason) {
     var e = mk();
     e.group = group;
