@@ -1,14 +1,17 @@
   // Part of the shim: one IIFE in several files (see the top of 00-open.js).
 
   // ---- runs: envelopes and what is retained for later calls -------------
-  var runSeq = 0;
-  var retained = [];
-  var lastFullRecord = null;
-  var lastElements = null;
+  // Internal state: what later calls about a run can still ask for.
+  var runs = {
+    seq: 0, // id of the latest run
+    retained: [], // records {run, maxChars, conv, full}, oldest first
+    lastTruncated: null, // record of the most recent truncated run (lastFull)
+    lastElements: null, // elements of the most recent run with any (stashedElements)
+  };
 
   function findRecord(id) {
-    for (var i = 0; i < retained.length; i++) {
-      if (retained[i].run === id) return retained[i];
+    for (var i = 0; i < runs.retained.length; i++) {
+      if (runs.retained[i].run === id) return runs.retained[i];
     }
     return null;
   }
@@ -17,13 +20,13 @@
     var rec = findRecord(id);
     if (rec !== null) return rec;
     rec = { run: id, maxChars: maxChars, conv: null, full: null };
-    push(retained, rec);
-    if (retained.length > RETAINED_RUNS) {
-      var dropped = retained[0];
+    push(runs.retained, rec);
+    if (runs.retained.length > RETAINED_RUNS) {
+      var dropped = runs.retained[0];
       var rest = [];
-      for (var i = 1; i < retained.length; i++) push(rest, retained[i]);
-      retained = rest;
-      if (lastFullRecord === dropped) lastFullRecord = null;
+      for (var i = 1; i < runs.retained.length; i++) push(rest, runs.retained[i]);
+      runs.retained = rest;
+      if (runs.lastTruncated === dropped) runs.lastTruncated = null;
     }
     return rec;
   }
@@ -40,7 +43,7 @@
       head.truncated = true;
       var rec = retain(id, maxChars);
       rec.full = body;
-      lastFullRecord = rec;
+      runs.lastTruncated = rec;
       var cut = maxChars;
       if (cut > 0 && isHighSurrogate(apply(strCharCodeAt, body, [cut - 1]))) cut--;
       body = apply(strSlice, body, [0, cut]);
@@ -75,7 +78,7 @@
     head.elements = c.elements.length;
     if (c.elements.length > 0) {
       retain(id, maxChars).conv = c;
-      lastElements = c.elements;
+      runs.lastElements = c.elements;
     }
     var r = renderText(c.value, c.maxDepth, maxChars, c.values);
     head.format = r.format;
@@ -98,7 +101,7 @@
   }
 
   function run(name, params, elements, options) {
-    var id = ++runSeq;
+    var id = ++runs.seq;
     var maxChars = null;
     try {
       var elementKeys = null;
@@ -179,7 +182,7 @@
   }
 
   function chunk(offset, length, id) {
-    var rec = id === undefined || id === null ? lastFullRecord : findRecord(id);
+    var rec = id === undefined || id === null ? runs.lastTruncated : findRecord(id);
     if (rec === null || typeof rec.full !== 'string') return null;
     var s = rec.full;
     var start = typeof offset === 'number' && offset > 0 ? mathFloor(offset) : 0;
@@ -201,25 +204,25 @@
 
   function release(id) {
     if (id === undefined || id === null) {
-      var had = retained.length > 0;
-      retained = [];
-      lastFullRecord = null;
-      lastElements = null;
+      var had = runs.retained.length > 0;
+      runs.retained = [];
+      runs.lastTruncated = null;
+      runs.lastElements = null;
       return had;
     }
     var rest = [];
     var found = false;
-    for (var i = 0; i < retained.length; i++) {
-      var rec = retained[i];
+    for (var i = 0; i < runs.retained.length; i++) {
+      var rec = runs.retained[i];
       if (rec.run === id) {
         found = true;
-        if (lastFullRecord === rec) lastFullRecord = null;
-        if (rec.conv !== null && lastElements === rec.conv.elements) lastElements = null;
+        if (runs.lastTruncated === rec) runs.lastTruncated = null;
+        if (rec.conv !== null && runs.lastElements === rec.conv.elements) runs.lastElements = null;
       } else {
         push(rest, rec);
       }
     }
-    retained = rest;
+    runs.retained = rest;
     return found;
   }
 

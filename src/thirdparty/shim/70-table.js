@@ -1,15 +1,19 @@
   // Part of the shim: one IIFE in several files (see the top of 00-open.js).
 
   // ---- the tool table --------------------------------------------------
-  var tableGroups = [];
-  var toolsByName = new NativeMap();
-  var lastReport = null;
-  // The key of an empty table: a page without tools never causes a notify.
-  var lastKey = '[[],[],[],0]';
-  var reportSeq = 0;
+  // Internal state: the table that serves now.
+  var table = {
+    pageGroups: [], // the page's own group objects (toolGroups)
+    byName: new NativeMap(), // tool name -> {name, tool, group}, first one wins
+    report: null, // its REPORT (lastReport)
+    // Its content key. That of an empty table: a page without tools never
+    // causes a notify.
+    key: '[[],[],[],0]',
+    seq: 0, // seq of the latest REPORT
+  };
 
   function lookup(name) {
-    var e = apply(mapGet, toolsByName, [name]);
+    var e = apply(mapGet, table.byName, [name]);
     return e === undefined ? null : e;
   }
 
@@ -110,16 +114,16 @@
 
   // Makes b the current table; tells the server when it changed.
   function install(b) {
-    tableGroups = b.pageGroups;
-    toolsByName = b.byName;
-    if (b.key === lastKey && lastReport !== null) {
-      lastReport.url = b.report.url;
-      return lastReport;
+    table.pageGroups = b.pageGroups;
+    table.byName = b.byName;
+    if (b.key === table.key && table.report !== null) {
+      table.report.url = b.report.url;
+      return table.report;
     }
-    b.report.seq = ++reportSeq;
-    lastReport = b.report;
-    var changed = b.key !== lastKey;
-    lastKey = b.key;
+    b.report.seq = ++table.seq;
+    table.report = b.report;
+    var changed = b.key !== table.key;
+    table.key = b.key;
     if (changed) notify(b.report);
     return b.report;
   }

@@ -1,24 +1,31 @@
   // Part of the shim: one IIFE in several files (see the top of 00-open.js).
 
   // ---- discovery ---------------------------------------------------------
-  // Whether this document's responders are known to answer synchronously: set
-  // by a discovery that waited its microtask turns and got every answer during
-  // the dispatch, none of them a promise; cleared by an answer of any other
-  // kind and by a listener being added or removed. While it holds, a discovery
-  // ends right after the dispatch and discover() answers without a promise.
-  // Nothing is lost if a responder changes its ways: its answer then arrives
-  // late, which rebuilds the table and notifies.
-  var syncKnown = false;
-  var current = null; // the latest discovery started
-  var inflight = null; // the discovery not finished yet, if any
-  var dispatchingFor = null;
-  var autoTimer = null;
-  var rerunWanted = false;
-  var autoTimes = [];
-  var rebuildTimer = null;
+  // Internal state of the discoveries.
+  var discovery = {
+    current: null, // the latest discovery started
+    inflight: null, // the discovery not finished yet, if any
+    dispatchingFor: null, // the discovery whose event is being dispatched
+    // Whether this document's responders are known to answer synchronously:
+    // set by a discovery that waited its microtask turns and got every answer
+    // during the dispatch, none of them a promise; cleared by an answer of any
+    // other kind and by a listener being added or removed. While it holds, a
+    // discovery ends right after the dispatch and discover() answers without
+    // a promise. Nothing is lost if a responder changes its ways: its answer
+    // then arrives late, which rebuilds the table and notifies.
+    syncKnown: false,
+  };
+  // What the shim does by itself: discoveries when listeners come and go, and
+  // rebuilding the current table when a late answer arrives.
+  var auto = {
+    timer: null, // the scheduled discovery
+    rerun: false, // one more discovery once the one in flight ends
+    times: [], // start times of the recent ones (throttling)
+    rebuildTimer: null, // the scheduled rebuild
+  };
 
   function onDispatchError(ev) {
-    var d = dispatchingFor;
+    var d = discovery.dispatchingFor;
     if (d === null) return;
     if (ErrorEventProto !== null && !apply(isProtoOf, ErrorEventProto, [ev])) return;
     var what;
@@ -29,17 +36,17 @@
   }
 
   function scheduleRebuild() {
-    if (rebuildTimer !== null) return;
-    rebuildTimer = later(function () {
-      rebuildTimer = null;
-      if (inflight !== null || current === null || !current.finished) return;
-      install(build(current));
+    if (auto.rebuildTimer !== null) return;
+    auto.rebuildTimer = later(function () {
+      auto.rebuildTimer = null;
+      if (discovery.inflight !== null || discovery.current === null || !discovery.current.finished) return;
+      install(build(discovery.current));
     }, 0);
   }
 
   // A respondWith answer arrived (or settled) after its discovery finished.
   function lateAnswer(d) {
-    if (d === current) scheduleRebuild();
+    if (d === discovery.current) scheduleRebuild();
   }
 
   function slotSettled(d) {
@@ -54,7 +61,7 @@
   function respond(d, x) {
     if (!d.dispatching) {
       d.async = true;
-      syncKnown = false;
+      discovery.syncKnown = false;
     }
     var slot = { state: 'value', value: x, reason: null };
     push(d.slots, slot);
@@ -70,7 +77,7 @@
     }
     if (typeof then === 'function') {
       d.async = true;
-      syncKnown = false;
+      discovery.syncKnown = false;
       slot.state = 'pending';
       slot.value = undefined;
       if (!d.finished) d.pending++;
@@ -102,12 +109,12 @@
     if (d.finished) return;
     d.finished = true;
     cancel(d.timer);
-    if (inflight === d) inflight = null;
+    if (discovery.inflight === d) discovery.inflight = null;
     var report = install(build(d));
     d.report = report;
     d.resolve(report);
-    if (rerunWanted) {
-      rerunWanted = false;
+    if (auto.rerun) {
+      auto.rerun = false;
       scheduleDiscovery();
     }
   }
@@ -125,14 +132,14 @@
       return report !== null && report.seq === knownSeq ? knownSeq : report;
     };
     // A discovery that ended at once gives its report at once (no promise).
-    if (r === lastReport) return short(r);
+    if (r === table.report) return short(r);
     return apply(promiseThen, r, [short]);
   }
 
   // The report, when the discovery ended during the dispatch; else a Promise of it.
   function discoverReport() {
-    if (lastReport !== null && lastReport.groups.length > 0) {
-      var d = inflight;
+    if (table.report !== null && table.report.groups.length > 0) {
+      var d = discovery.inflight;
       if (d === null) {
         d = startDiscovery(AUTO_GRACE_MS);
         if (d.finished) return d.report;
@@ -140,7 +147,7 @@
       var p = d.promise;
       return new NativePromise(function (resolve) {
         var timer = later(function () {
-          resolve(lastReport);
+          resolve(table.report);
         }, GRACE_MS);
         apply(promiseThen, p, [
           function (report) {
@@ -150,11 +157,11 @@
         ]);
       });
     }
-    if (inflight === null) {
+    if (discovery.inflight === null) {
       var d1 = startDiscovery(GRACE_MS);
       return d1.finished ? d1.report : d1.promise;
     }
-    var d2 = inflight;
+    var d2 = discovery.inflight;
     var t = now();
     if (d2.deadline > t + GRACE_MS) {
       cancel(d2.timer);
@@ -167,9 +174,9 @@
   }
 
   function startDiscovery(graceMs) {
-    if (autoTimer !== null) {
-      cancel(autoTimer);
-      autoTimer = null;
+    if (auto.timer !== null) {
+      cancel(auto.timer);
+      auto.timer = null;
     }
     var d = {
       slots: [],
@@ -190,8 +197,8 @@
     d.promise = new NativePromise(function (resolve) {
       d.resolve = resolve;
     });
-    current = d;
-    inflight = d;
+    discovery.current = d;
+    discovery.inflight = d;
     var ev = new CustomEventCtor(EVENT);
     defineProp(ev, 'respondWith', {
       value: function respondWith(group) {
@@ -201,8 +208,8 @@
       enumerable: true,
       configurable: true,
     });
-    var outer = dispatchingFor;
-    dispatchingFor = d;
+    var outer = discovery.dispatchingFor;
+    discovery.dispatchingFor = d;
     d.dispatching = true;
     apply(origAdd, w, ['error', onDispatchError, true]);
     try {
@@ -211,10 +218,10 @@
       push(d.errors, errEntry(null, null, 'dispatching the devtoolstooldiscovery event failed: ' + describeThrown(e)));
     } finally {
       apply(origRemove, w, ['error', onDispatchError, true]);
-      dispatchingFor = outer;
+      discovery.dispatchingFor = outer;
       d.dispatching = false;
     }
-    if (syncKnown && !d.async && d.pending === 0) {
+    if (discovery.syncKnown && !d.async && d.pending === 0) {
       d.tickDone = true;
       finish(d);
       return d;
@@ -227,33 +234,33 @@
       d.tickDone = true;
       // Every answer came during the dispatch, none a promise: the next
       // discoveries need not wait (until something suggests otherwise).
-      if (!d.async && d === current) syncKnown = true;
+      if (!d.async && d === discovery.current) discovery.syncKnown = true;
       maybeFinish(d);
     });
     return d;
   }
 
   function scheduleDiscovery() {
-    if (inflight !== null) {
-      rerunWanted = true;
+    if (discovery.inflight !== null) {
+      auto.rerun = true;
       return;
     }
-    if (autoTimer !== null) return;
+    if (auto.timer !== null) return;
     var t = now();
     var recent = [];
-    for (var i = 0; i < autoTimes.length; i++) {
-      if (t - autoTimes[i] < 1000) push(recent, autoTimes[i]);
+    for (var i = 0; i < auto.times.length; i++) {
+      if (t - auto.times[i] < 1000) push(recent, auto.times[i]);
     }
-    autoTimes = recent;
-    var delay = autoTimes.length >= AUTO_BURST ? AUTO_THROTTLE_MS : 0;
-    autoTimer = later(function () {
-      autoTimer = null;
-      if (inflight !== null) {
-        rerunWanted = true;
+    auto.times = recent;
+    var delay = auto.times.length >= AUTO_BURST ? AUTO_THROTTLE_MS : 0;
+    auto.timer = later(function () {
+      auto.timer = null;
+      if (discovery.inflight !== null) {
+        auto.rerun = true;
         return;
       }
-      push(autoTimes, now());
-      var hasGroups = lastReport !== null && lastReport.groups.length > 0;
+      push(auto.times, now());
+      var hasGroups = table.report !== null && table.report.groups.length > 0;
       startDiscovery(hasGroups ? AUTO_GRACE_MS : GRACE_MS);
     }, delay);
   }
@@ -286,7 +293,7 @@
     addEventListener(type, listener) {
       var r = apply(origAdd, this, arguments);
       if (concernsDiscovery(this, type, listener)) {
-        syncKnown = false;
+        discovery.syncKnown = false;
         watchSignal(arguments[2]);
         scheduleDiscovery();
       }
@@ -295,7 +302,7 @@
     removeEventListener(type, listener) {
       var r = apply(origRemove, this, arguments);
       if (concernsDiscovery(this, type, listener)) {
-        syncKnown = false;
+        discovery.syncKnown = false;
         scheduleDiscovery();
       }
       return r;

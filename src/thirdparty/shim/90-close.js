@@ -13,16 +13,16 @@
   constant('shim', SHIM_ID);
   constant('graceMs', GRACE_MS);
   getter('toolGroups', function () {
-    return tableGroups;
+    return table.pageGroups;
   });
   getter('lastReport', function () {
-    return lastReport;
+    return table.report;
   });
   getter('stashedElements', function () {
-    return lastElements;
+    return runs.lastElements;
   });
   getter('lastFull', function () {
-    return lastFullRecord === null ? null : lastFullRecord.full;
+    return runs.lastTruncated === null ? null : runs.lastTruncated.full;
   });
   constant('executeTool', executeTool);
   constant('discover', discover);
