@@ -1,7 +1,8 @@
 //! Third-party developer tools: the tools a page exposes about itself through the
-//! `devtoolstooldiscovery` event. The page side is `shim.js` (installed on every page
-//! target); this side keeps each page's table current from the shim's reports, which come
-//! either as the answer to a discovery we ask for or, unasked, through a binding.
+//! `devtoolstooldiscovery` event. The page side is the shim (`shim/*.js`, joined into one
+//! script and installed on every page target); this side keeps each page's table current
+//! from the shim's reports, which come either as the answer to a discovery we ask for or,
+//! unasked, through a binding.
 //!
 //! This layer knows pages and their tables, and nothing of MCP or of the other tools: it is
 //! generic over a [`PageHost`], the state that holds the tables.
@@ -86,8 +87,21 @@ pub fn on_event<H: PageHost>(h: &mut H, page: PageId, event: &RawEvent) {
     }
 }
 
-/// The discovery shim, installed before any page script runs.
-pub const SHIM: &str = include_str!("shim.js");
+/// The discovery shim, installed before any page script runs: one classic script, a single
+/// IIFE, kept in parts by concern (`shim/`, contract at the top of the first part) and joined
+/// here in file-name order.
+pub const SHIM: &str = concat!(
+    include_str!("shim/00-open.js"),
+    include_str!("shim/10-builtins.js"),
+    include_str!("shim/20-describe.js"),
+    include_str!("shim/30-convert.js"),
+    include_str!("shim/40-print.js"),
+    include_str!("shim/50-runs.js"),
+    include_str!("shim/60-schema.js"),
+    include_str!("shim/70-table.js"),
+    include_str!("shim/80-discovery.js"),
+    include_str!("shim/90-close.js"),
+);
 
 /// The binding through which the shim reports tables the server did not ask for.
 pub const BINDING: &str = "__dtmcp_notify";
@@ -252,4 +266,26 @@ pub fn split_envelope(mut text: String) -> Result<(Value, String), Error> {
         .map_err(|e| Error::Page(format!("the page's tool runner answered garbage: {e}")))?;
     text.drain(..(header_end + 1).min(text.len()));
     Ok((header, text))
+}
+
+#[cfg(test)]
+mod tests {
+    /// The parts of the shim in `shim/`, joined in file-name order: what `SHIM` must be (a
+    /// part left out of the `concat!`, or listed out of order, fails here).
+    #[test]
+    fn shim_is_every_part_in_name_order() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/pagetools/shim");
+        let mut names: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .filter(|n| n.ends_with(".js"))
+            .collect();
+        names.sort();
+        let joined: String = names
+            .iter()
+            .map(|n| std::fs::read_to_string(dir.join(n)).unwrap())
+            .collect();
+        assert!(names.len() > 1);
+        assert!(super::SHIM == joined, "SHIM is not shim/*.js in name order");
+    }
 }

@@ -96,7 +96,7 @@ impl Table {
         self.discovered = true;
     }
 
-    /// Installs the shim's report (see shim.js, REPORT). Returns whether anything changed.
+    /// Installs the shim's report (see the shim's contract, REPORT). Returns whether anything changed.
     pub fn replace(&mut self, report: &Value) -> bool {
         let groups = &report["groups"];
         self.navigating = false;
