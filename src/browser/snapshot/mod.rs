@@ -1309,119 +1309,16 @@ fn strip_js_whitespace(s: &str) -> String {
 }
 
 #[cfg(test)]
+mod test_support;
+
+#[cfg(test)]
 mod tests {
     //! Fixture trees were captured from headless Chromium (getFullAXTree per frame) on the pages
     //! in tests/fixtures/snapshot/, while chrome-devtools-mcp 1.11 snapshotted the same pages in
     //! the same browser; the `.txt` files are its responses, compared byte for byte.
+    use super::test_support::*;
     use super::*;
     use serde_json::json;
-
-    fn fixture(name: &str) -> String {
-        let path = format!(
-            "{}/tests/fixtures/snapshot/{name}",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
-    }
-
-    fn fixture_json(name: &str) -> Value {
-        serde_json::from_str(&fixture(name)).expect("fixture is JSON")
-    }
-
-    fn frames(doc: &Value) -> Vec<FrameTree<'_>> {
-        let list = doc["frames"].as_array().expect("frames");
-        list.iter()
-            .map(|f| FrameTree {
-                target_id: f["targetId"].as_str().expect("targetId"),
-                frame_id: f["frameId"].as_str().expect("frameId"),
-                loader_id: f["loaderId"].as_str().expect("loaderId"),
-                nodes: f["nodes"].as_array().expect("nodes"),
-                owner: f["owner"].as_array().map(|o| FrameOwner {
-                    frame_id: o[0].as_str().expect("owner frame"),
-                    backend_node_id: o[1].as_i64().expect("owner node"),
-                }),
-            })
-            .collect()
-    }
-
-    fn snap(
-        frames: &[FrameTree<'_>],
-        extras: &[ExtraElement],
-        verbose: bool,
-        id: u64,
-        uids: &mut UidMap,
-    ) -> Snapshot {
-        let input = SnapshotInput {
-            frames,
-            extras,
-            verbose,
-            selected_backend_node_id: None,
-        };
-        build(&input, id, uids).expect("snapshot")
-    }
-
-    /// Asserts equality with a readable first difference (the texts are long).
-    fn assert_text(actual: &str, expected: &str) {
-        if actual != expected {
-            let line = actual
-                .lines()
-                .zip(expected.lines())
-                .position(|(a, e)| a != e)
-                .unwrap_or(actual.lines().count().min(expected.lines().count()));
-            panic!(
-                "differs at line {}:\n  ours: {:?}\n  ref:  {:?}\n--- ours ---\n{actual}",
-                line + 1,
-                actual.lines().nth(line),
-                expected.lines().nth(line)
-            );
-        }
-    }
-
-    /// How many elements have a remembered uid.
-    fn remembered(uids: &UidMap) -> usize {
-        uids.tree.values().map(HashMap::len).sum::<usize>() + uids.extra.len()
-    }
-
-    /// A single-frame input from hand-written nodes.
-    fn main_only(nodes: &[Value]) -> [FrameTree<'_>; 1] {
-        [FrameTree {
-            target_id: "T",
-            frame_id: "F",
-            loader_id: "L1",
-            nodes,
-            owner: None,
-        }]
-    }
-
-    fn ax(id: &str, role: &str, name: &str, children: &[&str], backend: Option<i64>) -> Value {
-        let mut n = json!({
-            "nodeId": id,
-            "ignored": false,
-            "role": {"type": "role", "value": role},
-            "name": {"type": "computedString", "value": name},
-            "properties": [],
-            "childIds": children,
-        });
-        if let Some(b) = backend {
-            n["backendDOMNodeId"] = json!(b);
-        }
-        n
-    }
-
-    fn with_prop(mut node: Value, name: &str, value: Value) -> Value {
-        node["properties"]
-            .as_array_mut()
-            .expect("properties")
-            .push(json!({"name": name, "value": {"type": "x", "value": value}}));
-        node
-    }
-
-    fn text_of(nodes: &[Value], verbose: bool) -> String {
-        let frames = main_only(nodes);
-        snap(&frames, &[], verbose, 1, &mut UidMap::new()).text
-    }
-
-    // --- byte-for-byte against the reference ---------------------------------------------
 
     #[test]
     fn page_with_iframes_matches_reference_across_four_snapshots() {
