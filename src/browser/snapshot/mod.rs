@@ -18,6 +18,12 @@
 //!
 //! Everything here is pure: the caller fetches trees and DOM data over CDP.
 
+mod dom;
+mod js_value;
+
+pub use dom::DomIndex;
+
+use js_value::{js_name, js_number, js_string, strip_js_whitespace, truthy};
 use serde_json::{Map, Number, Value};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
@@ -1131,112 +1137,6 @@ fn serialize(
     Vec::new()
 }
 
-// ---------------------------------------------------------------------------------------------
-// Extra elements: where a DOM element sits, from one `DOM.getDocument {depth: -1, pierce: true}`.
-
-/// An index of a DOM tree, for placing extra elements.
-#[derive(Debug, Default)]
-pub struct DomIndex {
-    /// Parent element of each node whose parent is an element (`parentElement`).
-    parent_element: HashMap<i64, i64>,
-    /// Light-DOM children of each node.
-    children: HashMap<i64, Vec<i64>>,
-    local_name: HashMap<i64, String>,
-}
-
-impl DomIndex {
-    /// `document` is the `root` node of `DOM.getDocument` (the whole result is accepted too).
-    pub fn from_document(document: &Value) -> DomIndex {
-        let root = document.get("root").unwrap_or(document);
-        let mut index = DomIndex::default();
-        let mut stack = vec![root];
-        while let Some(node) = stack.pop() {
-            let Some(id) = node.get("backendNodeId").and_then(Value::as_i64) else {
-                continue;
-            };
-            let is_element = node.get("nodeType").and_then(Value::as_i64) == Some(1);
-            if is_element {
-                let name = node.get("localName").and_then(Value::as_str).unwrap_or("");
-                index.local_name.insert(id, name.to_string());
-            }
-            let children = node.get("children").and_then(Value::as_array);
-            let mut child_ids = Vec::new();
-            for child in children.into_iter().flatten() {
-                if let Some(c) = child.get("backendNodeId").and_then(Value::as_i64) {
-                    child_ids.push(c);
-                    if is_element {
-                        index.parent_element.insert(c, id);
-                    }
-                }
-                stack.push(child);
-            }
-            index.children.insert(id, child_ids);
-            // Shadow roots and frame documents are indexed too, but they are not children:
-            // their top nodes have no parent element, as in the DOM.
-            for sub in node
-                .get("shadowRoots")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                stack.push(sub);
-            }
-            if let Some(doc) = node.get("contentDocument") {
-                stack.push(doc);
-            }
-        }
-        index
-    }
-
-    /// The extra element for a DOM element, or `None` when the element is not in the index.
-    pub fn extra_element(&self, backend_node_id: i64) -> Option<ExtraElement> {
-        let local_name = self.local_name.get(&backend_node_id)?.clone();
-        let mut ancestors = Vec::new();
-        let mut current = backend_node_id;
-        while let Some(&parent) = self.parent_element.get(&current) {
-            // A cycle would only come from malformed data; stop rather than loop.
-            if ancestors.contains(&parent) || parent == backend_node_id {
-                break;
-            }
-            ancestors.push(parent);
-            current = parent;
-        }
-        let mut descendants = HashSet::new();
-        let mut stack: Vec<i64> = self
-            .children
-            .get(&backend_node_id)
-            .cloned()
-            .unwrap_or_default();
-        while let Some(n) = stack.pop() {
-            if n == backend_node_id || !descendants.insert(n) {
-                continue;
-            }
-            if let Some(c) = self.children.get(&n) {
-                stack.extend(c.iter().copied());
-            }
-        }
-        Some(ExtraElement {
-            backend_node_id,
-            local_name,
-            ancestors,
-            descendants,
-        })
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// JavaScript value semantics the output depends on.
-
-fn truthy(v: Option<&Value>) -> bool {
-    match v {
-        None | Some(Value::Null) => false,
-        Some(Value::Bool(b)) => *b,
-        Some(Value::Number(n)) => n.as_f64().is_some_and(|f| f != 0.0 && !f.is_nan()),
-        Some(Value::String(s)) => !s.is_empty(),
-        Some(Value::Array(_)) | Some(Value::Object(_)) => true,
-    }
-}
-
 /// A property value kept for printing: strings, numbers and booleans only.
 fn as_prop(v: Option<&Value>) -> Option<Prop> {
     match v? {
@@ -1245,67 +1145,6 @@ fn as_prop(v: Option<&Value>) -> Option<Prop> {
         Value::String(s) => Some(Prop::Str(s.clone())),
         _ => None,
     }
-}
-
-/// A node's name as printed; empty when JavaScript would treat it as absent.
-fn js_name(v: Option<&Value>) -> String {
-    if !truthy(v) {
-        return String::new();
-    }
-    match v {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Number(n)) => js_number(n),
-        Some(Value::Bool(b)) => b.to_string(),
-        _ => String::new(),
-    }
-}
-
-fn js_string(v: Option<&Value>) -> String {
-    match v {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Number(n)) => js_number(n),
-        Some(Value::Bool(b)) => b.to_string(),
-        _ => String::new(),
-    }
-}
-
-/// A number as JavaScript's `String(n)` writes it.
-fn js_number(n: &Number) -> String {
-    const SAFE: i64 = 1 << 53;
-    if let Some(i) = n.as_i64().filter(|i| (-SAFE..=SAFE).contains(i)) {
-        return i.to_string();
-    }
-    let f = n.as_f64().unwrap_or(f64::NAN);
-    if f.is_nan() {
-        return "NaN".into();
-    }
-    if f.is_infinite() {
-        return if f > 0.0 { "Infinity" } else { "-Infinity" }.into();
-    }
-    if f == 0.0 {
-        return "0".into();
-    }
-    let abs = f.abs();
-    if (1e-6..1e21).contains(&abs) {
-        return format!("{f}");
-    }
-    // Exponent form: Rust writes `1.5e21` / `1e-7`, JavaScript `1.5e+21` / `1e-7`.
-    let s = format!("{f:e}");
-    match s.split_once('e') {
-        Some((mantissa, exp)) if !exp.starts_with('-') => format!("{mantissa}e+{exp}"),
-        _ => s,
-    }
-}
-
-/// Removes what JavaScript's `\s` matches (not quite Rust's `char::is_whitespace`).
-fn strip_js_whitespace(s: &str) -> String {
-    s.chars()
-        .filter(|&c| {
-            !matches!(c,
-                '\u{9}'..='\u{d}' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'..='\u{200a}'
-                | '\u{2028}' | '\u{2029}' | '\u{202f}' | '\u{205f}' | '\u{3000}' | '\u{feff}')
-        })
-        .collect()
 }
 
 #[cfg(test)]
@@ -1763,33 +1602,6 @@ mod tests {
     }
 
     #[test]
-    fn dom_index_gives_parent_elements_and_light_descendants() {
-        let dom = json!({"root": {"backendNodeId": 1, "nodeType": 9, "children": [
-            {"backendNodeId": 2, "nodeType": 1, "localName": "html", "children": [
-                {"backendNodeId": 3, "nodeType": 1, "localName": "body", "children": [
-                    {"backendNodeId": 4, "nodeType": 1, "localName": "div",
-                     "children": [{"backendNodeId": 5, "nodeType": 3}],
-                     "shadowRoots": [{"backendNodeId": 6, "nodeType": 11, "children": [
-                        {"backendNodeId": 7, "nodeType": 1, "localName": "button"}]}]}
-                ]}
-            ]}
-        ]}});
-        let index = DomIndex::from_document(&dom);
-        let div = index.extra_element(4).expect("div");
-        assert_eq!(div.local_name, "div");
-        assert_eq!(div.ancestors, vec![3, 2]);
-        assert_eq!(div.descendants, [5].into_iter().collect());
-        // Inside a shadow root there is no parent element.
-        let button = index.extra_element(7).expect("button");
-        assert!(button.ancestors.is_empty());
-        assert!(
-            index.extra_element(5).is_none(),
-            "text nodes are not elements"
-        );
-        assert!(index.extra_element(99).is_none());
-    }
-
-    #[test]
     fn devtools_selection_is_marked_or_noted() {
         let nodes = [
             with_prop(
@@ -1881,25 +1693,6 @@ mod tests {
         let s = snap(&frames, &[], false, 1, &mut UidMap::new());
         assert_eq!(s.text, "uid=1_0 RootWebArea \"T\"\n  uid=1_1 \"deep\"\n");
         assert_eq!(s.uid_for_backend(depth as i64), Some("1_1"));
-    }
-
-    #[test]
-    fn numbers_print_like_javascript() {
-        let cases = [
-            (json!(3), "3"),
-            (json!(-7), "-7"),
-            (json!(2.0), "2"),
-            (json!(0.5), "0.5"),
-            (json!(-0.0), "0"),
-            (json!(1e21), "1e+21"),
-            (json!(1.5e-7), "1.5e-7"),
-            (json!(123456.789), "123456.789"),
-            (json!(9007199254740993u64), "9007199254740992"),
-        ];
-        for (value, expected) in cases {
-            let n = value.as_number().expect("number");
-            assert_eq!(js_number(n), expected, "{value}");
-        }
     }
 
     #[test]
