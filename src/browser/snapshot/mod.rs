@@ -20,8 +20,14 @@
 
 mod dom;
 mod js_value;
+mod resolve;
+mod uids;
 
 pub use dom::DomIndex;
+pub use resolve::no_snapshot_message;
+pub use uids::UidMap;
+
+use uids::IdAssigner;
 
 use js_value::{js_name, js_number, js_string, strip_js_whitespace, truthy};
 use serde_json::{Map, Number, Value};
@@ -89,56 +95,6 @@ impl fmt::Display for EmptyTree {
 }
 
 impl std::error::Error for EmptyTree {}
-
-/// Per-page uid memory. Keep one per page for its whole life: it is what keeps uids stable
-/// between snapshots. New document loads need no reset: the loader id is part of the key, and
-/// whatever a snapshot did not see is forgotten.
-#[derive(Debug, Default)]
-pub struct UidMap {
-    /// Per document load (loader id): backend node id -> uid (`None`: nodes without one).
-    tree: HashMap<String, HashMap<Option<i64>, String>>,
-    /// Extra elements, by backend node id.
-    extra: HashMap<i64, String>,
-}
-
-impl UidMap {
-    pub fn new() -> UidMap {
-        UidMap::default()
-    }
-}
-
-/// Where a uid points: resolve it with `DOM.resolveNode {backendNodeId}` on `target_id`'s session.
-/// For text nodes (`role` StaticText) that gives a Text node: use its parent element.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ElementRef<'a> {
-    pub backend_node_id: i64,
-    pub target_id: &'a str,
-    pub frame_id: &'a str,
-    pub role: &'a str,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum UidError {
-    /// No such uid in the latest snapshot.
-    NotFound,
-    /// The uid names a tree node without a DOM node (e.g. an inline text box).
-    NoDomNode,
-}
-
-impl UidError {
-    /// The reference's error text for this failure.
-    pub fn message(self, uid: &str, page_id: impl fmt::Display) -> String {
-        match self {
-            UidError::NotFound => format!("Element uid \"{uid}\" not found on page {page_id}."),
-            UidError::NoDomNode => format!("Element with uid {uid} no longer exists on the page."),
-        }
-    }
-}
-
-/// The reference's error text for a uid used before any snapshot of the page.
-pub fn no_snapshot_message(page_id: impl fmt::Display) -> String {
-    format!("No snapshot found for page {page_id}. Use take_snapshot to capture one.")
-}
 
 /// A finished snapshot: its text and the uid lookups tools need.
 #[derive(Debug)]
@@ -285,38 +241,6 @@ pub fn format_saved(path: &str) -> String {
 }
 
 impl Snapshot {
-    /// The DOM node behind a uid.
-    #[cfg(test)]
-    pub fn backend_node_id(&self, uid: &str) -> Option<i64> {
-        self.resolve(uid).ok().map(|e| e.backend_node_id)
-    }
-
-    /// Everything needed to act on the element behind a uid.
-    pub fn resolve(&self, uid: &str) -> Result<ElementRef<'_>, UidError> {
-        let n = *self.by_uid.get(uid).ok_or(UidError::NotFound)?;
-        let node = &self.nodes[n];
-        let backend_node_id = node.backend_node_id.ok_or(UidError::NoDomNode)?;
-        let frame = &self.frames[node.frame];
-        Ok(ElementRef {
-            backend_node_id,
-            target_id: &frame.target_id,
-            frame_id: &frame.frame_id,
-            role: &node.role,
-        })
-    }
-
-    /// The uid of a DOM node from the main page target (e.g. an element a page tool returned).
-    pub fn uid_for_backend(&self, backend_node_id: i64) -> Option<&str> {
-        let main = self.frames.first().map(|f| f.target_id.as_str());
-        self.find_backend(backend_node_id, main)
-    }
-
-    /// The uid of a DOM node of a given target (the page or an out-of-process iframe).
-    #[cfg(test)]
-    pub fn uid_for_backend_in(&self, target_id: &str, backend_node_id: i64) -> Option<&str> {
-        self.find_backend(backend_node_id, Some(target_id))
-    }
-
     /// The tree as the reference's structured content (`structuredContent.snapshot`).
     pub fn to_json(&self) -> Value {
         // Built bottom-up without recursion: trees can be deep.
@@ -361,21 +285,6 @@ impl Snapshot {
             done.insert(n, Value::Object(obj));
         }
         done.remove(&self.root).unwrap_or(Value::Null)
-    }
-
-    /// Depth-first from the root, last child first: the order the reference searches in, which
-    /// decides the winner when one backend id appears twice.
-    fn find_backend(&self, backend_node_id: i64, target: Option<&str>) -> Option<&str> {
-        let mut stack = vec![self.root];
-        while let Some(n) = stack.pop() {
-            let node = &self.nodes[n];
-            let in_target = target.is_none_or(|t| self.frames[node.frame].target_id == t);
-            if in_target && node.backend_node_id == Some(backend_node_id) {
-                return Some(&node.uid);
-            }
-            stack.extend(node.children.iter().copied());
-        }
-        None
     }
 
     fn render(&self, has_selected: bool) -> String {
@@ -491,97 +400,6 @@ fn capability_of(key: &str) -> Option<&'static str> {
         "focused" => Some("focusable"),
         "selected" => Some("selectable"),
         _ => None,
-    }
-}
-
-/// Hands out uids for one snapshot: the remembered one if the element had one in the
-/// previous snapshot, else the next `<snapshot>_<n>`. Only the elements seen now are kept.
-struct IdAssigner {
-    snapshot_id: u64,
-    next: u64,
-    /// One per distinct loader id among the frames.
-    docs: Vec<DocUids>,
-    /// Frame index -> its entry in `docs`.
-    frame_doc: Vec<usize>,
-    old_extra: HashMap<i64, String>,
-    extra: HashMap<i64, String>,
-}
-
-struct DocUids {
-    loader_id: String,
-    old: HashMap<Option<i64>, String>,
-    seen: HashMap<Option<i64>, String>,
-}
-
-impl IdAssigner {
-    fn new(snapshot_id: u64, frames: &[FrameTree<'_>], uids: &mut UidMap) -> IdAssigner {
-        let mut docs: Vec<DocUids> = Vec::new();
-        let mut frame_doc = Vec::with_capacity(frames.len());
-        for f in frames {
-            let at = match docs.iter().position(|d| d.loader_id == f.loader_id) {
-                Some(at) => at,
-                None => {
-                    docs.push(DocUids {
-                        loader_id: f.loader_id.to_string(),
-                        old: uids.tree.remove(f.loader_id).unwrap_or_default(),
-                        seen: HashMap::new(),
-                    });
-                    docs.len() - 1
-                }
-            };
-            frame_doc.push(at);
-        }
-        IdAssigner {
-            snapshot_id,
-            next: 0,
-            docs,
-            frame_doc,
-            old_extra: std::mem::take(&mut uids.extra),
-            extra: HashMap::new(),
-        }
-    }
-
-    fn fresh(&mut self) -> String {
-        let uid = format!("{}_{}", self.snapshot_id, self.next);
-        self.next += 1;
-        uid
-    }
-
-    fn tree_uid(&mut self, frame: usize, backend_node_id: Option<i64>) -> String {
-        let d = self.frame_doc[frame];
-        if let Some(uid) = self.docs[d].seen.get(&backend_node_id) {
-            return uid.clone();
-        }
-        let uid = match self.docs[d].old.remove(&backend_node_id) {
-            Some(uid) => uid,
-            None => self.fresh(),
-        };
-        self.docs[d].seen.insert(backend_node_id, uid.clone());
-        uid
-    }
-
-    fn extra_seen(&self, backend_node_id: i64) -> bool {
-        self.extra.contains_key(&backend_node_id)
-    }
-
-    fn extra_uid(&mut self, backend_node_id: i64) -> String {
-        let uid = match self.old_extra.remove(&backend_node_id) {
-            Some(uid) => uid,
-            None => self.fresh(),
-        };
-        self.extra.insert(backend_node_id, uid.clone());
-        uid
-    }
-
-    /// Stores what this snapshot saw as the page's uid memory (documents not in it are gone).
-    fn finish(self, uids: &mut UidMap) {
-        uids.tree = self
-            .docs
-            .into_iter()
-            .filter(|d| !d.seen.is_empty())
-            .map(|d| (d.loader_id, d.seen))
-            .collect();
-        uids.extra = self.extra;
     }
 }
 
@@ -1288,105 +1106,6 @@ mod tests {
         assert_eq!(remembered(&uids), s7.by_uid.len());
     }
 
-    // --- uid resolution --------------------------------------------------------------------
-
-    #[test]
-    fn uids_resolve_to_dom_nodes_in_the_right_target() {
-        let doc = fixture_json("page.ax.json");
-        let frames = frames(&doc);
-        let s = snap(&frames, &[], true, 1, &mut UidMap::new());
-        let find = |name: &str, role: &str| {
-            s.nodes
-                .iter()
-                .find(|n| n.name == name && n.role == role)
-                .map(|n| n.uid.clone())
-                .unwrap_or_else(|| panic!("{role} {name}"))
-        };
-        // A main-frame button: its AX node's backendDOMNodeId.
-        let go = find("Go", "button");
-        let go_backend = frames[0]
-            .nodes
-            .iter()
-            .find(|n| n["name"]["value"] == "Go" && n["role"]["value"] == "button")
-            .and_then(|n| n["backendDOMNodeId"].as_i64())
-            .expect("Go button node");
-        let r = s.resolve(&go).expect("resolves");
-        assert_eq!(
-            (r.backend_node_id, r.target_id),
-            (go_backend, frames[0].target_id)
-        );
-        assert_eq!(s.backend_node_id(&go), Some(go_backend));
-        assert_eq!(s.uid_for_backend(go_backend), Some(go.as_str()));
-
-        // The cross-site frame's input lives in its own target.
-        let cross = s
-            .resolve(&find("Cross input", "textbox"))
-            .expect("resolves");
-        assert_eq!(cross.target_id, frames[2].target_id);
-        assert_eq!(cross.frame_id, frames[2].frame_id);
-        assert_eq!(
-            s.uid_for_backend_in(frames[2].target_id, cross.backend_node_id),
-            Some(find("Cross input", "textbox").as_str())
-        );
-
-        // Inline text boxes have no DOM node; unknown uids are unknown.
-        let inline = find("Go", "InlineTextBox");
-        assert_eq!(s.resolve(&inline), Err(UidError::NoDomNode));
-        assert_eq!(s.resolve("99_1"), Err(UidError::NotFound));
-        assert_eq!(
-            UidError::NotFound.message("99_1", 2),
-            "Element uid \"99_1\" not found on page 2."
-        );
-        assert_eq!(
-            UidError::NoDomNode.message("1_4", 2),
-            "Element with uid 1_4 no longer exists on the page."
-        );
-
-        // Every node of the main target with a DOM node maps back to a uid that resolves to it.
-        for n in s.nodes.iter().filter(|n| !n.uid.is_empty() && n.frame != 2) {
-            if let Some(b) = n.backend_node_id {
-                let uid = s.uid_for_backend(b).expect("uid");
-                assert_eq!(s.backend_node_id(uid), Some(b));
-            }
-        }
-    }
-
-    #[test]
-    fn uid_kept_while_element_stays_and_renewed_after_it_leaves() {
-        let root = |kids: &[&str]| {
-            with_prop(
-                ax("1", "RootWebArea", "Doc", kids, Some(1)),
-                "focusable",
-                json!(true),
-            )
-        };
-        let a = ax("2", "button", "A", &[], Some(2));
-        let b = ax("3", "button", "B", &[], Some(3));
-        let mut uids = UidMap::new();
-        let both = [root(&["2", "3"]), a.clone(), b.clone()];
-        let only_b = [root(&["3"]), b.clone()];
-        let s1 = snap(&main_only(&both), &[], false, 1, &mut uids);
-        assert_eq!(s1.uid_for_backend(2), Some("1_1"));
-        let s2 = snap(&main_only(&only_b), &[], false, 2, &mut uids);
-        assert_eq!(s2.uid_for_backend(3), Some("1_2"));
-        assert_eq!(s2.resolve("1_1"), Err(UidError::NotFound));
-        // A came back: it was not in the previous snapshot, so it gets a new uid.
-        let s3 = snap(&main_only(&both), &[], false, 3, &mut uids);
-        assert_eq!(s3.uid_for_backend(2), Some("3_0"));
-        assert_eq!(s3.uid_for_backend(3), Some("1_2"));
-        // Another document load: new uids for everything.
-        let frames = [FrameTree {
-            loader_id: "L2",
-            ..main_only(&both)[0]
-        }];
-        let s4 = snap(&frames, &[], false, 4, &mut uids);
-        assert_eq!(
-            s4.text,
-            "uid=4_0 RootWebArea \"Doc\"\n  uid=4_1 button \"A\"\n  uid=4_2 button \"B\"\n"
-        );
-        assert_eq!(remembered(&uids), 3);
-    }
-
     // --- formatting rules on small trees ---------------------------------------------------
 
     #[test]
@@ -1530,23 +1249,6 @@ mod tests {
             "uid=1_0 RootWebArea \"T\"\n  uid=1_1 listbox \"Pick\"\n    uid=1_2 option \"One\" selected\n    uid=1_3 option \"Two\"\n  uid=1_4 ignored\n"
         );
         assert_eq!(s.to_json()["children"][0]["children"][0]["value"], "One");
-    }
-
-    #[test]
-    fn nodes_without_dom_node_share_a_uid_per_document() {
-        let nodes = [
-            with_prop(
-                ax("1", "RootWebArea", "T", &["2", "3"], Some(1)),
-                "focusable",
-                json!(true),
-            ),
-            ax("2", "InlineTextBox", "a", &[], None),
-            ax("3", "InlineTextBox", "b", &[], None),
-        ];
-        assert_eq!(
-            text_of(&nodes, true),
-            "uid=1_0 RootWebArea \"T\"\n  uid=1_1 InlineTextBox \"a\"\n  uid=1_1 InlineTextBox \"b\"\n"
-        );
     }
 
     #[test]
