@@ -2,10 +2,9 @@
 //! decide whether a non-verbose snapshot keeps it, and the node it prints as.
 
 use super::js_value::{js_name, js_string, truthy};
-use super::props::{as_prop, Prop};
+use super::props::{properties, PropLookup};
 use super::tree::Node;
 use serde_json::Value;
-use std::collections::BTreeMap;
 
 /// Backend node ids of the `<iframe>` nodes in one frame's tree: the frames whose trees the
 /// caller should fetch (`DOM.describeNode` gives the content frame id) and pass as `owner`ed
@@ -186,116 +185,21 @@ impl<'a> RawNode<'a> {
 
     /// The printable node: which CDP properties become which printed keys, and how.
     pub(super) fn to_node(&self, frame: usize, children: Vec<usize>) -> Node {
-        // Property names compare lower-cased and the last one wins; name, value and
-        // description come from the payload's own fields when it has them. `None`: absent;
-        // `Some(None)`: present without a value.
-        let listed: Vec<(&str, Option<&Value>)> = properties(self.payload).collect();
-        let get = |key: &str| -> Option<Option<&Value>> {
-            if matches!(key, "name" | "value" | "description") {
-                if let Some(v) = self.payload.get(key) {
-                    return Some(v.get("value"));
-                }
-            }
-            listed
-                .iter()
-                .rev()
-                .find(|(name, _)| name.eq_ignore_ascii_case(key))
-                .map(|(_, v)| *v)
-        };
-
-        let mut props = BTreeMap::new();
+        let lookup = PropLookup::new(self.payload);
         let mut name = String::new();
-        if let Some(v) = get("name") {
+        if let Some(v) = lookup.get("name") {
             name = js_name(v);
-        }
-        for key in [
-            "value",
-            "description",
-            "keyshortcuts",
-            "roledescription",
-            "valuetext",
-            "url",
-        ] {
-            if let Some(prop) = get(key).and_then(as_prop) {
-                props.insert(key, prop);
-            }
-        }
-        for key in [
-            "disabled",
-            "expanded",
-            "focused",
-            "modal",
-            "multiline",
-            "multiselectable",
-            "readonly",
-            "required",
-            "selected",
-            "busy",
-            "atomic",
-        ] {
-            if key == "focused" && self.role == "RootWebArea" {
-                continue;
-            }
-            if let Some(v) = get(key) {
-                props.insert(key, Prop::Bool(truthy(v)));
-            }
-        }
-        for key in ["checked", "pressed"] {
-            if let Some(v) = get(key) {
-                let prop = match v.and_then(Value::as_str) {
-                    Some("mixed") => Prop::Str("mixed".into()),
-                    Some("true") => Prop::Bool(true),
-                    _ => Prop::Bool(false),
-                };
-                props.insert(key, prop);
-            }
-        }
-        for key in ["level", "valuemax", "valuemin"] {
-            if let Some(prop) = get(key).and_then(as_prop) {
-                props.insert(key, prop);
-            }
-        }
-        for key in [
-            "autocomplete",
-            "haspopup",
-            "invalid",
-            "orientation",
-            "live",
-            "relevant",
-            "errormessage",
-            "details",
-        ] {
-            let v = get(key).flatten();
-            if !truthy(v) || v.and_then(Value::as_str) == Some("false") {
-                continue;
-            }
-            if let Some(prop) = as_prop(v) {
-                props.insert(key, prop);
-            }
         }
         Node {
             uid: String::new(),
             role: self.role.clone(),
             name,
-            props,
+            props: lookup.printed(&self.role),
             backend_node_id: self.backend_node_id,
             frame,
             children,
         }
     }
-}
-
-/// `(name, value.value)` of each entry in a payload's `properties`.
-fn properties(payload: &Value) -> impl Iterator<Item = (&str, Option<&Value>)> {
-    payload
-        .get("properties")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|p| {
-            let name = p.get("name")?.as_str()?;
-            Some((name, p.get("value").and_then(|v| v.get("value"))))
-        })
 }
 
 #[cfg(test)]
