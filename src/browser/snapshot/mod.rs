@@ -108,6 +108,15 @@ struct FrameInfo {
     frame_id: String,
 }
 
+impl FrameInfo {
+    fn of(frame: &FrameTree<'_>) -> FrameInfo {
+        FrameInfo {
+            target_id: frame.target_id.to_string(),
+            frame_id: frame.frame_id.to_string(),
+        }
+    }
+}
+
 /// Builds the snapshot numbered `snapshot_id` (a server-wide counter starting at 1, as the
 /// reference numbers them across all pages), reusing and updating the page's uids.
 pub fn build(
@@ -124,29 +133,9 @@ pub fn build(
         build_frame(input.frames, 0, input.verbose, &mut used, &mut nodes).ok_or(EmptyTree)?;
 
     let mut ids = IdAssigner::new(snapshot_id, input.frames, uids);
-    let order = preorder(&nodes, root);
-    let mut seen_backend: HashSet<i64> = HashSet::new();
-    for &n in &order {
-        let node = &mut nodes[n];
-        node.uid = ids.tree_uid(node.frame, node.backend_node_id);
-        if let Some(b) = node.backend_node_id {
-            seen_backend.insert(b);
-        }
-        // Chrome gives options no value; the reference uses their text as the value.
-        if node.role == "option" && !node.name.is_empty() {
-            let name = node.name.clone();
-            node.props.insert("value", Prop::Str(name));
-        }
-    }
-
-    // Uid -> node, filled in post-order with the last write winning: that is how the
-    // reference resolves a uid that several nodes share.
+    let mut seen_backend = assign_tree_uids(&mut nodes, root, &mut ids);
     let postorder = order_postorder(&nodes, root);
-    let mut by_uid: HashMap<String, usize> = HashMap::with_capacity(postorder.len());
-    for &n in &postorder {
-        by_uid.insert(nodes[n].uid.clone(), n);
-    }
-
+    let mut by_uid = uid_index(&nodes, &postorder);
     if !input.extras.is_empty() {
         insert_extras(
             input.extras,
@@ -161,21 +150,13 @@ pub fn build(
     // Uids of elements missing from this snapshot are forgotten.
     ids.finish(uids);
 
-    let frames = input
-        .frames
-        .iter()
-        .map(|f| FrameInfo {
-            target_id: f.target_id.to_string(),
-            frame_id: f.frame_id.to_string(),
-        })
-        .collect();
     let mut snapshot = Snapshot {
         verbose: input.verbose,
         text: String::new(),
         nodes,
         root,
         by_uid,
-        frames,
+        frames: input.frames.iter().map(FrameInfo::of).collect(),
         selected_uid: None,
     };
     let has_selected = input.selected_backend_node_id.is_some_and(|b| b != 0);
@@ -184,6 +165,36 @@ pub fn build(
     }
     snapshot.text = snapshot.render(has_selected);
     Ok(snapshot)
+}
+
+/// Gives every tree node its uid, in pre-order (options also get their value), and returns
+/// the backend ids seen.
+fn assign_tree_uids(nodes: &mut [Node], root: usize, ids: &mut IdAssigner) -> HashSet<i64> {
+    let order = preorder(nodes, root);
+    let mut seen_backend: HashSet<i64> = HashSet::new();
+    for &n in &order {
+        let node = &mut nodes[n];
+        node.uid = ids.tree_uid(node.frame, node.backend_node_id);
+        if let Some(b) = node.backend_node_id {
+            seen_backend.insert(b);
+        }
+        // Chrome gives options no value; the reference uses their text as the value.
+        if node.role == "option" && !node.name.is_empty() {
+            let name = node.name.clone();
+            node.props.insert("value", Prop::Str(name));
+        }
+    }
+    seen_backend
+}
+
+/// Uid -> node, filled in post-order with the last write winning: that is how the reference
+/// resolves a uid that several nodes share.
+fn uid_index(nodes: &[Node], postorder: &[usize]) -> HashMap<String, usize> {
+    let mut by_uid: HashMap<String, usize> = HashMap::with_capacity(postorder.len());
+    for &n in postorder {
+        by_uid.insert(nodes[n].uid.clone(), n);
+    }
+    by_uid
 }
 
 #[cfg(test)]
