@@ -68,26 +68,32 @@ pub(super) fn insert_extras(
         placements.push((n, target, &extra.descendants));
     }
     for (n, target, descendants) in placements {
-        let mut first_moved = None;
-        if !descendants.is_empty() {
-            let children = std::mem::take(&mut nodes[target].children);
-            let mut kept = Vec::with_capacity(children.len());
-            for c in children {
-                if nodes[c]
-                    .backend_node_id
-                    .is_some_and(|b| descendants.contains(&b))
-                {
-                    first_moved.get_or_insert(kept.len());
-                    nodes[n].children.push(c);
-                } else {
-                    kept.push(c);
-                }
-            }
-            nodes[target].children = kept;
-        }
-        let at = first_moved.unwrap_or(nodes[target].children.len());
-        nodes[target].children.insert(at, n);
+        place(nodes, n, target, descendants);
     }
+}
+
+/// Makes node `n` a child of `target`, taking over the target's children that are among
+/// `descendants`; `n` goes where the first of them was, else last.
+fn place(nodes: &mut [Node], n: usize, target: usize, descendants: &HashSet<i64>) {
+    let mut first_moved = None;
+    if !descendants.is_empty() {
+        let children = std::mem::take(&mut nodes[target].children);
+        let mut kept = Vec::with_capacity(children.len());
+        for c in children {
+            if nodes[c]
+                .backend_node_id
+                .is_some_and(|b| descendants.contains(&b))
+            {
+                first_moved.get_or_insert(kept.len());
+                nodes[n].children.push(c);
+            } else {
+                kept.push(c);
+            }
+        }
+        nodes[target].children = kept;
+    }
+    let at = first_moved.unwrap_or(nodes[target].children.len());
+    nodes[target].children.insert(at, n);
 }
 
 #[cfg(test)]
