@@ -1,0 +1,100 @@
+//! JavaScript value semantics the output depends on: the reference is JavaScript, so its
+//! truthiness, `String(value)` and `\s` decide what gets printed.
+
+use serde_json::{Number, Value};
+
+pub(super) fn truthy(v: Option<&Value>) -> bool {
+    match v {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(Value::Number(n)) => n.as_f64().is_some_and(|f| f != 0.0 && !f.is_nan()),
+        Some(Value::String(s)) => !s.is_empty(),
+        Some(Value::Array(_)) | Some(Value::Object(_)) => true,
+    }
+}
+
+/// A node's name as printed; empty when JavaScript would treat it as absent.
+pub(super) fn js_name(v: Option<&Value>) -> String {
+    if !truthy(v) {
+        return String::new();
+    }
+    match v {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Number(n)) => js_number(n),
+        Some(Value::Bool(b)) => b.to_string(),
+        _ => String::new(),
+    }
+}
+
+pub(super) fn js_string(v: Option<&Value>) -> String {
+    match v {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Number(n)) => js_number(n),
+        Some(Value::Bool(b)) => b.to_string(),
+        _ => String::new(),
+    }
+}
+
+/// A number as JavaScript's `String(n)` writes it.
+pub(super) fn js_number(n: &Number) -> String {
+    const SAFE: i64 = 1 << 53;
+    if let Some(i) = n.as_i64().filter(|i| (-SAFE..=SAFE).contains(i)) {
+        return i.to_string();
+    }
+    let f = n.as_f64().unwrap_or(f64::NAN);
+    if f.is_nan() {
+        return "NaN".into();
+    }
+    if f.is_infinite() {
+        return if f > 0.0 { "Infinity" } else { "-Infinity" }.into();
+    }
+    if f == 0.0 {
+        return "0".into();
+    }
+    let abs = f.abs();
+    if (1e-6..1e21).contains(&abs) {
+        return format!("{f}");
+    }
+    // Exponent form: Rust writes `1.5e21` / `1e-7`, JavaScript `1.5e+21` / `1e-7`.
+    let s = format!("{f:e}");
+    match s.split_once('e') {
+        Some((mantissa, exp)) if !exp.starts_with('-') => format!("{mantissa}e+{exp}"),
+        _ => s,
+    }
+}
+
+/// Removes what JavaScript's `\s` matches (not quite Rust's `char::is_whitespace`).
+pub(super) fn strip_js_whitespace(s: &str) -> String {
+    s.chars()
+        .filter(|&c| {
+            !matches!(c,
+                '\u{9}'..='\u{d}' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'..='\u{200a}'
+                | '\u{2028}' | '\u{2029}' | '\u{202f}' | '\u{205f}' | '\u{3000}' | '\u{feff}')
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn numbers_print_like_javascript() {
+        let cases = [
+            (json!(3), "3"),
+            (json!(-7), "-7"),
+            (json!(2.0), "2"),
+            (json!(0.5), "0.5"),
+            (json!(-0.0), "0"),
+            (json!(1e21), "1e+21"),
+            (json!(1.5e-7), "1.5e-7"),
+            (json!(123456.789), "123456.789"),
+            (json!(9007199254740993u64), "9007199254740992"),
+        ];
+        for (value, expected) in cases {
+            let n = value.as_number().expect("number");
+            assert_eq!(js_number(n), expected, "{value}");
+        }
+    }
+}
