@@ -7,7 +7,7 @@ pub mod host;
 pub mod launch;
 pub mod navigation;
 pub mod pages;
-pub mod snapshot;
+
 pub mod waiters;
 
 pub use host::{Action, CallId, Done, Host, Once, Owner, RawEvent, Runtime};

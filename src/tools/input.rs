@@ -16,9 +16,10 @@ use serde_json::{json, Value};
 
 use super::response::{finish, Response};
 use super::{fail, page_arg, Tool};
-use crate::browser::{self, pages, snapshot as snap};
+use crate::browser::{self, pages};
 use crate::error::Error;
 use crate::tools::call;
+use crate::tools::snapshot::model as snap;
 use crate::tools::CallId;
 use crate::tools::{Ctx, Done};
 use element::Element;

@@ -13,9 +13,9 @@ use super::emulation::dialog_blocks;
 use super::paths;
 use super::response::{finish, Response};
 use super::{fail, page_arg, Tool};
-use crate::browser::snapshot::no_snapshot_message;
 use crate::browser::{self, pages, waiters};
 use crate::error::Error;
+use crate::tools::snapshot::model::no_snapshot_message;
 use crate::tools::CallId;
 use crate::tools::{Ctx, Done, Once};
 

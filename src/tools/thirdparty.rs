@@ -463,7 +463,7 @@ fn with_element_uids(
                                     None => json!(format!("stashed-{i}")),
                                 })
                                 .collect::<Vec<_>>(),
-                            Some(crate::browser::snapshot::format_section(snap)),
+                            Some(crate::tools::snapshot::model::format_section(snap)),
                         ),
                         None => (Vec::new(), None),
                     };

@@ -220,8 +220,8 @@ fn serialize(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::browser::snapshot::test_support::*;
-    use crate::browser::snapshot::{build, SnapshotInput, UidMap};
+    use crate::tools::snapshot::model::test_support::*;
+    use crate::tools::snapshot::model::{build, SnapshotInput, UidMap};
     use serde_json::json;
 
     #[test]

@@ -7,13 +7,15 @@ use serde_json::{json, Value};
 
 use super::response::{finish, Response};
 use super::{fail, page_arg, Tool};
-use crate::browser::snapshot::{self, FrameTree, SnapshotInput};
+pub mod model;
+
 use crate::browser::{self, pages};
 use crate::error::Error;
 use crate::tools::call;
 use crate::tools::ctx::PerPage;
 use crate::tools::CallId;
 use crate::tools::{Ctx, Done};
+use model::{FrameTree, SnapshotInput};
 
 pub const TOOLS: &[Tool] = &[Tool {
     name: "take_snapshot",
@@ -58,12 +60,12 @@ fn take_snapshot(cx: &mut Ctx, call: CallId, args: Value) {
                 match file_path {
                     Some(path) => match std::fs::write(&path, &snap.text) {
                         Ok(()) => {
-                            resp.line(snapshot::format_saved(&path));
+                            resp.line(model::format_saved(&path));
                         }
                         Err(e) => return fail(cx, call, format!("Could not write {path}: {e}")),
                     },
                     None => {
-                        resp.snapshot = Some(snapshot::format_section(snap));
+                        resp.snapshot = Some(model::format_section(snap));
                         resp.structured.insert("snapshot".into(), snap.to_json());
                     }
                 }
@@ -112,7 +114,7 @@ pub fn capture(cx: &mut Ctx, page: u32, verbose: bool, done: Done<()>) {
                 Some(p) => p.target_id.clone(),
                 None => return done(cx, Err(Error::PageGone(format!("Page {page} was closed.")))),
             };
-            let pending_iframes = snapshot::iframe_backend_ids(&nodes)
+            let pending_iframes = model::iframe_backend_ids(&nodes)
                 .into_iter()
                 .map(|b| (main.clone(), b))
                 .collect();
@@ -164,7 +166,7 @@ fn next_iframe(cx: &mut Ctx, mut g: Gathered, done: Done<()>) {
                     if let Ok(tree) = r {
                         let nodes = take_nodes(tree);
                         g.pending_iframes.extend(
-                            snapshot::iframe_backend_ids(&nodes)
+                            model::iframe_backend_ids(&nodes)
                                 .into_iter()
                                 .map(|b| (frame.clone(), b)),
                         );
@@ -224,7 +226,7 @@ fn with_extras(cx: &mut Ctx, g: Gathered, loaders: Vec<(String, String)>, done: 
         Box::new(move |cx, r| {
             let elements = match r {
                 Ok(doc) => {
-                    let index = snapshot::DomIndex::from_document(&doc);
+                    let index = model::DomIndex::from_document(&doc);
                     extras
                         .iter()
                         .filter_map(|b| index.extra_element(*b))
@@ -241,7 +243,7 @@ fn build(
     cx: &mut Ctx,
     g: Gathered,
     loaders: Vec<(String, String)>,
-    extras: Vec<snapshot::ExtraElement>,
+    extras: Vec<model::ExtraElement>,
     done: Done<()>,
 ) {
     // One snapshot counter for the whole server, as the reference numbers them.
@@ -273,12 +275,10 @@ fn build(
             frame_id: frame,
             loader_id: loader,
             nodes,
-            owner: owner
-                .as_ref()
-                .map(|(parent, backend)| snapshot::FrameOwner {
-                    frame_id: parent,
-                    backend_node_id: *backend,
-                }),
+            owner: owner.as_ref().map(|(parent, backend)| model::FrameOwner {
+                frame_id: parent,
+                backend_node_id: *backend,
+            }),
         })
         .collect();
     let input = SnapshotInput {
@@ -288,7 +288,7 @@ fn build(
         selected_backend_node_id: None,
     };
     let state = cx.snapshots.pages.entry(g.page);
-    match snapshot::build(&input, id, &mut state.uids) {
+    match model::build(&input, id, &mut state.uids) {
         Ok(s) => {
             state.latest = Some(s);
             done(cx, Ok(()))
@@ -315,15 +315,15 @@ pub struct Snapshots {
 
 #[derive(Default)]
 pub struct PageSnapshots {
-    pub latest: Option<snapshot::Snapshot>,
-    uids: snapshot::UidMap,
+    pub latest: Option<model::Snapshot>,
+    uids: model::UidMap,
     /// DOM elements (backend ids) a page tool returned: snapshots show them (this document).
     extra_elements: Vec<i64>,
 }
 
 impl Snapshots {
     /// The page's latest snapshot, if it has one for its current document.
-    pub fn latest(&self, page: u32) -> Option<&snapshot::Snapshot> {
+    pub fn latest(&self, page: u32) -> Option<&model::Snapshot> {
         self.pages.get(page).and_then(|p| p.latest.as_ref())
     }
 
@@ -353,7 +353,7 @@ pub fn resolve_uids(cx: &mut Ctx, page: u32, uids: Vec<String>, done: Done<Vec<S
         return done(cx, Err(pages::no_such_page(page)));
     }
     let Some(snap) = cx.snapshots.latest(page) else {
-        return done(cx, Err(Error::Invalid(snapshot::no_snapshot_message(page))));
+        return done(cx, Err(Error::Invalid(model::no_snapshot_message(page))));
     };
     let mut backend_ids = Vec::with_capacity(uids.len());
     for uid in &uids {
@@ -483,7 +483,7 @@ pub fn wait_for_text(cx: &mut Ctx, call: CallId, page: u32, texts: Vec<String>, 
                     resp.line(format!("Element matching one of {texts_json} found."));
                     if r.is_ok() {
                         if let Some(s) = cx.snapshots.latest(page) {
-                            resp.snapshot = Some(snapshot::format_section(s));
+                            resp.snapshot = Some(model::format_section(s));
                         }
                     }
                     finish(cx, call, resp);

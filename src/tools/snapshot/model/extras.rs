@@ -99,8 +99,8 @@ fn place(nodes: &mut [Node], n: usize, target: usize, descendants: &HashSet<i64>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::browser::snapshot::test_support::*;
-    use crate::browser::snapshot::UidMap;
+    use crate::tools::snapshot::model::test_support::*;
+    use crate::tools::snapshot::model::UidMap;
     use serde_json::json;
 
     #[test]

@@ -190,8 +190,8 @@ fn capability_of(key: &str) -> Option<&'static str> {
 
 #[cfg(test)]
 mod tests {
-    use crate::browser::snapshot::test_support::*;
-    use crate::browser::snapshot::{build, SnapshotInput, UidMap};
+    use crate::tools::snapshot::model::test_support::*;
+    use crate::tools::snapshot::model::{build, SnapshotInput, UidMap};
     use serde_json::json;
 
     #[test]

@@ -88,8 +88,8 @@ impl Snapshot {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::browser::snapshot::test_support::*;
-    use crate::browser::snapshot::UidMap;
+    use crate::tools::snapshot::model::test_support::*;
+    use crate::tools::snapshot::model::UidMap;
 
     #[test]
     fn uids_resolve_to_dom_nodes_in_the_right_target() {

@@ -205,7 +205,7 @@ impl<'a> RawNode<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::browser::snapshot::test_support::*;
+    use crate::tools::snapshot::model::test_support::*;
     use serde_json::json;
 
     #[test]

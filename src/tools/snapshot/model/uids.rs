@@ -115,8 +115,8 @@ impl IdAssigner {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::browser::snapshot::resolve::UidError;
-    use crate::browser::snapshot::test_support::*;
+    use crate::tools::snapshot::model::resolve::UidError;
+    use crate::tools::snapshot::model::test_support::*;
     use serde_json::json;
 
     #[test]
