@@ -102,11 +102,11 @@ fn generator_rejects_bad_used_lists() {
 #[test]
 fn method_and_event_names_are_the_wire_names() {
     use cdp::{Command, Event};
-    use generated::{dom_debugger, page, runtime};
+    use generated::{emulation, page, runtime};
     assert_eq!(page::NavigateParams::METHOD, "Page.navigate");
     assert_eq!(
-        dom_debugger::GetEventListenersParams::METHOD,
-        "DOMDebugger.getEventListeners"
+        emulation::SetCPUThrottlingRateParams::METHOD,
+        "Emulation.setCPUThrottlingRate"
     );
     assert_eq!(runtime::BindingCalledEvent::NAME, "Runtime.bindingCalled");
     assert_eq!(
