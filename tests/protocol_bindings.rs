@@ -234,6 +234,75 @@ fn recursive_types_decode() {
     assert_eq!(inner.map(|n| n.node_id), Some(4));
 }
 
+/// Payloads as Chromium 156 sent them (captured over the pipe), for events and answers whose
+/// fields the server reads.
+#[test]
+fn chromium_156_payloads_decode() {
+    use generated::{page, runtime, target};
+    let attached: target::AttachedToTargetEvent = serde_json::from_str(
+        r#"{"sessionId": "77038DAF37B42D3CDA714A9907533395", "targetInfo": {"targetId":
+        "C91187D763E2D4CF0697931119858DF8", "type": "page", "title": "", "url": "about:blank",
+        "attached": true, "canAccessOpener": false, "browserContextId":
+        "3FFBB0CE7E4674987284B01C98A91139"}, "waitingForDebugger": false}"#,
+    )
+    .expect("decodes");
+    assert_eq!(attached.session_id, "77038DAF37B42D3CDA714A9907533395");
+    assert_eq!(attached.target_info.r#type, "page");
+    assert!(!attached.waiting_for_debugger);
+
+    let requested: page::FrameRequestedNavigationEvent = serde_json::from_str(
+        r#"{"frameId": "AA7B277D9BB359D7107D2FEEF46293A1", "reason": "initialFrameNavigation",
+        "url": "http://127.0.0.1:36341/frame.html", "disposition": "currentTab"}"#,
+    )
+    .expect("decodes");
+    assert_eq!(
+        requested.disposition,
+        page::ClientNavigationDisposition::CurrentTab
+    );
+    let started: page::FrameStartedNavigatingEvent = serde_json::from_str(
+        r#"{"frameId": "CD814B6F5C611B9AAA0244BB0FBB6BB9", "url":
+        "http://127.0.0.1:36341/index.html#frag", "loaderId": "910CEA970B0AB3DEB25F3E173CA548D4",
+        "navigationType": "sameDocument"}"#,
+    )
+    .expect("decodes");
+    assert_eq!(
+        started.navigation_type,
+        page::FrameStartedNavigatingNavigationType::SameDocument
+    );
+
+    // `null` as a value arrives as `None`; the subtype still tells it apart from `undefined`.
+    let logged: runtime::ConsoleAPICalledEvent = serde_json::from_str(
+        r#"{"type": "log", "args": [{"type": "string", "value": "plain"}, {"type": "object",
+        "subtype": "null", "value": null}, {"type": "undefined"}, {"type": "bigint",
+        "unserializableValue": "10n", "description": "10n"}], "executionContextId": 2,
+        "timestamp": 1796139060506.955, "stackTrace": {"callFrames": [{"functionName": "",
+        "scriptId": "4", "url": "http://127.0.0.1:36341/index.html", "lineNumber": 9,
+        "columnNumber": 8}]}}"#,
+    )
+    .expect("decodes");
+    assert_eq!(logged.args.len(), 4);
+    assert_eq!(
+        logged.args[1].subtype,
+        Some(runtime::RemoteObjectSubtype::Null)
+    );
+    assert_eq!(logged.args[1].value, None);
+    assert_eq!(logged.args[3].unserializable_value.as_deref(), Some("10n"));
+
+    let details: runtime::GetExceptionDetailsReturns = serde_json::from_str(
+        r#"{"exceptionDetails": {"exceptionId": 4, "text": "Error: obj", "lineNumber": 0,
+        "columnNumber": 0, "scriptId": "11", "stackTrace": {"callFrames": [{"functionName": "",
+        "scriptId": "11", "url": "", "lineNumber": 0, "columnNumber": 0}]}, "exception": {"type":
+        "object", "subtype": "error", "className": "Error", "description":
+        "Error: obj\n    at <anonymous>:1:1", "objectId": "-789355891537432608.2.16"}}}"#,
+    )
+    .expect("decodes");
+    let exception = details.exception_details.and_then(|d| d.exception);
+    assert_eq!(
+        exception.and_then(|e| e.class_name).as_deref(),
+        Some("Error")
+    );
+}
+
 // ---------------------------------------------------------------------------------------
 // protocol/used.txt lists exactly the commands and events that src/ uses
 
