@@ -328,20 +328,6 @@ pub mod accessibility {
         pub frame_id: Option<super::page::FrameId>,
     }
 
-    /// Enables the accessibility domain which causes `AXNodeId`s to remain consistent between method calls.
-    #[derive(Debug, Clone, Default, serde::Serialize)]
-    pub struct EnableParams {}
-
-    /// What `Accessibility.enable` returns.
-    #[derive(Debug, Clone, Default, serde::Deserialize)]
-    #[serde(default)]
-    pub struct EnableReturns {}
-
-    impl crate::cdp::Command for EnableParams {
-        const METHOD: &'static str = "Accessibility.enable";
-        type Returns = EnableReturns;
-    }
-
     /// Fetches the entire accessibility tree for the root Document
     #[derive(Debug, Clone, Default, serde::Serialize)]
     pub struct GetFullAXTreeParams {
@@ -405,46 +391,70 @@ pub mod browser {
         pub window_state: Option<WindowState>,
     }
 
-    /// Close browser gracefully.
-    #[derive(Debug, Clone, Default, serde::Serialize)]
-    pub struct CloseParams {}
-
-    /// What `Browser.close` returns.
-    #[derive(Debug, Clone, Default, serde::Deserialize)]
-    #[serde(default)]
-    pub struct CloseReturns {}
-
-    impl crate::cdp::Command for CloseParams {
-        const METHOD: &'static str = "Browser.close";
-        type Returns = CloseReturns;
+    string_enum! {
+        PermissionType {
+            Ar = "ar",
+            AudioCapture = "audioCapture",
+            AutomaticFullscreen = "automaticFullscreen",
+            BackgroundFetch = "backgroundFetch",
+            BackgroundSync = "backgroundSync",
+            CameraPanTiltZoom = "cameraPanTiltZoom",
+            CapturedSurfaceControl = "capturedSurfaceControl",
+            ClipboardReadWrite = "clipboardReadWrite",
+            ClipboardSanitizedWrite = "clipboardSanitizedWrite",
+            DisplayCapture = "displayCapture",
+            DurableStorage = "durableStorage",
+            Geolocation = "geolocation",
+            HandTracking = "handTracking",
+            IdleDetection = "idleDetection",
+            KeyboardLock = "keyboardLock",
+            LocalFonts = "localFonts",
+            LocalNetwork = "localNetwork",
+            LocalNetworkAccess = "localNetworkAccess",
+            LoopbackNetwork = "loopbackNetwork",
+            Midi = "midi",
+            MidiSysex = "midiSysex",
+            Nfc = "nfc",
+            Notifications = "notifications",
+            PaymentHandler = "paymentHandler",
+            PeriodicBackgroundSync = "periodicBackgroundSync",
+            PointerLock = "pointerLock",
+            ProtectedMediaIdentifier = "protectedMediaIdentifier",
+            Sensors = "sensors",
+            SmartCard = "smartCard",
+            SpeakerSelection = "speakerSelection",
+            StorageAccess = "storageAccess",
+            VideoCapture = "videoCapture",
+            Vr = "vr",
+            WakeLockScreen = "wakeLockScreen",
+            WakeLockSystem = "wakeLockSystem",
+            WebAppInstallation = "webAppInstallation",
+            WebPrinting = "webPrinting",
+            WindowManagement = "windowManagement",
+        }
     }
 
-    /// Returns version information.
+    /// Grant specific permissions to the given origin and reject all others. (Deprecated.)
     #[derive(Debug, Clone, Default, serde::Serialize)]
-    pub struct GetVersionParams {}
-
-    /// What `Browser.getVersion` returns.
-    #[derive(Debug, Clone, Default, serde::Deserialize)]
-    #[serde(default)]
-    pub struct GetVersionReturns {
-        /// Protocol version.
-        #[serde(rename = "protocolVersion")]
-        pub protocol_version: String,
-        /// Product name.
-        pub product: String,
-        /// Product revision.
-        pub revision: String,
-        /// User-Agent.
-        #[serde(rename = "userAgent")]
-        pub user_agent: String,
-        /// V8 version.
-        #[serde(rename = "jsVersion")]
-        pub js_version: String,
+    pub struct GrantPermissionsParams {
+        pub permissions: Vec<PermissionType>,
+        /// Origin the permission applies to, all origins if not specified.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub origin: Option<String>,
+        /// BrowserContext to override permissions.
+        #[serde(rename = "browserContextId")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub browser_context_id: Option<BrowserContextID>,
     }
 
-    impl crate::cdp::Command for GetVersionParams {
-        const METHOD: &'static str = "Browser.getVersion";
-        type Returns = GetVersionReturns;
+    /// What `Browser.grantPermissions` returns.
+    #[derive(Debug, Clone, Default, serde::Deserialize)]
+    #[serde(default)]
+    pub struct GrantPermissionsReturns {}
+
+    impl crate::cdp::Command for GrantPermissionsParams {
+        const METHOD: &'static str = "Browser.grantPermissions";
+        type Returns = GrantPermissionsReturns;
     }
 
     /// Get the browser window that contains the devtools target.
@@ -490,6 +500,30 @@ pub mod browser {
     impl crate::cdp::Command for SetWindowBoundsParams {
         const METHOD: &'static str = "Browser.setWindowBounds";
         type Returns = SetWindowBoundsReturns;
+    }
+
+    /// Set size of the browser contents resizing browser window as necessary.
+    #[derive(Debug, Clone, Default, serde::Serialize)]
+    pub struct SetContentsSizeParams {
+        /// Browser window id.
+        #[serde(rename = "windowId")]
+        pub window_id: WindowID,
+        /// The window contents width in DIP.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub width: Option<i64>,
+        /// The window contents height in DIP.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub height: Option<i64>,
+    }
+
+    /// What `Browser.setContentsSize` returns.
+    #[derive(Debug, Clone, Default, serde::Deserialize)]
+    #[serde(default)]
+    pub struct SetContentsSizeReturns {}
+
+    impl crate::cdp::Command for SetContentsSizeParams {
+        const METHOD: &'static str = "Browser.setContentsSize";
+        type Returns = SetContentsSizeReturns;
     }
 }
 
@@ -834,60 +868,6 @@ pub mod dom {
         type Returns = ScrollIntoViewIfNeededReturns;
     }
 
-    /// Enables DOM agent for the given page.
-    #[derive(Debug, Clone, Default, serde::Serialize)]
-    pub struct EnableParams {
-        /// Whether to include whitespaces in the children array of returned Nodes.
-        #[serde(rename = "includeWhitespace")]
-        #[serde(skip_serializing_if = "Option::is_none")]
-        pub include_whitespace: Option<EnableIncludeWhitespace>,
-    }
-
-    string_enum! {
-        /// Whether to include whitespaces in the children array of returned Nodes.
-        EnableIncludeWhitespace {
-            None = "none",
-            All = "all",
-        }
-    }
-
-    /// What `DOM.enable` returns.
-    #[derive(Debug, Clone, Default, serde::Deserialize)]
-    #[serde(default)]
-    pub struct EnableReturns {}
-
-    impl crate::cdp::Command for EnableParams {
-        const METHOD: &'static str = "DOM.enable";
-        type Returns = EnableReturns;
-    }
-
-    /// Focuses the given element.
-    #[derive(Debug, Clone, Default, serde::Serialize)]
-    pub struct FocusParams {
-        /// Identifier of the node.
-        #[serde(rename = "nodeId")]
-        #[serde(skip_serializing_if = "Option::is_none")]
-        pub node_id: Option<NodeId>,
-        /// Identifier of the backend node.
-        #[serde(rename = "backendNodeId")]
-        #[serde(skip_serializing_if = "Option::is_none")]
-        pub backend_node_id: Option<BackendNodeId>,
-        /// JavaScript object id of the node wrapper.
-        #[serde(rename = "objectId")]
-        #[serde(skip_serializing_if = "Option::is_none")]
-        pub object_id: Option<super::runtime::RemoteObjectId>,
-    }
-
-    /// What `DOM.focus` returns.
-    #[derive(Debug, Clone, Default, serde::Deserialize)]
-    #[serde(default)]
-    pub struct FocusReturns {}
-
-    impl crate::cdp::Command for FocusParams {
-        const METHOD: &'static str = "DOM.focus";
-        type Returns = FocusReturns;
-    }
-
     /// Returns boxes for the given node.
     #[derive(Debug, Clone, Default, serde::Serialize)]
     pub struct GetBoxModelParams {
@@ -1034,95 +1014,6 @@ pub mod dom {
         const METHOD: &'static str = "DOM.setFileInputFiles";
         type Returns = SetFileInputFilesReturns;
     }
-
-    /// Returns iframe node that owns iframe with the given domain.
-    #[derive(Debug, Clone, Default, serde::Serialize)]
-    pub struct GetFrameOwnerParams {
-        #[serde(rename = "frameId")]
-        pub frame_id: super::page::FrameId,
-    }
-
-    /// What `DOM.getFrameOwner` returns.
-    #[derive(Debug, Clone, Default, serde::Deserialize)]
-    #[serde(default)]
-    pub struct GetFrameOwnerReturns {
-        /// Resulting node.
-        #[serde(rename = "backendNodeId")]
-        pub backend_node_id: BackendNodeId,
-        /// Id of the node at given coordinates, only when enabled and requested document.
-        #[serde(rename = "nodeId")]
-        pub node_id: Option<NodeId>,
-    }
-
-    impl crate::cdp::Command for GetFrameOwnerParams {
-        const METHOD: &'static str = "DOM.getFrameOwner";
-        type Returns = GetFrameOwnerReturns;
-    }
-}
-
-/// DOM debugging allows setting breakpoints on particular DOM operations and events.
-pub mod dom_debugger {
-    /// Object event listener.
-    #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
-    #[serde(default)]
-    pub struct EventListener {
-        /// `EventListener`'s type.
-        pub r#type: String,
-        /// `EventListener`'s useCapture.
-        #[serde(rename = "useCapture")]
-        pub use_capture: bool,
-        /// `EventListener`'s passive flag.
-        pub passive: bool,
-        /// `EventListener`'s once flag.
-        pub once: bool,
-        /// Script id of the handler code.
-        #[serde(rename = "scriptId")]
-        pub script_id: super::runtime::ScriptId,
-        /// Line number in the script (0-based).
-        #[serde(rename = "lineNumber")]
-        pub line_number: i64,
-        /// Column number in the script (0-based).
-        #[serde(rename = "columnNumber")]
-        pub column_number: i64,
-        /// Event handler function value.
-        #[serde(skip_serializing_if = "Option::is_none")]
-        pub handler: Option<super::runtime::RemoteObject>,
-        /// Event original handler function value.
-        #[serde(rename = "originalHandler")]
-        #[serde(skip_serializing_if = "Option::is_none")]
-        pub original_handler: Option<super::runtime::RemoteObject>,
-        /// Node the listener is added to (if any).
-        #[serde(rename = "backendNodeId")]
-        #[serde(skip_serializing_if = "Option::is_none")]
-        pub backend_node_id: Option<super::dom::BackendNodeId>,
-    }
-
-    /// Returns event listeners of the given object.
-    #[derive(Debug, Clone, Default, serde::Serialize)]
-    pub struct GetEventListenersParams {
-        /// Identifier of the object to return listeners for.
-        #[serde(rename = "objectId")]
-        pub object_id: super::runtime::RemoteObjectId,
-        /// The maximum depth at which Node children should be retrieved, defaults to 1.
-        #[serde(skip_serializing_if = "Option::is_none")]
-        pub depth: Option<i64>,
-        /// Whether or not iframes and shadow roots should be traversed when returning the subtree (default is false).
-        #[serde(skip_serializing_if = "Option::is_none")]
-        pub pierce: Option<bool>,
-    }
-
-    /// What `DOMDebugger.getEventListeners` returns.
-    #[derive(Debug, Clone, Default, serde::Deserialize)]
-    #[serde(default)]
-    pub struct GetEventListenersReturns {
-        /// Array of relevant listeners.
-        pub listeners: Vec<EventListener>,
-    }
-
-    impl crate::cdp::Command for GetEventListenersParams {
-        const METHOD: &'static str = "DOMDebugger.getEventListeners";
-        type Returns = GetEventListenersReturns;
-    }
 }
 
 /// This domain emulates different environments for the page.
@@ -1254,23 +1145,6 @@ pub mod emulation {
     impl crate::cdp::Command for ClearGeolocationOverrideParams {
         const METHOD: &'static str = "Emulation.clearGeolocationOverride";
         type Returns = ClearGeolocationOverrideReturns;
-    }
-
-    /// Enables or disables simulating a focused and active page.
-    #[derive(Debug, Clone, Default, serde::Serialize)]
-    pub struct SetFocusEmulationEnabledParams {
-        /// Whether to enable to disable focus emulation.
-        pub enabled: bool,
-    }
-
-    /// What `Emulation.setFocusEmulationEnabled` returns.
-    #[derive(Debug, Clone, Default, serde::Deserialize)]
-    #[serde(default)]
-    pub struct SetFocusEmulationEnabledReturns {}
-
-    impl crate::cdp::Command for SetFocusEmulationEnabledParams {
-        const METHOD: &'static str = "Emulation.setFocusEmulationEnabled";
-        type Returns = SetFocusEmulationEnabledReturns;
     }
 
     /// Enables CPU throttling to emulate slow CPUs.
@@ -1516,70 +1390,6 @@ pub mod input {
     /// UTC time in seconds, counted from January 1, 1970.
     pub type TimeSinceEpoch = f64;
 
-    #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
-    #[serde(default)]
-    pub struct DragDataItem {
-        /// Mime type of the dragged data.
-        #[serde(rename = "mimeType")]
-        pub mime_type: String,
-        /// Depending of the value of `mimeType`, it contains the dragged link, text, HTML markup or any other data.
-        pub data: String,
-        /// Title associated with a link.
-        #[serde(skip_serializing_if = "Option::is_none")]
-        pub title: Option<String>,
-        /// Stores the base URL for the contained markup.
-        #[serde(rename = "baseURL")]
-        #[serde(skip_serializing_if = "Option::is_none")]
-        pub base_url: Option<String>,
-    }
-
-    #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
-    #[serde(default)]
-    pub struct DragData {
-        pub items: Vec<DragDataItem>,
-        /// List of filenames that should be included when dropping
-        #[serde(skip_serializing_if = "Option::is_none")]
-        pub files: Option<Vec<String>>,
-        /// Bit field representing allowed drag operations.
-        #[serde(rename = "dragOperationsMask")]
-        pub drag_operations_mask: i64,
-    }
-
-    /// Dispatches a drag event into the page.
-    #[derive(Debug, Clone, Default, serde::Serialize)]
-    pub struct DispatchDragEventParams {
-        /// Type of the drag event.
-        pub r#type: DispatchDragEventType,
-        /// X coordinate of the event relative to the main frame's viewport in CSS pixels.
-        pub x: f64,
-        /// Y coordinate of the event relative to the main frame's viewport in CSS pixels.
-        pub y: f64,
-        pub data: DragData,
-        /// Bit field representing pressed modifier keys.
-        #[serde(skip_serializing_if = "Option::is_none")]
-        pub modifiers: Option<i64>,
-    }
-
-    string_enum! {
-        /// Type of the drag event.
-        DispatchDragEventType {
-            DragEnter = "dragEnter",
-            DragOver = "dragOver",
-            Drop = "drop",
-            DragCancel = "dragCancel",
-        }
-    }
-
-    /// What `Input.dispatchDragEvent` returns.
-    #[derive(Debug, Clone, Default, serde::Deserialize)]
-    #[serde(default)]
-    pub struct DispatchDragEventReturns {}
-
-    impl crate::cdp::Command for DispatchDragEventParams {
-        const METHOD: &'static str = "Input.dispatchDragEvent";
-        type Returns = DispatchDragEventReturns;
-    }
-
     /// Dispatches a key event to the page.
     #[derive(Debug, Clone, Default, serde::Serialize)]
     pub struct DispatchKeyEventParams {
@@ -1757,62 +1567,9 @@ pub mod input {
         const METHOD: &'static str = "Input.dispatchMouseEvent";
         type Returns = DispatchMouseEventReturns;
     }
-
-    /// Prevents default drag and drop behavior and instead emits `Input.dragIntercepted` events.
-    #[derive(Debug, Clone, Default, serde::Serialize)]
-    pub struct SetInterceptDragsParams {
-        pub enabled: bool,
-    }
-
-    /// What `Input.setInterceptDrags` returns.
-    #[derive(Debug, Clone, Default, serde::Deserialize)]
-    #[serde(default)]
-    pub struct SetInterceptDragsReturns {}
-
-    impl crate::cdp::Command for SetInterceptDragsParams {
-        const METHOD: &'static str = "Input.setInterceptDrags";
-        type Returns = SetInterceptDragsReturns;
-    }
-
-    /// Emitted only when `Input.setInterceptDrags` is enabled.
-    #[derive(Debug, Clone, Default, serde::Deserialize)]
-    #[serde(default)]
-    pub struct DragInterceptedEvent {
-        pub data: DragData,
-    }
-
-    impl crate::cdp::Event for DragInterceptedEvent {
-        const NAME: &'static str = "Input.dragIntercepted";
-    }
 }
 
 pub mod inspector {
-    /// Enables inspector domain notifications.
-    #[derive(Debug, Clone, Default, serde::Serialize)]
-    pub struct EnableParams {}
-
-    /// What `Inspector.enable` returns.
-    #[derive(Debug, Clone, Default, serde::Deserialize)]
-    #[serde(default)]
-    pub struct EnableReturns {}
-
-    impl crate::cdp::Command for EnableParams {
-        const METHOD: &'static str = "Inspector.enable";
-        type Returns = EnableReturns;
-    }
-
-    /// Fired when remote debugging connection is about to be terminated.
-    #[derive(Debug, Clone, Default, serde::Deserialize)]
-    #[serde(default)]
-    pub struct DetachedEvent {
-        /// The reason why connection has been terminated.
-        pub reason: String,
-    }
-
-    impl crate::cdp::Event for DetachedEvent {
-        const NAME: &'static str = "Inspector.detached";
-    }
-
     /// Fired when debugging target has crashed
     #[derive(Debug, Clone, Default, serde::Deserialize)]
     #[serde(default)]
@@ -2856,47 +2613,6 @@ pub mod network {
         }
     }
 
-    /// Activates emulation of network conditions. (Deprecated.)
-    #[derive(Debug, Clone, Default, serde::Serialize)]
-    pub struct EmulateNetworkConditionsParams {
-        /// True to emulate internet disconnection.
-        pub offline: bool,
-        /// Minimum latency from request sent to response headers received (ms).
-        pub latency: f64,
-        /// Maximal aggregated download throughput (bytes/sec).
-        #[serde(rename = "downloadThroughput")]
-        pub download_throughput: f64,
-        /// Maximal aggregated upload throughput (bytes/sec).
-        #[serde(rename = "uploadThroughput")]
-        pub upload_throughput: f64,
-        /// Connection type if known.
-        #[serde(rename = "connectionType")]
-        #[serde(skip_serializing_if = "Option::is_none")]
-        pub connection_type: Option<ConnectionType>,
-        /// WebRTC packet loss (percent, 0-100).
-        #[serde(rename = "packetLoss")]
-        #[serde(skip_serializing_if = "Option::is_none")]
-        pub packet_loss: Option<f64>,
-        /// WebRTC packet queue length (packet).
-        #[serde(rename = "packetQueueLength")]
-        #[serde(skip_serializing_if = "Option::is_none")]
-        pub packet_queue_length: Option<i64>,
-        /// WebRTC packetReordering feature.
-        #[serde(rename = "packetReordering")]
-        #[serde(skip_serializing_if = "Option::is_none")]
-        pub packet_reordering: Option<bool>,
-    }
-
-    /// What `Network.emulateNetworkConditions` returns.
-    #[derive(Debug, Clone, Default, serde::Deserialize)]
-    #[serde(default)]
-    pub struct EmulateNetworkConditionsReturns {}
-
-    impl crate::cdp::Command for EmulateNetworkConditionsParams {
-        const METHOD: &'static str = "Network.emulateNetworkConditions";
-        type Returns = EmulateNetworkConditionsReturns;
-    }
-
     /// Activates emulation of network conditions for individual requests using URL match patterns.
     #[derive(Debug, Clone, Default, serde::Serialize)]
     pub struct EmulateNetworkConditionsByRuleParams {
@@ -3037,24 +2753,6 @@ pub mod network {
     impl crate::cdp::Command for GetRequestPostDataParams {
         const METHOD: &'static str = "Network.getRequestPostData";
         type Returns = GetRequestPostDataReturns;
-    }
-
-    /// Toggles ignoring cache for each request.
-    #[derive(Debug, Clone, Default, serde::Serialize)]
-    pub struct SetCacheDisabledParams {
-        /// Cache disabled state.
-        #[serde(rename = "cacheDisabled")]
-        pub cache_disabled: bool,
-    }
-
-    /// What `Network.setCacheDisabled` returns.
-    #[derive(Debug, Clone, Default, serde::Deserialize)]
-    #[serde(default)]
-    pub struct SetCacheDisabledReturns {}
-
-    impl crate::cdp::Command for SetCacheDisabledParams {
-        const METHOD: &'static str = "Network.setCacheDisabled";
-        type Returns = SetCacheDisabledReturns;
     }
 
     /// Specifies whether to always send extra HTTP headers with the requests from this page.
@@ -3515,6 +3213,30 @@ pub mod page {
     }
 
     string_enum! {
+        ClientNavigationReason {
+            AnchorClick = "anchorClick",
+            FormSubmissionGet = "formSubmissionGet",
+            FormSubmissionPost = "formSubmissionPost",
+            HttpHeaderRefresh = "httpHeaderRefresh",
+            InitialFrameNavigation = "initialFrameNavigation",
+            MetaTagRefresh = "metaTagRefresh",
+            Other = "other",
+            PageBlockInterstitial = "pageBlockInterstitial",
+            Reload = "reload",
+            ScriptInitiated = "scriptInitiated",
+        }
+    }
+
+    string_enum! {
+        ClientNavigationDisposition {
+            CurrentTab = "currentTab",
+            NewTab = "newTab",
+            NewWindow = "newWindow",
+            Download = "download",
+        }
+    }
+
+    string_enum! {
         /// The referring-policy used for the navigation.
         ReferrerPolicy {
             NoReferrer = "noReferrer",
@@ -3896,16 +3618,6 @@ pub mod page {
         type Returns = SetInterceptFileChooserDialogReturns;
     }
 
-    #[derive(Debug, Clone, Default, serde::Deserialize)]
-    #[serde(default)]
-    pub struct DomContentEventFiredEvent {
-        pub timestamp: super::network::MonotonicTime,
-    }
-
-    impl crate::cdp::Event for DomContentEventFiredEvent {
-        const NAME: &'static str = "Page.domContentEventFired";
-    }
-
     /// Emitted only when `page.interceptFileChooser` is enabled.
     #[derive(Debug, Clone, Default, serde::Deserialize)]
     #[serde(default)]
@@ -3932,45 +3644,6 @@ pub mod page {
         const NAME: &'static str = "Page.fileChooserOpened";
     }
 
-    /// Fired when frame has been attached to its parent.
-    #[derive(Debug, Clone, Default, serde::Deserialize)]
-    #[serde(default)]
-    pub struct FrameAttachedEvent {
-        /// Id of the frame that has been attached.
-        #[serde(rename = "frameId")]
-        pub frame_id: FrameId,
-        /// Parent frame identifier.
-        #[serde(rename = "parentFrameId")]
-        pub parent_frame_id: FrameId,
-        /// JavaScript stack trace of when frame was attached, only set if frame initiated from script.
-        pub stack: Option<super::runtime::StackTrace>,
-    }
-
-    impl crate::cdp::Event for FrameAttachedEvent {
-        const NAME: &'static str = "Page.frameAttached";
-    }
-
-    /// Fired when frame has been detached from its parent.
-    #[derive(Debug, Clone, Default, serde::Deserialize)]
-    #[serde(default)]
-    pub struct FrameDetachedEvent {
-        /// Id of the frame that has been detached.
-        #[serde(rename = "frameId")]
-        pub frame_id: FrameId,
-        pub reason: FrameDetachedReason,
-    }
-
-    string_enum! {
-        FrameDetachedReason {
-            Remove = "remove",
-            Swap = "swap",
-        }
-    }
-
-    impl crate::cdp::Event for FrameDetachedEvent {
-        const NAME: &'static str = "Page.frameDetached";
-    }
-
     /// Fired once navigation of the frame has completed.
     #[derive(Debug, Clone, Default, serde::Deserialize)]
     #[serde(default)]
@@ -3984,30 +3657,56 @@ pub mod page {
         const NAME: &'static str = "Page.frameNavigated";
     }
 
-    /// Fired when frame has started loading.
+    /// Fired when a navigation starts.
     #[derive(Debug, Clone, Default, serde::Deserialize)]
     #[serde(default)]
-    pub struct FrameStartedLoadingEvent {
-        /// Id of the frame that has started loading.
+    pub struct FrameStartedNavigatingEvent {
+        /// ID of the frame that is being navigated.
         #[serde(rename = "frameId")]
         pub frame_id: FrameId,
+        /// The URL the navigation started with.
+        pub url: String,
+        /// Loader identifier.
+        #[serde(rename = "loaderId")]
+        pub loader_id: super::network::LoaderId,
+        #[serde(rename = "navigationType")]
+        pub navigation_type: FrameStartedNavigatingNavigationType,
     }
 
-    impl crate::cdp::Event for FrameStartedLoadingEvent {
-        const NAME: &'static str = "Page.frameStartedLoading";
+    string_enum! {
+        FrameStartedNavigatingNavigationType {
+            Reload = "reload",
+            ReloadBypassingCache = "reloadBypassingCache",
+            Restore = "restore",
+            RestoreWithPost = "restoreWithPost",
+            HistorySameDocument = "historySameDocument",
+            HistoryDifferentDocument = "historyDifferentDocument",
+            SameDocument = "sameDocument",
+            DifferentDocument = "differentDocument",
+        }
     }
 
-    /// Fired when frame has stopped loading.
+    impl crate::cdp::Event for FrameStartedNavigatingEvent {
+        const NAME: &'static str = "Page.frameStartedNavigating";
+    }
+
+    /// Fired when a renderer-initiated navigation is requested.
     #[derive(Debug, Clone, Default, serde::Deserialize)]
     #[serde(default)]
-    pub struct FrameStoppedLoadingEvent {
-        /// Id of the frame that has stopped loading.
+    pub struct FrameRequestedNavigationEvent {
+        /// Id of the frame that is being navigated.
         #[serde(rename = "frameId")]
         pub frame_id: FrameId,
+        /// The reason for the navigation.
+        pub reason: ClientNavigationReason,
+        /// The destination URL for the requested navigation.
+        pub url: String,
+        /// The disposition for the navigation.
+        pub disposition: ClientNavigationDisposition,
     }
 
-    impl crate::cdp::Event for FrameStoppedLoadingEvent {
-        const NAME: &'static str = "Page.frameStoppedLoading";
+    impl crate::cdp::Event for FrameRequestedNavigationEvent {
+        const NAME: &'static str = "Page.frameRequestedNavigation";
     }
 
     /// Fired when a JavaScript initiated dialog (alert, confirm, prompt, or onbeforeunload) has been closed.
@@ -4840,24 +4539,6 @@ pub mod runtime {
         type Returns = ReleaseObjectReturns;
     }
 
-    /// Releases all remote objects that belong to a given group.
-    #[derive(Debug, Clone, Default, serde::Serialize)]
-    pub struct ReleaseObjectGroupParams {
-        /// Symbolic object group name.
-        #[serde(rename = "objectGroup")]
-        pub object_group: String,
-    }
-
-    /// What `Runtime.releaseObjectGroup` returns.
-    #[derive(Debug, Clone, Default, serde::Deserialize)]
-    #[serde(default)]
-    pub struct ReleaseObjectGroupReturns {}
-
-    impl crate::cdp::Command for ReleaseObjectGroupParams {
-        const METHOD: &'static str = "Runtime.releaseObjectGroup";
-        type Returns = ReleaseObjectGroupReturns;
-    }
-
     /// Tells inspected instance to run if it was waiting for debugger to attach.
     #[derive(Debug, Clone, Default, serde::Serialize)]
     pub struct RunIfWaitingForDebuggerParams {}
@@ -4870,6 +4551,38 @@ pub mod runtime {
     impl crate::cdp::Command for RunIfWaitingForDebuggerParams {
         const METHOD: &'static str = "Runtime.runIfWaitingForDebugger";
         type Returns = RunIfWaitingForDebuggerReturns;
+    }
+
+    /// Enables or disables async call stacks tracking.
+    #[derive(Debug, Clone, Default, serde::Serialize)]
+    pub struct SetAsyncCallStackDepthParams {
+        /// Maximum depth of async call stacks.
+        #[serde(rename = "maxDepth")]
+        pub max_depth: i64,
+    }
+
+    /// What `Runtime.setAsyncCallStackDepth` returns.
+    #[derive(Debug, Clone, Default, serde::Deserialize)]
+    #[serde(default)]
+    pub struct SetAsyncCallStackDepthReturns {}
+
+    impl crate::cdp::Command for SetAsyncCallStackDepthParams {
+        const METHOD: &'static str = "Runtime.setAsyncCallStackDepth";
+        type Returns = SetAsyncCallStackDepthReturns;
+    }
+
+    /// Terminate current or next JavaScript execution.
+    #[derive(Debug, Clone, Default, serde::Serialize)]
+    pub struct TerminateExecutionParams {}
+
+    /// What `Runtime.terminateExecution` returns.
+    #[derive(Debug, Clone, Default, serde::Deserialize)]
+    #[serde(default)]
+    pub struct TerminateExecutionReturns {}
+
+    impl crate::cdp::Command for TerminateExecutionParams {
+        const METHOD: &'static str = "Runtime.terminateExecution";
+        type Returns = TerminateExecutionReturns;
     }
 
     /// If executionContextId is empty, adds binding with the given name on the global objects of all inspected contexts, including those created later, bindings survive reloads.
@@ -4894,6 +4607,27 @@ pub mod runtime {
     impl crate::cdp::Command for AddBindingParams {
         const METHOD: &'static str = "Runtime.addBinding";
         type Returns = AddBindingReturns;
+    }
+
+    /// This method tries to lookup and populate exception details for a JavaScript Error object.
+    #[derive(Debug, Clone, Default, serde::Serialize)]
+    pub struct GetExceptionDetailsParams {
+        /// The error object for which to resolve the exception details.
+        #[serde(rename = "errorObjectId")]
+        pub error_object_id: RemoteObjectId,
+    }
+
+    /// What `Runtime.getExceptionDetails` returns.
+    #[derive(Debug, Clone, Default, serde::Deserialize)]
+    #[serde(default)]
+    pub struct GetExceptionDetailsReturns {
+        #[serde(rename = "exceptionDetails")]
+        pub exception_details: Option<ExceptionDetails>,
+    }
+
+    impl crate::cdp::Command for GetExceptionDetailsParams {
+        const METHOD: &'static str = "Runtime.getExceptionDetails";
+        type Returns = GetExceptionDetailsReturns;
     }
 
     /// Notification is issued every time when binding is called.
@@ -5111,47 +4845,6 @@ pub mod target {
         }
     }
 
-    /// Activates (focuses) the target.
-    #[derive(Debug, Clone, Default, serde::Serialize)]
-    pub struct ActivateTargetParams {
-        #[serde(rename = "targetId")]
-        pub target_id: TargetID,
-    }
-
-    /// What `Target.activateTarget` returns.
-    #[derive(Debug, Clone, Default, serde::Deserialize)]
-    #[serde(default)]
-    pub struct ActivateTargetReturns {}
-
-    impl crate::cdp::Command for ActivateTargetParams {
-        const METHOD: &'static str = "Target.activateTarget";
-        type Returns = ActivateTargetReturns;
-    }
-
-    /// Attaches to the target with given id.
-    #[derive(Debug, Clone, Default, serde::Serialize)]
-    pub struct AttachToTargetParams {
-        #[serde(rename = "targetId")]
-        pub target_id: TargetID,
-        /// Enables "flat" access to the session via specifying sessionId attribute in the commands.
-        #[serde(skip_serializing_if = "Option::is_none")]
-        pub flatten: Option<bool>,
-    }
-
-    /// What `Target.attachToTarget` returns.
-    #[derive(Debug, Clone, Default, serde::Deserialize)]
-    #[serde(default)]
-    pub struct AttachToTargetReturns {
-        /// Id assigned to the session.
-        #[serde(rename = "sessionId")]
-        pub session_id: SessionID,
-    }
-
-    impl crate::cdp::Command for AttachToTargetParams {
-        const METHOD: &'static str = "Target.attachToTarget";
-        type Returns = AttachToTargetReturns;
-    }
-
     /// Closes the target.
     #[derive(Debug, Clone, Default, serde::Serialize)]
     pub struct CloseTargetParams {
@@ -5170,41 +4863,6 @@ pub mod target {
     impl crate::cdp::Command for CloseTargetParams {
         const METHOD: &'static str = "Target.closeTarget";
         type Returns = CloseTargetReturns;
-    }
-
-    /// Creates a new empty BrowserContext.
-    #[derive(Debug, Clone, Default, serde::Serialize)]
-    pub struct CreateBrowserContextParams {
-        /// If specified, disposes this context when debugging session disconnects.
-        #[serde(rename = "disposeOnDetach")]
-        #[serde(skip_serializing_if = "Option::is_none")]
-        pub dispose_on_detach: Option<bool>,
-        /// Proxy server, similar to the one passed to --proxy-server
-        #[serde(rename = "proxyServer")]
-        #[serde(skip_serializing_if = "Option::is_none")]
-        pub proxy_server: Option<String>,
-        /// Proxy bypass list, similar to the one passed to --proxy-bypass-list
-        #[serde(rename = "proxyBypassList")]
-        #[serde(skip_serializing_if = "Option::is_none")]
-        pub proxy_bypass_list: Option<String>,
-        /// An optional list of origins to grant unlimited cross-origin access to.
-        #[serde(rename = "originsWithUniversalNetworkAccess")]
-        #[serde(skip_serializing_if = "Option::is_none")]
-        pub origins_with_universal_network_access: Option<Vec<String>>,
-    }
-
-    /// What `Target.createBrowserContext` returns.
-    #[derive(Debug, Clone, Default, serde::Deserialize)]
-    #[serde(default)]
-    pub struct CreateBrowserContextReturns {
-        /// The id of the context created.
-        #[serde(rename = "browserContextId")]
-        pub browser_context_id: super::browser::BrowserContextID,
-    }
-
-    impl crate::cdp::Command for CreateBrowserContextParams {
-        const METHOD: &'static str = "Target.createBrowserContext";
-        type Returns = CreateBrowserContextReturns;
     }
 
     /// Creates a new page.
@@ -5267,67 +4925,6 @@ pub mod target {
     impl crate::cdp::Command for CreateTargetParams {
         const METHOD: &'static str = "Target.createTarget";
         type Returns = CreateTargetReturns;
-    }
-
-    /// Detaches session with given id.
-    #[derive(Debug, Clone, Default, serde::Serialize)]
-    pub struct DetachFromTargetParams {
-        /// Session to detach.
-        #[serde(rename = "sessionId")]
-        #[serde(skip_serializing_if = "Option::is_none")]
-        pub session_id: Option<SessionID>,
-        /// Deprecated. (Deprecated.)
-        #[serde(rename = "targetId")]
-        #[serde(skip_serializing_if = "Option::is_none")]
-        pub target_id: Option<TargetID>,
-    }
-
-    /// What `Target.detachFromTarget` returns.
-    #[derive(Debug, Clone, Default, serde::Deserialize)]
-    #[serde(default)]
-    pub struct DetachFromTargetReturns {}
-
-    impl crate::cdp::Command for DetachFromTargetParams {
-        const METHOD: &'static str = "Target.detachFromTarget";
-        type Returns = DetachFromTargetReturns;
-    }
-
-    /// Deletes a BrowserContext.
-    #[derive(Debug, Clone, Default, serde::Serialize)]
-    pub struct DisposeBrowserContextParams {
-        #[serde(rename = "browserContextId")]
-        pub browser_context_id: super::browser::BrowserContextID,
-    }
-
-    /// What `Target.disposeBrowserContext` returns.
-    #[derive(Debug, Clone, Default, serde::Deserialize)]
-    #[serde(default)]
-    pub struct DisposeBrowserContextReturns {}
-
-    impl crate::cdp::Command for DisposeBrowserContextParams {
-        const METHOD: &'static str = "Target.disposeBrowserContext";
-        type Returns = DisposeBrowserContextReturns;
-    }
-
-    /// Returns information about a target.
-    #[derive(Debug, Clone, Default, serde::Serialize)]
-    pub struct GetTargetInfoParams {
-        #[serde(rename = "targetId")]
-        #[serde(skip_serializing_if = "Option::is_none")]
-        pub target_id: Option<TargetID>,
-    }
-
-    /// What `Target.getTargetInfo` returns.
-    #[derive(Debug, Clone, Default, serde::Deserialize)]
-    #[serde(default)]
-    pub struct GetTargetInfoReturns {
-        #[serde(rename = "targetInfo")]
-        pub target_info: TargetInfo,
-    }
-
-    impl crate::cdp::Command for GetTargetInfoParams {
-        const METHOD: &'static str = "Target.getTargetInfo";
-        type Returns = GetTargetInfoReturns;
     }
 
     /// Retrieves a list of available targets.
@@ -5442,18 +5039,6 @@ pub mod target {
 
     impl crate::cdp::Event for TargetCreatedEvent {
         const NAME: &'static str = "Target.targetCreated";
-    }
-
-    /// Issued when a target is destroyed.
-    #[derive(Debug, Clone, Default, serde::Deserialize)]
-    #[serde(default)]
-    pub struct TargetDestroyedEvent {
-        #[serde(rename = "targetId")]
-        pub target_id: TargetID,
-    }
-
-    impl crate::cdp::Event for TargetDestroyedEvent {
-        const NAME: &'static str = "Target.targetDestroyed";
     }
 
     /// Issued when a target has crashed.
