@@ -3,6 +3,7 @@
 //! keeps. This module is the registry the MCP layer sees: it lists the tools, checks
 //! arguments against their schemas, and starts calls.
 
+pub mod args;
 pub mod call;
 pub mod console;
 pub mod ctx;

@@ -1,0 +1,78 @@
+//! Typed tool arguments. Each tool declares a `#[derive(Deserialize)]` struct beside its
+//! schema and parses its arguments with [`parse`] once they have passed the schema check;
+//! the arguments many tools share (`pageId`, `timeout`, `filePath`) are read the same way
+//! everywhere through [`Shared`], flattened into the tool's own struct.
+
+use std::time::Duration;
+
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::browser::PageId;
+use crate::error::Error;
+
+/// The arguments as the tool's struct. They were checked against the tool's schema first,
+/// so a failure here is a schema that says less than the struct expects.
+pub fn parse<T: DeserializeOwned>(args: Value) -> Result<T, Error> {
+    serde_json::from_value(args).map_err(|e| Error::Invalid(format!("Invalid arguments: {e}")))
+}
+
+/// Arguments shared by many tools; `#[serde(flatten)]` it into a tool's struct.
+#[derive(Debug, Default, Deserialize)]
+pub struct Shared {
+    /// The page to work on (`list_pages` ids); the selected page when absent.
+    #[serde(rename = "pageId")]
+    page_id: Option<f64>,
+    /// A time limit in milliseconds.
+    timeout: Option<f64>,
+    /// Where to write the result instead of answering with it.
+    #[serde(rename = "filePath")]
+    pub file_path: Option<String>,
+}
+
+impl Shared {
+    pub fn page(&self) -> Option<PageId> {
+        self.page_id.map(|n| n as PageId)
+    }
+
+    /// `timeout` when it is a positive number of milliseconds, else `default`.
+    pub fn timeout_or(&self, default: Duration) -> Duration {
+        match self.timeout {
+            Some(ms) if ms >= 1.0 && ms.is_finite() => Duration::from_millis(ms as u64),
+            _ => default,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[derive(Deserialize)]
+    struct Example {
+        #[serde(flatten)]
+        shared: Shared,
+        name: String,
+    }
+
+    #[test]
+    fn shared_arguments_flatten_into_a_tools_struct() {
+        let e: Example = parse(json!({"name": "x", "pageId": 3, "timeout": 1500})).unwrap();
+        assert_eq!(e.name, "x");
+        assert_eq!(e.shared.page(), Some(3));
+        let d = Duration::from_secs(25);
+        assert_eq!(e.shared.timeout_or(d), Duration::from_millis(1500));
+        let bare: Example = parse(json!({"name": "y"})).unwrap();
+        assert_eq!(bare.shared.page(), None);
+        assert_eq!(bare.shared.timeout_or(d), d);
+        assert!(bare.shared.file_path.is_none());
+    }
+
+    #[test]
+    fn a_wrong_type_is_an_invalid_argument() {
+        let e = parse::<Example>(json!({"name": 5})).err().unwrap();
+        assert!(matches!(e, Error::Invalid(m) if m.starts_with("Invalid arguments: ")));
+    }
+}
