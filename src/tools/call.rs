@@ -12,7 +12,7 @@ use super::result::ToolResult;
 use super::Ctx;
 pub use crate::browser::CallId;
 use crate::browser::{self, Host, PageId};
-use crate::error::Error;
+use crate::cdp::generated::runtime;
 use crate::log::log;
 use crate::timers::TimerId;
 
@@ -155,8 +155,12 @@ pub fn runs_page_code(cx: &mut Ctx, call: CallId, session: &str) {
 /// longer waited for.
 fn stop_page_script(cx: &mut Ctx, session: &str) {
     cx.run_as(None, |cx| {
-        let stop = serde_json::json!({});
-        browser::fire_raw(cx, Some(session), "Runtime.terminateExecution", stop)
+        browser::send(
+            cx,
+            Some(session),
+            runtime::TerminateExecutionParams {},
+            |_, _| {},
+        );
     });
 }
 
@@ -195,10 +199,4 @@ pub fn on_live_page(
             Err(e) => fail(cx, call, e),
         },
     );
-}
-
-/// The outcome of a page lookup for code that already has the call's page id: the error a
-/// call reports when the page went away meanwhile.
-pub fn page_gone(page: PageId) -> Error {
-    browser::pages::no_such_page(page)
 }
