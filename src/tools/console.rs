@@ -17,17 +17,19 @@ mod detail;
 mod format;
 mod record;
 
+use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
+use super::args::{self, Shared};
 use super::response::{finish, Response};
-use super::{fail, page_arg, Tool};
-use crate::browser::RawEvent;
-use crate::browser::{self, pages};
+use super::Tool;
+use crate::browser::{self, RawEvent};
+use crate::cdp::generated::{log, page as cdp_page, runtime};
 use crate::tools::call;
 use crate::tools::CallId;
 use crate::tools::Ctx;
 use crate::tools::ToolResult;
-pub use format::paginate;
+pub use format::{paginate, Paging};
 pub use record::Log;
 use record::Message;
 
@@ -107,54 +109,37 @@ pub const TOOLS: &[Tool] = &[
 /// A new page session: ask for browser log entries and async stack traces (the page is
 /// paused before its first script, so nothing is missed; Runtime is already enabled).
 pub fn attach(cx: &mut Ctx, session: &str) {
-    browser::fire_raw(cx, Some(session), "Log.enable", json!({}));
+    browser::fire(cx, Some(session), log::EnableParams {});
     // Async stack traces give the "--- setTimeout ---" parts DevTools shows.
-    browser::fire_raw(
-        cx,
-        Some(session),
-        "Runtime.setAsyncCallStackDepth",
-        json!({"maxDepth": 32}),
-    );
+    let depth = runtime::SetAsyncCallStackDepthParams { max_depth: 32 };
+    browser::fire(cx, Some(session), depth);
 }
 
 pub fn on_event(cx: &mut Ctx, page: u32, event: &RawEvent) {
-    let (session, method, params) = (
-        event.session.as_deref().unwrap_or(""),
-        event.method.as_str(),
-        &event.params,
-    );
-    let message = match method {
-        "Runtime.consoleAPICalled" => Some(record::console_call(params)),
-        "Runtime.exceptionThrown" => {
-            let details = &params["exceptionDetails"];
-            // Its text is all we keep of an uncaught value.
-            let handle = details["exception"]["objectId"].as_str();
-            release(cx, session, handle.map(str::to_owned).into_iter().collect());
-            Some(record::exception(details))
-        }
-        "Log.entryAdded" => {
-            let entry = &params["entry"];
-            let handles = entry["args"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|a| a["objectId"].as_str().map(str::to_owned))
-                .collect();
-            release(cx, session, handles);
-            record::log_entry(entry)
-        }
-        "Page.frameNavigated" => {
-            let frame = &params["frame"];
-            if let Some(p) = cx.browser.pages.get(page) {
-                let main = frame["parentId"].is_null()
-                    && frame["id"].as_str() == Some(p.target_id.as_str());
-                if main {
-                    cx.console.entry(page).new_document();
-                }
+    let session = event.session.as_deref().unwrap_or("");
+    let message = if let Some(e) = event.decode::<runtime::ConsoleAPICalledEvent>() {
+        Some(record::console_call(&e))
+    } else if let Some(e) = event.decode::<runtime::ExceptionThrownEvent>() {
+        let details = e.exception_details;
+        // Its text is all we keep of an uncaught value.
+        let handle = details.exception.as_ref().and_then(|x| x.object_id.clone());
+        release(cx, session, handle.into_iter().collect());
+        Some(record::exception(&details))
+    } else if let Some(e) = event.decode::<log::EntryAddedEvent>() {
+        let args = e.entry.args.iter().flatten();
+        let handles = args.filter_map(|a| a.object_id.clone()).collect();
+        release(cx, session, handles);
+        record::log_entry(&e.entry)
+    } else if let Some(e) = event.decode::<cdp_page::FrameNavigatedEvent>() {
+        if let Some(p) = cx.browser.pages.get(page) {
+            let main = e.frame.parent_id.is_none() && e.frame.id == p.target_id;
+            if main {
+                cx.console.entry(page).new_document();
             }
-            None
         }
-        _ => None,
+        None
+    } else {
+        None
     };
     let Some(message) = message else {
         return;
@@ -168,31 +153,47 @@ pub fn on_event(cx: &mut Ctx, page: u32, event: &RawEvent) {
 
 /// Lets the page forget objects no message points at any more.
 fn release(cx: &mut Ctx, session: &str, handles: Vec<String>) {
-    for id in handles {
-        browser::send_raw(
-            cx,
-            Some(session),
-            "Runtime.releaseObject",
-            json!({"objectId": id}),
-            Box::new(|_, _| {}),
-        );
+    for object_id in handles {
+        // An object already gone needs no releasing: failures are not worth a log line.
+        let params = runtime::ReleaseObjectParams { object_id };
+        browser::send(cx, Some(session), params, |_, _| {});
     }
 }
 
 // ---------------------------------------------------------------------------------------
 // list_console_messages
 
+#[derive(Deserialize)]
+struct ListArgs {
+    #[serde(flatten)]
+    shared: Shared,
+    #[serde(flatten)]
+    paging: Paging,
+    #[serde(default)]
+    types: Vec<String>,
+    #[serde(rename = "includePreservedMessages", default)]
+    preserved: bool,
+    #[serde(rename = "includeStackTraces", default)]
+    with_stacks: bool,
+    #[serde(rename = "serviceWorkerId")]
+    service_worker_id: Option<String>,
+}
+
 fn list_console_messages(cx: &mut Ctx, call: CallId, args: Value) {
-    super::call::on_page(cx, call, page_arg(&args), move |cx, page| {
-        if args["serviceWorkerId"].is_string() {
-            return fail(
+    let args: ListArgs = match args::parse(args) {
+        Ok(a) => a,
+        Err(e) => return call::fail(cx, call, e),
+    };
+    call::on_page(cx, call, args.shared.page(), move |cx, page| {
+        if args.service_worker_id.is_some() {
+            return call::fail(
                     cx,
                     call,
                     "Console messages of service workers are not collected by this server; leave out serviceWorkerId to list the page's messages.",
                 );
         }
         if cx.browser.pages.get(page).is_none() {
-            return fail(cx, call, pages::no_such_page(page));
+            return call::fail(cx, call, call::page_gone(page));
         }
         let (section, structured) = render_list(cx.console.entry(page), &args);
         let mut resp = Response::for_page(page);
@@ -204,20 +205,13 @@ fn list_console_messages(cx: &mut Ctx, call: CallId, args: Value) {
     });
 }
 
-fn render_list(log: &Log, args: &Value) -> (String, Map<String, Value>) {
-    let preserved = args["includePreservedMessages"].as_bool().unwrap_or(false);
-    let with_stacks = args["includeStackTraces"].as_bool().unwrap_or(false);
-    let types: Vec<&str> = args["types"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .collect();
+/// The messages `args` ask for, consecutive repeats (same type, text and argument count)
+/// once, with their count.
+fn grouped<'a>(log: &'a Log, args: &ListArgs) -> Vec<(&'a Message, usize)> {
     let messages = log
-        .messages(preserved)
+        .messages(args.preserved)
         .into_iter()
-        .filter(|m| types.is_empty() || types.contains(&m.kind.as_str()));
-    // Consecutive repeats (same type, text and argument count) show once, with a count.
+        .filter(|m| args.types.is_empty() || args.types.contains(&m.kind));
     let mut grouped: Vec<(&Message, usize)> = Vec::new();
     for m in messages {
         match grouped.last_mut() {
@@ -231,13 +225,18 @@ fn render_list(log: &Log, args: &Value) -> (String, Map<String, Value>) {
             _ => grouped.push((m, 1)),
         }
     }
+    grouped
+}
+
+fn render_list(log: &Log, args: &ListArgs) -> (String, Map<String, Value>) {
+    let grouped = grouped(log, args);
     let mut structured = Map::new();
     let mut out = vec!["## Console messages".to_owned()];
     if grouped.is_empty() {
         out.push("<no console messages found>".to_owned());
         return (out.join("\n"), structured);
     }
-    let paged = paginate(grouped.len(), args);
+    let paged = paginate(grouped.len(), &args.paging);
     out.extend(paged.lines);
     structured.insert("pagination".into(), paged.structured);
     let mut items = Vec::new();
@@ -255,7 +254,7 @@ fn render_list(log: &Log, args: &Value) -> (String, Map<String, Value>) {
         if *n > 1 {
             line.push_str(&format!(" [{n} times]"));
         }
-        if let Some(stack) = m.stack.as_ref().filter(|_| with_stacks) {
+        if let Some(stack) = m.stack.as_ref().filter(|_| args.with_stacks) {
             any_stack = true;
             let text = format::stack_text(stack, false);
             for l in text.lines() {
@@ -280,6 +279,13 @@ fn render_list(log: &Log, args: &Value) -> (String, Map<String, Value>) {
 // ---------------------------------------------------------------------------------------
 // get_console_message
 
+#[derive(Deserialize)]
+struct GetArgs {
+    #[serde(flatten)]
+    shared: Shared,
+    msgid: Option<f64>,
+}
+
 /// What the detail view needs of a message, copied out of the record.
 struct Shown {
     id: u64,
@@ -290,10 +296,14 @@ struct Shown {
 }
 
 fn get_console_message(cx: &mut Ctx, call: CallId, args: Value) {
-    let wanted = args["msgid"].as_f64().unwrap_or(-1.0);
-    super::call::on_page(cx, call, page_arg(&args), move |cx, page| {
+    let args: GetArgs = match args::parse(args) {
+        Ok(a) => a,
+        Err(e) => return call::fail(cx, call, e),
+    };
+    let wanted = args.msgid.unwrap_or(-1.0);
+    call::on_page(cx, call, args.shared.page(), move |cx, page| {
         if cx.browser.pages.get(page).is_none() {
-            return fail(cx, call, pages::no_such_page(page));
+            return call::fail(cx, call, call::page_gone(page));
         }
         let found = (wanted >= 1.0 && wanted.fract() == 0.0)
             .then(|| cx.console.get(page).and_then(|log| log.find(wanted as u64)))

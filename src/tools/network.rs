@@ -16,13 +16,15 @@
 mod bodies;
 mod record;
 
+use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
-use super::console::paginate;
+use super::args::{self, Shared};
+use super::console::{paginate, Paging};
 use super::response::{finish, Response};
-use super::{fail, page_arg, Tool};
-use crate::browser::RawEvent;
-use crate::browser::{self, pages};
+use super::Tool;
+use crate::browser::{self, RawEvent};
+use crate::cdp::generated::network as cdp_network;
 use crate::tools::call;
 use crate::tools::CallId;
 use crate::tools::Ctx;
@@ -110,18 +112,12 @@ pub const TOOLS: &[Tool] = &[
 /// A new page session: start receiving its network events (the page is paused before its
 /// first request).
 pub fn attach(cx: &mut Ctx, session: &str) {
-    browser::fire_raw(cx, Some(session), "Network.enable", json!({}));
+    browser::fire(cx, Some(session), cdp_network::EnableParams::default());
 }
 
 pub fn on_event(cx: &mut Ctx, page: u32, event: &RawEvent) {
-    let method = event.method.as_str();
-    if !method.starts_with("Network.") && method != "Page.frameNavigated" {
-        return;
-    }
     if let Some(p) = cx.browser.pages.get(page) {
-        cx.network
-            .entry(page)
-            .on_event(method, &event.params, &p.target_id);
+        cx.network.entry(page).on_event(event, &p.target_id);
     }
 }
 
@@ -136,10 +132,26 @@ fn cut(text: &str, max: usize) -> String {
 // ---------------------------------------------------------------------------------------
 // list_network_requests
 
+#[derive(Deserialize)]
+struct ListArgs {
+    #[serde(flatten)]
+    shared: Shared,
+    #[serde(flatten)]
+    paging: Paging,
+    #[serde(rename = "resourceTypes", default)]
+    resource_types: Vec<String>,
+    #[serde(rename = "includePreservedRequests", default)]
+    preserved: bool,
+}
+
 fn list_network_requests(cx: &mut Ctx, call: CallId, args: Value) {
-    super::call::on_page(cx, call, page_arg(&args), move |cx, page| {
+    let args: ListArgs = match args::parse(args) {
+        Ok(a) => a,
+        Err(e) => return call::fail(cx, call, e),
+    };
+    call::on_page(cx, call, args.shared.page(), move |cx, page| {
         if cx.browser.pages.get(page).is_none() {
-            return fail(cx, call, pages::no_such_page(page));
+            return call::fail(cx, call, call::page_gone(page));
         }
         let (section, structured) = render_list(cx.network.entry(page), &args);
         let mut resp = Response::for_page(page);
@@ -150,18 +162,12 @@ fn list_network_requests(cx: &mut Ctx, call: CallId, args: Value) {
     });
 }
 
-fn render_list(log: &Log, args: &Value) -> (String, Map<String, Value>) {
-    let preserved = args["includePreservedRequests"].as_bool().unwrap_or(false);
-    let types: Vec<&str> = args["resourceTypes"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .collect();
+fn render_list(log: &Log, args: &ListArgs) -> (String, Map<String, Value>) {
+    let types = &args.resource_types;
     let requests: Vec<&Request> = log
-        .requests(preserved)
+        .requests(args.preserved)
         .into_iter()
-        .filter(|r| types.is_empty() || types.contains(&r.resource_type.as_str()))
+        .filter(|r| types.is_empty() || types.contains(&r.resource_type))
         .collect();
     let mut structured = Map::new();
     let mut out = vec!["## Network requests".to_owned()];
@@ -169,7 +175,7 @@ fn render_list(log: &Log, args: &Value) -> (String, Map<String, Value>) {
         out.push("No requests found.".to_owned());
         return (out.join("\n"), structured);
     }
-    let paged = paginate(requests.len(), args);
+    let paged = paginate(requests.len(), &args.paging);
     out.extend(paged.lines);
     structured.insert("pagination".into(), paged.structured);
     let mut items = Vec::new();
@@ -222,11 +228,25 @@ struct Detail {
     timing: Option<(String, Value)>,
 }
 
+#[derive(Deserialize)]
+struct GetArgs {
+    #[serde(flatten)]
+    shared: Shared,
+    reqid: Option<f64>,
+    #[serde(rename = "requestFilePath")]
+    request_file: Option<String>,
+    #[serde(rename = "responseFilePath")]
+    response_file: Option<String>,
+}
+
 fn get_network_request(cx: &mut Ctx, call: CallId, args: Value) {
-    let wanted = args["reqid"].as_f64().unwrap_or(0.0);
-    let request_file = args["requestFilePath"].as_str().map(str::to_owned);
-    let response_file = args["responseFilePath"].as_str().map(str::to_owned);
-    super::call::on_page(cx, call, page_arg(&args), move |cx, page| {
+    let args: GetArgs = match args::parse(args) {
+        Ok(a) => a,
+        Err(e) => return call::fail(cx, call, e),
+    };
+    let wanted = args.reqid.unwrap_or(0.0);
+    let (request_file, response_file) = (args.request_file, args.response_file);
+    call::on_page(cx, call, args.shared.page(), move |cx, page| {
         if wanted == 0.0 {
             // The reference then shows the request selected in a DevTools window; there is
             // no such window here.
@@ -238,7 +258,7 @@ fn get_network_request(cx: &mut Ctx, call: CallId, args: Value) {
             return;
         }
         if cx.browser.pages.get(page).is_none() {
-            return fail(cx, call, pages::no_such_page(page));
+            return call::fail(cx, call, call::page_gone(page));
         }
         let log = cx.network.entry(page);
         let found = (wanted >= 1.0 && wanted.fract() == 0.0)

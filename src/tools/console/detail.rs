@@ -6,13 +6,17 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Duration;
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::format::{self, Stack};
 use super::record::Arg;
 use super::MAX_STACK_LINES;
 use crate::browser;
 use crate::browser::Host;
+use crate::cdp::generated::runtime::{
+    CallFunctionOnParams, GetExceptionDetailsParams, GetPropertiesParams, RemoteObjectSubtype,
+    RemoteObjectType, StackTrace,
+};
 use crate::tools::Ctx;
 
 /// How long to wait for the page to hand over argument values before answering with what
@@ -109,35 +113,31 @@ pub fn resolve(cx: &mut Ctx, session: String, args: Vec<Arg>, done: Values) {
 /// An object argument as JSON (`JSON.stringify` of its by-value copy), or the "no longer
 /// available" text when the page cannot hand it over (a cycle, a symbol, a dead object).
 fn json_value(cx: &mut Ctx, session: &str, object_id: String, i: usize, fill: Fill) {
-    browser::send_raw(
-        cx,
-        Some(session),
-        "Runtime.callFunctionOn",
-        json!({
-            "objectId": object_id,
-            "functionDeclaration": "function () { 'use strict'; return this; }",
-            "returnByValue": true,
-            "silent": true,
-        }),
-        Box::new(move |cx, r| {
-            let text = match r {
-                Ok(v) if v.get("exceptionDetails").is_none() => match v["result"].get("value") {
-                    Some(Value::String(s)) => Some(s.clone()),
-                    Some(other) => Some(other.to_string()),
-                    None => None,
-                },
-                _ => None,
-            };
-            let text = text.map_or_else(|| unavailable(i), |t| format::cut_stored(&t));
-            fill(cx, text)
-        }),
-    );
+    let params = CallFunctionOnParams {
+        object_id: Some(object_id),
+        function_declaration: "function () { 'use strict'; return this; }".into(),
+        return_by_value: Some(true),
+        silent: Some(true),
+        ..Default::default()
+    };
+    browser::send(cx, Some(session), params, move |cx, r| {
+        let text = match r {
+            Ok(v) if v.exception_details.is_none() => match format::value_of(&v.result) {
+                Some(Value::String(s)) => Some(s.clone()),
+                Some(other) => Some(other.to_string()),
+                None => None,
+            },
+            _ => None,
+        };
+        let text = text.map_or_else(|| unavailable(i), |t| format::cut_stored(&t));
+        fill(cx, text)
+    });
 }
 
 /// An Error read from the page: its message, stack trace and cause.
 struct Symbolized {
     message: String,
-    stack: Option<Value>,
+    stack: Option<StackTrace>,
     cause: Option<Box<Symbolized>>,
 }
 
@@ -183,27 +183,29 @@ fn symbolize(
     done: SymbolizedDone,
 ) {
     let s = session.clone();
-    browser::send_raw(
-        cx,
-        Some(&session),
-        "Runtime.getExceptionDetails",
-        json!({"errorObjectId": object_id}),
-        Box::new(move |cx, r| {
-            let details = r.ok().map(|v| v["exceptionDetails"].clone());
-            let Some(details) = details.filter(Value::is_object) else {
-                return done(cx, Symbolized::plain(head));
-            };
-            let this = Symbolized {
-                message: details["text"].as_str().unwrap_or(&head).to_owned(),
-                stack: details.get("stackTrace").cloned(),
-                cause: None,
-            };
-            if depth >= MAX_CAUSES {
-                return done(cx, this);
-            }
-            with_cause(cx, s, object_id, this, depth, done);
-        }),
-    );
+    let params = GetExceptionDetailsParams {
+        error_object_id: object_id.clone(),
+    };
+    browser::send(cx, Some(&session), params, move |cx, r| {
+        let Some(details) = r.ok().and_then(|v| v.exception_details) else {
+            return done(cx, Symbolized::plain(head));
+        };
+        // A text left out decodes as an empty one; the logged message stands in for it.
+        let message = if details.text.is_empty() {
+            head
+        } else {
+            details.text
+        };
+        let this = Symbolized {
+            message,
+            stack: details.stack_trace,
+            cause: None,
+        };
+        if depth >= MAX_CAUSES {
+            return done(cx, this);
+        }
+        with_cause(cx, s, object_id, this, depth, done);
+    });
 }
 
 /// Adds the Error's `cause` (an Error read in turn, or a plain value) to `this`.
@@ -216,48 +218,50 @@ fn with_cause(
     done: SymbolizedDone,
 ) {
     let s = session.clone();
-    browser::send_raw(
-        cx,
-        Some(&session),
-        "Runtime.getProperties",
-        json!({"objectId": object_id, "ownProperties": true}),
-        Box::new(move |cx, r| {
-            let cause = r.ok().and_then(|v| {
-                v["result"]
-                    .as_array()
-                    .and_then(|props| props.iter().find(|p| p["name"] == "cause"))
-                    .map(|p| p["value"].clone())
-            });
-            let Some(cause) = cause else {
-                return done(cx, this);
-            };
-            match cause["objectId"].as_str() {
-                Some(id) if cause["type"] == "object" || cause["subtype"] == "error" => {
-                    let head = format::error_head(cause["description"].as_str().unwrap_or(""));
-                    symbolize(
-                        cx,
-                        s,
-                        id.to_owned(),
-                        head,
-                        depth + 1,
-                        Box::new(move |cx, inner| {
-                            this.cause = Some(Box::new(inner));
-                            done(cx, this)
-                        }),
-                    )
-                }
-                _ => {
-                    this.cause = Some(Box::new(Symbolized::plain(format::thrown_head(&cause))));
-                    done(cx, this)
-                }
+    let params = GetPropertiesParams {
+        object_id,
+        own_properties: Some(true),
+        ..Default::default()
+    };
+    browser::send(cx, Some(&session), params, move |cx, r| {
+        // An accessor `cause` has no value: it reads as an empty one.
+        let cause = r.ok().and_then(|v| {
+            let p = v.result.into_iter().find(|p| p.name == "cause")?;
+            Some(p.value.unwrap_or_default())
+        });
+        let Some(cause) = cause else {
+            return done(cx, this);
+        };
+        let error_like = cause.r#type == RemoteObjectType::Object
+            || cause.subtype == Some(RemoteObjectSubtype::Error);
+        match cause.object_id.clone() {
+            Some(id) if error_like => {
+                let head = format::error_head(cause.description.as_deref().unwrap_or(""));
+                symbolize(
+                    cx,
+                    s,
+                    id,
+                    head,
+                    depth + 1,
+                    Box::new(move |cx, inner| {
+                        this.cause = Some(Box::new(inner));
+                        done(cx, this)
+                    }),
+                )
             }
-        }),
-    );
+            _ => {
+                this.cause = Some(Box::new(Symbolized::plain(format::thrown_head(&cause))));
+                done(cx, this)
+            }
+        }
+    });
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tools::console::format::decode;
+    use serde_json::json;
 
     fn frame(name: &str) -> Value {
         json!({"functionName": name, "url": "http://h/a.js", "lineNumber": 0, "columnNumber": 0, "scriptId": "1"})
@@ -267,12 +271,12 @@ mod tests {
     fn an_error_reads_with_its_causes() {
         let inner = Symbolized {
             message: "Error: root".into(),
-            stack: Some(json!({"callFrames": [frame("g")]})),
+            stack: Some(decode(json!({"callFrames": [frame("g")]}))),
             cause: None,
         };
         let outer = Symbolized {
             message: "Error: outer".into(),
-            stack: Some(json!({"callFrames": [frame("f")]})),
+            stack: Some(decode(json!({"callFrames": [frame("f")]}))),
             cause: Some(Box::new(inner)),
         };
         assert_eq!(

@@ -2,9 +2,13 @@
 //! `at <function> (<file>:<line>:<column>)` lines, a script URL as DevTools names it, and
 //! the pagination lines both listing tools print.
 
-use serde_json::{json, Value};
+use serde::Deserialize;
+use serde_json::{json, Number, Value};
 
 use super::{MAX_STACK_LINES, MAX_TEXT};
+use crate::cdp::generated::runtime::{
+    CallFrame, RemoteObject, RemoteObjectSubtype, RemoteObjectType, StackTrace,
+};
 
 /// Formatted stack trace lines (at most [`MAX_STACK_LINES`]) and how many there were.
 pub struct Stack {
@@ -14,7 +18,7 @@ pub struct Stack {
 
 const STACK_NOTE: &str = "Note: line and column numbers use 1-based indexing";
 
-pub fn stack_of(trace: &Value) -> Stack {
+pub fn stack_of(trace: &StackTrace) -> Stack {
     let mut lines = Vec::new();
     let total = stack_lines(trace, &mut lines, MAX_STACK_LINES);
     Stack { lines, total }
@@ -23,7 +27,7 @@ pub fn stack_of(trace: &Value) -> Stack {
 /// Appends the lines of a CDP `StackTrace` (frames, then each async parent under a
 /// `--- <description> ---` rule), keeping at most `keep` lines in `out` overall. Returns
 /// how many lines there were in all.
-pub fn stack_lines(trace: &Value, out: &mut Vec<String>, keep: usize) -> usize {
+pub fn stack_lines(trace: &StackTrace, out: &mut Vec<String>, keep: usize) -> usize {
     let mut total = 0;
     let mut push = |line: String, out: &mut Vec<String>| {
         total += 1;
@@ -31,25 +35,26 @@ pub fn stack_lines(trace: &Value, out: &mut Vec<String>, keep: usize) -> usize {
             out.push(line);
         }
     };
-    for f in trace["callFrames"].as_array().into_iter().flatten() {
+    for f in &trace.call_frames {
         push(frame_line(f), out);
     }
-    let mut parent = &trace["parent"];
+    let mut parent = trace.parent.as_deref();
     let mut depth = 0;
-    while parent.is_object() && depth < 64 {
-        if let Some(frames) = parent["callFrames"].as_array().filter(|f| !f.is_empty()) {
-            let name = parent["description"]
-                .as_str()
+    while let Some(p) = parent.filter(|_| depth < 64) {
+        if !p.call_frames.is_empty() {
+            let name = p
+                .description
+                .as_deref()
                 .filter(|d| !d.is_empty())
                 .unwrap_or("async");
             let prefix = format!("--- {name} ");
             let rule = "-".repeat(40usize.saturating_sub(prefix.chars().count()));
             push(format!("{prefix}{rule}"), out);
-            for f in frames {
+            for f in &p.call_frames {
                 push(frame_line(f), out);
             }
         }
-        parent = &parent["parent"];
+        parent = p.parent.as_deref();
         depth += 1;
     }
     total
@@ -70,17 +75,15 @@ pub fn stack_text(stack: &Stack, note: bool) -> String {
 
 /// `at <function> (<file>:<line>:<column>)`, 1-based, the file named as DevTools names it
 /// (a script without a URL is `VM<script id>`).
-fn frame_line(f: &Value) -> String {
-    let name = f["functionName"].as_str().unwrap_or("");
-    let url = f["url"].as_str().unwrap_or("");
-    let file = if url.is_empty() {
-        format!("VM{}", f["scriptId"].as_str().unwrap_or(""))
+fn frame_line(f: &CallFrame) -> String {
+    let file = if f.url.is_empty() {
+        format!("VM{}", f.script_id)
     } else {
-        display_name(url)
+        display_name(&f.url)
     };
-    let line = f["lineNumber"].as_i64().unwrap_or(0) + 1;
-    let column = f["columnNumber"].as_i64().unwrap_or(0) + 1;
-    format!("at {name} ({file}:{line}:{column})")
+    let line = f.line_number + 1;
+    let column = f.column_number + 1;
+    format!("at {} ({file}:{line}:{column})", f.function_name)
 }
 
 /// The short name DevTools gives a script's URL: its last path segment (with the query),
@@ -158,18 +161,21 @@ fn percent_decode(s: &str) -> Option<String> {
 /// An argument as one word of the message text: primitives as JavaScript prints them
 /// (null and undefined as nothing), an Error as its first line, other objects as
 /// `[<subtype or type> <class>]`.
-pub fn text_token(ro: &Value) -> String {
-    if ro.get("objectId").is_some() {
-        let description = ro["description"].as_str().unwrap_or("");
-        if ro["subtype"] == "error" && !description.is_empty() {
+pub fn text_token(ro: &RemoteObject) -> String {
+    if ro.object_id.is_some() {
+        let description = ro.description.as_deref().unwrap_or("");
+        if ro.subtype == Some(RemoteObjectSubtype::Error) && !description.is_empty() {
             return description.lines().next().unwrap_or("").to_owned();
         }
-        let kind = ro["subtype"]
-            .as_str()
+        // A type left out decodes as an empty one.
+        let kind = ro
+            .subtype
+            .as_ref()
+            .map(RemoteObjectSubtype::as_str)
             .filter(|s| !s.is_empty())
-            .or_else(|| ro["type"].as_str())
+            .or_else(|| Some(ro.r#type.as_str()).filter(|t| !t.is_empty()))
             .unwrap_or("object");
-        let class = ro["className"].as_str().unwrap_or("undefined");
+        let class = ro.class_name.as_deref().unwrap_or("undefined");
         return format!("[{kind} {class}]");
     }
     match primitive(ro) {
@@ -185,28 +191,35 @@ pub enum Primitive {
 }
 
 /// A remote object without a handle: its value as JavaScript's `String()` gives it.
-pub fn primitive(ro: &Value) -> Primitive {
-    if let Some(u) = ro["unserializableValue"].as_str() {
-        return Primitive::Text(match u {
+pub fn primitive(ro: &RemoteObject) -> Primitive {
+    if let Some(u) = &ro.unserializable_value {
+        return Primitive::Text(match u.as_str() {
             "-0" => "0".to_owned(),
-            big if ro["type"] == "bigint" => big.trim_end_matches('n').to_owned(),
+            big if ro.r#type == RemoteObjectType::Bigint => big.trim_end_matches('n').to_owned(),
             other => other.to_owned(),
         });
     }
-    match ro.get("value") {
-        None if ro["type"] == "undefined" || ro["type"].is_null() => Primitive::Undefined,
-        None => Primitive::Text(ro["description"].as_str().unwrap_or("").to_owned()),
+    // A type left out decodes as an empty one.
+    let undefined = ro.r#type == RemoteObjectType::Undefined || ro.r#type.as_str().is_empty();
+    match value_of(ro) {
+        None if undefined => Primitive::Undefined,
+        None => Primitive::Text(ro.description.clone().unwrap_or_default()),
         Some(Value::Null) => Primitive::Null,
         Some(Value::String(s)) => Primitive::Text(s.clone()),
         Some(Value::Number(n)) => Primitive::Text(
             // V8's description is JavaScript's own number formatting.
-            ro["description"]
-                .as_str()
-                .map(str::to_owned)
-                .unwrap_or_else(|| n.to_string()),
+            ro.description.clone().unwrap_or_else(|| n.to_string()),
         ),
         Some(other) => Primitive::Text(other.to_string()),
     }
+}
+
+/// A remote object's `value`. A JSON `null` there decodes as no value at all, so a null is
+/// told by its subtype.
+pub fn value_of(ro: &RemoteObject) -> Option<&Value> {
+    static NULL: Value = Value::Null;
+    let null = ro.subtype == Some(RemoteObjectSubtype::Null);
+    ro.value.as_ref().or(null.then_some(&NULL))
 }
 
 /// An Error's description up to its stack frames (its name and message).
@@ -218,12 +231,12 @@ pub fn error_head(description: &str) -> String {
 }
 
 /// What a thrown or rejected value reads as: an Error's head, or the primitive itself.
-pub fn thrown_head(ex: &Value) -> String {
-    if let Some(d) = ex["description"].as_str() {
+pub fn thrown_head(ex: &RemoteObject) -> String {
+    if let Some(d) = &ex.description {
         return error_head(d);
     }
-    match ex.get("value") {
-        None => ex["unserializableValue"].as_str().unwrap_or("").to_owned(),
+    match value_of(ex) {
+        None => ex.unserializable_value.clone().unwrap_or_default(),
         Some(Value::String(s)) => s.clone(),
         Some(other) => other.to_string(),
     }
@@ -243,6 +256,17 @@ pub fn cut_stored(text: &str) -> String {
     cut(text, MAX_TEXT)
 }
 
+/// The paging arguments of both listing tools (flattened into their argument structs). Kept
+/// as JSON numbers because only a whole number written without a fraction counts, as ever:
+/// `2.0` reads as absent.
+#[derive(Default, Deserialize)]
+pub struct Paging {
+    #[serde(rename = "pageSize")]
+    page_size: Option<Number>,
+    #[serde(rename = "pageIdx")]
+    page_idx: Option<Number>,
+}
+
 /// One page of a listing, as the reference computes it: without `pageSize` and `pageIdx`
 /// everything; otherwise pages of `pageSize` (default 20), and an out-of-range `pageIdx`
 /// falls back to the first page.
@@ -254,9 +278,9 @@ pub struct Paged {
     pub structured: Value,
 }
 
-pub fn paginate(total: usize, args: &Value) -> Paged {
-    let size = args["pageSize"].as_u64();
-    let idx = args["pageIdx"].as_u64();
+pub fn paginate(total: usize, paging: &Paging) -> Paged {
+    let size = paging.page_size.as_ref().and_then(Number::as_u64);
+    let idx = paging.page_idx.as_ref().and_then(Number::as_u64);
     let asked = size.is_some() || idx.is_some();
     let (current, pages, start, end, invalid) = if asked {
         let size = size.unwrap_or(20).max(1) as usize;
@@ -306,6 +330,12 @@ pub fn paginate(total: usize, args: &Value) -> Paged {
     }
 }
 
+/// Test JSON as the generated type it stands for, decoded as events are.
+#[cfg(test)]
+pub fn decode<T: serde::de::DeserializeOwned>(v: Value) -> T {
+    serde_json::from_value(v).unwrap_or_else(|e| panic!("undecodable test value: {e}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -328,7 +358,7 @@ mod tests {
 
     #[test]
     fn tokens_read_like_the_reference() {
-        let t = |v: Value| text_token(&v);
+        let t = |v: Value| text_token(&decode(v));
         assert_eq!(t(json!({"type": "string", "value": "hi"})), "hi");
         assert_eq!(
             t(json!({"type": "number", "value": 42, "description": "42"})),
@@ -362,9 +392,14 @@ mod tests {
             t(json!({"type": "symbol", "objectId": "1", "description": "Symbol(s)"})),
             "[symbol undefined]"
         );
-        assert_eq!(thrown_head(&json!({"type": "string", "value": "s"})), "s");
         assert_eq!(
-            thrown_head(&json!({"type": "number", "value": 42, "description": "42"})),
+            thrown_head(&decode(json!({"type": "string", "value": "s"}))),
+            "s"
+        );
+        assert_eq!(
+            thrown_head(&decode(
+                json!({"type": "number", "value": 42, "description": "42"})
+            )),
             "42"
         );
     }
@@ -378,7 +413,7 @@ mod tests {
         let trace = json!({"callFrames": [frame("f")], "parent": {"description": "setTimeout",
             "callFrames": [{"functionName": "", "url": "", "scriptId": "7", "lineNumber": 1, "columnNumber": 0}]}});
         assert_eq!(
-            stack_of(&trace).lines,
+            stack_of(&decode(trace)).lines,
             vec![
                 "at f (b.js:2:2)",
                 "--- setTimeout -------------------------",
@@ -386,16 +421,19 @@ mod tests {
             ]
         );
         let many = json!({"callFrames": vec![frame("g"); 60]});
-        let s = stack_of(&many);
+        let s = stack_of(&decode(many));
         assert_eq!(s.lines.len(), MAX_STACK_LINES);
         assert!(stack_text(&s, true).ends_with(&format!("... and 10 more frames\n{STACK_NOTE}")));
     }
 
     #[test]
     fn pagination_matches_the_reference() {
-        let p = paginate(8, &json!({}));
+        let p = paginate(8, &decode(json!({})));
         assert_eq!(p.lines, vec!["Showing 1-8 of 8 (Page 1 of 1)."]);
-        let p = paginate(8, &json!({"pageSize": 2, "pageIdx": 1}));
+        // A size written with a fraction counts as absent, as it always has.
+        let p = paginate(8, &decode(json!({"pageSize": 2.0})));
+        assert_eq!(p.lines, vec!["Showing 1-8 of 8 (Page 1 of 1)."]);
+        let p = paginate(8, &decode(json!({"pageSize": 2, "pageIdx": 1})));
         assert_eq!(
             p.lines,
             vec![
@@ -404,15 +442,15 @@ mod tests {
                 "Previous page: 0"
             ]
         );
-        let p = paginate(8, &json!({"pageSize": 2, "pageIdx": 9}));
+        let p = paginate(8, &decode(json!({"pageSize": 2, "pageIdx": 9})));
         assert_eq!(
             p.lines[0],
             "Invalid page number provided. Showing first page."
         );
         assert_eq!((p.start, p.end), (0, 2));
-        let p = paginate(8, &json!({"pageIdx": 1}));
+        let p = paginate(8, &decode(json!({"pageIdx": 1})));
         assert_eq!(p.lines[1], "Showing 1-8 of 8 (Page 1 of 1).");
-        let p = paginate(45, &json!({"pageIdx": 2}));
+        let p = paginate(45, &decode(json!({"pageIdx": 2})));
         assert_eq!(
             p.lines,
             vec!["Showing 41-45 of 45 (Page 3 of 3).", "Previous page: 1"]

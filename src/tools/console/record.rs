@@ -3,10 +3,12 @@
 
 use std::collections::VecDeque;
 
-use serde_json::Value;
-
 use super::format::{self, Primitive, Stack};
 use super::{DOCUMENTS_KEPT, MAX_BYTES, MAX_MESSAGES};
+use crate::cdp::generated::log::{LogEntry, LogEntrySource};
+use crate::cdp::generated::runtime::{
+    ConsoleAPICalledEvent, ExceptionDetails, RemoteObject, RemoteObjectSubtype,
+};
 
 /// Per-page console record.
 #[derive(Default)]
@@ -114,13 +116,15 @@ impl Log {
 }
 
 /// `Runtime.consoleAPICalled`.
-pub fn console_call(params: &Value) -> Message {
-    let kind = match params["type"].as_str().unwrap_or("log") {
+pub fn console_call(e: &ConsoleAPICalledEvent) -> Message {
+    // A type left out decodes as an empty one.
+    let kind = match e.r#type.as_str() {
         "warning" => "warn",
+        "" => "log",
         other => other,
     };
-    let raw: &[Value] = params["args"].as_array().map_or(&[], Vec::as_slice);
-    let text = raw
+    let text = e
+        .args
         .iter()
         .map(format::text_token)
         .collect::<Vec<_>>()
@@ -129,63 +133,65 @@ pub fn console_call(params: &Value) -> Message {
         id: 0,
         kind: kind.to_owned(),
         text: format::cut_stored(&text),
-        args: raw.iter().map(arg).collect(),
-        stack: params.get("stackTrace").map(format::stack_of),
+        args: e.args.iter().map(arg).collect(),
+        stack: e.stack_trace.as_ref().map(format::stack_of),
     }
 }
 
 /// `Runtime.exceptionThrown`: an uncaught exception or an unhandled rejection.
-pub fn exception(details: &Value) -> Message {
-    let text = details["text"].as_str().unwrap_or("");
-    let ex = &details["exception"];
-    let head = format::thrown_head(ex);
+pub fn exception(details: &ExceptionDetails) -> Message {
+    let text = details.text.as_str();
     // The reference names an uncaught Error by its description; for a rejection and for a
     // thrown primitive it prints only "Uncaught (in promise)" / "Uncaught ", losing the
     // reason. The reason is added there too, as DevTools' own console shows it.
-    let message = if ex.is_object() && (text == "Uncaught" || text == "Uncaught (in promise)") {
-        match (head.is_empty(), text) {
-            (true, "Uncaught") => "Uncaught ".to_owned(),
-            (true, _) => text.to_owned(),
-            (false, _) => format!("{text} {head}"),
+    let message = match &details.exception {
+        Some(ex) if text == "Uncaught" || text == "Uncaught (in promise)" => {
+            let head = format::thrown_head(ex);
+            match (head.is_empty(), text) {
+                (true, "Uncaught") => "Uncaught ".to_owned(),
+                (true, _) => text.to_owned(),
+                (false, _) => format!("{text} {head}"),
+            }
         }
-    } else {
-        text.to_owned()
+        _ => text.to_owned(),
     };
     Message {
         id: 0,
         kind: "error".into(),
         text: format::cut_stored(&message),
         args: Vec::new(),
-        stack: details.get("stackTrace").map(format::stack_of),
+        stack: details.stack_trace.as_ref().map(format::stack_of),
     }
 }
 
 /// `Log.entryAdded`: what the browser itself logs (failed loads, interventions, …). Worker
 /// entries belong to the worker, not the page.
-pub fn log_entry(entry: &Value) -> Option<Message> {
-    if entry["source"] == "worker" {
+pub fn log_entry(entry: &LogEntry) -> Option<Message> {
+    if entry.source == LogEntrySource::Worker {
         return None;
     }
-    let kind = match entry["level"].as_str().unwrap_or("info") {
+    // A level left out decodes as an empty one.
+    let kind = match entry.level.as_str() {
         "warning" => "warn",
+        "" => "info",
         other => other,
     };
     Some(Message {
         id: 0,
         kind: kind.to_owned(),
-        text: format::cut_stored(entry["text"].as_str().unwrap_or("")),
+        text: format::cut_stored(&entry.text),
         args: Vec::new(),
-        stack: entry.get("stackTrace").map(format::stack_of),
+        stack: entry.stack_trace.as_ref().map(format::stack_of),
     })
 }
 
-fn arg(ro: &Value) -> Arg {
-    match ro["objectId"].as_str() {
+fn arg(ro: &RemoteObject) -> Arg {
+    match &ro.object_id {
         Some(id) => Arg {
             value: None,
-            object_id: Some(id.to_owned()),
-            error: ro["subtype"] == "error",
-            error_head: format::error_head(ro["description"].as_str().unwrap_or("")),
+            object_id: Some(id.clone()),
+            error: ro.subtype == Some(RemoteObjectSubtype::Error),
+            error_head: format::error_head(ro.description.as_deref().unwrap_or("")),
         },
         None => {
             // As `String()` prints it, except null and undefined, which read as themselves.
@@ -207,12 +213,13 @@ fn arg(ro: &Value) -> Arg {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tools::console::format::decode;
     use serde_json::json;
 
     fn log_message(text: &str) -> Message {
-        console_call(
-            &json!({"type": "log", "args": [{"type": "string", "value": text}, {"type": "object", "objectId": format!("o-{text}")}]}),
-        )
+        console_call(&decode(
+            json!({"type": "log", "args": [{"type": "string", "value": text}, {"type": "object", "objectId": format!("o-{text}")}]}),
+        ))
     }
 
     #[test]
@@ -266,19 +273,30 @@ mod tests {
 
     #[test]
     fn exceptions_name_their_reason() {
+        let exception = |v| exception(&decode(v));
+        let log_entry = |v| log_entry(&decode(v));
         let err = json!({"type": "object", "subtype": "error", "objectId": "1",
             "description": "Error: boom\n    at f (a.js:1:1)"});
-        let m = exception(&json!({"text": "Uncaught", "exception": err}));
+        let m = exception(json!({"text": "Uncaught", "exception": err}));
         assert_eq!(m.text, "Uncaught Error: boom");
-        let m = exception(&json!({"text": "Uncaught (in promise)", "exception": err}));
+        let m = exception(json!({"text": "Uncaught (in promise)", "exception": err}));
         assert_eq!(m.text, "Uncaught (in promise) Error: boom");
         let m =
-            exception(&json!({"text": "Uncaught", "exception": {"type": "string", "value": "s"}}));
+            exception(json!({"text": "Uncaught", "exception": {"type": "string", "value": "s"}}));
         assert_eq!(m.text, "Uncaught s");
-        let m = exception(&json!({"text": "Uncaught SyntaxError: Unexpected token"}));
+        let m = exception(json!({"text": "Uncaught SyntaxError: Unexpected token"}));
         assert_eq!(m.text, "Uncaught SyntaxError: Unexpected token");
-        assert!(log_entry(&json!({"source": "worker", "level": "error", "text": "x"})).is_none());
-        let m = log_entry(&json!({"source": "network", "level": "warning", "text": "x"}));
+        assert!(log_entry(json!({"source": "worker", "level": "error", "text": "x"})).is_none());
+        let m = log_entry(json!({"source": "network", "level": "warning", "text": "x"}));
         assert_eq!(m.map(|m| m.kind), Some("warn".to_owned()));
+    }
+
+    #[test]
+    fn null_reads_as_null_though_its_value_decodes_as_absent() {
+        let js_null = json!({"type": "object", "subtype": "null", "value": null});
+        let m = console_call(&decode(json!({"type": "log", "args": [js_null]})));
+        assert_eq!(m.args[0].value.as_deref(), Some("null"));
+        let m = exception(&decode(json!({"text": "Uncaught", "exception": js_null})));
+        assert_eq!(m.text, "Uncaught null");
     }
 }

@@ -5,10 +5,11 @@
 use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
 
-use serde_json::{json, Value};
-
 use super::BODY_LIMIT;
 use crate::browser::{self, waiters};
+use crate::cdp::generated::network::{
+    GetRequestPostDataParams, GetResponseBodyParams, LoadingFailedEvent, LoadingFinishedEvent,
+};
 use crate::tools::paths;
 use crate::tools::{Ctx, Once};
 
@@ -88,18 +89,24 @@ pub fn fetch(cx: &mut Ctx, session: String, wanted: Wanted, done: Bodies) {
 /// Runs `then` when the request has finished or failed, or after [`LOAD_WAIT`].
 fn when_loaded(cx: &mut Ctx, session: &str, cdp_id: &str, then: Box<dyn FnOnce(&mut Ctx)>) {
     let once: Once<()> = Once::new(Box::new(move |cx, _| then(cx)));
-    for method in ["Network.loadingFinished", "Network.loadingFailed"] {
-        let (id, once) = (cdp_id.to_owned(), once.clone());
-        waiters::wait_raw(
-            cx,
-            session,
-            method,
-            move |p: &Value| p["requestId"].as_str() == Some(id.as_str()),
-            LOAD_WAIT,
-            String::new(),
-            Box::new(move |cx, _| once.call(cx, Ok(()))),
-        );
-    }
+    let (id, on_end) = (cdp_id.to_owned(), once.clone());
+    waiters::wait(
+        cx,
+        session,
+        move |e: &LoadingFinishedEvent| e.request_id == id,
+        LOAD_WAIT,
+        String::new(),
+        Box::new(move |cx, _| on_end.call(cx, Ok(()))),
+    );
+    let id = cdp_id.to_owned();
+    waiters::wait(
+        cx,
+        session,
+        move |e: &LoadingFailedEvent| e.request_id == id,
+        LOAD_WAIT,
+        String::new(),
+        Box::new(move |cx, _| once.call(cx, Ok(()))),
+    );
 }
 
 fn request_body(
@@ -113,26 +120,25 @@ fn request_body(
     if !has_post_data {
         return done(cx, Ok(None));
     }
-    browser::send_raw(
-        cx,
-        Some(session),
-        "Network.getRequestPostData",
-        json!({"requestId": cdp_id}),
-        Box::new(move |cx, r| {
-            let data = r.ok().and_then(|v| bytes_of(&v, "postData"));
-            let body = match (data, file) {
-                (Some(bytes), Some(path)) => match save(&path, "network-request", &bytes) {
-                    Ok(saved) => Body::Saved(saved),
-                    Err(e) => return done(cx, Err(e)),
-                },
-                (Some(bytes), None) if !bytes.is_empty() => {
-                    Body::Inline(super::cut(&String::from_utf8_lossy(&bytes), BODY_LIMIT))
-                }
-                _ => Body::Inline("<Request body not available anymore>".to_owned()),
-            };
-            done(cx, Ok(Some(body)))
-        }),
-    );
+    let params = GetRequestPostDataParams {
+        request_id: cdp_id.to_owned(),
+    };
+    browser::send(cx, Some(session), params, move |cx, r| {
+        let data = r
+            .ok()
+            .and_then(|v| bytes_of(&v.post_data, v.base64_encoded));
+        let body = match (data, file) {
+            (Some(bytes), Some(path)) => match save(&path, "network-request", &bytes) {
+                Ok(saved) => Body::Saved(saved),
+                Err(e) => return done(cx, Err(e)),
+            },
+            (Some(bytes), None) if !bytes.is_empty() => {
+                Body::Inline(super::cut(&String::from_utf8_lossy(&bytes), BODY_LIMIT))
+            }
+            _ => Body::Inline("<Request body not available anymore>".to_owned()),
+        };
+        done(cx, Ok(Some(body)))
+    });
 }
 
 fn response_body(
@@ -154,35 +160,31 @@ fn response_body(
         // The browser keeps no body for a redirect answer.
         return done(cx, Ok(Some(unavailable(&file))));
     }
-    browser::send_raw(
-        cx,
-        Some(session),
-        "Network.getResponseBody",
-        json!({"requestId": cdp_id}),
-        Box::new(move |cx, r| {
-            let Some(bytes) = r.ok().and_then(|v| bytes_of(&v, "body")) else {
-                return done(cx, Ok(Some(unavailable(&file))));
-            };
-            let body = match file {
-                Some(path) => match save(&path, "network-response", &bytes) {
-                    Ok(saved) => Body::Saved(saved),
-                    Err(e) => return done(cx, Err(e)),
-                },
-                None => Body::Inline(match String::from_utf8(bytes) {
-                    Ok(text) if text.is_empty() => "<empty response>".to_owned(),
-                    Ok(text) => super::cut(&text, BODY_LIMIT),
-                    Err(_) => "<binary data>".to_owned(),
-                }),
-            };
-            done(cx, Ok(Some(body)))
-        }),
-    );
+    let params = GetResponseBodyParams {
+        request_id: cdp_id.to_owned(),
+    };
+    browser::send(cx, Some(session), params, move |cx, r| {
+        let Some(bytes) = r.ok().and_then(|v| bytes_of(&v.body, v.base64_encoded)) else {
+            return done(cx, Ok(Some(unavailable(&file))));
+        };
+        let body = match file {
+            Some(path) => match save(&path, "network-response", &bytes) {
+                Ok(saved) => Body::Saved(saved),
+                Err(e) => return done(cx, Err(e)),
+            },
+            None => Body::Inline(match String::from_utf8(bytes) {
+                Ok(text) if text.is_empty() => "<empty response>".to_owned(),
+                Ok(text) => super::cut(&text, BODY_LIMIT),
+                Err(_) => "<binary data>".to_owned(),
+            }),
+        };
+        done(cx, Ok(Some(body)))
+    });
 }
 
-/// The bytes of a CDP answer's text field, base64-decoded when the answer says so.
-fn bytes_of(answer: &Value, field: &str) -> Option<Vec<u8>> {
-    let text = answer[field].as_str()?;
-    if answer["base64Encoded"] == true {
+/// The bytes of a body as CDP answers with it, base64-decoded when the answer says so.
+fn bytes_of(text: &str, base64: bool) -> Option<Vec<u8>> {
+    if base64 {
         base64_decode(text)
     } else {
         Some(text.as_bytes().to_vec())

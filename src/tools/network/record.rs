@@ -6,6 +6,13 @@ use std::collections::{HashMap, VecDeque};
 use serde_json::Value;
 
 use super::{DOCUMENTS_KEPT, MAX_BYTES, MAX_REQUESTS, MAX_TEXT};
+use crate::browser::RawEvent;
+use crate::cdp::generated::network::{
+    self as cdp_network, LoadingFailedEvent, LoadingFinishedEvent, RequestWillBeSentEvent,
+    RequestWillBeSentExtraInfoEvent, ResourceType, ResponseReceivedEvent,
+    ResponseReceivedExtraInfoEvent,
+};
+use crate::cdp::generated::page::FrameNavigatedEvent;
 
 /// Header (lower-case name, value) pairs, in the order the browser sent them.
 pub type Headers = Vec<(String, String)>;
@@ -76,23 +83,19 @@ pub struct Answer {
 
 impl Answer {
     /// `at`: the event's time; `started`: when the request started.
-    fn from_event(response: &Value, at: Option<f64>, started: f64) -> Answer {
+    fn from_event(response: &cdp_network::Response, at: f64, started: f64) -> Answer {
         // When the headers arrived, by the browser's own timing of the request if it has one
         // for this request (a response from the cache carries the timing of an older one).
-        let timing = &response["timing"];
-        let measured = match (
-            timing["requestTime"].as_f64(),
-            timing["receiveHeadersEnd"].as_f64(),
-        ) {
-            (Some(base), Some(end)) if base >= started && end >= 0.0 => Some(base + end / 1000.0),
-            _ => None,
-        };
+        let measured = response.timing.as_ref().and_then(|t| {
+            let (base, end) = (t.request_time, t.receive_headers_end);
+            (base >= started && end >= 0.0).then(|| base + end / 1000.0)
+        });
         Answer {
-            status: response["status"].as_u64().unwrap_or(0) as u16,
-            headers: headers_of(&response["headers"]),
+            status: u64::try_from(response.status).unwrap_or(0) as u16,
+            headers: headers_of(&response.headers),
             raw_headers: false,
-            mime_type: response["mimeType"].as_str().unwrap_or("").to_owned(),
-            at: measured.or(at).unwrap_or(0.0),
+            mime_type: response.mime_type.clone(),
+            at: measured.unwrap_or(at),
         }
     }
 
@@ -164,93 +167,105 @@ impl Log {
     }
 
     /// Records what a page event says. `main_frame` is the page's main frame id.
-    pub fn on_event(&mut self, method: &str, params: &Value, main_frame: &str) {
-        let cdp_id = params["requestId"].as_str().unwrap_or("");
-        match method {
-            "Network.requestWillBeSent" => self.will_be_sent(params),
-            "Network.requestWillBeSentExtraInfo" => {
-                let headers = headers_of(&params["headers"]);
-                let id = self.by_cdp.get(cdp_id).copied();
-                let has_raw = id
-                    .and_then(|id| self.find(id))
-                    .map(|r| r.raw_request_headers);
-                match (id, has_raw) {
-                    (Some(id), Some(false)) => self.update(id, |r| {
-                        merge_headers(&mut r.headers, headers);
-                        r.raw_request_headers = true;
-                    }),
-                    // Not seen yet, or it belongs to a redirect hop still to come.
-                    _ => self.early(cdp_id).request_headers = Some(headers),
-                }
+    pub fn on_event(&mut self, event: &RawEvent, main_frame: &str) {
+        if let Some(e) = event.decode::<RequestWillBeSentEvent>() {
+            self.will_be_sent(e);
+        } else if let Some(e) = event.decode::<RequestWillBeSentExtraInfoEvent>() {
+            self.request_extra(&e);
+        } else if let Some(e) = event.decode::<ResponseReceivedExtraInfoEvent>() {
+            self.response_extra(&e);
+        } else if let Some(e) = event.decode::<ResponseReceivedEvent>() {
+            self.response_received(&e);
+        } else if let Some(e) = event.decode::<LoadingFinishedEvent>() {
+            self.update_cdp(&e.request_id, |r| {
+                r.finished = Some(e.timestamp);
+                r.encoded_length = Some(e.encoded_data_length);
+            });
+            self.early.remove(&e.request_id);
+        } else if let Some(e) = event.decode::<LoadingFailedEvent>() {
+            self.update_cdp(&e.request_id, |r| {
+                r.finished = Some(e.timestamp);
+                r.failure = Some(e.error_text.clone());
+            });
+            self.early.remove(&e.request_id);
+        } else if let Some(e) = event.decode::<FrameNavigatedEvent>() {
+            let frame = &e.frame;
+            if frame.parent_id.is_none() && frame.id == main_frame {
+                self.new_document(main_frame, &frame.loader_id);
             }
-            "Network.responseReceivedExtraInfo" => {
-                let raw = RawResponse {
-                    status: params["statusCode"].as_u64().map(|s| s as u16),
-                    headers: headers_of(&params["headers"]),
-                };
-                let id = self.by_cdp.get(cdp_id).copied();
-                let answered = id
-                    .and_then(|id| self.find(id))
-                    .map(|r| r.response.as_ref().map(|a| a.raw_headers));
-                match (id, answered) {
-                    (Some(id), Some(Some(false))) => self.update(id, |r| {
-                        r.response = r.response.take().map(|a| a.with_raw(Some(raw)));
-                    }),
-                    // The answer is still to come.
-                    _ => self.early(cdp_id).response = Some(raw),
-                }
-            }
-            "Network.responseReceived" => {
-                let at = params["timestamp"].as_f64();
-                let raw = self.early.get_mut(cdp_id).and_then(|e| e.response.take());
-                let kind = params["type"].as_str().map(str::to_ascii_lowercase);
-                self.update_cdp(cdp_id, |r| {
-                    let answer = Answer::from_event(&params["response"], at, r.started);
-                    r.response = Some(answer.with_raw(raw));
-                    if let Some(kind) = kind {
-                        r.resource_type = kind;
-                    }
-                });
-            }
-            "Network.loadingFinished" => {
-                let at = params["timestamp"].as_f64();
-                let length = params["encodedDataLength"].as_f64();
-                self.update_cdp(cdp_id, |r| {
-                    r.finished = at;
-                    r.encoded_length = length;
-                });
-                self.early.remove(cdp_id);
-            }
-            "Network.loadingFailed" => {
-                let at = params["timestamp"].as_f64();
-                let error = params["errorText"].as_str().unwrap_or("").to_owned();
-                self.update_cdp(cdp_id, |r| {
-                    r.finished = at;
-                    r.failure = Some(error);
-                });
-                self.early.remove(cdp_id);
-            }
-            "Page.frameNavigated" => {
-                let frame = &params["frame"];
-                if frame["parentId"].is_null() && frame["id"].as_str() == Some(main_frame) {
-                    self.new_document(main_frame, frame["loaderId"].as_str().unwrap_or(""));
-                }
-            }
-            _ => {}
         }
     }
 
-    fn will_be_sent(&mut self, params: &Value) {
-        let cdp_id = params["requestId"].as_str().unwrap_or("").to_owned();
-        let timestamp = params["timestamp"].as_f64().unwrap_or(0.0);
+    /// The request headers as sent on the wire (with cookies).
+    fn request_extra(&mut self, e: &RequestWillBeSentExtraInfoEvent) {
+        let headers = headers_of(&e.headers);
+        let id = self.by_cdp.get(&e.request_id).copied();
+        let has_raw = id
+            .and_then(|id| self.find(id))
+            .map(|r| r.raw_request_headers);
+        match (id, has_raw) {
+            (Some(id), Some(false)) => self.update(id, |r| {
+                merge_headers(&mut r.headers, headers);
+                r.raw_request_headers = true;
+            }),
+            // Not seen yet, or it belongs to a redirect hop still to come.
+            _ => self.early(&e.request_id).request_headers = Some(headers),
+        }
+    }
+
+    /// The response status and headers as received on the wire.
+    fn response_extra(&mut self, e: &ResponseReceivedExtraInfoEvent) {
+        let raw = RawResponse {
+            // A status left out decodes as 0: none known.
+            status: u64::try_from(e.status_code)
+                .ok()
+                .filter(|s| *s > 0)
+                .map(|s| s as u16),
+            headers: headers_of(&e.headers),
+        };
+        let id = self.by_cdp.get(&e.request_id).copied();
+        let answered = id
+            .and_then(|id| self.find(id))
+            .map(|r| r.response.as_ref().map(|a| a.raw_headers));
+        match (id, answered) {
+            (Some(id), Some(Some(false))) => self.update(id, |r| {
+                r.response = r.response.take().map(|a| a.with_raw(Some(raw)));
+            }),
+            // The answer is still to come.
+            _ => self.early(&e.request_id).response = Some(raw),
+        }
+    }
+
+    fn response_received(&mut self, e: &ResponseReceivedEvent) {
+        let raw = self
+            .early
+            .get_mut(&e.request_id)
+            .and_then(|x| x.response.take());
+        // A type left out decodes as an empty one: the request keeps the type it was sent as.
+        let kind = Some(e.r#type.as_str())
+            .filter(|t| !t.is_empty())
+            .map(str::to_ascii_lowercase);
+        self.update_cdp(&e.request_id, |r| {
+            let answer = Answer::from_event(&e.response, e.timestamp, r.started);
+            r.response = Some(answer.with_raw(raw));
+            if let Some(kind) = kind {
+                r.resource_type = kind;
+            }
+        });
+    }
+
+    fn will_be_sent(&mut self, e: RequestWillBeSentEvent) {
+        let cdp_id = e.request_id;
+        let timestamp = e.timestamp;
         let mut redirected_from = Vec::new();
-        let redirect = params.get("redirectResponse").filter(|r| r.is_object());
-        if let (Some(redirect), Some(prev)) = (redirect, self.by_cdp.get(&cdp_id).copied()) {
+        if let (Some(redirect), Some(prev)) =
+            (&e.redirect_response, self.by_cdp.get(&cdp_id).copied())
+        {
             // The same CDP request goes on to a new URL: the hop so far ends with this answer.
-            let raw = self.early.get_mut(&cdp_id).and_then(|e| e.response.take());
+            let raw = self.early.get_mut(&cdp_id).and_then(|x| x.response.take());
             self.update(prev, |r| {
                 if r.response.as_ref().is_none_or(|a| !a.raw_headers) {
-                    let answer = Answer::from_event(redirect, Some(timestamp), r.started);
+                    let answer = Answer::from_event(redirect, timestamp, r.started);
                     r.response = Some(answer.with_raw(raw));
                 }
                 r.redirected = true;
@@ -261,33 +276,32 @@ impl Log {
                 redirected_from.push(prev);
             }
         }
-        let request = &params["request"];
-        let url = format!(
-            "{}{}",
-            request["url"].as_str().unwrap_or(""),
-            request["urlFragment"].as_str().unwrap_or("")
-        );
+        let request = e.request;
+        let fragment = request.url_fragment.as_deref().unwrap_or("");
+        let url = format!("{}{fragment}", request.url);
+        // A method left out decodes as an empty one.
+        let method = match request.method.as_str() {
+            "" => "GET".to_owned(),
+            _ => request.method,
+        };
+        let kind = e.r#type.as_ref().map_or("Other", ResourceType::as_str);
         self.push(Request {
             id: 0,
             cdp_id,
-            loader_id: params["loaderId"].as_str().unwrap_or("").to_owned(),
-            frame_id: params["frameId"].as_str().unwrap_or("").to_owned(),
+            loader_id: e.loader_id,
+            frame_id: e.frame_id.unwrap_or_default(),
             redirected_from,
             redirected: false,
-            method: request["method"].as_str().unwrap_or("GET").to_owned(),
+            method,
             url: cut(&url),
-            resource_type: params["type"]
-                .as_str()
-                .unwrap_or("Other")
-                .to_ascii_lowercase(),
-            headers: headers_of(&request["headers"]),
+            resource_type: kind.to_ascii_lowercase(),
+            headers: headers_of(&request.headers),
             raw_request_headers: false,
-            has_post_data: request["hasPostData"].as_bool().unwrap_or(false)
-                || request.get("postData").is_some(),
+            has_post_data: request.has_post_data.unwrap_or(false) || request.post_data.is_some(),
             response: None,
             failure: None,
             started: timestamp,
-            wall_time: params["wallTime"].as_f64().unwrap_or(0.0),
+            wall_time: e.wall_time,
             finished: None,
             encoded_length: None,
         });
@@ -417,14 +431,26 @@ fn cut(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cdp::Event;
     use serde_json::json;
 
+    /// Feeds `log` the event `name` with `params`, as the page's session delivers it (the
+    /// page's main frame is `F`).
+    fn on(log: &mut Log, name: &str, params: Value) {
+        let event = RawEvent {
+            session: None,
+            method: name.to_owned(),
+            params,
+        };
+        log.on_event(&event, "F");
+    }
+
     fn sent(log: &mut Log, id: &str, kind: &str) {
-        log.on_event(
-            "Network.requestWillBeSent",
-            &json!({"requestId": id, "loaderId": id, "frameId": "F", "type": kind, "timestamp": 1.0,
+        on(
+            log,
+            RequestWillBeSentEvent::NAME,
+            json!({"requestId": id, "loaderId": id, "frameId": "F", "type": kind, "timestamp": 1.0,
                 "request": {"url": format!("http://h/{id}"), "method": "GET", "headers": {"Accept": "*/*"}}}),
-            "F",
         );
     }
 
@@ -442,20 +468,20 @@ mod tests {
         sent(&mut log, "img", "Image");
         sent(&mut log, "doc2", "Document");
         let nav = |log: &mut Log, loader: &str| {
-            log.on_event(
-                "Page.frameNavigated",
-                &json!({"frame": {"id": "F", "loaderId": loader}}),
-                "F",
+            on(
+                log,
+                FrameNavigatedEvent::NAME,
+                json!({"frame": {"id": "F", "loaderId": loader}}),
             )
         };
         nav(&mut log, "doc2");
         assert_eq!(ids(&log, false), vec!["doc2"]);
         assert_eq!(ids(&log, true), vec!["doc1", "img", "doc2"]);
         // An iframe's navigation changes nothing.
-        log.on_event(
-            "Page.frameNavigated",
-            &json!({"frame": {"id": "sub", "parentId": "F", "loaderId": "x"}}),
-            "F",
+        on(
+            &mut log,
+            FrameNavigatedEvent::NAME,
+            json!({"frame": {"id": "sub", "parentId": "F", "loaderId": "x"}}),
         );
         assert_eq!(ids(&log, false), vec!["doc2"]);
         // A document without a request of its own (about:blank) starts empty.
@@ -472,29 +498,29 @@ mod tests {
     fn raw_headers_and_redirects() {
         let mut log = Log::default();
         // The raw request headers may come first.
-        log.on_event(
-            "Network.requestWillBeSentExtraInfo",
-            &json!({"requestId": "r", "headers": {"Accept": "*/*", "Cookie": "a=1"}}),
-            "F",
+        on(
+            &mut log,
+            RequestWillBeSentExtraInfoEvent::NAME,
+            json!({"requestId": "r", "headers": {"Accept": "*/*", "Cookie": "a=1"}}),
         );
         sent(&mut log, "r", "Fetch");
-        log.on_event(
-            "Network.requestWillBeSent",
-            &json!({"requestId": "r", "loaderId": "r", "type": "Fetch", "timestamp": 2.0,
+        on(
+            &mut log,
+            RequestWillBeSentEvent::NAME,
+            json!({"requestId": "r", "loaderId": "r", "type": "Fetch", "timestamp": 2.0,
                 "request": {"url": "http://h/next", "method": "GET", "headers": {}},
                 "redirectResponse": {"status": 302, "headers": {"Location": "/next"}}}),
-            "F",
         );
-        log.on_event(
-            "Network.responseReceivedExtraInfo",
-            &json!({"requestId": "r", "statusCode": 304, "headers": {"ETag": "x"}}),
-            "F",
+        on(
+            &mut log,
+            ResponseReceivedExtraInfoEvent::NAME,
+            json!({"requestId": "r", "statusCode": 304, "headers": {"ETag": "x"}}),
         );
-        log.on_event(
-            "Network.responseReceived",
-            &json!({"requestId": "r", "type": "Fetch", "timestamp": 3.0,
+        on(
+            &mut log,
+            ResponseReceivedEvent::NAME,
+            json!({"requestId": "r", "type": "Fetch", "timestamp": 3.0,
                 "response": {"status": 200, "headers": {"Content-Type": "text/plain"}, "mimeType": "text/plain"}}),
-            "F",
         );
         let first = log
             .find(1)
@@ -517,10 +543,10 @@ mod tests {
             .and_then(|r| r.response.as_ref())
             .map(|a| a.headers.clone());
         assert_eq!(headers, Some(vec![("etag".to_owned(), "x".to_owned())]));
-        log.on_event(
-            "Network.loadingFailed",
-            &json!({"requestId": "r", "timestamp": 4.0, "errorText": "net::ERR_ABORTED"}),
-            "F",
+        on(
+            &mut log,
+            LoadingFailedEvent::NAME,
+            json!({"requestId": "r", "timestamp": 4.0, "errorText": "net::ERR_ABORTED"}),
         );
         assert_eq!(
             log.find(2).and_then(|r| r.failure.clone()).as_deref(),
@@ -539,11 +565,11 @@ mod tests {
         assert_eq!(log.by_cdp.len(), MAX_REQUESTS);
         let big = "y".repeat(MAX_TEXT * 2);
         for i in 0..1000 {
-            log.on_event(
-                "Network.requestWillBeSent",
-                &json!({"requestId": format!("b{i}"), "timestamp": 1.0,
+            on(
+                &mut log,
+                RequestWillBeSentEvent::NAME,
+                json!({"requestId": format!("b{i}"), "timestamp": 1.0,
                     "request": {"url": format!("http://h/{big}"), "method": "GET", "headers": {"X": big}}}),
-                "F",
             );
         }
         assert!(log.bytes <= MAX_BYTES, "{}", log.bytes);
@@ -552,10 +578,10 @@ mod tests {
             .iter()
             .all(|r| r.url.len() < MAX_TEXT + 100));
         for i in 0..(MAX_EARLY_EXTRAS * 3) {
-            log.on_event(
-                "Network.responseReceivedExtraInfo",
-                &json!({"requestId": format!("never{i}"), "headers": {}}),
-                "F",
+            on(
+                &mut log,
+                ResponseReceivedExtraInfoEvent::NAME,
+                json!({"requestId": format!("never{i}"), "headers": {}}),
             );
         }
         assert!(log.early.len() <= MAX_EARLY_EXTRAS);
