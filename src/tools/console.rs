@@ -14,7 +14,7 @@
 //! kept; evicted ones are released. Their values are read on demand by `get_console_message`.
 
 mod detail;
-mod format;
+pub mod format;
 mod record;
 
 use serde::Deserialize;
@@ -193,7 +193,7 @@ fn list_console_messages(cx: &mut Ctx, call: CallId, args: Value) {
                 );
         }
         if cx.browser.pages.get(page).is_none() {
-            return call::fail(cx, call, call::page_gone(page));
+            return call::fail(cx, call, crate::browser::pages::no_such_page(page));
         }
         let (section, structured) = render_list(cx.console.entry(page), &args);
         let mut resp = Response::for_page(page);
@@ -303,7 +303,7 @@ fn get_console_message(cx: &mut Ctx, call: CallId, args: Value) {
     let wanted = args.msgid.unwrap_or(-1.0);
     call::on_page(cx, call, args.shared.page(), move |cx, page| {
         if cx.browser.pages.get(page).is_none() {
-            return call::fail(cx, call, call::page_gone(page));
+            return call::fail(cx, call, crate::browser::pages::no_such_page(page));
         }
         let found = (wanted >= 1.0 && wanted.fract() == 0.0)
             .then(|| cx.console.get(page).and_then(|log| log.find(wanted as u64)))

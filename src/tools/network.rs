@@ -121,13 +121,8 @@ pub fn on_event(cx: &mut Ctx, page: u32, event: &RawEvent) {
     }
 }
 
-/// Cuts `text` after `max` characters, saying so (as the reference cuts bodies and URLs).
-fn cut(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        Some((i, _)) => format!("{}... <truncated>", &text[..i]),
-        None => text.to_owned(),
-    }
-}
+// URLs and bodies are cut as console texts are (`<text>... <truncated>`).
+use super::console::format::cut;
 
 // ---------------------------------------------------------------------------------------
 // list_network_requests
@@ -151,7 +146,7 @@ fn list_network_requests(cx: &mut Ctx, call: CallId, args: Value) {
     };
     call::on_page(cx, call, args.shared.page(), move |cx, page| {
         if cx.browser.pages.get(page).is_none() {
-            return call::fail(cx, call, call::page_gone(page));
+            return call::fail(cx, call, crate::browser::pages::no_such_page(page));
         }
         let (section, structured) = render_list(cx.network.entry(page), &args);
         let mut resp = Response::for_page(page);
@@ -258,7 +253,7 @@ fn get_network_request(cx: &mut Ctx, call: CallId, args: Value) {
             return;
         }
         if cx.browser.pages.get(page).is_none() {
-            return call::fail(cx, call, call::page_gone(page));
+            return call::fail(cx, call, crate::browser::pages::no_such_page(page));
         }
         let log = cx.network.entry(page);
         let found = (wanted >= 1.0 && wanted.fract() == 0.0)
