@@ -1,71 +1,116 @@
 //! Sending real input events. Events of one gesture are pipelined (the page takes them in, in
 //! order) and only the last answer is waited for; an earlier failure is logged.
 
-use serde_json::{json, Value};
-
 use super::keys::{self, Keyboard};
 use crate::browser;
 use crate::browser::Host;
+use crate::cdp::generated::input::{
+    DispatchKeyEventParams, DispatchMouseEventParams, DispatchMouseEventType, InsertTextParams,
+    MouseButton,
+};
 use crate::tools::{Ctx, Done};
 
-/// Sends `events` (method, params) in order and runs `done` when the last is answered.
-pub fn sequence(
-    cx: &mut Ctx,
-    session: &str,
-    mut events: Vec<(&'static str, Value)>,
-    done: Done<()>,
-) {
+/// One input event, as one of the `Input` commands.
+#[derive(Debug)]
+pub enum InputEvent {
+    Mouse(DispatchMouseEventParams),
+    Key(DispatchKeyEventParams),
+    Text(InsertTextParams),
+}
+
+/// Sends one event; a failure is only logged.
+pub fn fire(cx: &mut Ctx, session: &str, event: InputEvent) {
+    match event {
+        InputEvent::Mouse(p) => browser::fire(cx, Some(session), p),
+        InputEvent::Key(p) => browser::fire(cx, Some(session), p),
+        InputEvent::Text(p) => browser::fire(cx, Some(session), p),
+    }
+}
+
+/// Sends one event and runs `done` with its answer.
+fn send(cx: &mut Ctx, session: &str, event: InputEvent, done: Done<()>) {
+    let s = Some(session);
+    match event {
+        InputEvent::Mouse(p) => browser::send(cx, s, p, move |cx, r| done(cx, r.map(|_| ()))),
+        InputEvent::Key(p) => browser::send(cx, s, p, move |cx, r| done(cx, r.map(|_| ()))),
+        InputEvent::Text(p) => browser::send(cx, s, p, move |cx, r| done(cx, r.map(|_| ()))),
+    };
+}
+
+/// Sends `events` in order and runs `done` when the last is answered.
+pub fn sequence(cx: &mut Ctx, session: &str, mut events: Vec<InputEvent>, done: Done<()>) {
     let Some(last) = events.pop() else {
         return cx.resolve(done, Ok(()));
     };
-    for (method, params) in events {
-        browser::fire_raw(cx, Some(session), method, params);
+    for event in events {
+        fire(cx, session, event);
     }
-    browser::send_raw(
-        cx,
-        Some(session),
-        last.0,
-        last.1,
-        Box::new(move |cx, r| done(cx, r.map(|_| ()))),
-    );
+    send(cx, session, last, done);
 }
 
 fn mouse(
-    kind: &str,
-    x: f64,
-    y: f64,
-    button: &str,
-    buttons: u32,
-    count: u32,
-) -> (&'static str, Value) {
-    let mut params =
-        json!({"type": kind, "x": x, "y": y, "button": button, "buttons": buttons, "modifiers": 0});
-    if count > 0 {
-        params["clickCount"] = json!(count);
-    }
-    ("Input.dispatchMouseEvent", params)
+    kind: DispatchMouseEventType,
+    (x, y): (f64, f64),
+    button: MouseButton,
+    buttons: i64,
+    count: i64,
+) -> InputEvent {
+    InputEvent::Mouse(DispatchMouseEventParams {
+        r#type: kind,
+        x,
+        y,
+        button: Some(button),
+        buttons: Some(buttons),
+        modifiers: Some(0),
+        click_count: (count > 0).then_some(count),
+        ..Default::default()
+    })
 }
 
 /// Moving the pointer to (x, y) with no button held.
-pub fn move_to(x: f64, y: f64) -> (&'static str, Value) {
-    mouse("mouseMoved", x, y, "none", 0, 0)
+pub fn move_to(x: f64, y: f64) -> InputEvent {
+    mouse(
+        DispatchMouseEventType::MouseMoved,
+        (x, y),
+        MouseButton::None,
+        0,
+        0,
+    )
 }
 
 /// Moving the pointer to (x, y) with the left button held (a drag).
-pub fn drag_to(x: f64, y: f64) -> (&'static str, Value) {
-    mouse("mouseMoved", x, y, "left", 1, 0)
+pub fn drag_to(x: f64, y: f64) -> InputEvent {
+    mouse(
+        DispatchMouseEventType::MouseMoved,
+        (x, y),
+        MouseButton::Left,
+        1,
+        0,
+    )
 }
 
-pub fn press(x: f64, y: f64, count: u32) -> (&'static str, Value) {
-    mouse("mousePressed", x, y, "left", 1, count)
+pub fn press(x: f64, y: f64, count: i64) -> InputEvent {
+    mouse(
+        DispatchMouseEventType::MousePressed,
+        (x, y),
+        MouseButton::Left,
+        1,
+        count,
+    )
 }
 
-pub fn release(x: f64, y: f64, count: u32) -> (&'static str, Value) {
-    mouse("mouseReleased", x, y, "left", 0, count)
+pub fn release(x: f64, y: f64, count: i64) -> InputEvent {
+    mouse(
+        DispatchMouseEventType::MouseReleased,
+        (x, y),
+        MouseButton::Left,
+        0,
+        count,
+    )
 }
 
 /// A left click (or a double click: two press/release pairs, the second counting 2).
-pub fn click(x: f64, y: f64, double: bool) -> Vec<(&'static str, Value)> {
+pub fn click(x: f64, y: f64, double: bool) -> Vec<InputEvent> {
     let mut events = vec![move_to(x, y)];
     for count in 1..=if double { 2 } else { 1 } {
         events.push(press(x, y, count));
@@ -76,19 +121,16 @@ pub fn click(x: f64, y: f64, double: bool) -> Vec<(&'static str, Value)> {
 
 /// Holding `modifiers`, pressing `key`, then releasing the modifiers in reverse order (always:
 /// a modifier left down would change every later key).
-pub fn combo(
-    key: &'static keys::KeyDef,
-    modifiers: &[&'static keys::KeyDef],
-) -> Vec<(&'static str, Value)> {
+pub fn combo(key: &'static keys::KeyDef, modifiers: &[&'static keys::KeyDef]) -> Vec<InputEvent> {
     let mut kb = Keyboard::default();
     let mut events = Vec::new();
     for m in modifiers {
-        events.push(("Input.dispatchKeyEvent", kb.down(m)));
+        events.push(InputEvent::Key(kb.down(m)));
     }
-    events.push(("Input.dispatchKeyEvent", kb.down(key)));
-    events.push(("Input.dispatchKeyEvent", kb.up(key)));
+    events.push(InputEvent::Key(kb.down(key)));
+    events.push(InputEvent::Key(kb.up(key)));
     for m in modifiers.iter().rev() {
-        events.push(("Input.dispatchKeyEvent", kb.up(m)));
+        events.push(InputEvent::Key(kb.up(m)));
     }
     events
 }
@@ -98,30 +140,22 @@ pub fn combo(
 /// One chunk per character, sent each once the page took in the one before: a dialog opened
 /// by a key then stops the typing there, rather than have the rest typed into the page once
 /// the dialog is answered. The cost is a round trip per character (about a millisecond).
-pub fn typing(text: &str) -> Vec<Vec<(&'static str, Value)>> {
+pub fn typing(text: &str) -> Vec<Vec<InputEvent>> {
     let mut kb = Keyboard::default();
     let mut chunks = Vec::new();
     for ch in text.chars() {
         let mut buf = [0u8; 4];
         let s: &str = ch.encode_utf8(&mut buf);
         chunks.push(match keys::find(s) {
-            Some(def) => vec![
-                ("Input.dispatchKeyEvent", kb.down(def)),
-                ("Input.dispatchKeyEvent", kb.up(def)),
-            ],
-            None => vec![("Input.insertText", json!({"text": s}))],
+            Some(def) => vec![InputEvent::Key(kb.down(def)), InputEvent::Key(kb.up(def))],
+            None => vec![InputEvent::Text(InsertTextParams { text: s.to_owned() })],
         });
     }
     chunks
 }
 
 /// Sends the chunks one after another, each once the page took in the one before.
-pub fn chunks(
-    cx: &mut Ctx,
-    session: String,
-    mut chunks: Vec<Vec<(&'static str, Value)>>,
-    done: Done<()>,
-) {
+pub fn chunks(cx: &mut Ctx, session: String, mut chunks: Vec<Vec<InputEvent>>, done: Done<()>) {
     if chunks.is_empty() {
         return cx.resolve(done, Ok(()));
     }
@@ -141,10 +175,28 @@ pub fn chunks(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cdp::Command;
+    use serde_json::Value;
+
+    /// An event as it goes on the wire: its method and params.
+    fn wire(event: &InputEvent) -> (&'static str, Value) {
+        fn json<T: serde::Serialize>(params: &T) -> Value {
+            serde_json::to_value(params).unwrap()
+        }
+        match event {
+            InputEvent::Mouse(p) => (DispatchMouseEventParams::METHOD, json(p)),
+            InputEvent::Key(p) => (DispatchKeyEventParams::METHOD, json(p)),
+            InputEvent::Text(p) => (InsertTextParams::METHOD, json(p)),
+        }
+    }
+
+    fn wires(events: &[InputEvent]) -> Vec<(&'static str, Value)> {
+        events.iter().map(wire).collect()
+    }
 
     #[test]
     fn typing_presses_keys_and_inserts_the_rest() {
-        let chunks = typing("aé");
+        let chunks: Vec<_> = typing("aé").iter().map(|c| wires(c)).collect();
         assert_eq!(chunks.len(), 2);
         assert_eq!(chunks[0].len(), 2);
         assert_eq!(chunks[0][0].1["key"], "a");
@@ -155,7 +207,7 @@ mod tests {
 
     #[test]
     fn double_click_counts_two() {
-        let events = click(1.0, 2.0, true);
+        let events = wires(&click(1.0, 2.0, true));
         assert_eq!(events.len(), 5);
         assert_eq!(events[3].1["clickCount"], 2);
         assert_eq!(events[4].1["type"], "mouseReleased");
@@ -164,7 +216,7 @@ mod tests {
     #[test]
     fn combos_release_modifiers() {
         let (key, mods) = keys::parse_combo("Control+Shift+R").unwrap();
-        let events = combo(key, &mods);
+        let events = wires(&combo(key, &mods));
         let types: Vec<&str> = events
             .iter()
             .map(|e| e.1["type"].as_str().unwrap())

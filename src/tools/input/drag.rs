@@ -1,19 +1,70 @@
-//! Drag and drop with the mouse: press on the source, move to the target in a few steps,
+//! `drag`: drag and drop with the mouse: press on the source, move to the target in a few steps,
 //! release there. Between the moves and the release the page gets a couple of frames to take
 //! in the drag start and `dragover`: the browser only drops when the target's answer to
 //! `dragover` is in, and on a busy machine a fixed pause is not always enough.
 
-use serde_json::json;
+use serde::Deserialize;
+use serde_json::{json, Value};
 
-use super::dispatch;
 use super::element::{self, Element};
+use super::{act_and_reply, begin, dispatch, elements, parse, watch, INCLUDE_SNAPSHOT};
 use crate::browser;
-use crate::tools::{Ctx, Done};
+use crate::cdp::generated::runtime;
+use crate::tools::args::Shared;
+use crate::tools::{fail, CallId, Ctx, Done, Tool};
+
+pub const TOOL: Tool = Tool {
+    name: "drag",
+    description: "Drag one element and drop it onto another, with the mouse.",
+    properties: || {
+        json!({
+            "from_uid": {"type": "string", "description": "The uid of the element to pick up."},
+            "to_uid": {"type": "string", "description": "The uid of the element to drop it on."},
+            "includeSnapshot": {"type": "boolean", "description": INCLUDE_SNAPSHOT},
+        })
+    },
+    required: &["from_uid", "to_uid"],
+    read_only: false,
+    page_scoped: true,
+    run,
+};
+
+#[derive(Deserialize)]
+struct Args {
+    #[serde(flatten)]
+    shared: Shared,
+    from_uid: String,
+    to_uid: String,
+    #[serde(rename = "includeSnapshot", default)]
+    include_snapshot: bool,
+}
 
 /// Pointer moves between the source and the target.
 const STEPS: u32 = 5;
 
-pub fn drag(cx: &mut Ctx, session: String, source: Element, target: Element, done: Done<()>) {
+fn run(cx: &mut Ctx, call: CallId, args: Value) {
+    let Some(a) = parse::<Args>(cx, call, args) else {
+        return;
+    };
+    let uids = vec![a.from_uid, a.to_uid];
+    begin(cx, call, a.shared.page(), move |cx, page| {
+        elements(cx, call, page, uids, move |cx, session, els| {
+            let mut els = els.into_iter();
+            let (Some(source), Some(target)) = (els.next(), els.next()) else {
+                return fail(cx, call, "drag needs two elements.");
+            };
+            let action: watch::Action =
+                Box::new(move |cx, done| drag(cx, session, source, target, done));
+            let texts = (
+                "Successfully dragged an element".to_owned(),
+                "The element was dragged and it opened a dialog.".to_owned(),
+            );
+            act_and_reply(cx, call, page, action, texts, a.include_snapshot);
+        });
+    });
+}
+
+fn drag(cx: &mut Ctx, session: String, source: Element, target: Element, done: Done<()>) {
     let s = session.clone();
     element::aim(
         cx,
@@ -52,8 +103,7 @@ fn aim_target(cx: &mut Ctx, session: String, from: (f64, f64), target: Element, 
             Ok(to) => travel(cx, s, from, to, done),
             Err(e) => {
                 // Never leave the button held down.
-                let (method, params) = dispatch::release(from.0, from.1, 1);
-                browser::fire_raw(cx, Some(&s), method, params);
+                dispatch::fire(cx, &s, dispatch::release(from.0, from.1, 1));
                 done(cx, Err(e))
             }
         }),
@@ -119,11 +169,13 @@ fn frames(cx: &mut Ctx, session: &str, done: Done<()>) {
   requestAnimationFrame(() => requestAnimationFrame(() => resolve(true)));
   setTimeout(() => resolve(true), 100);
 })";
-    browser::send_raw(
-        cx,
-        Some(session),
-        "Runtime.evaluate",
-        json!({"expression": expression, "awaitPromise": true, "returnByValue": true}),
-        Box::new(move |cx, r| done(cx, r.map(|_| ()))),
-    );
+    let params = runtime::EvaluateParams {
+        expression: expression.to_owned(),
+        await_promise: Some(true),
+        return_by_value: Some(true),
+        ..Default::default()
+    };
+    browser::send(cx, Some(session), params, move |cx, r| {
+        done(cx, r.map(|_| ()))
+    });
 }

@@ -3,9 +3,10 @@
 //! something else). Failures say which of those it was, in the reference's error frame
 //! "Failed to interact with the element with uid X. <reason>".
 
-use serde_json::{json, Value};
+use serde_json::json;
 
 use crate::browser;
+use crate::cdp::generated::{dom, page, runtime};
 use crate::error::Error;
 use crate::tools::{Ctx, Done};
 
@@ -55,65 +56,66 @@ fn node_error(uid: &str, e: Error) -> Error {
 pub fn aim(cx: &mut Ctx, session: &str, element: &Element, hit_test: bool, done: Done<(f64, f64)>) {
     let el = element.clone();
     let s = session.to_owned();
-    browser::send_raw(
-        cx,
-        Some(session),
-        "DOM.scrollIntoViewIfNeeded",
-        json!({"objectId": element.object_id}),
-        Box::new(move |cx, r| {
-            if let Err(e) = r {
-                return done(cx, Err(node_error(&el.uid, e)));
-            }
-            quads(cx, s, el, hit_test, done);
-        }),
-    );
+    let params = dom::ScrollIntoViewIfNeededParams {
+        object_id: Some(element.object_id.clone()),
+        ..Default::default()
+    };
+    browser::send(cx, Some(session), params, move |cx, r| {
+        if let Err(e) = r {
+            return done(cx, Err(node_error(&el.uid, e)));
+        }
+        quads(cx, s, el, hit_test, done);
+    });
 }
 
 fn quads(cx: &mut Ctx, session: String, el: Element, hit_test: bool, done: Done<(f64, f64)>) {
     // Both asked at once; the page answers in order, so the second answer finds the first.
-    let quads = std::rc::Rc::new(std::cell::RefCell::new(None::<Result<Value, Error>>));
+    let quads = std::rc::Rc::new(std::cell::RefCell::new(None));
     let q = quads.clone();
-    browser::send_raw(
-        cx,
-        Some(&session),
-        "DOM.getContentQuads",
-        json!({"objectId": el.object_id}),
-        Box::new(move |_, r| *q.borrow_mut() = Some(r)),
-    );
+    let params = dom::GetContentQuadsParams {
+        object_id: Some(el.object_id.clone()),
+        ..Default::default()
+    };
+    browser::send(cx, Some(&session), params, move |_, r| {
+        *q.borrow_mut() = Some(r)
+    });
     let s = session.clone();
-    browser::send_raw(
-        cx,
-        Some(&session),
-        "Page.getLayoutMetrics",
-        json!({}),
-        Box::new(move |cx, r| {
-            let quads = match quads.borrow_mut().take() {
-                Some(Ok(v)) => v,
-                Some(Err(e)) => return done(cx, Err(node_error(&el.uid, e))),
-                None => return done(cx, Err(failed(&el.uid, "The page did not answer."))),
-            };
-            let metrics = match r {
-                Ok(m) => m,
-                Err(e) => return done(cx, Err(e)),
-            };
-            let viewport = &metrics["cssLayoutViewport"];
-            let width = viewport["clientWidth"].as_f64().unwrap_or(f64::MAX);
-            let height = viewport["clientHeight"].as_f64().unwrap_or(f64::MAX);
-            let Some((x, y)) = centre(&quads["quads"], width, height) else {
-                let reason = if has_area(&quads["quads"]) {
-                    "The element is outside the visible part of the page and could not be scrolled into view."
-                } else {
-                    "The element is hidden: it has no visible size on the page."
-                };
-                return done(cx, Err(failed(&el.uid, reason)));
-            };
-            if hit_test {
-                check_hit(cx, s, el, x, y, done);
+    let metrics = page::GetLayoutMetricsParams {};
+    browser::send(cx, Some(&session), metrics, move |cx, r| {
+        let quads = match quads.borrow_mut().take() {
+            Some(Ok(v)) => v.quads,
+            Some(Err(e)) => return done(cx, Err(node_error(&el.uid, e))),
+            None => return done(cx, Err(failed(&el.uid, "The page did not answer."))),
+        };
+        let viewport = match r {
+            Ok(m) => m.css_layout_viewport,
+            Err(e) => return done(cx, Err(e)),
+        };
+        let width = extent(viewport.client_width);
+        let height = extent(viewport.client_height);
+        let Some((x, y)) = centre(&quads, width, height) else {
+            let reason = if has_area(&quads) {
+                "The element is outside the visible part of the page and could not be scrolled into view."
             } else {
-                done(cx, Ok((x, y)))
-            }
-        }),
-    );
+                "The element is hidden: it has no visible size on the page."
+            };
+            return done(cx, Err(failed(&el.uid, reason)));
+        };
+        if hit_test {
+            check_hit(cx, s, el, x, y, done);
+        } else {
+            done(cx, Ok((x, y)))
+        }
+    });
+}
+
+/// A viewport side; an answer that leaves it out (it reads as 0) clips nothing.
+fn extent(css_pixels: i64) -> f64 {
+    if css_pixels > 0 {
+        css_pixels as f64
+    } else {
+        f64::MAX
+    }
 }
 
 fn area(points: &[(f64, f64)]) -> f64 {
@@ -126,23 +128,17 @@ fn area(points: &[(f64, f64)]) -> f64 {
     (sum / 2.0).abs()
 }
 
-fn points(quad: &Value) -> Option<Vec<(f64, f64)>> {
-    let q: Vec<f64> = quad.as_array()?.iter().filter_map(Value::as_f64).collect();
-    (q.len() == 8).then(|| q.chunks(2).map(|c| (c[0], c[1])).collect())
+fn points(quad: &dom::Quad) -> Option<Vec<(f64, f64)>> {
+    (quad.len() == 8).then(|| quad.chunks(2).map(|c| (c[0], c[1])).collect())
 }
 
-fn has_area(quads: &Value) -> bool {
-    quads
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(points)
-        .any(|p| area(&p) > 1.0)
+fn has_area(quads: &[dom::Quad]) -> bool {
+    quads.iter().filter_map(points).any(|p| area(&p) > 1.0)
 }
 
 /// The centre of the first quad that keeps some area once clipped to the viewport.
-fn centre(quads: &Value, width: f64, height: f64) -> Option<(f64, f64)> {
-    for quad in quads.as_array()? {
+fn centre(quads: &[dom::Quad], width: f64, height: f64) -> Option<(f64, f64)> {
+    for quad in quads {
         let Some(p) = points(quad) else { continue };
         let clipped: Vec<(f64, f64)> = p
             .iter()
@@ -200,43 +196,46 @@ const HIT_TEST: &str = r#"function(x, y) {
 }"#;
 
 fn check_hit(cx: &mut Ctx, session: String, el: Element, x: f64, y: f64, done: Done<(f64, f64)>) {
-    browser::send_raw(
-        cx,
-        Some(&session),
-        "Runtime.callFunctionOn",
-        json!({
-            "functionDeclaration": HIT_TEST,
-            "objectId": el.object_id,
-            "arguments": [{"value": x}, {"value": y}],
-            "returnByValue": true,
-        }),
-        Box::new(move |cx, r| {
-            let v = match r {
-                Ok(v) => v,
-                Err(e) => return done(cx, Err(node_error(&el.uid, e))),
-            };
-            let result = &v["result"]["value"];
-            let (rx, ry) = (x.round(), y.round());
-            let reason = match result["problem"].as_str() {
-                None if result["ok"] == true => return done(cx, Ok((x, y))),
-                None => "The page could not check the element.".to_owned(),
-                Some("gone") => return done(cx, Err(gone(&el.uid))),
-                Some("disabled") => "The element is disabled.".to_owned(),
-                Some("invisible") => {
-                    "The element is hidden (visibility: hidden or a hidden ancestor).".to_owned()
-                }
-                Some("nothing") => {
-                    format!("Nothing on the page is at the element's centre ({rx}, {ry}).")
-                }
-                Some(_) => format!(
-                    "The element is covered by another element at its centre ({rx}, {ry}): {}. \
+    let params = runtime::CallFunctionOnParams {
+        function_declaration: HIT_TEST.to_owned(),
+        object_id: Some(el.object_id.clone()),
+        arguments: Some(vec![argument(json!(x)), argument(json!(y))]),
+        return_by_value: Some(true),
+        ..Default::default()
+    };
+    browser::send(cx, Some(&session), params, move |cx, r| {
+        let result = match r {
+            Ok(r) => r.result.value.unwrap_or_default(),
+            Err(e) => return done(cx, Err(node_error(&el.uid, e))),
+        };
+        let (rx, ry) = (x.round(), y.round());
+        let reason = match result["problem"].as_str() {
+            None if result["ok"] == true => return done(cx, Ok((x, y))),
+            None => "The page could not check the element.".to_owned(),
+            Some("gone") => return done(cx, Err(gone(&el.uid))),
+            Some("disabled") => "The element is disabled.".to_owned(),
+            Some("invisible") => {
+                "The element is hidden (visibility: hidden or a hidden ancestor).".to_owned()
+            }
+            Some("nothing") => {
+                format!("Nothing on the page is at the element's centre ({rx}, {ry}).")
+            }
+            Some(_) => format!(
+                "The element is covered by another element at its centre ({rx}, {ry}): {}. \
 Close or move what covers it first.",
-                    result["by"].as_str().unwrap_or("unknown")
-                ),
-            };
-            done(cx, Err(failed(&el.uid, reason)))
-        }),
-    );
+                result["by"].as_str().unwrap_or("unknown")
+            ),
+        };
+        done(cx, Err(failed(&el.uid, reason)))
+    });
+}
+
+/// A value handed to a function run in the page.
+pub fn argument(value: serde_json::Value) -> runtime::CallArgument {
+    runtime::CallArgument {
+        value: Some(value),
+        ..Default::default()
+    }
 }
 
 #[cfg(test)]
@@ -245,21 +244,21 @@ mod tests {
 
     #[test]
     fn centre_of_a_visible_quad() {
-        let quads = json!([[10.0, 10.0, 30.0, 10.0, 30.0, 20.0, 10.0, 20.0]]);
+        let quads = vec![vec![10.0, 10.0, 30.0, 10.0, 30.0, 20.0, 10.0, 20.0]];
         assert_eq!(centre(&quads, 800.0, 600.0), Some((20.0, 15.0)));
     }
 
     #[test]
     fn clipped_to_the_viewport() {
-        let quads = json!([[-100.0, 0.0, 100.0, 0.0, 100.0, 50.0, -100.0, 50.0]]);
+        let quads = vec![vec![-100.0, 0.0, 100.0, 0.0, 100.0, 50.0, -100.0, 50.0]];
         assert_eq!(centre(&quads, 800.0, 600.0), Some((50.0, 25.0)));
     }
 
     #[test]
     fn zero_size_is_no_point() {
-        let quads = json!([[10.0, 10.0, 10.0, 10.0, 10.0, 10.0, 10.0, 10.0]]);
+        let quads = vec![vec![10.0, 10.0, 10.0, 10.0, 10.0, 10.0, 10.0, 10.0]];
         assert_eq!(centre(&quads, 800.0, 600.0), None);
         assert!(!has_area(&quads));
-        assert_eq!(centre(&json!([]), 800.0, 600.0), None);
+        assert_eq!(centre(&[], 800.0, 600.0), None);
     }
 }

@@ -1,15 +1,44 @@
-//! Filling one form element with a value, the way each kind of element takes one: text is
+//! `fill`: filling one form element with a value, the way each kind of element takes one: text is
 //! typed with key events (after clearing what no longer fits), a `<select>` gets the option
 //! whose text (or value) matches, a checkbox, radio or switch is clicked when its state must
 //! change ("true"/"false"), and other inputs (date, colour, range) are set directly with the
 //! `input` and `change` events a user's edit would fire.
 
+use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::dispatch;
-use super::element::{self, failed, Element};
+use super::element::{self, argument, failed, Element};
+use super::{act_and_reply, begin, click, dispatch, elements, parse, watch, INCLUDE_SNAPSHOT, UID};
 use crate::browser;
-use crate::tools::{Ctx, Done};
+use crate::cdp::generated::runtime;
+use crate::tools::args::Shared;
+use crate::tools::{fail, script, CallId, Ctx, Done, Tool};
+
+pub const TOOL: Tool = Tool {
+    name: "fill",
+    description: "Give a form element a value: types into text inputs, text areas and editable content, picks the matching option of a <select>, and sets checkboxes, radios and switches (\"true\" or \"false\").",
+    properties: || {
+        json!({
+            "uid": {"type": "string", "description": UID},
+            "value": {"type": "string", "description": "The value: text to enter, the option's text (or value) for a select, \"true\" or \"false\" for a checkbox, radio or switch."},
+            "includeSnapshot": {"type": "boolean", "description": INCLUDE_SNAPSHOT},
+        })
+    },
+    required: &["uid", "value"],
+    read_only: false,
+    page_scoped: true,
+    run,
+};
+
+#[derive(Deserialize)]
+struct Args {
+    #[serde(flatten)]
+    shared: Shared,
+    uid: String,
+    value: String,
+    #[serde(rename = "includeSnapshot", default)]
+    include_snapshot: bool,
+}
 
 /// Values this long are inserted at once rather than typed key by key.
 const TYPING_LIMIT: usize = 100;
@@ -87,8 +116,29 @@ const PREPARE: &str = r#"function(value, typingLimit) {
   return {kind: 'type', text};
 }"#;
 
+fn run(cx: &mut Ctx, call: CallId, args: Value) {
+    let Some(a) = parse::<Args>(cx, call, args) else {
+        return;
+    };
+    let (uid, value) = (a.uid, a.value);
+    begin(cx, call, a.shared.page(), move |cx, page| {
+        elements(cx, call, page, vec![uid], move |cx, session, els| {
+            let Some(el) = els.into_iter().next() else {
+                return fail(cx, call, "No element to fill.");
+            };
+            let action: watch::Action =
+                Box::new(move |cx, done| fill(cx, session, el, value, done));
+            let texts = (
+                "Successfully filled out the element".to_owned(),
+                "The element was filled out and it opened a dialog.".to_owned(),
+            );
+            act_and_reply(cx, call, page, action, texts, a.include_snapshot);
+        });
+    });
+}
+
 /// Fills `element` with `value` and runs `done` once the page took it in.
-pub fn fill(cx: &mut Ctx, session: String, el: Element, value: String, done: Done<()>) {
+pub(super) fn fill(cx: &mut Ctx, session: String, el: Element, value: String, done: Done<()>) {
     let s = session.clone();
     // Scrolling it into view first also proves it is displayed.
     element::aim(
@@ -107,43 +157,40 @@ pub fn fill(cx: &mut Ctx, session: String, el: Element, value: String, done: Don
 
 fn prepare(cx: &mut Ctx, session: String, el: Element, value: String, done: Done<()>) {
     let s = session.clone();
-    browser::send_raw(
-        cx,
-        Some(&session),
-        "Runtime.callFunctionOn",
-        json!({
-            "functionDeclaration": PREPARE,
-            "objectId": el.object_id,
-            "arguments": [{"value": value}, {"value": TYPING_LIMIT}],
-            "returnByValue": true,
-        }),
-        Box::new(move |cx, r| {
-            let v = match r {
-                Ok(v) => v,
-                Err(e) => return done(cx, Err(failed(&el.uid, e))),
-            };
-            if let Some(ex) = v.get("exceptionDetails") {
-                let msg = crate::tools::script::exception_message(ex);
-                return done(cx, Err(failed(&el.uid, msg)));
+    let params = runtime::CallFunctionOnParams {
+        function_declaration: PREPARE.to_owned(),
+        object_id: Some(el.object_id.clone()),
+        arguments: Some(vec![argument(json!(value)), argument(json!(TYPING_LIMIT))]),
+        return_by_value: Some(true),
+        ..Default::default()
+    };
+    browser::send(cx, Some(&session), params, move |cx, r| {
+        let answer = match r {
+            Ok(a) => a,
+            Err(e) => return done(cx, Err(failed(&el.uid, e))),
+        };
+        if let Some(ex) = &answer.exception_details {
+            let details = serde_json::to_value(ex).unwrap_or_default();
+            let msg = script::exception_message(&details);
+            return done(cx, Err(failed(&el.uid, msg)));
+        }
+        let plan = answer.result.value.unwrap_or_default();
+        match plan["kind"].as_str() {
+            Some("done") => done(cx, Ok(())),
+            Some("type") => {
+                let text = plan["text"].as_str().unwrap_or("");
+                dispatch::chunks(cx, s, dispatch::typing(text), done)
             }
-            let plan = &v["result"]["value"];
-            match plan["kind"].as_str() {
-                Some("done") => done(cx, Ok(())),
-                Some("type") => {
-                    let text = plan["text"].as_str().unwrap_or("");
-                    dispatch::chunks(cx, s, dispatch::typing(text), done)
-                }
-                Some("click") => super::click_element(cx, s, el, false, done),
-                Some("error") => {
-                    let msg = plan["message"]
-                        .as_str()
-                        .unwrap_or("Element cannot be filled out.");
-                    done(cx, Err(failed(&el.uid, msg)))
-                }
-                _ => done(cx, Err(failed(&el.uid, unexpected(plan)))),
+            Some("click") => click::click_element(cx, s, el, false, done),
+            Some("error") => {
+                let msg = plan["message"]
+                    .as_str()
+                    .unwrap_or("Element cannot be filled out.");
+                done(cx, Err(failed(&el.uid, msg)))
             }
-        }),
-    );
+            _ => done(cx, Err(failed(&el.uid, unexpected(&plan)))),
+        }
+    });
 }
 
 fn unexpected(v: &Value) -> String {

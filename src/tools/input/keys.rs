@@ -4,7 +4,7 @@
 //! the same set of names, in the same order, that puppeteer's layout (and so the reference)
 //! accepts, so the error listing the valid keys matches too.
 
-use serde_json::{json, Value};
+use crate::cdp::generated::input::{DispatchKeyEventParams, DispatchKeyEventType};
 
 /// One key of the layout.
 #[derive(Debug)]
@@ -403,43 +403,53 @@ impl Keyboard {
     }
 
     /// The key-down event (which also types the key's text, if it has one).
-    pub fn down(&mut self, def: &'static KeyDef) -> Value {
+    pub fn down(&mut self, def: &'static KeyDef) -> DispatchKeyEventParams {
         let d = self.describe(def);
         self.modifiers |= modifier_bit(d.key);
-        let mut params = json!({
-            "type": if d.text.is_empty() { "rawKeyDown" } else { "keyDown" },
-            "modifiers": self.modifiers,
-            "windowsVirtualKeyCode": d.key_code,
-            "code": def.code,
-            "key": d.key,
-            "autoRepeat": false,
-            "location": def.location,
-            "isKeypad": def.location == 3,
-        });
-        if !d.text.is_empty() {
-            params["text"] = json!(d.text);
-            params["unmodifiedText"] = json!(d.text);
+        let text = (!d.text.is_empty()).then(|| d.text.to_owned());
+        DispatchKeyEventParams {
+            r#type: if text.is_none() {
+                DispatchKeyEventType::RawKeyDown
+            } else {
+                DispatchKeyEventType::KeyDown
+            },
+            modifiers: Some(self.modifiers.into()),
+            windows_virtual_key_code: Some(d.key_code.into()),
+            code: Some(def.code.to_owned()),
+            key: Some(d.key.to_owned()),
+            auto_repeat: Some(false),
+            location: Some(def.location.into()),
+            is_keypad: Some(def.location == 3),
+            unmodified_text: text.clone(),
+            text,
+            ..Default::default()
         }
-        params
     }
 
-    pub fn up(&mut self, def: &'static KeyDef) -> Value {
+    pub fn up(&mut self, def: &'static KeyDef) -> DispatchKeyEventParams {
         let d = self.describe(def);
         self.modifiers &= !modifier_bit(d.key);
-        json!({
-            "type": "keyUp",
-            "modifiers": self.modifiers,
-            "key": d.key,
-            "windowsVirtualKeyCode": d.key_code,
-            "code": def.code,
-            "location": def.location,
-        })
+        DispatchKeyEventParams {
+            r#type: DispatchKeyEventType::KeyUp,
+            modifiers: Some(self.modifiers.into()),
+            key: Some(d.key.to_owned()),
+            windows_virtual_key_code: Some(d.key_code.into()),
+            code: Some(def.code.to_owned()),
+            location: Some(def.location.into()),
+            ..Default::default()
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
+
+    /// An event as it goes on the wire.
+    fn json(params: DispatchKeyEventParams) -> Value {
+        serde_json::to_value(params).unwrap()
+    }
 
     fn names(combo: &str) -> (String, Vec<String>) {
         let (key, mods) = parse_combo(combo).unwrap();
@@ -470,28 +480,28 @@ mod tests {
     fn events() {
         let mut kb = Keyboard::default();
         let a = find("a").unwrap();
-        let down = kb.down(a);
+        let down = json(kb.down(a));
         assert_eq!(down["type"], "keyDown");
         assert_eq!(down["text"], "a");
         assert_eq!(down["windowsVirtualKeyCode"], 65);
         let shift = find("Shift").unwrap();
-        assert_eq!(kb.down(shift)["type"], "rawKeyDown");
+        assert_eq!(json(kb.down(shift))["type"], "rawKeyDown");
         assert_eq!(kb.modifiers, SHIFT);
         // The physical key (KeyA) changes with Shift; the character name "a" does not.
-        let key_a = kb.down(find("KeyA").unwrap());
+        let key_a = json(kb.down(find("KeyA").unwrap()));
         assert_eq!(key_a["key"], "A");
         assert_eq!(key_a["text"], "A");
-        assert_eq!(kb.down(a)["key"], "a");
+        assert_eq!(json(kb.down(a))["key"], "a");
         kb.up(shift);
         assert_eq!(kb.modifiers, 0);
         let control = find("Control").unwrap();
         kb.down(control);
-        let ctrl_a = kb.down(a);
+        let ctrl_a = json(kb.down(a));
         assert_eq!(ctrl_a["type"], "rawKeyDown");
         assert!(ctrl_a.get("text").is_none());
         assert_eq!(ctrl_a["modifiers"], CONTROL);
         let enter = find("Enter").unwrap();
         kb.up(control);
-        assert_eq!(kb.down(enter)["text"], "\r");
+        assert_eq!(json(kb.down(enter))["text"], "\r");
     }
 }

@@ -7,10 +7,14 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::time::Duration;
 
-use serde_json::{json, Value};
-
 use crate::browser::Host;
 use crate::browser::{self, waiters};
+use crate::cdp::generated::page::{
+    ClientNavigationDisposition, FrameRequestedNavigationEvent, FrameStartedNavigatingEvent,
+    FrameStartedNavigatingNavigationType as NavigationType, JavascriptDialogOpeningEvent,
+    LifecycleEventEvent,
+};
+use crate::cdp::generated::{runtime, target};
 use crate::error::Error;
 use crate::tools::{Ctx, Done, Once};
 
@@ -108,7 +112,8 @@ pub fn act(cx: &mut Ctx, page: u32, settle: bool, action: Action, done: Done<Out
     cx.after(ACTION_LIMIT, move |cx| {
         if stuck.phase.get() == Phase::Acting {
             // A handler stuck in a loop would keep the page from answering anyone again.
-            browser::fire_raw(cx, Some(&stuck.session), "Runtime.terminateExecution", json!({}));
+            let stop = runtime::TerminateExecutionParams {};
+            browser::fire(cx, Some(&stuck.session), stop);
             let secs = ACTION_LIMIT.as_secs();
             fail(
                 cx,
@@ -126,11 +131,10 @@ fn observe(cx: &mut Ctx, w: &Rc<Watch>, frame: &str, initial_loader: String) {
     let session = w.session.clone();
 
     let on_dialog = w.clone();
-    waiters::wait_raw(
+    waiters::wait(
         cx,
         &session,
-        "Page.javascriptDialogOpening",
-        |_| true,
+        |_: &JavascriptDialogOpeningEvent| true,
         OBSERVE_LIMIT,
         String::new(),
         Box::new(move |cx, r| {
@@ -144,11 +148,12 @@ fn observe(cx: &mut Ctx, w: &Rc<Watch>, frame: &str, initial_loader: String) {
     // form, a script) or started by the browser.
     let main = frame.to_owned();
     let on_request = w.clone();
-    waiters::wait_raw(
+    waiters::wait(
         cx,
         &session,
-        "Page.frameRequestedNavigation",
-        move |e: &Value| e["frameId"] == *main && e["disposition"] == "currentTab",
+        move |e: &FrameRequestedNavigationEvent| {
+            e.frame_id == main && e.disposition == ClientNavigationDisposition::CurrentTab
+        },
         OBSERVE_LIMIT,
         String::new(),
         Box::new(move |cx, r| {
@@ -159,16 +164,15 @@ fn observe(cx: &mut Ctx, w: &Rc<Watch>, frame: &str, initial_loader: String) {
     );
     let main = frame.to_owned();
     let on_start = w.clone();
-    waiters::wait_raw(
+    waiters::wait(
         cx,
         &session,
-        "Page.frameStartedNavigating",
-        move |e: &Value| {
+        move |e: &FrameStartedNavigatingEvent| {
             let same_document = matches!(
-                e["navigationType"].as_str(),
-                Some("sameDocument" | "historySameDocument")
+                e.navigation_type,
+                NavigationType::SameDocument | NavigationType::HistorySameDocument
             );
-            e["frameId"] == *main && !same_document
+            e.frame_id == main && !same_document
         },
         OBSERVE_LIMIT,
         String::new(),
@@ -179,48 +183,47 @@ fn observe(cx: &mut Ctx, w: &Rc<Watch>, frame: &str, initial_loader: String) {
         }),
     );
 
-    // The load of a document other than the one the action started on.
-    let main = frame.to_owned();
-    let on_load = w.clone();
-    waiters::wait_raw(
+    watch_load(cx, w.clone(), frame.to_owned(), initial_loader);
+    watch_popups(cx, w.clone(), frame.to_owned());
+}
+
+/// The load of a document other than the one the action started on.
+fn watch_load(cx: &mut Ctx, w: Rc<Watch>, frame: String, initial_loader: String) {
+    let session = w.session.clone();
+    waiters::wait(
         cx,
         &session,
-        "Page.lifecycleEvent",
-        move |e: &Value| {
-            e["name"] == "load" && e["frameId"] == *main && e["loaderId"] != *initial_loader
+        move |e: &LifecycleEventEvent| {
+            e.name == "load" && e.frame_id == frame && e.loader_id != initial_loader
         },
         OBSERVE_LIMIT,
         String::new(),
         Box::new(move |cx, r| {
             if r.is_ok() {
-                on_load.loaded.set(true);
-                if on_load.phase.get() == Phase::Loading {
-                    settle_after_load(cx, on_load);
+                w.loaded.set(true);
+                if w.phase.get() == Phase::Loading {
+                    settle_after_load(cx, w);
                 }
             }
         }),
     );
-
-    watch_popups(cx, w.clone(), frame.to_owned());
 }
 
 /// Notes every page target this page opens (window.open, target=_blank).
 fn watch_popups(cx: &mut Ctx, w: Rc<Watch>, frame: String) {
     let opener = frame.clone();
-    waiters::wait_raw(
+    waiters::wait(
         cx,
         "",
-        "Target.targetCreated",
-        move |e: &Value| {
-            e["targetInfo"]["openerId"] == *opener && e["targetInfo"]["type"] == "page"
+        move |e: &target::TargetCreatedEvent| {
+            e.target_info.opener_id.as_deref() == Some(opener.as_str())
+                && e.target_info.r#type == "page"
         },
         OBSERVE_LIMIT,
         String::new(),
-        Box::new(move |cx, r| {
+        Box::new(move |cx, r: Result<target::TargetCreatedEvent, Error>| {
             if let Ok(e) = r {
-                if let Some(id) = e["targetInfo"]["targetId"].as_str() {
-                    w.opened.borrow_mut().push(id.to_owned());
-                }
+                w.opened.borrow_mut().push(e.target_info.target_id);
                 if w.phase.get() != Phase::Done {
                     watch_popups(cx, w, frame);
                 }
@@ -312,14 +315,16 @@ fn settle_dom(cx: &mut Ctx, w: Rc<Watch>) {
 }})"
     );
     let answered = w.clone();
-    browser::send_raw(
-        cx,
-        Some(&w.session),
-        "Runtime.evaluate",
-        json!({"expression": expression, "awaitPromise": true, "returnByValue": true}),
-        // An error here (the document went away under a navigation) ends the wait too.
-        Box::new(move |cx, _| settled(cx, &answered, round)),
-    );
+    let params = runtime::EvaluateParams {
+        expression,
+        await_promise: Some(true),
+        return_by_value: Some(true),
+        ..Default::default()
+    };
+    // An error here (the document went away under a navigation) ends the wait too.
+    browser::send(cx, Some(&w.session), params, move |cx, _| {
+        settled(cx, &answered, round)
+    });
     // The page's own limit may not run (a dialog, a busy script): ours always does.
     cx.after(Duration::from_millis(SETTLE_LIMIT_MS + 200), move |cx| {
         settled(cx, &w, round)

@@ -1,0 +1,65 @@
+//! `click_at`: a real mouse click (or double click) at a point of the viewport.
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::{act_and_reply, begin, dispatch, parse, session, watch, INCLUDE_SNAPSHOT};
+use crate::tools::args::Shared;
+use crate::tools::{CallId, Ctx, Tool};
+
+pub const TOOL: Tool = Tool {
+    name: "click_at",
+    description: "Click at a point of the page's viewport, in CSS pixels.",
+    properties: || {
+        json!({
+            "x": {"type": "number", "description": "Distance from the viewport's left edge."},
+            "y": {"type": "number", "description": "Distance from the viewport's top edge."},
+            "dblClick": {"type": "boolean", "description": "Double-click instead (default false)."},
+            "includeSnapshot": {"type": "boolean", "description": INCLUDE_SNAPSHOT},
+        })
+    },
+    required: &["x", "y"],
+    read_only: false,
+    page_scoped: true,
+    run,
+};
+
+#[derive(Deserialize)]
+struct Args {
+    #[serde(flatten)]
+    shared: Shared,
+    x: f64,
+    y: f64,
+    #[serde(rename = "dblClick", default)]
+    double: bool,
+    #[serde(rename = "includeSnapshot", default)]
+    include_snapshot: bool,
+}
+
+fn run(cx: &mut Ctx, call: CallId, args: Value) {
+    let Some(a) = parse::<Args>(cx, call, args) else {
+        return;
+    };
+    let (x, y, double) = (a.x, a.y, a.double);
+    let texts = if double {
+        (
+            "Successfully double clicked at the coordinates",
+            "The coordinates were double clicked and it opened a dialog.",
+        )
+    } else {
+        (
+            "Successfully clicked at the coordinates",
+            "The coordinates were clicked and it opened a dialog.",
+        )
+    };
+    begin(cx, call, a.shared.page(), move |cx, page| {
+        let Some(session) = session(cx, call, page) else {
+            return;
+        };
+        let action: watch::Action = Box::new(move |cx, done| {
+            dispatch::sequence(cx, &session, dispatch::click(x, y, double), done)
+        });
+        let texts = (texts.0.to_owned(), texts.1.to_owned());
+        act_and_reply(cx, call, page, action, texts, a.include_snapshot);
+    });
+}

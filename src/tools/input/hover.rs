@@ -1,0 +1,68 @@
+//! `hover`: moving the mouse over an element.
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::{
+    act_and_reply, begin, dispatch, element, elements, parse, watch, INCLUDE_SNAPSHOT, UID,
+};
+use crate::tools::args::Shared;
+use crate::tools::{fail, CallId, Ctx, Tool};
+
+pub const TOOL: Tool = Tool {
+    name: "hover",
+    description: "Move the mouse over an element (after scrolling it into view).",
+    properties: || {
+        json!({
+            "uid": {"type": "string", "description": UID},
+            "includeSnapshot": {"type": "boolean", "description": INCLUDE_SNAPSHOT},
+        })
+    },
+    required: &["uid"],
+    read_only: false,
+    page_scoped: true,
+    run,
+};
+
+#[derive(Deserialize)]
+struct Args {
+    #[serde(flatten)]
+    shared: Shared,
+    uid: String,
+    #[serde(rename = "includeSnapshot", default)]
+    include_snapshot: bool,
+}
+
+fn run(cx: &mut Ctx, call: CallId, args: Value) {
+    let Some(a) = parse::<Args>(cx, call, args) else {
+        return;
+    };
+    let uid = a.uid;
+    begin(cx, call, a.shared.page(), move |cx, page| {
+        elements(cx, call, page, vec![uid], move |cx, session, els| {
+            let Some(el) = els.into_iter().next() else {
+                return fail(cx, call, "No element to hover.");
+            };
+            let action: watch::Action = Box::new(move |cx, done| {
+                let s = session.clone();
+                element::aim(
+                    cx,
+                    &session,
+                    &el,
+                    true,
+                    Box::new(move |cx, r| match r {
+                        Ok((x, y)) => {
+                            dispatch::sequence(cx, &s, vec![dispatch::move_to(x, y)], done)
+                        }
+                        Err(e) => done(cx, Err(e)),
+                    }),
+                );
+            });
+            let texts = (
+                "Successfully hovered over the element".to_owned(),
+                "The element was hovered and it opened a dialog.".to_owned(),
+            );
+            act_and_reply(cx, call, page, action, texts, a.include_snapshot);
+        });
+    });
+}

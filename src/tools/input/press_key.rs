@@ -1,0 +1,56 @@
+//! `press_key`: a key or a key combination (`Control+Shift+R`) on the focused element.
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::{act_and_reply, begin, dispatch, keys, parse, session, watch, INCLUDE_SNAPSHOT};
+use crate::tools::args::Shared;
+use crate::tools::{fail, CallId, Ctx, Tool};
+
+pub const TOOL: Tool = Tool {
+    name: "press_key",
+    description: "Press a key or a key combination on the focused element, e.g. for shortcuts or keys fill cannot send.",
+    properties: || {
+        json!({
+            "key": {"type": "string", "description": "A key name or combination joined by \"+\": \"Enter\", \"Tab\", \"ArrowDown\", \"Control+A\", \"Control+Shift+R\", \"Control++\". Modifiers: Control, Shift, Alt, Meta."},
+            "includeSnapshot": {"type": "boolean", "description": INCLUDE_SNAPSHOT},
+        })
+    },
+    required: &["key"],
+    read_only: false,
+    page_scoped: true,
+    run,
+};
+
+#[derive(Deserialize)]
+struct Args {
+    #[serde(flatten)]
+    shared: Shared,
+    key: String,
+    #[serde(rename = "includeSnapshot", default)]
+    include_snapshot: bool,
+}
+
+fn run(cx: &mut Ctx, call: CallId, args: Value) {
+    let Some(a) = parse::<Args>(cx, call, args) else {
+        return;
+    };
+    let combo = a.key;
+    let (key, modifiers) = match keys::parse_combo(&combo) {
+        Ok(k) => k,
+        Err(e) => return fail(cx, call, e),
+    };
+    begin(cx, call, a.shared.page(), move |cx, page| {
+        let Some(session) = session(cx, call, page) else {
+            return;
+        };
+        let action: watch::Action = Box::new(move |cx, done| {
+            dispatch::sequence(cx, &session, dispatch::combo(key, &modifiers), done)
+        });
+        let texts = (
+            format!("Successfully pressed key: {combo}"),
+            format!("The key {combo} was pressed and it opened a dialog."),
+        );
+        act_and_reply(cx, call, page, action, texts, a.include_snapshot);
+    });
+}
