@@ -201,7 +201,7 @@ mod tests {
         assert_eq!(chunks[0].len(), 2);
         assert_eq!(chunks[0][0].1["key"], "a");
         assert_eq!(chunks[0][1].1["type"], "keyUp");
-        assert_eq!(chunks[1][0].0, "Input.insertText");
+        assert_eq!(chunks[1][0].0, InsertTextParams::METHOD);
         assert_eq!(chunks[1][0].1["text"], "é");
     }
 
