@@ -7,10 +7,9 @@
 
 mod common;
 
-use std::net::TcpListener;
 use std::time::{Duration, Instant};
 
-use common::{Fixtures, Mcp, Response, ToolResult};
+use common::{closed_port, started, Fixtures, Mcp, Response, ToolResult};
 use serde_json::{json, Value};
 
 const NOTE: &str = "Note: line and column numbers use 1-based indexing";
@@ -18,8 +17,7 @@ const NOTE: &str = "Note: line and column numbers use 1-based indexing";
 /// A server with the fixtures, and a page open on `path`.
 fn open(path: &str) -> (Fixtures, Mcp) {
     let fx = Fixtures::start();
-    let mcp = Mcp::start(&[]);
-    mcp.initialize();
+    let mcp = started();
     mcp.call_ok("new_page", json!({"url": fx.url(path)}));
     (fx, mcp)
 }
@@ -352,19 +350,12 @@ fn the_console_record_is_bounded() {
 
 // ---------------------------------------------------------------- network
 
-/// A port nothing listens on.
-fn closed_port() -> u16 {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-    listener.local_addr().expect("addr").port()
-}
-
 #[test]
 fn network_requests_bodies_statuses_and_failures() {
     let fx = Fixtures::start();
     fx.echo_route("/api/echo");
     fx.route_response("/status/500", Response::text("server broke").status(500));
-    let mcp = Mcp::start(&[]);
-    mcp.initialize();
+    let mcp = started();
     mcp.call_ok(
         "new_page",
         json!({"url": fx.url("/console_network/network.html")}),
@@ -671,8 +662,7 @@ fn large_and_binary_bodies_go_to_files() {
         "/binary",
         Response::bytes("application/octet-stream", binary.clone()),
     );
-    let mcp = Mcp::start(&[]);
-    mcp.initialize();
+    let mcp = started();
     mcp.call_ok(
         "new_page",
         json!({"url": fx.url("/console_network/network.html")}),
@@ -775,8 +765,7 @@ fn large_and_binary_bodies_go_to_files() {
 fn the_network_record_is_bounded() {
     let fx = Fixtures::start();
     fx.route_response("/tiny", Response::text("t"));
-    let mcp = Mcp::start(&[]);
-    mcp.initialize();
+    let mcp = started();
     mcp.call_ok(
         "new_page",
         json!({"url": fx.url("/console_network/network.html")}),

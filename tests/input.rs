@@ -7,50 +7,17 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{Fixtures, Mcp};
+use common::calls::{eval, uid};
+use common::{started, Fixtures, Mcp};
 use serde_json::{json, Value};
 
 /// Nothing in these pages takes long: a call that needs more than this is stalling.
 const PROMPT: Duration = Duration::from_secs(5);
 
-fn started() -> Mcp {
-    let mcp = Mcp::start(&[]);
-    mcp.initialize();
-    mcp
-}
-
 /// Opens a fixture page and returns its snapshot text.
 fn open(mcp: &Mcp, fx: &Fixtures, path: &str) -> String {
     mcp.call_ok("navigate_page", json!({"url": fx.url(path)}));
     mcp.call_ok("take_snapshot", json!({})).text
-}
-
-/// The uid of the snapshot line with this role and accessible name.
-fn uid(snapshot: &str, role: &str, name: &str) -> String {
-    let wanted = format!(" {role} \"{name}\"");
-    for line in snapshot.lines() {
-        let line = line.trim_start();
-        if let Some(rest) = line.strip_prefix("uid=") {
-            let (id, tail) = rest.split_once(' ').unwrap_or((rest, ""));
-            if format!(" {tail}").starts_with(&wanted) {
-                return id.to_owned();
-            }
-        }
-    }
-    panic!("no {role} \"{name}\" in the snapshot:\n{snapshot}");
-}
-
-/// Runs a function in the page and returns its JSON value.
-fn eval(mcp: &Mcp, function: &str) -> Value {
-    let text = mcp
-        .call_ok("evaluate_script", json!({"function": function}))
-        .text;
-    let start = text.find("```json\n").map(|i| i + 8).unwrap_or(0);
-    let end = text[start..]
-        .find("\n```")
-        .map(|i| start + i)
-        .unwrap_or(text.len());
-    serde_json::from_str(&text[start..end]).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
 }
 
 /// A call that must answer quickly.

@@ -17,7 +17,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use common::procs::{self, Proc};
-use common::{Fixtures, Mcp};
+use common::{started, Fixtures, Mcp};
 use serde_json::{json, Value};
 
 /// Issue 2: "On EOF of stdin or SIGTERM the browser and every child process are gone and the
@@ -32,13 +32,6 @@ fn error_code(response: &Value) -> i64 {
     response["error"]["code"]
         .as_i64()
         .unwrap_or_else(|| panic!("expected a JSON-RPC error, got {response}"))
-}
-
-/// Start a server and answer `initialize`.
-fn started() -> Mcp {
-    let mcp = Mcp::start(&[]);
-    mcp.initialize();
-    mcp
 }
 
 // ---------------------------------------------------------------- lifecycle

@@ -11,16 +11,20 @@
 mod common;
 
 use std::fs;
-use std::net::TcpListener;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use common::calls::{assert_no_response, call_async, tool_result, uid_of};
+use common::calls::{
+    assert_error, assert_no_response, call_async, error_text, returned, tool_result, uid_of,
+};
 use common::procs;
-use common::{chrome_path, Fixtures, Mcp, Response, ToolResult};
+use common::{
+    browser_main_process, chrome_path, closed_port, started, started_in, Fixtures, Mcp, Response,
+    ToolResult,
+};
 use serde_json::json;
 
 /// The reference's first line after the browser was lost and started again.
@@ -33,25 +37,8 @@ const PROMPT: Duration = Duration::from_secs(5);
 
 // ---------------------------------------------------------------- helpers
 
-/// A server that has answered `initialize`.
-fn started() -> Mcp {
-    let mcp = Mcp::start(&[]);
-    mcp.initialize();
-    mcp
-}
-
 fn page_url(fx: &Fixtures, file: &str) -> String {
     fx.url(&format!("/pages_script/{file}"))
-}
-
-/// The reference's text for a successful `evaluate_script`.
-fn returned(json_text: &str) -> String {
-    format!("Script ran on page and returned:\n```json\n{json_text}\n```")
-}
-
-/// The reference's text for a tool that failed with `message`.
-fn error_text(message: &str) -> String {
-    format!("Error: {message}")
 }
 
 fn evaluate(mcp: &Mcp, function: &str) -> ToolResult {
@@ -69,29 +56,6 @@ fn evaluate_on(mcp: &Mcp, page: u32, function: &str) -> ToolResult {
 fn assert_returned(result: &ToolResult, json_text: &str) {
     assert!(!result.is_error, "evaluate_script failed: {}", result.text);
     assert_eq!(result.text, returned(json_text));
-}
-
-/// Asserts an `isError` result whose text is exactly the reference's `Error: <message>`.
-fn assert_error(result: &ToolResult, message: &str) {
-    assert!(result.is_error, "expected an error, got: {}", result.text);
-    assert_eq!(result.text, error_text(message));
-}
-
-/// A TCP port on 127.0.0.1 that nothing listens on (bound, then released).
-fn closed_port() -> u16 {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
-    let port = listener.local_addr().expect("local address").port();
-    drop(listener);
-    port
-}
-
-/// The browser process the server launched (the one speaking over the pipe).
-fn browser_main_process(mcp: &Mcp) -> procs::Proc {
-    let all = mcp.descendants();
-    all.iter()
-        .find(|p| p.ppid == mcp.pid() && p.command().contains("--remote-debugging-pipe"))
-        .cloned()
-        .unwrap_or_else(|| panic!("no browser among the server's children: {all:?}"))
 }
 
 // ---------------------------------------------------------------- list, new, select, close
@@ -1086,17 +1050,6 @@ fn a_missing_browser_is_an_error_that_says_how_to_install_one() {
 }
 
 // ---------------------------------------------------------------- file paths
-
-/// A server whose temp directory is `tmp` (so "outside the temp directory" is a folder the
-/// test controls), with extra flags.
-fn started_in(tmp: &std::path::Path, extra: &[&str]) -> Mcp {
-    let chrome = chrome_path();
-    let mut args: Vec<&str> = vec!["--headless", "--isolated", "--executablePath", &chrome];
-    args.extend_from_slice(common::mcp::BROWSER_FLAGS);
-    args.extend_from_slice(extra);
-    let tmp = tmp.to_str().expect("utf-8 path");
-    Mcp::spawn(&args, &[("TMPDIR", tmp)])
-}
 
 fn save(mcp: &Mcp, path: &std::path::Path) -> ToolResult {
     mcp.call(

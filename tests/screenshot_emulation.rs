@@ -7,40 +7,9 @@ mod common;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use common::{Fixtures, Mcp, ToolResult};
-use serde_json::{json, Value};
-
-fn started() -> Mcp {
-    let mcp = Mcp::start(&[]);
-    mcp.initialize();
-    mcp
-}
-
-/// Runs `function` in the selected page and returns its JSON value.
-fn eval(mcp: &Mcp, function: &str) -> Value {
-    let r = mcp.call_ok("evaluate_script", json!({ "function": function }));
-    let body = r
-        .text
-        .split("```json\n")
-        .nth(1)
-        .and_then(|rest| rest.split("\n```").next())
-        .unwrap_or_else(|| panic!("no JSON block in {:?}", r.text));
-    serde_json::from_str(body).unwrap_or_else(|e| panic!("bad JSON {body:?}: {e}"))
-}
-
-/// The uid of the snapshot line that names `label`.
-fn uid_of(snapshot: &str, label: &str) -> String {
-    let needle = format!("\"{label}\"");
-    let line = snapshot
-        .lines()
-        .find(|l| l.contains(&needle))
-        .unwrap_or_else(|| panic!("{label} not in snapshot:\n{snapshot}"));
-    line.trim()
-        .strip_prefix("uid=")
-        .and_then(|rest| rest.split(' ').next())
-        .unwrap_or_else(|| panic!("no uid in {line:?}"))
-        .to_string()
-}
+use common::calls::{eval, uid_of};
+use common::{started, Fixtures, ToolResult};
+use serde_json::json;
 
 fn decode_base64(text: &str) -> Vec<u8> {
     let value = |c: u8| -> u32 {
@@ -145,9 +114,9 @@ fn screenshots_of_viewport_page_element_and_files() {
     // One element: its size, and the same pixels wherever it is on the page.
     let snap = mcp.call_ok("take_snapshot", json!({})).text;
     let (top, red, far) = (
-        uid_of(&snap, "green top"),
-        uid_of(&snap, "red top"),
-        uid_of(&snap, "green far"),
+        uid_of(&snap, "\"green top\""),
+        uid_of(&snap, "\"red top\""),
+        uid_of(&snap, "\"green far\""),
     );
     let r = mcp.call_ok("take_screenshot", json!({"uid": top}));
     assert!(

@@ -16,8 +16,8 @@ use std::fs;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use common::calls::{assert_no_response, call_async, tool_result, uid_of};
-use common::{Fixtures, Mcp, ToolResult};
+use common::calls::{assert_error, assert_no_response, call_async, returned, tool_result, uid_of};
+use common::{browser_main_process, started, started_with, Fixtures, Mcp, ToolResult};
 use serde_json::{json, Value};
 
 /// How soon calls that do not depend on a busy page must answer. The calls themselves take
@@ -31,17 +31,6 @@ const LIST: &str = "list_3p_developer_tools";
 const SECTION: &str = "## Third-party developer tools";
 
 // ---------------------------------------------------------------- helpers
-
-/// A server that has answered `initialize`.
-fn started() -> Mcp {
-    started_with(&[])
-}
-
-fn started_with(args: &[&str]) -> Mcp {
-    let mcp = Mcp::start(args);
-    mcp.initialize();
-    mcp
-}
 
 fn page_url(fx: &Fixtures, file: &str) -> String {
     fx.url(&format!("/thirdparty/{file}"))
@@ -77,12 +66,6 @@ fn section(text: &str) -> &str {
     text.find(SECTION).map(|i| &text[i..]).unwrap_or("")
 }
 
-/// Asserts an `isError` result whose text is exactly the reference's `Error: <message>`.
-fn assert_error(result: &ToolResult, message: &str) {
-    assert!(result.is_error, "expected an error, got: {}", result.text);
-    assert_eq!(result.text, format!("Error: {message}"));
-}
-
 fn assert_not_found(result: &ToolResult, tool: &str) {
     assert_error(result, &format!("Tool {tool} not found"));
 }
@@ -100,11 +83,6 @@ fn until_notified(mcp: &Mcp, what: &str, mut ready: impl FnMut() -> bool) {
             return;
         }
     }
-}
-
-/// The evaluate_script text for a returned JSON value.
-fn returned(json_text: &str) -> String {
-    format!("Script ran on page and returned:\n```json\n{json_text}\n```")
 }
 
 /// The body of a tool result that holds JSON (before any snapshot section), parsed.
@@ -1330,12 +1308,7 @@ fn a_dying_browser_fails_a_running_tool_and_the_next_call_starts_a_new_one() {
     let fx = Fixtures::start();
     let mcp = started();
     open(&mcp, &fx, "values.html");
-    let all = mcp.descendants();
-    let browser = all
-        .iter()
-        .find(|p| p.ppid == mcp.pid() && p.command().contains("--remote-debugging-pipe"))
-        .cloned()
-        .unwrap_or_else(|| panic!("no browser among the server's children: {all:?}"));
+    let browser = browser_main_process(&mcp);
     let hanging = call_async(
         &mcp,
         EXECUTE,

@@ -747,6 +747,14 @@ pub fn http_request(
     })
 }
 
+/// A TCP port on 127.0.0.1 that nothing listens on (bound, then released).
+pub fn closed_port() -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
+    let port = listener.local_addr().expect("local address").port();
+    drop(listener);
+    port
+}
+
 /// GET `url` with [`http_request`], panicking with the URL on a transport error.
 pub fn http_get(url: &str) -> HttpReply {
     http_request("GET", url, &[], b"").unwrap_or_else(|e| panic!("GET {url} failed: {e}"))

@@ -200,11 +200,16 @@ impl Mcp {
     /// --executablePath <CHROME_PATH or /usr/bin/chromium>` and [`BROWSER_FLAGS`] — followed by
     /// `extra_args`. Nothing is sent yet; call [`Mcp::initialize`] next.
     pub fn start(extra_args: &[&str]) -> Mcp {
+        Mcp::start_with_env(extra_args, &[])
+    }
+
+    /// [`Mcp::start`] with extra environment variables, as [`Mcp::spawn`] takes them.
+    pub fn start_with_env(extra_args: &[&str], env: &[(&str, &str)]) -> Mcp {
         let chrome = chrome_path();
         let mut args: Vec<&str> = vec!["--headless", "--isolated", "--executablePath", &chrome];
         args.extend_from_slice(BROWSER_FLAGS);
         args.extend_from_slice(extra_args);
-        Mcp::spawn(&args, &[])
+        Mcp::spawn(&args, env)
     }
 
     /// Spawn the server with exactly `args` (no default flags), for flag-parsing tests.

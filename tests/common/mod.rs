@@ -9,6 +9,9 @@
 //! - [`procs`]: reads `/proc` to find the server's child processes, so tests can prove Chromium
 //!   and its profile directory are gone after shutdown.
 //! - [`slots`]: caps how many real servers (browsers) run at once, machine-wide.
+//! - [`calls`]: tools called without waiting, values and uids read back, the reference's texts.
+//!
+//! and, here, the servers most tests start: [`started`], [`started_with`], [`started_in`].
 //!
 //! Only the standard library and serde_json are used, so the harness never drifts from what the
 //! tests exercise: real sockets, a real browser, the real binary.
@@ -22,5 +25,36 @@ pub mod mcp;
 pub mod procs;
 pub mod slots;
 
-pub use fixtures::{http_get, http_request, Fixtures, HttpReply, Request, Response};
+pub use fixtures::{closed_port, http_get, http_request, Fixtures, HttpReply, Request, Response};
 pub use mcp::{chrome_path, Mcp, ToolResult, DEFAULT_TIMEOUT};
+
+use std::path::Path;
+
+/// A server (the default flags, see [`Mcp::start`]) that has answered `initialize`.
+pub fn started() -> Mcp {
+    started_with(&[])
+}
+
+/// [`started`] with extra flags after the default ones.
+pub fn started_with(args: &[&str]) -> Mcp {
+    let mcp = Mcp::start(args);
+    mcp.initialize();
+    mcp
+}
+
+/// A server whose temp directory is `tmp` (so "outside the temp directory" is a folder the
+/// test controls), with extra flags. Not initialized yet: the caller chooses the client's
+/// capabilities ([`Mcp::initialize`] or [`Mcp::initialize_with`]).
+pub fn started_in(tmp: &Path, extra: &[&str]) -> Mcp {
+    let tmp = tmp.to_str().expect("utf-8 path");
+    Mcp::start_with_env(extra, &[("TMPDIR", tmp)])
+}
+
+/// The browser process the server launched (the one speaking over the pipe).
+pub fn browser_main_process(mcp: &Mcp) -> procs::Proc {
+    let all = mcp.descendants();
+    all.iter()
+        .find(|p| p.ppid == mcp.pid() && p.command().contains("--remote-debugging-pipe"))
+        .cloned()
+        .unwrap_or_else(|| panic!("no browser among the server's children: {all:?}"))
+}
