@@ -4,6 +4,7 @@
 //!
 //! - [`fixtures`]: a tiny HTTP/1.1 server on 127.0.0.1 that serves `tests/fixtures/` plus routes a
 //!   test programs (inline pages, slow responses, an echo endpoint that records requests).
+//! - [`http`]: HTTP/1.1 parsing and writing for that server, a minimal client, a closed port.
 //! - [`mcp`]: spawns the `devtools-mcp` binary with the flags this machine needs and speaks
 //!   JSON-RPC to it over stdio, failing the test if stdout ever carries anything but protocol.
 //! - [`procs`]: reads `/proc` to find the server's child processes, so tests can prove Chromium
@@ -21,11 +22,13 @@
 
 pub mod calls;
 pub mod fixtures;
+pub mod http;
 pub mod mcp;
 pub mod procs;
 pub mod slots;
 
-pub use fixtures::{closed_port, http_get, http_request, Fixtures, HttpReply, Request, Response};
+pub use fixtures::{Fixtures, Request, Response};
+pub use http::{closed_port, http_get, http_request, HttpReply};
 pub use mcp::{chrome_path, Mcp, ToolResult, DEFAULT_TIMEOUT};
 
 use std::path::Path;
