@@ -10,6 +10,7 @@
 //! - [`procs`]: reads `/proc` to find the server's child processes, so tests can prove Chromium
 //!   and its profile directory are gone after shutdown.
 //! - [`slots`]: caps how many real servers (browsers) run at once, machine-wide.
+//! - [`thirdparty`]: what the `thirdparty_*` tests share (pages, calls, the list's section).
 //! - [`calls`]: tools called without waiting, values and uids read back, the reference's texts.
 //!
 //! and, here, the servers most tests start: [`started`], [`started_with`], [`started_in`].
@@ -26,12 +27,19 @@ pub mod http;
 pub mod mcp;
 pub mod procs;
 pub mod slots;
+pub mod thirdparty;
 
 pub use fixtures::{Fixtures, Request, Response};
 pub use http::{closed_port, http_get, http_request, HttpReply};
 pub use mcp::{chrome_path, Mcp, ToolResult, DEFAULT_TIMEOUT};
 
 use std::path::Path;
+use std::time::Duration;
+
+/// How soon a call that does not depend on a busy page must answer. The calls themselves take
+/// milliseconds; the slack is for a shared two-core machine under load. A call that needs more
+/// than this is stalling.
+pub const PROMPT: Duration = Duration::from_secs(5);
 
 /// A server (the default flags, see [`Mcp::start`]) that has answered `initialize`.
 pub fn started() -> Mcp {
