@@ -10,6 +10,7 @@
 //! - [`procs`]: reads `/proc` to find the server's child processes, so tests can prove Chromium
 //!   and its profile directory are gone after shutdown.
 //! - [`slots`]: caps how many real servers (browsers) run at once, machine-wide.
+//! - [`console_network`]: what the console and network tests share (lists and their ids).
 //! - [`pages`]: what the page and script tests share (pages, `evaluate_script`).
 //! - [`thirdparty`]: what the `thirdparty_*` tests share (pages, calls, the list's section).
 //! - [`calls`]: tools called without waiting, values and uids read back, the reference's texts.
@@ -23,6 +24,7 @@
 #![allow(dead_code, unused_imports)]
 
 pub mod calls;
+pub mod console_network;
 pub mod fixtures;
 pub mod http;
 pub mod mcp;
