@@ -11,6 +11,7 @@
 //!   and its profile directory are gone after shutdown.
 //! - [`slots`]: caps how many real servers (browsers) run at once, machine-wide.
 //! - [`console_network`]: what the console and network tests share (lists and their ids).
+//! - [`images`]: the image of a screenshot answer, decoded, and a PNG's size.
 //! - [`input`]: what the input tests share (a page and its snapshot, calls that must not stall).
 //! - [`pages`]: what the page and script tests share (pages, `evaluate_script`).
 //! - [`thirdparty`]: what the `thirdparty_*` tests share (pages, calls, the list's section).
@@ -28,6 +29,7 @@ pub mod calls;
 pub mod console_network;
 pub mod fixtures;
 pub mod http;
+pub mod images;
 pub mod input;
 pub mod mcp;
 pub mod pages;
