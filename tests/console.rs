@@ -28,7 +28,16 @@ fn open(path: &str) -> (Fixtures, Mcp) {
 #[test]
 fn console_messages_errors_and_stack_traces() {
     let (_fx, mcp) = open("/console_network/console.html");
-    let list = until(&mcp, "list_console_messages", json!({}), |t| {
+    messages_are_listed(&mcp);
+    let t = listed_with_stack_traces(&mcp);
+    messages_in_full(&mcp, &t);
+    types_filter(&mcp);
+    pagination(&mcp);
+}
+
+/// The page's messages, listed as the reference lists them.
+fn messages_are_listed(mcp: &Mcp) {
+    let list = until(mcp, "list_console_messages", json!({}), |t| {
         t.contains("Uncaught Error: uncaught boom") && t.contains("unhandled rejection")
     });
     let text = list.text.as_str();
@@ -55,7 +64,10 @@ fn console_messages_errors_and_stack_traces() {
         "{structured}"
     );
     assert_eq!(structured["pagination"]["totalPages"], 1, "{structured}");
+}
 
+/// The list with stack traces; returns its text.
+fn listed_with_stack_traces(mcp: &Mcp) -> String {
     // Stack traces with source locations, async parts included.
     let with = mcp.call_ok("list_console_messages", json!({"includeStackTraces": true}));
     let t = with.text.as_str();
@@ -75,7 +87,11 @@ fn console_messages_errors_and_stack_traces() {
         t.ends_with("\nNote: stack trace line and column numbers use 1-based indexing"),
         "{t}"
     );
+    with.text
+}
 
+/// Messages in full, found in `t` (the list with stack traces).
+fn messages_in_full(mcp: &Mcp, t: &str) {
     // One message in full: arguments as JSON, its stack trace.
     let one = mcp.call_ok("get_console_message", json!({"msgid": 1}));
     assert_eq!(
@@ -102,7 +118,10 @@ fn console_messages_errors_and_stack_traces() {
 
     let missing = mcp.call_err("get_console_message", json!({"msgid": 999}));
     assert!(missing.text.contains("999"), "{}", missing.text);
+}
 
+/// The list filtered by message types.
+fn types_filter(mcp: &Mcp) {
     // Types filter.
     let filtered = mcp.call_ok("list_console_messages", json!({"types": ["warn", "info"]}));
     assert_eq!(
@@ -116,7 +135,10 @@ fn console_messages_errors_and_stack_traces() {
         none.text,
         "## Console messages\n<no console messages found>"
     );
+}
 
+/// The list in pages of two.
+fn pagination(mcp: &Mcp) {
     // Pagination.
     let p0 = mcp.call_ok("list_console_messages", json!({"pageSize": 2}));
     assert_eq!(
@@ -167,14 +189,20 @@ fn console_messages_errors_and_stack_traces() {
 #[test]
 fn console_values_repeats_and_preserved_documents() {
     let (fx, mcp) = open("/console_network/nav.html?n=1");
-    until(&mcp, "list_console_messages", json!({}), |t| {
+    let after = values_and_repeats(&mcp);
+    preserved_documents(&mcp, &fx, after);
+}
+
+/// Logged values and repeats; returns the msgid of the last message logged.
+fn values_and_repeats(mcp: &Mcp) -> u64 {
+    until(mcp, "list_console_messages", json!({}), |t| {
         t.contains("visit 1")
     });
     mcp.call_ok(
         "evaluate_script",
         json!({"function": "() => { console.log(null, undefined, 1.5, -0, NaN, 10n, true, 'str'); const c = {}; c.c = c; console.log('circ', c, [1, {b: 2}]); console.log('dup'); console.log('dup'); console.log('dup'); console.log('after'); return 1 }"}),
     );
-    let list = until(&mcp, "list_console_messages", json!({}), |t| {
+    let list = until(mcp, "list_console_messages", json!({}), |t| {
         t.contains("after")
     });
     let t = list.text.as_str();
@@ -202,14 +230,18 @@ fn console_values_repeats_and_preserved_documents() {
     let dup = msgid(t, "dup");
     let after = msgid(t, "after");
     assert_eq!(after, dup + 3, "a repeat keeps its own ids:\n{t}");
+    after
+}
 
+/// Navigations: messages kept across documents; `after` is a message of the first one.
+fn preserved_documents(mcp: &Mcp, fx: &Fixtures, after: u64) {
     // Navigations: the current document's messages, or the last three documents'.
     for n in 2..=4 {
         mcp.call_ok(
             "navigate_page",
             json!({"url": fx.url(&format!("/console_network/nav.html?n={n}"))}),
         );
-        let now = until(&mcp, "list_console_messages", json!({}), |t| {
+        let now = until(mcp, "list_console_messages", json!({}), |t| {
             t.contains(&format!("visit {n}"))
         });
         assert_eq!(

@@ -12,7 +12,7 @@ mod common;
 use std::time::Duration;
 
 use common::console_network::{lines, reqid, until};
-use common::{closed_port, started, Fixtures, Response};
+use common::{closed_port, started, Fixtures, Mcp, Response};
 use serde_json::{json, Value};
 
 // ---------------------------------------------------------------- network
@@ -28,7 +28,20 @@ fn network_requests_bodies_statuses_and_failures() {
         json!({"url": fx.url("/console_network/network.html")}),
     );
     let origin = fx.origin();
-    let list = until(&mcp, "list_network_requests", json!({}), |t| {
+    page_requests_are_listed(&mcp, &origin);
+    let t = requests_of_every_outcome(&mcp, &origin);
+    the_post_in_full(&mcp, &origin, &t);
+    statuses_and_failures_in_full(&mcp, &t);
+    filters_and_pages(&mcp, &origin);
+    a_pending_request(&mcp, &fx, &origin);
+    a_redirect(&mcp, &fx, &origin);
+    a_dialog_and_unknown_requests(&mcp);
+    a_new_document(&mcp, &fx, &origin);
+}
+
+/// The page's own requests, listed as the reference lists them.
+fn page_requests_are_listed(mcp: &Mcp, origin: &str) {
+    let list = until(mcp, "list_network_requests", json!({}), |t| {
         t.contains("network.js [")
     });
     assert_eq!(
@@ -42,7 +55,10 @@ fn network_requests_bodies_statuses_and_failures() {
             format!("reqid=4 GET {origin}/console_network/network.js [200]"),
         ]
     );
+}
 
+/// Requests that succeed, fail with a status or do not connect; returns the list.
+fn requests_of_every_outcome(mcp: &Mcp, origin: &str) -> String {
     // A POST with a JSON body, read back both ways.
     let posted = mcp.call_ok(
         "evaluate_script",
@@ -61,7 +77,7 @@ fn network_requests_bodies_statuses_and_failures() {
         json!({"function": format!("() => getStatus('http://127.0.0.1:{refused}/nothing')")}),
     );
     assert!(failed.text.contains("Failed to fetch"), "{}", failed.text);
-    let list = until(&mcp, "list_network_requests", json!({}), |t| {
+    let list = until(mcp, "list_network_requests", json!({}), |t| {
         t.contains("/nothing [")
     });
     let t = list.text.as_str();
@@ -77,7 +93,11 @@ fn network_requests_bodies_statuses_and_failures() {
         )),
         "{t}"
     );
+    list.text
+}
 
+/// The POST to the echo route in full, found in the list `t`.
+fn the_post_in_full(mcp: &Mcp, origin: &str, t: &str) {
     let echo = mcp.call_ok(
         "get_network_request",
         json!({"reqid": reqid(t, "/api/echo")}),
@@ -114,7 +134,10 @@ fn network_requests_bodies_statuses_and_failures() {
     );
     assert_eq!(detail["resourceType"], "fetch", "{detail}");
     assert_eq!(detail["requestHeaders"]["x-test-header"], "yes", "{detail}");
+}
 
+/// Error statuses and a failed request in full, found in the list `t`, and in the console.
+fn statuses_and_failures_in_full(mcp: &Mcp, t: &str) {
     let missing = mcp.call_ok(
         "get_network_request",
         json!({"reqid": reqid(t, "missing.txt")}),
@@ -165,7 +188,10 @@ fn network_requests_bodies_statuses_and_failures() {
         "{}",
         console.text
     );
+}
 
+/// The list filtered by resource types, and in pages.
+fn filters_and_pages(mcp: &Mcp, origin: &str) {
     // Filters and pages.
     let fetches = mcp.call_ok("list_network_requests", json!({"resourceTypes": ["fetch"]}));
     assert!(
@@ -198,6 +224,10 @@ fn network_requests_bodies_statuses_and_failures() {
             format!("reqid=4 GET {origin}/console_network/network.js [200]"),
         ]
     );
+}
+
+/// A pending request, listed and in full, then answered.
+fn a_pending_request(mcp: &Mcp, fx: &Fixtures, origin: &str) {
     // A request still waiting for its answer.
     fx.route_response(
         "/slow",
@@ -207,7 +237,7 @@ fn network_requests_bodies_statuses_and_failures() {
         "evaluate_script",
         json!({"function": "() => { window.slow = fetch('/slow'); return 1 }"}),
     );
-    let pending = until(&mcp, "list_network_requests", json!({}), |t| {
+    let pending = until(mcp, "list_network_requests", json!({}), |t| {
         t.contains("/slow [")
     });
     assert!(
@@ -225,7 +255,7 @@ fn network_requests_bodies_statuses_and_failures() {
         slow.text
     );
     assert!(!slow.text.contains("### Response"), "{}", slow.text);
-    let done = until(&mcp, "list_network_requests", json!({}), |t| {
+    let done = until(mcp, "list_network_requests", json!({}), |t| {
         t.contains("/slow [200]")
     });
     assert!(done.text.contains("reqid=9 GET"), "{}", done.text);
@@ -235,7 +265,10 @@ fn network_requests_bodies_statuses_and_failures() {
         json!({"resourceTypes": ["websocket"]}),
     );
     assert_eq!(none.text, "## Network requests\nNo requests found.");
+}
 
+/// A redirect, hop by hop.
+fn a_redirect(mcp: &Mcp, fx: &Fixtures, origin: &str) {
     // A redirect: each hop is a request; the last one names the chain.
     fx.route_response(
         "/hop",
@@ -245,7 +278,7 @@ fn network_requests_bodies_statuses_and_failures() {
         "evaluate_script",
         json!({"function": "() => getStatus('/hop')"}),
     );
-    let hops = until(&mcp, "list_network_requests", json!({}), |t| {
+    let hops = until(mcp, "list_network_requests", json!({}), |t| {
         t.contains("via=hop [")
     });
     assert!(hops.text.contains(&format!("reqid=10 GET {origin}/hop [302]\nreqid=11 GET {origin}/console_network/style.css?via=hop [200]")), "{}", hops.text);
@@ -266,13 +299,16 @@ fn network_requests_bodies_statuses_and_failures() {
         "{}",
         first.text
     );
+}
 
+/// An open dialog, an unknown request and no request selected.
+fn a_dialog_and_unknown_requests(mcp: &Mcp) {
     // While a dialog is open the list still answers (showing it); the details wait for it.
     mcp.call_ok(
         "evaluate_script",
         json!({"function": "() => { setTimeout(() => alert('stop'), 50); return 1 }"}),
     );
-    let blocked = until(&mcp, "list_network_requests", json!({"pageSize": 1}), |t| {
+    let blocked = until(mcp, "list_network_requests", json!({"pageSize": 1}), |t| {
         t.contains("# Open dialog")
     });
     assert!(blocked.text.starts_with("# Open dialog\nalert: stop.\nCall handle_dialog to handle it before continuing.\n## Network requests\n"), "{}", blocked.text);
@@ -291,13 +327,16 @@ fn network_requests_bodies_statuses_and_failures() {
         unselected.text,
         "Nothing is currently selected in the DevTools Network panel."
     );
+}
 
+/// Navigations: requests kept across documents.
+fn a_new_document(mcp: &Mcp, fx: &Fixtures, origin: &str) {
     // A new document starts a new list with its own request; the old ones stay available.
     mcp.call_ok(
         "navigate_page",
         json!({"url": fx.url("/console_network/nav.html?n=1")}),
     );
-    let now = until(&mcp, "list_network_requests", json!({}), |t| {
+    let now = until(mcp, "list_network_requests", json!({}), |t| {
         t.contains("pixel.png [")
     });
     assert_eq!(

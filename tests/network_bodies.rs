@@ -8,8 +8,10 @@
 
 mod common;
 
+use std::path::{Path, PathBuf};
+
 use common::console_network::{reqid, until};
-use common::{started, Fixtures, Response};
+use common::{started, Fixtures, Mcp, Response};
 use serde_json::json;
 
 // ---------------------------------------------------------------- network bodies
@@ -44,7 +46,13 @@ fn large_and_binary_bodies_go_to_files() {
         t.contains("/api/echo [200]")
     });
     let t = list.text.as_str();
+    response_bodies_inline(&mcp, t, &large);
+    let dir = response_bodies_to_files(&mcp, t, &large, &binary);
+    request_bodies(&mcp, t, &dir);
+}
 
+/// The large and the binary response body, inline.
+fn response_bodies_inline(mcp: &Mcp, t: &str, large: &str) {
     let inline = mcp.call_ok("get_network_request", json!({"reqid": reqid(t, "/large")}));
     let body = inline
         .text
@@ -59,7 +67,10 @@ fn large_and_binary_bodies_go_to_files() {
         "{}",
         bin.text
     );
+}
 
+/// The large and the binary response body, saved to files; returns the folder they are in.
+fn response_bodies_to_files(mcp: &Mcp, t: &str, large: &str, binary: &[u8]) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("devtools-mcp-cn-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let wanted = dir.join("nested").join("large.txt");
@@ -90,7 +101,11 @@ fn large_and_binary_bodies_go_to_files() {
         std::fs::read(dir.join("bin.network-response")).unwrap_or_default(),
         binary
     );
+    dir
+}
 
+/// The large request body, inline and saved to a file in `dir` (removed afterwards).
+fn request_bodies(mcp: &Mcp, t: &str, dir: &Path) {
     let echo = reqid(t, "/api/echo");
     let inline = mcp.call_ok("get_network_request", json!({"reqid": echo}));
     assert!(
@@ -121,5 +136,5 @@ fn large_and_binary_bodies_go_to_files() {
         std::fs::read_to_string(&post).unwrap_or_default(),
         format!("{{\"big\":\"{}\"}}", "x".repeat(20_000))
     );
-    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(dir);
 }
