@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use common::calls::eval;
 use common::images::{image, png_size};
-use common::{started, Fixtures};
+use common::{started, Fixtures, Mcp};
 use serde_json::json;
 
 // ---------------------------------------------------------------- emulation
@@ -19,6 +19,15 @@ fn emulation_is_seen_by_the_page_and_the_server() {
     fx.echo_route("/echo");
     let mcp = started();
     mcp.call_ok("new_page", json!({"url": fx.url("/screenshot/plain.html")}));
+    everything_is_emulated(&mcp);
+    screenshot_position_and_requests(&mcp, &fx);
+    kept_on_another_site(&mcp, &fx);
+    replaced_and_cleared(&mcp, &fx);
+    another_page_is_not_affected(&mcp, &fx);
+}
+
+/// Everything emulated at once: the answer says so and the page sees it.
+fn everything_is_emulated(mcp: &Mcp) {
     let r = mcp.call_ok(
         "emulate",
         json!({
@@ -48,27 +57,33 @@ fn emulation_is_seen_by_the_page_and_the_server() {
     }
 
     let seen = eval(
-        &mcp,
+        mcp,
         "() => [matchMedia('(prefers-color-scheme: dark)').matches, innerWidth, innerHeight, devicePixelRatio, navigator.userAgent, matchMedia('(prefers-reduced-motion: reduce)').matches]",
     );
     assert_eq!(seen, json!([true, 400, 300, 2, "TestAgent/1.0", true]));
+}
 
+/// The screenshot, the position and the requests follow the emulation.
+fn screenshot_position_and_requests(mcp: &Mcp, fx: &Fixtures) {
     // The screenshot follows the emulated viewport and pixel ratio.
     let (_, png) = image(&mcp.call_ok("take_screenshot", json!({})));
     assert_eq!(png_size(&png), (800, 600));
 
     let position = eval(
-        &mcp,
+        mcp,
         "() => new Promise(resolve => navigator.geolocation.getCurrentPosition(p => resolve([p.coords.latitude, p.coords.longitude]), e => resolve('error ' + e.code + ': ' + e.message), {timeout: 5000}))",
     );
     assert_eq!(position, json!([48.8584, 2.2945]));
 
     // Requests carry the user agent and the extra header.
-    eval(&mcp, "async () => (await fetch('/echo?one')).status");
+    eval(mcp, "async () => (await fetch('/echo?one')).status");
     let req = fx.wait_for_request("/echo", Duration::from_secs(5));
     assert_eq!(req.header("user-agent"), Some("TestAgent/1.0"));
     assert_eq!(req.header("x-test-header"), Some("hello"));
+}
 
+/// A navigation to another site keeps the emulation.
+fn kept_on_another_site(mcp: &Mcp, fx: &Fixtures) {
     // A navigation to another site (another renderer process) keeps all of it.
     fx.clear_requests();
     let other = fx
@@ -84,11 +99,14 @@ fn emulation_is_seen_by_the_page_and_the_server() {
     assert_eq!(nav.header("user-agent"), Some("TestAgent/1.0"));
     assert_eq!(nav.header("x-test-header"), Some("hello"));
     let seen = eval(
-        &mcp,
+        mcp,
         "() => [matchMedia('(prefers-color-scheme: dark)').matches, innerWidth, devicePixelRatio, navigator.userAgent]",
     );
     assert_eq!(seen, json!([true, 400, 2, "TestAgent/1.0"]));
+}
 
+/// Later calls replace the emulation, and clear the headers and the color scheme.
+fn replaced_and_cleared(mcp: &Mcp, fx: &Fixtures) {
     // A new call replaces everything but the headers.
     let r = mcp.call_ok("emulate", json!({"colorScheme": "light"}));
     assert_eq!(
@@ -96,12 +114,12 @@ fn emulation_is_seen_by_the_page_and_the_server() {
         "Emulation configured successfully\nEmulating color scheme: light"
     );
     let seen = eval(
-        &mcp,
+        mcp,
         "() => [matchMedia('(prefers-color-scheme: light)').matches, devicePixelRatio, navigator.userAgent.includes('TestAgent')]",
     );
     assert_eq!(seen, json!([true, 1, false]));
     fx.clear_requests();
-    eval(&mcp, "async () => (await fetch('/echo?two')).status");
+    eval(mcp, "async () => (await fetch('/echo?two')).status");
     let req = fx.wait_for_request("/echo", Duration::from_secs(5));
     assert_eq!(req.header("x-test-header"), Some("hello"));
     assert!(!req.header("user-agent").unwrap_or("").contains("TestAgent"));
@@ -113,16 +131,19 @@ fn emulation_is_seen_by_the_page_and_the_server() {
     );
     assert_eq!(r.text, "Emulation configured successfully");
     fx.clear_requests();
-    eval(&mcp, "async () => (await fetch('/echo?three')).status");
+    eval(mcp, "async () => (await fetch('/echo?three')).status");
     let req = fx.wait_for_request("/echo", Duration::from_secs(5));
     assert_eq!(req.header("x-test-header"), None);
+}
 
+/// Emulation on a new page leaves the other page as it was.
+fn another_page_is_not_affected(mcp: &Mcp, fx: &Fixtures) {
     // Another page is not affected.
     mcp.call_ok("new_page", json!({"url": fx.url("/screenshot/plain.html")}));
     mcp.call_ok("emulate", json!({"colorScheme": "dark"}));
     mcp.call_ok("select_page", json!({"pageId": 2}));
     let seen = eval(
-        &mcp,
+        mcp,
         "() => matchMedia('(prefers-color-scheme: dark)').matches",
     );
     assert_eq!(seen, json!(false));

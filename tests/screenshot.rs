@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use common::calls::{eval, uid_of};
 use common::images::{image, png_size};
-use common::{started, Fixtures};
+use common::{started, Fixtures, Mcp};
 use serde_json::json;
 
 /// A folder under the temp dir for this test's files, removed if it was there.
@@ -31,7 +31,14 @@ fn screenshots_of_viewport_page_element_and_files() {
     mcp.call_ok("new_page", json!({"url": fx.url("/screenshot/long.html")}));
     let size = eval(&mcp, "() => [innerWidth, innerHeight, devicePixelRatio]");
     let (w, h) = (size[0].as_u64().unwrap(), size[1].as_u64().unwrap());
+    the_viewport_in_each_format(&mcp, w, h);
+    the_whole_page(&mcp, h);
+    one_element(&mcp);
+    files(&mcp, w, h);
+}
 
+/// The viewport (`w` by `h`) as PNG, JPEG and WebP.
+fn the_viewport_in_each_format(mcp: &Mcp, w: u64, h: u64) {
     // The viewport, as PNG by default.
     let r = mcp.call_ok("take_screenshot", json!({}));
     assert!(
@@ -53,9 +60,12 @@ fn screenshots_of_viewport_page_element_and_files() {
     let (mime, webp) = image(&r);
     assert_eq!(mime, "image/webp");
     assert_eq!((&webp[..4], &webp[8..12]), (&b"RIFF"[..], &b"WEBP"[..]));
+}
 
+/// The whole page, taller than the viewport (`h`).
+fn the_whole_page(mcp: &Mcp, h: u64) {
     // The whole page: as tall as the document, far taller than the viewport.
-    let doc_height = eval(&mcp, "() => document.documentElement.scrollHeight")
+    let doc_height = eval(mcp, "() => document.documentElement.scrollHeight")
         .as_u64()
         .unwrap();
     assert!(doc_height > 3000 && doc_height > h);
@@ -69,7 +79,10 @@ fn screenshots_of_viewport_page_element_and_files() {
     let (_, full) = image(&r);
     let (_, full_h) = png_size(&full);
     assert_eq!(full_h as u64, doc_height);
+}
 
+/// One element, and element arguments that are refused.
+fn one_element(mcp: &Mcp) {
     // One element: its size, and the same pixels wherever it is on the page.
     let snap = mcp.call_ok("take_snapshot", json!({})).text;
     let (top, red, far) = (
@@ -109,7 +122,10 @@ fn screenshots_of_viewport_page_element_and_files() {
         "{}",
         e.text
     );
+}
 
+/// Screenshots written to files; a viewport is `w` by `h`.
+fn files(mcp: &Mcp, w: u64, h: u64) {
     // filePath: written there, with the extension of the format, and no image inline.
     let dir = scratch_dir("files");
     let asked = dir.join("sub/shot.png");

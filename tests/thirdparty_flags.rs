@@ -15,7 +15,7 @@ use common::calls::{assert_error, uid_of};
 use common::thirdparty::{
     exec, exec_ok, json_body, open, page_url, tool_names, EXECUTE, LIST, LIST_CHANGED, NOTIFIED,
 };
-use common::{started_with, Fixtures, PROMPT};
+use common::{started_with, Fixtures, Mcp, PROMPT};
 use serde_json::{json, Value};
 
 // ---------------------------------------------------------------- flags
@@ -26,6 +26,15 @@ fn expose_page_tools_lists_them_as_mcp_tools_and_keeps_them_current() {
     let mcp = started_with(&["--exposePageTools"]);
     let builtin = tool_names(&mcp);
     open(&mcp, &fx, "angular-like.html");
+    let di_name = listed_and_called(&mcp, &builtin);
+    the_list_follows_the_page(&mcp, &fx, &builtin, &di_name);
+    colliding_names_stay_unique(&mcp, &fx, &builtin);
+    only_the_selected_pages_tools(&mcp, &builtin);
+}
+
+/// The page's tools are listed as MCP tools (besides `builtin`) and called; returns the name
+/// `angular:di_graph` got.
+fn listed_and_called(mcp: &Mcp, builtin: &[String]) -> String {
     let tools = mcp.list_tools();
     let exposed: Vec<&Value> = tools
         .iter()
@@ -75,12 +84,16 @@ fn expose_page_tools_lists_them_as_mcp_tools_and_keeps_them_current() {
         .unwrap_or_else(|| panic!("{exposed:?}"));
     let bad = mcp.call(auctions, json!({"limit": 0}));
     assert!(bad.is_error && bad.text.contains("limit"), "{}", bad.text);
+    di_name.to_owned()
+}
 
+/// A navigation changes the exposed tools; the old `di_name` is gone.
+fn the_list_follows_the_page(mcp: &Mcp, fx: &Fixtures, builtin: &[String], di_name: &str) {
     // A change of page tools is announced and the list follows.
     mcp.drain_notifications(LIST_CHANGED);
-    mcp.call_ok("navigate_page", json!({"url": page_url(&fx, "sync.html")}));
+    mcp.call_ok("navigate_page", json!({"url": page_url(fx, "sync.html")}));
     mcp.wait_notification(LIST_CHANGED, NOTIFIED);
-    let names = tool_names(&mcp);
+    let names = tool_names(mcp);
     assert!(!names.iter().any(|n| n == di_name), "{names:?}");
     let add = names
         .iter()
@@ -94,7 +107,10 @@ fn expose_page_tools_lists_them_as_mcp_tools_and_keeps_them_current() {
         gone.get("error").is_some() || gone["result"]["isError"] == true,
         "{gone}"
     );
+}
 
+/// Tool names that collide once made MCP names stay unique.
+fn colliding_names_stay_unique(mcp: &Mcp, fx: &Fixtures, builtin: &[String]) {
     // Duplicated and colliding names stay unique.
     let page = fx.page_url_with_html(
         "<title>Clash</title><script>
@@ -107,7 +123,7 @@ fn expose_page_tools_lists_them_as_mcp_tools_and_keeps_them_current() {
     );
     mcp.drain_notifications(LIST_CHANGED);
     mcp.call_ok("navigate_page", json!({ "url": page }));
-    let exposed: Vec<String> = tool_names(&mcp)
+    let exposed: Vec<String> = tool_names(mcp)
         .into_iter()
         .filter(|n| !builtin.contains(n))
         .collect();
@@ -120,12 +136,15 @@ fn expose_page_tools_lists_them_as_mcp_tools_and_keeps_them_current() {
         .collect();
     results.sort();
     assert_eq!(results, ["\"x.y\"", "\"x:y\"", "\"x_y\""]);
+}
 
+/// Selecting a page without tools leaves only the `builtin` tools.
+fn only_the_selected_pages_tools(mcp: &Mcp, builtin: &[String]) {
     // Exposed tools are the selected page's: selecting a page without tools empties them.
     mcp.drain_notifications(LIST_CHANGED);
     mcp.call_ok("select_page", json!({"pageId": 1}));
     mcp.wait_notification(LIST_CHANGED, NOTIFIED);
-    assert_eq!(tool_names(&mcp), builtin);
+    assert_eq!(tool_names(mcp), builtin);
 }
 
 #[test]

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use common::calls::returned;
 use common::thirdparty::{exec, exec_ok, json_body, open, EXECUTE};
-use common::{started, Fixtures};
+use common::{started, Fixtures, Mcp};
 use serde_json::json;
 
 // ---------------------------------------------------------------- execute: results
@@ -24,12 +24,19 @@ fn odd_values_come_back_as_readable_json() {
     let mcp = started();
     open(&mcp, &fx, "values.html");
     let text = exec_ok(&mcp, "odd_values", None);
+    odd_values_are_readable(&text);
+    top_level_odd_values(&mcp);
+    what_goes_in_comes_out(&mcp);
+}
+
+/// The text of `odd_values`: each odd value readable.
+fn odd_values_are_readable(text: &str) {
     // The reference's layout: JSON.stringify(value, null, 2).
     assert!(
         text.starts_with("{\n  \"cycle\": {\n    \"name\": \"root\",\n"),
         "{text}"
     );
-    let v = json_body(&text);
+    let v = json_body(text);
     assert_eq!(v["cycle"]["self"], "<Circular reference>");
     assert_eq!(v["cycle"]["list"][0], "<Circular reference>");
     assert_eq!(v["cycle"]["list"][1]["back"], "<Circular reference>");
@@ -80,25 +87,32 @@ fn odd_values_come_back_as_readable_json() {
     );
     assert_eq!(v["promise"], "<Promise instance>");
     assert_eq!(v["nested"]["deeper"]["deepest"][2]["three"], 3);
+}
 
+/// Odd values returned at the top level.
+fn top_level_odd_values(mcp: &Mcp) {
     // Top-level odd values.
     assert_eq!(
-        exec_ok(&mcp, "undefined_result", None),
+        exec_ok(mcp, "undefined_result", None),
         "Tool returned no result."
     );
-    assert_eq!(exec_ok(&mcp, "null_result", None), "null");
+    assert_eq!(exec_ok(mcp, "null_result", None), "null");
     assert_eq!(
-        exec_ok(&mcp, "string_result", None),
+        exec_ok(mcp, "string_result", None),
         "\"hello \\\"world\\\"\\nline 2\""
     );
-    assert_eq!(exec_ok(&mcp, "nan_result", None), "\"NaN\"");
+    assert_eq!(exec_ok(mcp, "nan_result", None), "\"NaN\"");
     assert_eq!(
-        exec_ok(&mcp, "function_result", None),
+        exec_ok(mcp, "function_result", None),
         "\"<Function object>\""
     );
+}
+
+/// Params echoed back as they went in.
+fn what_goes_in_comes_out(mcp: &Mcp) {
     // What goes in comes out.
     let echoed = exec_ok(
-        &mcp,
+        mcp,
         "echo",
         Some(r#"{"s":"é😀","n":-1.5,"list":[true,null]}"#),
     );
@@ -107,7 +121,7 @@ fn odd_values_come_back_as_readable_json() {
         json!({"s": "é😀", "n": -1.5, "list": [true, null]})
     );
     // A "__proto__" key is an ordinary property, as JSON.parse makes it.
-    let echoed = exec_ok(&mcp, "echo", Some(r#"{"__proto__":{"x":1},"y":"\u2028"}"#));
+    let echoed = exec_ok(mcp, "echo", Some(r#"{"__proto__":{"x":1},"y":"\u2028"}"#));
     assert_eq!(
         json_body(&echoed),
         json!({"__proto__": {"x": 1}, "y": "\u{2028}"})
