@@ -10,14 +10,18 @@
 //! - [`procs`]: reads `/proc` to find the server's child processes, so tests can prove Chromium
 //!   and its profile directory are gone after shutdown.
 //! - [`slots`]: caps how many real servers (browsers) run at once, machine-wide.
-//! - [`console_network`]: what the console and network tests share (lists and their ids).
-//! - [`images`]: the image of a screenshot answer, decoded, and a PNG's size.
-//! - [`input`]: what the input tests share (a page and its snapshot, calls that must not stall).
-//! - [`pages`]: what the page and script tests share (pages, `evaluate_script`).
-//! - [`thirdparty`]: what the `thirdparty_*` tests share (pages, calls, the list's section).
 //! - [`calls`]: tools called without waiting, values and uids read back, the reference's texts.
 //!
-//! and, here, the servers most tests start: [`started`], [`started_with`], [`started_in`].
+//! What one group of test files shares lives here too, one module per group:
+//!
+//! - [`console_network`]: `console.rs`, `network*.rs` (lists and their ids).
+//! - [`images`]: `screenshot.rs`, `emulation.rs` (the image of an answer, a PNG's size).
+//! - [`input`]: `input_*.rs` (a page and its snapshot, calls that must not stall).
+//! - [`pages`]: `pages.rs`, `navigation.rs`, `script.rs`, ... (pages, `evaluate_script`).
+//! - [`thirdparty`]: `thirdparty_*.rs` (pages, calls, the list's section).
+//!
+//! This file has the servers most tests start ([`started`], [`started_with`], [`started_in`]),
+//! [`PROMPT`] and [`browser_main_process`].
 //!
 //! Only the standard library and serde_json are used, so the harness never drifts from what the
 //! tests exercise: real sockets, a real browser, the real binary.
