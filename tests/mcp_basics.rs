@@ -1,4 +1,5 @@
-//! The MCP lifecycle and every bad-input case of issue 2, against the real binary.
+//! The MCP lifecycle and every bad-input case of issue 2, against the real binary (the end of
+//! the lifecycle, shutdown, is in `shutdown.rs`).
 //!
 //! Where the reference (chrome-devtools-mcp 1.11 on the MCP TypeScript SDK 2.3) answers, these
 //! tests expect the same shape:
@@ -13,18 +14,11 @@
 
 mod common;
 
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use common::procs::{self, Proc};
-use common::{Fixtures, Mcp};
+use common::{started, Fixtures, Mcp};
 use serde_json::{json, Value};
 
-/// Issue 2: "On EOF of stdin or SIGTERM the browser and every child process are gone and the
-/// temporary profile is deleted within a second."
-const SHUTDOWN_LIMIT: Duration = Duration::from_secs(1);
-/// Extra time for the kernel to reap grandchildren that were re-parented to init.
-const REAP_SLACK: Duration = Duration::from_millis(250);
 /// "Unknown methods get -32601 at once."
 const PROMPT: Duration = Duration::from_secs(1);
 
@@ -32,13 +26,6 @@ fn error_code(response: &Value) -> i64 {
     response["error"]["code"]
         .as_i64()
         .unwrap_or_else(|| panic!("expected a JSON-RPC error, got {response}"))
-}
-
-/// Start a server and answer `initialize`.
-fn started() -> Mcp {
-    let mcp = Mcp::start(&[]);
-    mcp.initialize();
-    mcp
 }
 
 // ---------------------------------------------------------------- lifecycle
@@ -325,101 +312,6 @@ fn invalid_arguments_are_an_error_result_naming_the_argument() {
         "{:?}",
         mcp.started_processes()
     );
-}
-
-// ---------------------------------------------------------------- shutdown
-
-/// What a launched browser looks like from outside.
-struct Browser {
-    /// Everything the server started (browser, zygotes, renderers, crash handlers).
-    processes: Vec<Proc>,
-    profile: PathBuf,
-}
-
-/// Make the server launch its browser (open a fixture page) and note its processes and profile.
-fn launch_browser(mcp: &Mcp, fx: &Fixtures) -> Browser {
-    mcp.call_ok("new_page", json!({"url": fx.url("/pages/hello.html")}));
-    let processes = mcp.started_processes();
-    assert!(
-        processes
-            .iter()
-            .any(|p| p.command().contains("--remote-debugging-pipe")),
-        "no browser among the server's children: {processes:?}"
-    );
-    let dirs = mcp.user_data_dirs();
-    assert_eq!(dirs.len(), 1, "expected one browser profile, got {dirs:?}");
-    let profile = dirs[0].clone();
-    assert!(
-        profile.is_dir(),
-        "profile {} does not exist",
-        profile.display()
-    );
-    Browser { processes, profile }
-}
-
-/// Everything the server started must be gone, and the profile deleted, by `deadline`.
-fn assert_browser_gone(mcp: &Mcp, browser: &Browser, deadline: Instant) {
-    let needle = browser.profile.to_string_lossy().into_owned();
-    let gone = || {
-        browser.processes.iter().all(|p| !procs::alive(p.pid))
-            && mcp.tagged_processes().is_empty()
-            && procs::find_by_cmdline(&needle).is_empty()
-            && !browser.profile.exists()
-    };
-    let left = deadline.saturating_duration_since(Instant::now());
-    if !procs::wait_until(left, gone) {
-        let alive: Vec<&Proc> = browser
-            .processes
-            .iter()
-            .filter(|p| procs::alive(p.pid))
-            .collect();
-        panic!(
-            "after shutdown: live browser processes {alive:?}, processes started by the server \
-             {:?}, processes naming the profile {:?}, profile {} exists: {}",
-            mcp.tagged_processes(),
-            procs::find_by_cmdline(&needle),
-            browser.profile.display(),
-            browser.profile.exists()
-        );
-    }
-}
-
-#[test]
-
-fn eof_on_stdin_exits_and_removes_the_browser_and_profile() {
-    let fx = Fixtures::start();
-    let mcp = started();
-    let browser = launch_browser(&mcp, &fx);
-    let closed = Instant::now();
-    mcp.close_stdin();
-    let status = mcp
-        .wait_exit(SHUTDOWN_LIMIT)
-        .unwrap_or_else(|| panic!("server still running {SHUTDOWN_LIMIT:?} after EOF on stdin"));
-    assert!(status.success(), "exit status after EOF: {status:?}");
-    assert_browser_gone(&mcp, &browser, closed + SHUTDOWN_LIMIT + REAP_SLACK);
-}
-
-#[test]
-
-fn eof_before_any_browser_exits_at_once() {
-    let mcp = started();
-    let closed = Instant::now();
-    let status = mcp.close_stdin_and_wait(SHUTDOWN_LIMIT);
-    assert!(status.success(), "{status:?}");
-    assert!(closed.elapsed() < SHUTDOWN_LIMIT);
-}
-
-#[test]
-
-fn sigterm_exits_and_removes_the_browser_and_profile() {
-    let fx = Fixtures::start();
-    let mcp = started();
-    let browser = launch_browser(&mcp, &fx);
-    let signalled = Instant::now();
-    mcp.terminate();
-    mcp.wait_exit(SHUTDOWN_LIMIT)
-        .unwrap_or_else(|| panic!("server still running {SHUTDOWN_LIMIT:?} after SIGTERM"));
-    assert_browser_gone(&mcp, &browser, signalled + SHUTDOWN_LIMIT + REAP_SLACK);
 }
 
 #[test]

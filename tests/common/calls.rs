@@ -1,4 +1,5 @@
-//! Helpers for tests that call tools without waiting (hangs, cancellation) and read uids.
+//! Helpers for tests that call tools without waiting (hangs, cancellation), read values and
+//! uids back, and compare answers with the reference's texts.
 
 use std::time::Duration;
 
@@ -38,4 +39,48 @@ pub fn assert_no_response(mcp: &Mcp, id: u64, wait: Duration) {
     if let Ok(response) = waited {
         panic!("request {id} was answered although it was cancelled: {response}");
     }
+}
+
+/// The reference's text for a successful `evaluate_script` that returned `json_text`.
+pub fn returned(json_text: &str) -> String {
+    format!("Script ran on page and returned:\n```json\n{json_text}\n```")
+}
+
+/// The reference's text for a tool that failed with `message`.
+pub fn error_text(message: &str) -> String {
+    format!("Error: {message}")
+}
+
+/// Asserts an `isError` result whose text is exactly the reference's `Error: <message>`.
+pub fn assert_error(result: &ToolResult, message: &str) {
+    assert!(result.is_error, "expected an error, got: {}", result.text);
+    assert_eq!(result.text, error_text(message));
+}
+
+/// Runs `function` in the selected page (`evaluate_script`, which must succeed) and returns
+/// the JSON value it answered with.
+pub fn eval(mcp: &Mcp, function: &str) -> Value {
+    let r = mcp.call_ok("evaluate_script", json!({ "function": function }));
+    let body = r
+        .text
+        .split("```json\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n```").next())
+        .unwrap_or_else(|| panic!("no JSON block in {:?}", r.text));
+    serde_json::from_str(body).unwrap_or_else(|e| panic!("bad JSON {body:?}: {e}"))
+}
+
+/// The uid of the snapshot line with this role and accessible name.
+pub fn uid(snapshot: &str, role: &str, name: &str) -> String {
+    let wanted = format!(" {role} \"{name}\"");
+    for line in snapshot.lines() {
+        let line = line.trim_start();
+        if let Some(rest) = line.strip_prefix("uid=") {
+            let (id, tail) = rest.split_once(' ').unwrap_or((rest, ""));
+            if format!(" {tail}").starts_with(&wanted) {
+                return id.to_owned();
+            }
+        }
+    }
+    panic!("no {role} \"{name}\" in the snapshot:\n{snapshot}");
 }

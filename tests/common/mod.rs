@@ -4,11 +4,24 @@
 //!
 //! - [`fixtures`]: a tiny HTTP/1.1 server on 127.0.0.1 that serves `tests/fixtures/` plus routes a
 //!   test programs (inline pages, slow responses, an echo endpoint that records requests).
+//! - [`http`]: HTTP/1.1 parsing and writing for that server, a minimal client, a closed port.
 //! - [`mcp`]: spawns the `devtools-mcp` binary with the flags this machine needs and speaks
 //!   JSON-RPC to it over stdio, failing the test if stdout ever carries anything but protocol.
 //! - [`procs`]: reads `/proc` to find the server's child processes, so tests can prove Chromium
 //!   and its profile directory are gone after shutdown.
 //! - [`slots`]: caps how many real servers (browsers) run at once, machine-wide.
+//! - [`calls`]: tools called without waiting, values and uids read back, the reference's texts.
+//!
+//! What one group of test files shares lives here too, one module per group:
+//!
+//! - [`console_network`]: `console.rs`, `network*.rs` (lists and their ids).
+//! - [`images`]: `screenshot.rs`, `emulation.rs` (the image of an answer, a PNG's size).
+//! - [`input`]: `input_*.rs` (a page and its snapshot, calls that must not stall).
+//! - [`pages`]: `pages.rs`, `navigation.rs`, `script.rs`, ... (pages, `evaluate_script`).
+//! - [`thirdparty`]: `thirdparty_*.rs` (pages, calls, the list's section).
+//!
+//! This file has the servers most tests start ([`started`], [`started_with`], [`started_in`]),
+//! [`PROMPT`] and [`browser_main_process`].
 //!
 //! Only the standard library and serde_json are used, so the harness never drifts from what the
 //! tests exercise: real sockets, a real browser, the real binary.
@@ -17,10 +30,54 @@
 #![allow(dead_code, unused_imports)]
 
 pub mod calls;
+pub mod console_network;
 pub mod fixtures;
+pub mod http;
+pub mod images;
+pub mod input;
 pub mod mcp;
+pub mod pages;
 pub mod procs;
 pub mod slots;
+pub mod thirdparty;
 
-pub use fixtures::{http_get, http_request, Fixtures, HttpReply, Request, Response};
+pub use fixtures::{Fixtures, Request, Response};
+pub use http::{closed_port, http_get, http_request, HttpReply};
 pub use mcp::{chrome_path, Mcp, ToolResult, DEFAULT_TIMEOUT};
+
+use std::path::Path;
+use std::time::Duration;
+
+/// How soon a call that does not depend on a busy page must answer. The calls themselves take
+/// milliseconds; the slack is for a shared two-core machine under load. A call that needs more
+/// than this is stalling.
+pub const PROMPT: Duration = Duration::from_secs(5);
+
+/// A server (the default flags, see [`Mcp::start`]) that has answered `initialize`.
+pub fn started() -> Mcp {
+    started_with(&[])
+}
+
+/// [`started`] with extra flags after the default ones.
+pub fn started_with(args: &[&str]) -> Mcp {
+    let mcp = Mcp::start(args);
+    mcp.initialize();
+    mcp
+}
+
+/// A server whose temp directory is `tmp` (so "outside the temp directory" is a folder the
+/// test controls), with extra flags. Not initialized yet: the caller chooses the client's
+/// capabilities ([`Mcp::initialize`] or [`Mcp::initialize_with`]).
+pub fn started_in(tmp: &Path, extra: &[&str]) -> Mcp {
+    let tmp = tmp.to_str().expect("utf-8 path");
+    Mcp::start_with_env(extra, &[("TMPDIR", tmp)])
+}
+
+/// The browser process the server launched (the one speaking over the pipe).
+pub fn browser_main_process(mcp: &Mcp) -> procs::Proc {
+    let all = mcp.descendants();
+    all.iter()
+        .find(|p| p.ppid == mcp.pid() && p.command().contains("--remote-debugging-pipe"))
+        .cloned()
+        .unwrap_or_else(|| panic!("no browser among the server's children: {all:?}"))
+}

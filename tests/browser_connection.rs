@@ -1,0 +1,211 @@
+//! Issue 2's browser connection against the real binary and real headless Chromium: connecting
+//! to a browser that is already running (`--wsEndpoint`, `--browserUrl`), and a missing
+//! browser reported with how to install one.
+//!
+//! Pages come from `tests/fixtures/pages_script/`; the helpers are in `common/pages.rs`.
+
+mod common;
+
+use std::fs;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::pages::{assert_returned, evaluate, page_url};
+use common::procs;
+use common::{chrome_path, Fixtures, Mcp};
+use serde_json::json;
+
+// ---------------------------------------------------------------- a browser already running
+
+/// A Chromium started by the test with a debugging port, as a user would start one for
+/// `--browserUrl` / `--wsEndpoint`. Killed (with its helpers) and its profile removed on drop.
+struct RunningBrowser {
+    child: Child,
+    profile: PathBuf,
+    port: u16,
+    ws_path: String,
+    /// Counts against the machine-wide cap on browsers, like a server does.
+    _slot: Arc<common::slots::Slot>,
+}
+
+impl RunningBrowser {
+    fn start() -> RunningBrowser {
+        let slot = common::slots::acquire();
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0);
+        let profile = std::env::temp_dir().join(format!(
+            "devtools-mcp-tests-browser-{}-{nanos}",
+            std::process::id()
+        ));
+        fs::create_dir_all(&profile).expect("create the browser profile");
+        use std::os::unix::process::CommandExt;
+        let child = Command::new(chrome_path())
+            .args([
+                "--headless",
+                "--remote-debugging-port=0",
+                &format!("--user-data-dir={}", profile.display()),
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "about:blank",
+            ])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {}: {e}", chrome_path()));
+        let mut browser = RunningBrowser {
+            child,
+            profile,
+            port: 0,
+            ws_path: String::new(),
+            _slot: slot,
+        };
+        // Chromium writes the port it chose and the browser target's path to this file.
+        let file = browser.profile.join("DevToolsActivePort");
+        let found = procs::wait_until(Duration::from_secs(30), || {
+            let text = fs::read_to_string(&file).unwrap_or_default();
+            let mut lines = text.lines();
+            match (lines.next().and_then(|p| p.parse().ok()), lines.next()) {
+                (Some(port), Some(path)) if path.starts_with("/devtools/browser/") => {
+                    browser.port = port;
+                    browser.ws_path = path.to_owned();
+                    true
+                }
+                _ => false,
+            }
+        });
+        assert!(found, "Chromium wrote no usable {}", file.display());
+        browser
+    }
+
+    fn browser_url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    fn ws_endpoint(&self) -> String {
+        format!("ws://127.0.0.1:{}{}", self.port, self.ws_path)
+    }
+}
+
+impl Drop for RunningBrowser {
+    fn drop(&mut self) {
+        // The whole process group: the browser and its zygotes, renderers and utilities.
+        let _ = Command::new("kill")
+            .args(["-KILL", "--", &format!("-{}", self.child.id())])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = fs::remove_dir_all(&self.profile);
+    }
+}
+
+/// Lists pages and evaluates through a server connected with `flag value`.
+fn use_running_browser(flag: &str, value: &str, fx: &Fixtures, browser: &RunningBrowser) {
+    let mcp = Mcp::spawn(&[flag, value], &[]);
+    mcp.initialize();
+    let listed = mcp.call_ok("list_pages", json!({}));
+    assert_eq!(listed.text, "## Pages\n1: about:blank [selected]");
+    assert_returned(&evaluate(&mcp, "() => 6 * 7"), "42");
+    let start = page_url(fx, "start.html");
+    let opened = mcp.call_ok("new_page", json!({ "url": start }));
+    assert_eq!(
+        opened.text,
+        format!("## Pages\n1: about:blank\n2: Start page ({start}) [selected]")
+    );
+    assert_returned(&evaluate(&mcp, "() => document.title"), "\"Start page\"");
+    // The server did not start a browser of its own.
+    assert!(
+        mcp.descendants().is_empty(),
+        "the server started processes: {:?}",
+        mcp.descendants()
+    );
+    // Leave the browser as we found it for the next connection.
+    mcp.call_ok("close_page", json!({"pageId": 2}));
+    drop(mcp);
+    assert!(
+        procs::alive(browser.child.id()),
+        "the browser did not survive the server that only connected to it"
+    );
+}
+
+#[test]
+fn ws_endpoint_connects_to_a_running_browser() {
+    let fx = Fixtures::start();
+    let browser = RunningBrowser::start();
+    use_running_browser("--wsEndpoint", &browser.ws_endpoint(), &fx, &browser);
+    // The `--flag=value` spelling works too.
+    let mcp = Mcp::spawn(&[&format!("--wsEndpoint={}", browser.ws_endpoint())], &[]);
+    mcp.initialize();
+    assert_returned(&evaluate(&mcp, "() => 'connected'"), "\"connected\"");
+}
+
+#[test]
+fn browser_url_connects_to_a_running_browser() {
+    let fx = Fixtures::start();
+    let browser = RunningBrowser::start();
+    use_running_browser("--browserUrl", &browser.browser_url(), &fx, &browser);
+    let mcp = Mcp::spawn(&[&format!("--browserUrl={}", browser.browser_url())], &[]);
+    mcp.initialize();
+    assert_returned(&evaluate(&mcp, "() => 'connected'"), "\"connected\"");
+}
+
+// ---------------------------------------------------------------- no browser
+
+#[test]
+fn a_missing_browser_is_an_error_that_says_how_to_install_one() {
+    // Nothing on PATH, no CHROME_PATH.
+    let mcp = Mcp::spawn(
+        &["--headless", "--isolated"],
+        &[("PATH", "/nonexistent-bin"), ("CHROME_PATH", "")],
+    );
+    mcp.initialize();
+    let result = mcp.call("list_pages", json!({}));
+    assert!(result.is_error, "{}", result.text);
+    for needle in [
+        "apt-get install chromium",
+        "--executablePath",
+        "CHROME_PATH",
+    ] {
+        assert!(
+            result.text.contains(needle),
+            "missing {needle:?}: {}",
+            result.text
+        );
+    }
+    // The server is still there, and says the same again.
+    assert_eq!(mcp.request_ok("ping", json!({})), json!({}));
+    assert!(mcp.call("new_page", json!({"url": "about:blank"})).is_error);
+
+    // A path that does not exist names the path and how to get a browser.
+    let mcp = Mcp::spawn(
+        &[
+            "--headless",
+            "--isolated",
+            "--executablePath",
+            "/nonexistent/chrome",
+        ],
+        &[],
+    );
+    mcp.initialize();
+    let result = mcp.call("list_pages", json!({}));
+    assert!(result.is_error, "{}", result.text);
+    for needle in ["/nonexistent/chrome", "apt-get install chromium"] {
+        assert!(
+            result.text.contains(needle),
+            "missing {needle:?}: {}",
+            result.text
+        );
+    }
+}

@@ -1,0 +1,215 @@
+//! Issue 2's page tools against the real binary and real headless Chromium: `list_pages`,
+//! `new_page`, `select_page` and `close_page` with the response texts of chrome-devtools-mcp
+//! 1.11 (the reference; see /work/notes/reference-responses.md sections 1, 2 and 5), and calls
+//! routed to a page by `pageId`.
+//!
+//! Pages come from `tests/fixtures/pages_script/`; the helpers are in `common/pages.rs`.
+
+mod common;
+
+use common::calls::assert_error;
+use common::pages::{assert_returned, evaluate, evaluate_on, page_url};
+use common::{closed_port, started, Fixtures};
+use serde_json::json;
+
+// ---------------------------------------------------------------- list, new, select, close
+
+#[test]
+fn list_pages_at_start_launches_the_browser_with_one_blank_page() {
+    let mcp = started();
+    let result = mcp.call_ok("list_pages", json!({}));
+    assert_eq!(result.text, "## Pages\n1: about:blank [selected]");
+    assert!(
+        mcp.started_processes()
+            .iter()
+            .any(|p| p.command().contains("--remote-debugging-pipe")),
+        "the first tool call did not start the browser"
+    );
+}
+
+#[test]
+fn new_page_opens_selects_and_shows_the_loaded_title() {
+    let fx = Fixtures::start();
+    let start = page_url(&fx, "start.html");
+    let second = page_url(&fx, "second.html");
+    let mcp = started();
+
+    let opened = mcp.call_ok("new_page", json!({ "url": start }));
+    assert_eq!(
+        opened.text,
+        format!("## Pages\n1: about:blank\n2: Start page ({start}) [selected]")
+    );
+
+    // In the background it still becomes the selected page, as in the reference.
+    let background = mcp.call_ok("new_page", json!({"url": second, "background": true}));
+    let expected = format!(
+        "## Pages\n1: about:blank\n2: Start page ({start})\n3: Second page ({second}) [selected]"
+    );
+    assert_eq!(background.text, expected);
+    assert_eq!(mcp.call_ok("list_pages", json!({})).text, expected);
+    // The loaded document is the one tools see.
+    assert_returned(&evaluate(&mcp, "() => document.title"), "\"Second page\"");
+    // Selected, but not in front: page 2 is still the visible tab.
+    assert_returned(
+        &evaluate(&mcp, "() => document.visibilityState"),
+        "\"hidden\"",
+    );
+    assert_returned(
+        &evaluate_on(&mcp, 2, "() => document.visibilityState"),
+        "\"visible\"",
+    );
+}
+
+#[test]
+fn new_page_with_a_bad_url_or_a_refused_connection_is_an_error() {
+    let fx = Fixtures::start();
+    let mcp = started();
+    let port = closed_port();
+    let refused = format!("http://127.0.0.1:{port}/");
+    let result = mcp.call("new_page", json!({ "url": refused }));
+    assert_error(
+        &result,
+        &format!("net::ERR_CONNECTION_REFUSED at {refused}"),
+    );
+    // The server goes on serving, and the page that failed to load stays open.
+    let listed = mcp.call_ok("list_pages", json!({}));
+    assert!(
+        listed.text.starts_with("## Pages\n1: about:blank\n2: "),
+        "{}",
+        listed.text
+    );
+    mcp.call_ok("new_page", json!({"url": page_url(&fx, "start.html")}));
+}
+
+#[test]
+fn select_page_changes_the_selection_and_can_bring_a_page_to_front() {
+    let fx = Fixtures::start();
+    let start = page_url(&fx, "start.html");
+    let second = page_url(&fx, "second.html");
+    let mcp = started();
+    mcp.call_ok("new_page", json!({ "url": start }));
+    mcp.call_ok("new_page", json!({ "url": second }));
+
+    let selected = mcp.call_ok("select_page", json!({"pageId": 1}));
+    assert_eq!(
+        selected.text,
+        format!(
+            "## Pages\n1: about:blank [selected]\n2: Start page ({start})\n3: Second page ({second})"
+        )
+    );
+    // Tools without a pageId now work on page 1.
+    assert_returned(&evaluate(&mcp, "() => location.href"), "\"about:blank\"");
+    // Selecting alone does not bring a page to the front: page 3 was opened last.
+    assert_returned(
+        &evaluate_on(&mcp, 2, "() => document.visibilityState"),
+        "\"hidden\"",
+    );
+
+    let front = mcp.call_ok("select_page", json!({"pageId": 2, "bringToFront": true}));
+    assert_eq!(
+        front.text,
+        format!(
+            "## Pages\n1: about:blank\n2: Start page ({start}) [selected]\n3: Second page ({second})"
+        )
+    );
+    assert_returned(&evaluate(&mcp, "() => document.title"), "\"Start page\"");
+    // Brought to the front: the page is the visible one.
+    assert_returned(
+        &evaluate(&mcp, "() => document.visibilityState"),
+        "\"visible\"",
+    );
+    assert_returned(
+        &evaluate_on(&mcp, 3, "() => document.visibilityState"),
+        "\"hidden\"",
+    );
+
+    assert_error(
+        &mcp.call("select_page", json!({"pageId": 99})),
+        "No page found",
+    );
+}
+
+#[test]
+fn close_page_closes_other_pages_and_keeps_the_last_one() {
+    let fx = Fixtures::start();
+    let start = page_url(&fx, "start.html");
+    let second = page_url(&fx, "second.html");
+    let mcp = started();
+    mcp.call_ok("new_page", json!({ "url": start }));
+    mcp.call_ok("new_page", json!({ "url": second }));
+
+    // Another page than the selected one.
+    let closed = mcp.call_ok("close_page", json!({"pageId": 2}));
+    assert_eq!(
+        closed.text,
+        format!("## Pages\n1: about:blank\n3: Second page ({second}) [selected]")
+    );
+    assert_error(
+        &mcp.call("close_page", json!({"pageId": 2})),
+        "No page found",
+    );
+
+    // The selected page: the first remaining one is selected, and the answer says so.
+    let closed = mcp.call_ok("close_page", json!({"pageId": 3}));
+    assert_eq!(
+        closed.text,
+        "Note: the previously selected page was closed. Page 1 is now selected.\n\
+         ## Pages\n1: about:blank [selected]"
+    );
+
+    // The last page stays open, and that is not an error.
+    let last = mcp.call("close_page", json!({"pageId": 1}));
+    assert!(!last.is_error, "{}", last.text);
+    assert_eq!(
+        last.text,
+        "The last open page cannot be closed. It is fine to keep it open.\n\
+         ## Pages\n1: about:blank [selected]"
+    );
+    assert_returned(&evaluate(&mcp, "() => 1 + 1"), "2");
+}
+
+// ---------------------------------------------------------------- pageId
+
+#[test]
+fn page_id_routes_a_call_without_changing_the_selection() {
+    let fx = Fixtures::start();
+    let start = page_url(&fx, "start.html");
+    let second = page_url(&fx, "second.html");
+    let mcp = started();
+    mcp.call_ok("new_page", json!({ "url": start }));
+    mcp.call_ok("new_page", json!({ "url": second }));
+
+    assert_returned(
+        &evaluate_on(&mcp, 2, "() => document.title"),
+        "\"Start page\"",
+    );
+    assert_returned(
+        &evaluate_on(&mcp, 3, "() => document.title"),
+        "\"Second page\"",
+    );
+    assert_returned(
+        &evaluate_on(&mcp, 1, "() => location.href"),
+        "\"about:blank\"",
+    );
+    // Without pageId: the selected page, still page 3.
+    assert_returned(&evaluate(&mcp, "() => document.title"), "\"Second page\"");
+    assert_eq!(
+        mcp.call_ok("list_pages", json!({})).text,
+        format!(
+            "## Pages\n1: about:blank\n2: Start page ({start})\n3: Second page ({second}) [selected]"
+        )
+    );
+
+    // Other page-scoped tools route the same way.
+    let nav = mcp.call_ok("navigate_page", json!({"pageId": 2, "url": second}));
+    assert!(nav
+        .text
+        .starts_with(&format!("Successfully navigated to {second}.")));
+    assert_returned(
+        &evaluate_on(&mcp, 2, "() => document.title"),
+        "\"Second page\"",
+    );
+    mcp.call_ok("wait_for", json!({"pageId": 2, "text": ["Second heading"]}));
+
+    assert_error(&evaluate_on(&mcp, 99, "() => 1"), "No page found");
+}

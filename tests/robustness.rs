@@ -1,0 +1,216 @@
+//! Issue 2's robustness against the real binary and real headless Chromium: a call that hangs
+//! or blocks one page holds up no other, a cancelled call gets no answer, a browser that dies
+//! is started again, and a renderer crash is reported while the page can be used again.
+//!
+//! Pages come from `tests/fixtures/pages_script/`; the helpers are in `common/pages.rs`.
+
+mod common;
+
+use std::thread;
+use std::time::{Duration, Instant};
+
+use common::calls::{assert_no_response, call_async, tool_result};
+use common::pages::{assert_returned, evaluate, page_url};
+use common::procs;
+use common::{browser_main_process, started, Fixtures, PROMPT};
+use serde_json::json;
+
+/// The reference's first line after the browser was lost and started again.
+const RESTART_NOTE: &str = "Note: the browser was restarted or reconnected since the last call. \
+Page ids have changed. Call list_pages to see open pages.";
+
+// ---------------------------------------------------------------- concurrency
+
+/// While a call waits on one page — the selected one — `ping`, `list_pages` and a call on
+/// another page answer.
+fn others_answer_while_one_page_is_busy(function: &str) {
+    let fx = Fixtures::start();
+    let mcp = started();
+    mcp.call_ok("new_page", json!({"url": page_url(&fx, "start.html")}));
+    mcp.call_ok("new_page", json!({"url": page_url(&fx, "second.html")}));
+
+    // Page 3 is the selected page.
+    let hanging = call_async(
+        &mcp,
+        "evaluate_script",
+        json!({"function": function, "timeout": 60000}),
+    );
+    // Let the script reach the page.
+    thread::sleep(Duration::from_millis(300));
+
+    let began = Instant::now();
+    assert_eq!(
+        mcp.request_timeout("ping", json!({}), PROMPT)["result"],
+        json!({})
+    );
+    let list = mcp.call_timeout("list_pages", json!({}), PROMPT);
+    assert!(
+        list.text
+            .starts_with("## Pages\n1: about:blank\n2: Start page"),
+        "{}",
+        list.text
+    );
+    let other = mcp.call_timeout(
+        "evaluate_script",
+        json!({"function": "() => document.title", "pageId": 2}),
+        PROMPT,
+    );
+    assert_returned(&other, "\"Start page\"");
+    assert!(began.elapsed() < PROMPT, "took {:?}", began.elapsed());
+
+    // The busy call is still going; cancelling it frees the page again.
+    mcp.cancel(hanging, "test over");
+    let after = mcp.call_timeout(
+        "evaluate_script",
+        json!({"function": "() => document.title"}),
+        PROMPT,
+    );
+    assert_returned(&after, "\"Second page\"");
+}
+
+#[test]
+fn a_pending_promise_does_not_hold_up_other_calls() {
+    others_answer_while_one_page_is_busy("() => new Promise(() => {})");
+}
+
+#[test]
+fn a_page_stuck_in_a_busy_loop_does_not_hold_up_other_calls() {
+    others_answer_while_one_page_is_busy("() => { while (true) {} }");
+}
+
+#[test]
+fn a_cancelled_call_gets_no_answer_and_the_server_keeps_serving() {
+    let fx = Fixtures::start();
+    let mcp = started();
+    mcp.call_ok("new_page", json!({"url": page_url(&fx, "start.html")}));
+
+    for function in ["() => new Promise(() => {})", "() => { while (true) {} }"] {
+        let id = call_async(
+            &mcp,
+            "evaluate_script",
+            json!({"function": function, "timeout": 60000}),
+        );
+        thread::sleep(Duration::from_millis(300));
+        mcp.cancel(id, "the user changed their mind");
+        assert_eq!(mcp.request_ok("ping", json!({})), json!({}));
+        // The next call on the same page works, promptly.
+        let began = Instant::now();
+        let next = mcp.call_timeout(
+            "evaluate_script",
+            json!({"function": "() => document.title"}),
+            PROMPT,
+        );
+        assert_returned(&next, "\"Start page\"");
+        assert!(
+            began.elapsed() < PROMPT,
+            "{function}: took {:?}",
+            began.elapsed()
+        );
+        assert_no_response(&mcp, id, Duration::from_millis(500));
+    }
+}
+
+// ---------------------------------------------------------------- a lost browser, a crash
+
+#[test]
+fn a_dying_browser_fails_the_pending_call_and_the_next_call_relaunches_it() {
+    let fx = Fixtures::start();
+    let mcp = started();
+    mcp.call_ok("new_page", json!({"url": page_url(&fx, "start.html")}));
+    let browser = browser_main_process(&mcp);
+
+    let hanging = call_async(
+        &mcp,
+        "evaluate_script",
+        json!({"function": "() => new Promise(() => {})", "timeout": 60000}),
+    );
+    thread::sleep(Duration::from_millis(300));
+    let killed = Instant::now();
+    procs::signal(&[browser.pid], "KILL");
+    let failed = tool_result(&mcp.wait_response_timeout(hanging, PROMPT));
+    assert!(failed.is_error, "{}", failed.text);
+    assert!(
+        failed.text.to_lowercase().contains("browser"),
+        "the error does not name the lost browser: {}",
+        failed.text
+    );
+    assert!(killed.elapsed() < PROMPT, "took {:?}", killed.elapsed());
+
+    // The next call starts a new browser and says that page ids changed.
+    let listed = mcp.call_ok("list_pages", json!({}));
+    assert_eq!(
+        listed.text,
+        format!("{RESTART_NOTE}\n## Pages\n3: about:blank [selected]")
+    );
+    let relaunched = browser_main_process(&mcp);
+    assert_ne!(relaunched.pid, browser.pid);
+    // Said once only.
+    assert_eq!(
+        mcp.call_ok("list_pages", json!({})).text,
+        "## Pages\n3: about:blank [selected]"
+    );
+    mcp.call_ok("new_page", json!({"url": page_url(&fx, "second.html")}));
+    assert_returned(&evaluate(&mcp, "() => document.title"), "\"Second page\"");
+}
+
+#[test]
+fn a_renderer_crash_is_reported_and_the_page_can_be_navigated_again() {
+    let fx = Fixtures::start();
+    let start = page_url(&fx, "start.html");
+    let mcp = started();
+    mcp.call_ok("new_page", json!({ "url": start }));
+
+    // A call waiting on the page when it crashes fails, naming the crash.
+    let hanging = call_async(
+        &mcp,
+        "evaluate_script",
+        json!({"function": "() => new Promise(() => {})", "timeout": 60000}),
+    );
+    thread::sleep(Duration::from_millis(300));
+    // The navigation itself is aborted (the reference says the same); the crash follows it.
+    let crash = mcp.call("navigate_page", json!({"url": "chrome://crash"}));
+    assert!(
+        crash
+            .text
+            .starts_with("Unable to navigate in the selected page: "),
+        "{}",
+        crash.text
+    );
+    let pending = tool_result(&mcp.wait_response_timeout(hanging, PROMPT));
+    assert!(pending.is_error, "{}", pending.text);
+    assert!(
+        pending.text.to_lowercase().contains("crash"),
+        "the pending call's error does not name the crash: {}",
+        pending.text
+    );
+    // Calls on the crashed page say so too, at once.
+    let began = Instant::now();
+    for (tool, args) in [
+        ("evaluate_script", json!({"function": "() => 1"})),
+        ("wait_for", json!({"text": ["Start heading"]})),
+        ("take_snapshot", json!({})),
+    ] {
+        let dead = mcp.call(tool, args);
+        assert!(dead.is_error, "{tool}: {}", dead.text);
+        assert!(dead.text.contains("crashed"), "{tool}: {}", dead.text);
+    }
+    assert!(began.elapsed() < PROMPT, "took {:?}", began.elapsed());
+    mcp.call_ok("list_pages", json!({}));
+
+    // The page can be navigated again, and works.
+    let nav = mcp.call_ok(
+        "navigate_page",
+        json!({"url": page_url(&fx, "second.html")}),
+    );
+    assert!(
+        nav.text.starts_with(&format!(
+            "Successfully navigated to {}.",
+            page_url(&fx, "second.html")
+        )),
+        "{}",
+        nav.text
+    );
+    assert_returned(&evaluate(&mcp, "() => document.title"), "\"Second page\"");
+    mcp.call_ok("new_page", json!({ "url": start }));
+    assert_returned(&evaluate(&mcp, "() => document.title"), "\"Start page\"");
+}
