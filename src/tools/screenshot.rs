@@ -3,17 +3,20 @@
 //!
 //! A page with an open dialog cannot paint, so a capture would wait for as long as the dialog
 //! stays; the call refuses at once when a dialog is open and gives up as soon as one opens.
+//! The same dialog guards serve `emulate` ([`dialog_blocks`], [`unless_dialog`]).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::emulation::dialog_blocks;
+use super::args::{self, Shared};
 use super::paths;
 use super::response::{finish, Response};
-use super::{fail, page_arg, Tool};
-use crate::browser::{self, pages, waiters};
+use super::{call, fail, Tool};
+use crate::browser::{self, pages, waiters, PageId};
+use crate::cdp::generated::{dom, page as cdp_page, runtime};
 use crate::error::Error;
 use crate::tools::snapshot::model::no_snapshot_message;
 use crate::tools::CallId;
@@ -54,6 +57,47 @@ cheaper and gives element uids.",
     run: take_screenshot,
 }];
 
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ScreenshotArgs {
+    #[serde(flatten)]
+    shared: Shared,
+    #[serde(default)]
+    format: Format,
+    quality: Option<f64>,
+    uid: Option<String>,
+    #[serde(default)]
+    full_page: bool,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum Format {
+    #[default]
+    Png,
+    Jpeg,
+    Webp,
+}
+
+impl Format {
+    /// The name, as file extension and in the MIME type.
+    fn name(self) -> &'static str {
+        match self {
+            Format::Png => "png",
+            Format::Jpeg => "jpeg",
+            Format::Webp => "webp",
+        }
+    }
+
+    fn cdp(self) -> cdp_page::CaptureScreenshotFormat {
+        match self {
+            Format::Png => cdp_page::CaptureScreenshotFormat::Png,
+            Format::Jpeg => cdp_page::CaptureScreenshotFormat::Jpeg,
+            Format::Webp => cdp_page::CaptureScreenshotFormat::Webp,
+        }
+    }
+}
+
 /// Images at least this large (decoded) are written to a temporary file instead of being
 /// sent inline, where they would swamp the agent's context (the reference's threshold).
 const INLINE_LIMIT: usize = 2_000_000;
@@ -69,26 +113,37 @@ enum Area {
     Element(String),
 }
 
+impl Area {
+    /// The line the answer starts with.
+    fn line(&self) -> String {
+        match self {
+            Area::Element(uid) => format!("Took a screenshot of node with uid \"{uid}\"."),
+            Area::FullPage => "Took a screenshot of the full current page.".to_owned(),
+            Area::Viewport => "Took a screenshot of the current page's viewport.".to_owned(),
+        }
+    }
+}
+
 struct Shot {
-    format: String,
+    format: Format,
+    /// jpeg and webp only.
     quality: Option<f64>,
     file_path: Option<String>,
 }
 
 fn take_screenshot(cx: &mut Ctx, call: CallId, args: Value) {
-    let format = args["format"].as_str().unwrap_or("png").to_owned();
-    let shot = Shot {
-        quality: if format == "png" {
-            None
-        } else {
-            args["quality"].as_f64()
-        },
-        format,
-        file_path: args["filePath"].as_str().map(str::to_owned),
+    let args: ScreenshotArgs = match args::parse(args) {
+        Ok(a) => a,
+        Err(e) => return fail(cx, call, e),
     };
-    let full_page = args["fullPage"].as_bool().unwrap_or(false);
-    let uid = args["uid"].as_str().map(str::to_owned);
-    super::call::on_page(cx, call, page_arg(&args), move |cx, page| {
+    let page = args.shared.page();
+    let shot = Shot {
+        quality: args.quality.filter(|_| args.format != Format::Png),
+        format: args.format,
+        file_path: args.shared.file_path,
+    };
+    let (uid, full_page) = (args.uid, args.full_page);
+    call::on_page(cx, call, page, move |cx, page| {
         if let Some(message) = dialog_blocks(cx, page) {
             return fail(cx, call, message);
         }
@@ -108,51 +163,50 @@ fn take_screenshot(cx: &mut Ctx, call: CallId, args: Value) {
             Ok(s) => s,
             Err(e) => return fail(cx, call, e),
         };
-        let line = match &area {
-            Area::Element(uid) => format!("Took a screenshot of node with uid \"{uid}\"."),
-            Area::FullPage => "Took a screenshot of the full current page.".to_owned(),
-            Area::Viewport => "Took a screenshot of the current page's viewport.".to_owned(),
-        };
-        let (format, quality) = (shot.format.clone(), shot.quality);
+        let line = area.line();
+        let (format, quality) = (shot.format, shot.quality);
         unless_dialog(
-                cx,
-                &session.clone(),
-                CAPTURE_TIMEOUT,
-                format!(
-                    "The screenshot was not taken within {} s: the page is not painting (is its main thread busy?).",
-                    CAPTURE_TIMEOUT.as_secs()
-                ),
-                Box::new(move |cx, done| capture(cx, page, session, area, format, quality, done)),
-                Box::new(move |cx, r: Result<String, Error>| match r {
-                    Ok(data) => answer(cx, call, page, shot, line, data),
-                    Err(e) => fail(cx, call, e),
-                }),
-            );
+            cx,
+            &session.clone(),
+            CAPTURE_TIMEOUT,
+            format!(
+                "The screenshot was not taken within {} s: the page is not painting (is its main thread busy?).",
+                CAPTURE_TIMEOUT.as_secs()
+            ),
+            Box::new(move |cx, done| capture(cx, page, session, area, format, quality, done)),
+            Box::new(move |cx, r: Result<String, Error>| match r {
+                Ok(data) => answer(cx, call, page, shot, line, data),
+                Err(e) => fail(cx, call, e),
+            }),
+        );
     });
 }
 
 /// Captures `area` and hands over the image, base64-encoded as the browser sent it.
 fn capture(
     cx: &mut Ctx,
-    page: u32,
+    page: PageId,
     session: String,
     area: Area,
-    format: String,
+    format: Format,
     quality: Option<f64>,
     done: Done<String>,
 ) {
-    let mut params = json!({"format": format, "optimizeForSpeed": true, "fromSurface": true});
-    if let Some(q) = quality {
-        params["quality"] = json!(q.round() as i64);
-    }
+    let mut params = cdp_page::CaptureScreenshotParams {
+        format: Some(format.cdp()),
+        quality: quality.map(|q| q.round() as i64),
+        optimize_for_speed: Some(true),
+        from_surface: Some(true),
+        ..Default::default()
+    };
     match area {
         Area::Viewport => {
-            params["captureBeyondViewport"] = json!(false);
+            params.capture_beyond_viewport = Some(false);
             send_capture(cx, &session, params, done);
         }
         Area::FullPage => {
             // Without a clip, capturing beyond the viewport takes the whole document.
-            params["captureBeyondViewport"] = json!(true);
+            params.capture_beyond_viewport = Some(true);
             send_capture(cx, &session, params, done);
         }
         Area::Element(uid) => element_clip(
@@ -161,8 +215,8 @@ fn capture(
             uid,
             Box::new(move |cx, r| match r {
                 Ok(clip) => {
-                    params["clip"] = clip;
-                    params["captureBeyondViewport"] = json!(true);
+                    params.clip = Some(clip);
+                    params.capture_beyond_viewport = Some(true);
                     send_capture(cx, &session, params, done);
                 }
                 Err(e) => done(cx, Err(e)),
@@ -171,31 +225,25 @@ fn capture(
     }
 }
 
-fn send_capture(cx: &mut Ctx, session: &str, params: Value, done: Done<String>) {
-    browser::send_raw(
-        cx,
-        Some(session),
-        "Page.captureScreenshot",
-        params,
-        Box::new(move |cx, r| {
-            let data = r.map(|mut v| match v["data"].take() {
-                Value::String(s) => s,
-                _ => String::new(),
-            });
-            match data {
-                Ok(d) if d.is_empty() => done(
-                    cx,
-                    Err(Error::Page("The browser returned no image.".into())),
-                ),
-                other => done(cx, other),
-            }
-        }),
-    );
+fn send_capture(
+    cx: &mut Ctx,
+    session: &str,
+    params: cdp_page::CaptureScreenshotParams,
+    done: Done<String>,
+) {
+    browser::send(cx, Some(session), params, move |cx, r| match r {
+        Ok(shot) if shot.data.is_empty() => done(
+            cx,
+            Err(Error::Page("The browser returned no image.".into())),
+        ),
+        Ok(shot) => done(cx, Ok(shot.data)),
+        Err(e) => done(cx, Err(e)),
+    });
 }
 
 /// The element's border box in page coordinates, after scrolling it into view (as a user
 /// would see it; lazy content gets its chance to load).
-fn element_clip(cx: &mut Ctx, page: u32, uid: String, done: Done<Value>) {
+fn element_clip(cx: &mut Ctx, page: PageId, uid: String, done: Done<cdp_page::Viewport>) {
     let Some(p) = cx.browser.pages.get(page) else {
         return done(cx, Err(pages::no_such_page(page)));
     };
@@ -207,54 +255,51 @@ fn element_clip(cx: &mut Ctx, page: u32, uid: String, done: Done<Value>) {
         Err(e) => return done(cx, Err(Error::Invalid(e.message(&uid, page)))),
     };
     let session = p.session.clone();
-    let node = json!({"backendNodeId": backend});
-    let s = session.clone();
-    browser::send_raw(
-        cx,
-        Some(&session),
-        "DOM.scrollIntoViewIfNeeded",
-        node.clone(),
-        Box::new(move |cx, r| {
-            if let Err(e) = r {
-                return done(cx, Err(node_error(e, &uid)));
+    let scroll = dom::ScrollIntoViewIfNeededParams {
+        backend_node_id: Some(backend),
+        ..Default::default()
+    };
+    browser::send(cx, Some(&session.clone()), scroll, move |cx, r| {
+        if let Err(e) = r {
+            return done(cx, Err(node_error(e, &uid)));
+        }
+        let model = dom::GetBoxModelParams {
+            backend_node_id: Some(backend),
+            ..Default::default()
+        };
+        browser::send(cx, Some(&session.clone()), model, move |cx, r| {
+            let model = match r {
+                Ok(m) => m.model,
+                Err(e) => return done(cx, Err(node_error(e, &uid))),
+            };
+            match border_box(&model.border) {
+                Ok(b) => page_clip(cx, &session, b, done),
+                Err(message) => done(cx, Err(Error::Page(message))),
             }
-            browser::send_raw(
-                cx,
-                Some(&s.clone()),
-                "DOM.getBoxModel",
-                node,
-                Box::new(move |cx, r| {
-                    let model = match r {
-                        Ok(m) => m,
-                        Err(e) => return done(cx, Err(node_error(e, &uid))),
-                    };
-                    let (x, y, w, h) = match border_box(&model["model"]["border"]) {
-                        Ok(b) => b,
-                        Err(message) => return done(cx, Err(Error::Page(message))),
-                    };
-                    // The box is relative to the viewport; the clip is in page coordinates.
-                    browser::send_raw(
-                        cx,
-                        Some(&s),
-                        "Runtime.evaluate",
-                        json!({"expression": "[visualViewport.pageLeft, visualViewport.pageTop]", "returnByValue": true}),
-                        Box::new(move |cx, r| {
-                            let offset = r.map(|v| {
-                                let o = &v["result"]["value"];
-                                (o[0].as_f64().unwrap_or(0.0), o[1].as_f64().unwrap_or(0.0))
-                            });
-                            match offset {
-                                Ok((left, top)) => {
-                                    done(cx, Ok(round_clip(x + left, y + top, w, h)))
-                                }
-                                Err(e) => done(cx, Err(e)),
-                            }
-                        }),
-                    );
-                }),
-            );
-        }),
-    );
+        });
+    });
+}
+
+/// The clip for a box relative to the viewport: in page coordinates, in whole pixels.
+fn page_clip(
+    cx: &mut Ctx,
+    session: &str,
+    (x, y, w, h): (f64, f64, f64, f64),
+    done: Done<cdp_page::Viewport>,
+) {
+    let offset = runtime::EvaluateParams {
+        expression: "[visualViewport.pageLeft, visualViewport.pageTop]".into(),
+        return_by_value: Some(true),
+        ..Default::default()
+    };
+    browser::send(cx, Some(session), offset, move |cx, r| match r {
+        Ok(v) => {
+            let o = v.result.value.unwrap_or_default();
+            let (left, top) = (o[0].as_f64().unwrap_or(0.0), o[1].as_f64().unwrap_or(0.0));
+            done(cx, Ok(round_clip(x + left, y + top, w, h)))
+        }
+        Err(e) => done(cx, Err(e)),
+    });
 }
 
 /// The browser's complaint about a node, in the words the reference uses.
@@ -273,11 +318,7 @@ fn node_error(e: Error, uid: &str) -> Error {
 }
 
 /// The bounding box (x, y, width, height) of a quad of four points.
-fn border_box(quad: &Value) -> Result<(f64, f64, f64, f64), String> {
-    let points: Vec<f64> = quad
-        .as_array()
-        .map(|a| a.iter().filter_map(Value::as_f64).collect())
-        .unwrap_or_default();
+fn border_box(points: &[f64]) -> Result<(f64, f64, f64, f64), String> {
     if points.len() != 8 {
         return Err("Node is either not visible or not an HTMLElement".into());
     }
@@ -297,29 +338,30 @@ fn border_box(quad: &Value) -> Result<(f64, f64, f64, f64), String> {
 }
 
 /// Whole pixels, keeping the far edges where they were.
-fn round_clip(x: f64, y: f64, w: f64, h: f64) -> Value {
+fn round_clip(x: f64, y: f64, w: f64, h: f64) -> cdp_page::Viewport {
     let (rx, ry) = (x.round(), y.round());
-    json!({
-        "x": rx,
-        "y": ry,
-        "width": (w + x - rx).round(),
-        "height": (h + y - ry).round(),
-        "scale": 1,
-    })
+    cdp_page::Viewport {
+        x: rx,
+        y: ry,
+        width: (w + x - rx).round(),
+        height: (h + y - ry).round(),
+        scale: 1.0,
+    }
 }
 
-fn answer(cx: &mut Ctx, call: CallId, page: u32, shot: Shot, line: String, data: String) {
+fn answer(cx: &mut Ctx, call: CallId, page: PageId, shot: Shot, line: String, data: String) {
     let mut resp = Response::for_page(page);
     resp.line(line);
+    let ext = shot.format.name();
     let saved = match shot.file_path {
         Some(path) => Some(decode_base64(&data).and_then(|bytes| {
-            let target = output_path(&path, &shot.format)?;
+            let target = output_path(&path, ext)?;
             write_file(&target, &bytes)?;
             Ok(target)
         })),
         None if decoded_len(&data) >= INLINE_LIMIT => {
             Some(decode_base64(&data).and_then(|bytes| {
-                let target = temp_dir()?.join(format!("screenshot.{}", shot.format));
+                let target = temp_dir()?.join(format!("screenshot.{ext}"));
                 write_file(&target, &bytes)?;
                 Ok(target)
             }))
@@ -334,10 +376,16 @@ fn answer(cx: &mut Ctx, call: CallId, page: u32, shot: Shot, line: String, data:
         None => resp.images.push(json!({
             "type": "image",
             "data": data,
-            "mimeType": format!("image/{}", shot.format),
+            "mimeType": format!("image/{ext}"),
         })),
     }
     finish(cx, call, resp);
+}
+
+/// The reference's error for tools that an open dialog blocks.
+pub fn dialog_blocks(cx: &Ctx, page: PageId) -> Option<String> {
+    let d = cx.browser.pages.get(page)?.dialog.as_ref()?;
+    Some(format!("A dialog is open ({}: {}).", d.kind, d.message))
 }
 
 /// Work that answers through the continuation it is given.
@@ -356,24 +404,27 @@ pub fn unless_dialog<T: 'static>(
 ) {
     let once = Once::new(done);
     let on_dialog = once.clone();
-    let waiter = waiters::wait_raw(
+    let waiter = waiters::wait(
         cx,
         session,
-        "Page.javascriptDialogOpening",
-        |_| true,
+        |_: &cdp_page::JavascriptDialogOpeningEvent| true,
         timeout,
         timeout_message,
-        Box::new(move |cx, r| {
-            let err = match r {
-                Ok(p) => Error::Page(format!(
-                    "A dialog is open ({}: {}).",
-                    p["type"].as_str().unwrap_or("alert"),
-                    p["message"].as_str().unwrap_or("")
-                )),
-                Err(e) => e,
-            };
-            on_dialog.call(cx, Err(err));
-        }),
+        Box::new(
+            move |cx, r: Result<cdp_page::JavascriptDialogOpeningEvent, Error>| {
+                let err = match r {
+                    Ok(dialog) => {
+                        let kind = match dialog.r#type.as_str() {
+                            "" => "alert",
+                            kind => kind,
+                        };
+                        Error::Page(format!("A dialog is open ({kind}: {}).", dialog.message))
+                    }
+                    Err(e) => e,
+                };
+                on_dialog.call(cx, Err(err));
+            },
+        ),
     );
     work(
         cx,
@@ -531,13 +582,14 @@ mod tests {
 
     #[test]
     fn boxes() {
-        let quad = json!([10.0, 20.0, 110.0, 20.0, 110.0, 70.0, 10.0, 70.0]);
+        let quad = [10.0, 20.0, 110.0, 20.0, 110.0, 70.0, 10.0, 70.0];
         assert_eq!(border_box(&quad), Ok((10.0, 20.0, 100.0, 50.0)));
-        let flat = json!([10.0, 20.0, 10.0, 20.0, 10.0, 70.0, 10.0, 70.0]);
+        let flat = [10.0, 20.0, 10.0, 20.0, 10.0, 70.0, 10.0, 70.0];
         assert_eq!(border_box(&flat), Err("Node has 0 width.".into()));
         assert_eq!(
-            round_clip(10.4, 20.6, 100.2, 50.0),
-            json!({"x": 10.0, "y": 21.0, "width": 101.0, "height": 50.0, "scale": 1})
+            json!(round_clip(10.4, 20.6, 100.2, 50.0)),
+            // The protocol's scale is a double: sent as 1.0.
+            json!({"x": 10.0, "y": 21.0, "width": 101.0, "height": 50.0, "scale": 1.0})
         );
     }
 }
