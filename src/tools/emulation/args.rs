@@ -8,7 +8,7 @@ use super::state::{State, Viewport};
 use crate::tools::args::Shared;
 use crate::tools::snapshot::model::js_number;
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct EmulateArgs {
     #[serde(flatten)]
