@@ -2,12 +2,15 @@
 
 use std::time::Duration;
 
+use serde::Deserialize;
 use serde_json::{json, Value};
 
+use super::args::{self, Shared};
 use super::response::{finish, Response};
-use super::{fail, page_arg, Tool};
-use crate::browser::{self, navigation, pages};
-use crate::cdp::generated::target;
+use super::{call, fail, Tool};
+use crate::browser::{self, navigation, pages, waiters, PageId};
+use crate::cdp::generated::{page as cdp_page, target};
+use crate::error::Error;
 use crate::pagetools::PageHost;
 use crate::tools::CallId;
 use crate::tools::Ctx;
@@ -101,19 +104,22 @@ pub const TOOLS: &[Tool] = &[
     },
 ];
 
-pub fn timeout_schema() -> Value {
+fn timeout_schema() -> Value {
     json!({"type": "integer", "description": "Maximum wait in milliseconds; 0 or absent means the default."})
 }
 
-/// The `timeout` argument, when positive.
-pub fn timeout_arg(args: &Value, default: Duration) -> Duration {
-    match args["timeout"].as_i64() {
-        Some(ms) if ms > 0 => Duration::from_millis(ms as u64),
-        _ => default,
+/// The arguments as `T`, or the call answered with why they are not.
+fn parsed<T: serde::de::DeserializeOwned>(cx: &mut Ctx, call: CallId, args: Value) -> Option<T> {
+    match args::parse(args) {
+        Ok(a) => Some(a),
+        Err(e) => {
+            fail(cx, call, e);
+            None
+        }
     }
 }
 
-fn pages_response(page: u32) -> Response {
+fn pages_response(page: PageId) -> Response {
     Response {
         include_pages: true,
         list_tools: true,
@@ -132,104 +138,108 @@ fn pages_only() -> Response {
 }
 
 fn list_pages(cx: &mut Ctx, call: CallId, _args: Value) {
-    pages::with_page(
-        cx,
-        None,
-        Box::new(move |cx, r| match r {
-            Ok(_) => finish(cx, call, pages_only()),
-            Err(e) => fail(cx, call, e),
-        }),
-    );
+    call::on_page(cx, call, None, move |cx, _| finish(cx, call, pages_only()));
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SelectPageArgs {
+    #[serde(flatten)]
+    shared: Shared,
+    #[serde(default)]
+    bring_to_front: bool,
 }
 
 fn select_page(cx: &mut Ctx, call: CallId, args: Value) {
-    let id = page_arg(&args).unwrap_or(0);
-    let bring_to_front = args["bringToFront"].as_bool().unwrap_or(false);
-    pages::with_page(
-        cx,
-        Some(id),
-        Box::new(move |cx, r| match r {
-            Err(e) => fail(cx, call, e),
-            Ok(page) => {
-                let changed = cx.browser.pages.selected != Some(page);
-                cx.browser.pages.selected = Some(page);
-                if changed && cx.settings.expose_page_tools {
-                    cx.tools_changed();
-                }
-                if bring_to_front {
-                    if let Ok(session) = pages::session_of(&cx.browser.pages, page) {
-                        browser::fire_raw(cx, Some(&session), "Page.bringToFront", json!({}));
-                    }
-                }
-                finish(cx, call, pages_response(page))
+    let Some(args) = parsed::<SelectPageArgs>(cx, call, args) else {
+        return;
+    };
+    let id = args.shared.page().unwrap_or(0);
+    call::on_page(cx, call, Some(id), move |cx, page| {
+        let changed = cx.browser.pages.selected != Some(page);
+        cx.browser.pages.selected = Some(page);
+        if changed && cx.settings.expose_page_tools {
+            cx.tools_changed();
+        }
+        if args.bring_to_front {
+            if let Ok(session) = pages::session_of(&cx.browser.pages, page) {
+                browser::fire(cx, Some(&session), cdp_page::BringToFrontParams {});
             }
-        }),
-    );
+        }
+        finish(cx, call, pages_response(page))
+    });
 }
 
 const LAST_PAGE: &str = "The last open page cannot be closed. It is fine to keep it open.";
 
+#[derive(Deserialize)]
+struct ClosePageArgs {
+    #[serde(flatten)]
+    shared: Shared,
+}
+
 fn close_page(cx: &mut Ctx, call: CallId, args: Value) {
-    let id = page_arg(&args).unwrap_or(0);
-    pages::with_page(
-        cx,
-        Some(id),
-        Box::new(move |cx, r| {
-            let page = match r {
-                Ok(p) => p,
-                Err(e) => return fail(cx, call, e),
-            };
-            if cx.browser.pages.iter().count() <= 1 {
-                let mut resp = pages_only();
-                resp.line(LAST_PAGE);
-                return finish(cx, call, resp);
+    let Some(args) = parsed::<ClosePageArgs>(cx, call, args) else {
+        return;
+    };
+    let id = args.shared.page().unwrap_or(0);
+    call::on_page(cx, call, Some(id), move |cx, page| {
+        if cx.browser.pages.iter().count() <= 1 {
+            let mut resp = pages_only();
+            resp.line(LAST_PAGE);
+            return finish(cx, call, resp);
+        }
+        let Some(target_id) = cx.browser.pages.get(page).map(|p| p.target_id.clone()) else {
+            return fail(cx, call, pages::no_such_page(page));
+        };
+        let was_selected = cx.browser.pages.selected == Some(page);
+        // Wait for the target to be gone from our list, so the answer lists the rest.
+        let closing = target_id.clone();
+        waiters::wait(
+            cx,
+            "",
+            move |e: &target::DetachedFromTargetEvent| {
+                e.target_id.as_deref() == Some(closing.as_str())
+            },
+            NAVIGATION_TIMEOUT,
+            format!("Page {page} did not close within 10 s."),
+            Box::new(move |cx, r| match r {
+                Err(e) => fail(cx, call, e),
+                Ok(_) => {
+                    let mut resp = pages_only();
+                    if let (true, Some(now)) = (was_selected, cx.browser.pages.selected) {
+                        resp.line(format!(
+                            "Note: the previously selected page was closed. Page {now} is now selected."
+                        ));
+                    }
+                    finish(cx, call, resp)
+                }
+            }),
+        );
+        let close = target::CloseTargetParams { target_id };
+        browser::send(cx, None, close, move |cx, r| {
+            if let Err(e) = r {
+                fail(cx, call, e);
             }
-            let Some(target_id) = cx.browser.pages.get(page).map(|p| p.target_id.clone()) else {
-                return fail(cx, call, pages::no_such_page(page));
-            };
-            let was_selected = cx.browser.pages.selected == Some(page);
-            // Wait for the target to be gone from our list, so the answer lists the rest.
-            browser::waiters::wait_raw(
-                cx,
-                "",
-                "Target.detachedFromTarget",
-                move |e: &Value| e["targetId"].as_str() == Some(target_id.as_str()),
-                NAVIGATION_TIMEOUT,
-                format!("Page {page} did not close within 10 s."),
-                Box::new(move |cx, r| match r {
-                    Err(e) => fail(cx, call, e),
-                    Ok(_) => {
-                        let mut resp = pages_only();
-                        if let (true, Some(now)) = (was_selected, cx.browser.pages.selected) {
-                            resp.line(format!(
-                                "Note: the previously selected page was closed. Page {now} is now selected."
-                            ));
-                        }
-                        finish(cx, call, resp)
-                    }
-                }),
-            );
-            let tid = cx.browser.pages.get(page).map(|p| p.target_id.clone());
-            browser::send(
-                cx,
-                None,
-                target::CloseTargetParams {
-                    target_id: tid.unwrap_or_default(),
-                },
-                move |cx, r| {
-                    if let Err(e) = r {
-                        fail(cx, call, e);
-                    }
-                },
-            );
-        }),
-    );
+        });
+    });
+}
+
+#[derive(Deserialize)]
+struct NewPageArgs {
+    #[serde(flatten)]
+    shared: Shared,
+    url: String,
+    #[serde(default)]
+    background: bool,
 }
 
 fn new_page(cx: &mut Ctx, call: CallId, args: Value) {
-    let url = args["url"].as_str().unwrap_or("").to_owned();
-    let background = args["background"].as_bool().unwrap_or(false);
-    let timeout = timeout_arg(&args, NAVIGATION_TIMEOUT);
+    let Some(args) = parsed::<NewPageArgs>(cx, call, args) else {
+        return;
+    };
+    let timeout = args.shared.timeout_or(NAVIGATION_TIMEOUT);
+    let (url, background) = (args.url, args.background);
     browser::ready(
         cx,
         Box::new(move |cx, r| {
@@ -261,25 +271,63 @@ fn new_page(cx: &mut Ctx, call: CallId, args: Value) {
     );
 }
 
+/// What `navigate_page` does.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum NavigationKind {
+    Url,
+    Back,
+    Forward,
+    Reload,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct NavigatePageArgs {
+    #[serde(flatten)]
+    shared: Shared,
+    r#type: Option<NavigationKind>,
+    url: Option<String>,
+    #[serde(default)]
+    ignore_cache: bool,
+    init_script: Option<String>,
+}
+
+/// A navigation to make: what, where to, and the initScript to remove afterwards.
+struct Navigation {
+    kind: NavigationKind,
+    url: Option<String>,
+    ignore_cache: bool,
+    init_script: Option<String>,
+}
+
 fn navigate_page(cx: &mut Ctx, call: CallId, args: Value) {
-    let url = args["url"].as_str().map(str::to_owned);
-    let kind = match (args["type"].as_str(), &url) {
-        (Some(t), _) => t.to_owned(),
-        (None, Some(_)) => "url".to_owned(),
+    let Some(args) = parsed::<NavigatePageArgs>(cx, call, args) else {
+        return;
+    };
+    let kind = match (args.r#type, &args.url) {
+        (Some(t), _) => t,
+        (None, Some(_)) => NavigationKind::Url,
         (None, None) => return fail(cx, call, "Either URL or a type is required."),
     };
-    let ignore_cache = args["ignoreCache"].as_bool().unwrap_or(false);
-    let init_script = args["initScript"].as_str().map(str::to_owned);
-    let timeout = timeout_arg(&args, NAVIGATION_TIMEOUT);
-    super::call::on_page(cx, call, page_arg(&args), move |cx, page| {
-        if kind == "url" && url.is_none() {
+    let timeout = args.shared.timeout_or(NAVIGATION_TIMEOUT);
+    let mut nav = Navigation {
+        kind,
+        url: args.url,
+        ignore_cache: args.ignore_cache,
+        init_script: None,
+    };
+    let init_script = args.init_script;
+    call::on_page(cx, call, args.shared.page(), move |cx, page| {
+        if nav.kind == NavigationKind::Url && nav.url.is_none() {
             return fail(cx, call, "A URL is required for navigation of type=url.");
         }
         match init_script {
             Some(source) => add_init_script(cx, call, page, source, move |cx, id| {
-                navigate(cx, call, page, (kind, url, ignore_cache, id), timeout)
+                nav.init_script = id;
+                navigate(cx, call, page, nav, timeout)
             }),
-            None => navigate(cx, call, page, (kind, url, ignore_cache, None), timeout),
+            None => navigate(cx, call, page, nav, timeout),
         }
     });
 }
@@ -289,7 +337,7 @@ fn navigate_page(cx: &mut Ctx, call: CallId, args: Value) {
 fn add_init_script(
     cx: &mut Ctx,
     call: CallId,
-    page: u32,
+    page: PageId,
     source: String,
     then: impl FnOnce(&mut Ctx, Option<String>) + 'static,
 ) {
@@ -297,87 +345,96 @@ fn add_init_script(
         Ok(s) => s,
         Err(e) => return fail(cx, call, e),
     };
-    browser::send_raw(
-        cx,
-        Some(&session),
-        "Page.addScriptToEvaluateOnNewDocument",
-        json!({"source": source}),
-        Box::new(move |cx, r| match r {
-            Err(e) => fail(cx, call, e),
-            Ok(v) => then(cx, v["identifier"].as_str().map(str::to_owned)),
-        }),
-    );
+    let params = cdp_page::AddScriptToEvaluateOnNewDocumentParams {
+        source,
+        ..Default::default()
+    };
+    browser::send(cx, Some(&session), params, move |cx, r| match r {
+        Err(e) => fail(cx, call, e),
+        Ok(added) => then(cx, Some(added.identifier).filter(|id| !id.is_empty())),
+    });
 }
 
-/// What to do: the type, the URL, ignoreCache, and the initScript to remove afterwards.
-type Navigation = (String, Option<String>, bool, Option<String>);
-
-fn navigate(cx: &mut Ctx, call: CallId, page: u32, nav: Navigation, timeout: Duration) {
-    let (kind, url, ignore_cache, init_script) = nav;
-    let (kind2, url2) = (kind.clone(), url.clone());
+fn navigate(cx: &mut Ctx, call: CallId, page: PageId, nav: Navigation, timeout: Duration) {
+    let Navigation {
+        kind,
+        url,
+        ignore_cache,
+        init_script,
+    } = nav;
+    let target = url.clone().unwrap_or_default();
     let done = Box::new(move |cx: &mut Ctx, r: crate::error::Result<()>| {
-        if let (Some(id), Ok(session)) = (init_script, pages::session_of(&cx.browser.pages, page)) {
-            browser::fire_raw(
-                cx,
-                Some(&session),
-                "Page.removeScriptToEvaluateOnNewDocument",
-                json!({"identifier": id}),
-            );
+        if let (Some(identifier), Ok(session)) =
+            (init_script, pages::session_of(&cx.browser.pages, page))
+        {
+            let remove = cdp_page::RemoveScriptToEvaluateOnNewDocumentParams { identifier };
+            browser::fire(cx, Some(&session), remove);
         }
-        let current = cx
-            .browser
-            .pages
-            .get(page)
-            .map(|p| p.url.clone())
-            .unwrap_or_default();
-        // The error becomes part of a sentence that ends with its own period.
-        let r = r.map_err(|e| e.to_string().trim_end_matches('.').to_owned());
-        let line = match (kind.as_str(), r) {
-            ("url", Ok(())) => format!("Successfully navigated to {}.", url.unwrap_or_default()),
-            ("url", Err(e)) => format!("Unable to navigate in the selected page: {e}."),
-            ("back", Ok(())) => format!("Successfully navigated back to {current}."),
-            ("back", Err(e)) => format!("Unable to navigate back in the selected page: {e}."),
-            ("forward", Ok(())) => format!("Successfully navigated forward to {current}."),
-            ("forward", Err(e)) => {
-                format!("Unable to navigate forward in the selected page: {e}.")
-            }
-            (_, Ok(())) => "Successfully reloaded the page.".to_owned(),
-            (_, Err(e)) => format!("Unable to reload the selected page: {e}."),
-        };
         let mut resp = pages_response(page);
-        resp.line(line);
+        resp.line(navigated_line(cx, page, kind, url, r));
         finish(cx, call, resp);
     });
-    match kind2.as_str() {
-        "url" => navigation::goto(cx, page, url2.unwrap_or_default(), timeout, done),
-        "back" => navigation::history(cx, page, -1, timeout, done),
-        "forward" => navigation::history(cx, page, 1, timeout, done),
-        _ => navigation::reload(cx, page, ignore_cache, timeout, done),
+    match kind {
+        NavigationKind::Url => navigation::goto(cx, page, target, timeout, done),
+        NavigationKind::Back => navigation::history(cx, page, -1, timeout, done),
+        NavigationKind::Forward => navigation::history(cx, page, 1, timeout, done),
+        NavigationKind::Reload => navigation::reload(cx, page, ignore_cache, timeout, done),
     }
 }
 
-fn wait_for(cx: &mut Ctx, call: CallId, args: Value) {
-    let texts: Vec<String> = args["text"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|t| t.as_str().map(str::to_owned))
-                .collect()
-        })
+/// What the navigation did, in the reference's words.
+fn navigated_line(
+    cx: &Ctx,
+    page: PageId,
+    kind: NavigationKind,
+    url: Option<String>,
+    r: Result<(), Error>,
+) -> String {
+    let current = cx
+        .browser
+        .pages
+        .get(page)
+        .map(|p| p.url.clone())
         .unwrap_or_default();
-    let timeout = timeout_arg(&args, WAIT_TIMEOUT);
-    pages::with_page(
-        cx,
-        page_arg(&args),
-        Box::new(move |cx, r| {
-            let page = match r.and_then(|p| pages::not_crashed(&cx.browser.pages, p).map(|_| p)) {
-                Ok(p) => p,
-                Err(e) => return fail(cx, call, e),
-            };
-            if super::refuse_if_dialog(cx, call, page) {
-                return;
-            }
-            super::snapshot::wait_for_text(cx, call, page, texts, timeout);
-        }),
-    );
+    // The error becomes part of a sentence that ends with its own period.
+    let r = r.map_err(|e| e.to_string().trim_end_matches('.').to_owned());
+    match (kind, r) {
+        (NavigationKind::Url, Ok(())) => {
+            format!("Successfully navigated to {}.", url.unwrap_or_default())
+        }
+        (NavigationKind::Url, Err(e)) => format!("Unable to navigate in the selected page: {e}."),
+        (NavigationKind::Back, Ok(())) => format!("Successfully navigated back to {current}."),
+        (NavigationKind::Back, Err(e)) => {
+            format!("Unable to navigate back in the selected page: {e}.")
+        }
+        (NavigationKind::Forward, Ok(())) => {
+            format!("Successfully navigated forward to {current}.")
+        }
+        (NavigationKind::Forward, Err(e)) => {
+            format!("Unable to navigate forward in the selected page: {e}.")
+        }
+        (NavigationKind::Reload, Ok(())) => "Successfully reloaded the page.".to_owned(),
+        (NavigationKind::Reload, Err(e)) => format!("Unable to reload the selected page: {e}."),
+    }
+}
+
+#[derive(Deserialize)]
+struct WaitForArgs {
+    #[serde(flatten)]
+    shared: Shared,
+    text: Vec<String>,
+}
+
+fn wait_for(cx: &mut Ctx, call: CallId, args: Value) {
+    let Some(args) = parsed::<WaitForArgs>(cx, call, args) else {
+        return;
+    };
+    let timeout = args.shared.timeout_or(WAIT_TIMEOUT);
+    let texts = args.text;
+    call::on_live_page(cx, call, args.shared.page(), move |cx, page| {
+        if super::refuse_if_dialog(cx, call, page) {
+            return;
+        }
+        super::snapshot::wait_for_text(cx, call, page, texts, timeout);
+    });
 }

@@ -6,6 +6,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use serde::Deserialize;
 use serde_json::Value;
 
 use crate::settings::BrowserSource;
@@ -13,23 +14,36 @@ use crate::tools::Ctx;
 
 /// The file path arguments tools take: files the server writes, and files the browser reads
 /// (uploads: only checked when the browser runs on this machine, as the reference does).
-const PATH_ARGUMENTS: &[&str] = &["filePath", "requestFilePath", "responseFilePath"];
-const BROWSER_PATH_ARGUMENTS: &[&str] = &["filePaths"];
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PathArgs {
+    file_path: Option<String>,
+    request_file_path: Option<String>,
+    response_file_path: Option<String>,
+    #[serde(default)]
+    file_paths: Vec<String>,
+}
 
 /// The first file path in a call's arguments that lies outside the allowed folders, as the
 /// error to answer with.
 pub fn refused(cx: &Ctx, args: &Value) -> Option<String> {
-    let browser_side: &[&str] = if browser_is_local(&cx.settings.source) {
-        BROWSER_PATH_ARGUMENTS
+    // The arguments passed their tool's schema, which gives these names these types; if one
+    // ever does not, the call is refused rather than left unchecked.
+    let given = match PathArgs::deserialize(args) {
+        Ok(p) => p,
+        Err(e) => return Some(format!("Invalid arguments: {e}")),
+    };
+    let written = [
+        &given.file_path,
+        &given.request_file_path,
+        &given.response_file_path,
+    ];
+    let browser_side: &[String] = if browser_is_local(&cx.settings.source) {
+        &given.file_paths
     } else {
         &[]
     };
-    let keys = PATH_ARGUMENTS.iter().chain(browser_side);
-    let paths = keys.flat_map(|key| match &args[*key] {
-        Value::String(s) => vec![s.as_str()],
-        Value::Array(items) => items.iter().filter_map(Value::as_str).collect(),
-        _ => Vec::new(),
-    });
+    let paths = written.into_iter().flatten().chain(browser_side);
     for path in paths {
         if let Err(e) = check(cx, path) {
             return Some(e);

@@ -1,7 +1,7 @@
 //! The snapshot as tool responses show it: the text tree (one line per node, the reference's
 //! wording) and the structured-content JSON.
 
-use super::js_value::{js_number, strip_js_whitespace};
+use super::js_value::{json_number, strip_js_whitespace};
 use super::props::Prop;
 use super::tree::{order_postorder, Node};
 use super::Snapshot;
@@ -149,7 +149,7 @@ impl Snapshot {
                     out.push(' ');
                     out.push_str(key);
                     out.push_str("=\"");
-                    out.push_str(&js_number(num));
+                    out.push_str(&json_number(num));
                     out.push('"');
                 }
             }

@@ -20,7 +20,7 @@ pub(super) fn js_name(v: Option<&Value>) -> String {
     }
     match v {
         Some(Value::String(s)) => s.clone(),
-        Some(Value::Number(n)) => js_number(n),
+        Some(Value::Number(n)) => json_number(n),
         Some(Value::Bool(b)) => b.to_string(),
         _ => String::new(),
     }
@@ -29,38 +29,40 @@ pub(super) fn js_name(v: Option<&Value>) -> String {
 pub(super) fn js_string(v: Option<&Value>) -> String {
     match v {
         Some(Value::String(s)) => s.clone(),
-        Some(Value::Number(n)) => js_number(n),
+        Some(Value::Number(n)) => json_number(n),
         Some(Value::Bool(b)) => b.to_string(),
         _ => String::new(),
     }
 }
 
-/// A number as JavaScript's `String(n)` writes it.
-pub(super) fn js_number(n: &Number) -> String {
-    const SAFE: i64 = 1 << 53;
-    if let Some(i) = n.as_i64().filter(|i| (-SAFE..=SAFE).contains(i)) {
-        return i.to_string();
-    }
-    let f = n.as_f64().unwrap_or(f64::NAN);
-    if f.is_nan() {
+/// A number as JavaScript prints it (`String(n)`): no ".0" on integers, exponent notation
+/// outside 1e-6..1e21, NaN and Infinity by name. (A JSON number goes through `f64` as in
+/// JavaScript: integers beyond 2^53 print rounded, as there.)
+pub fn js_number(n: f64) -> String {
+    if n.is_nan() {
         return "NaN".into();
     }
-    if f.is_infinite() {
-        return if f > 0.0 { "Infinity" } else { "-Infinity" }.into();
+    if n.is_infinite() {
+        return if n > 0.0 { "Infinity" } else { "-Infinity" }.into();
     }
-    if f == 0.0 {
+    if n == 0.0 {
         return "0".into();
     }
-    let abs = f.abs();
+    let abs = n.abs();
     if (1e-6..1e21).contains(&abs) {
-        return format!("{f}");
+        return format!("{n}");
     }
     // Exponent form: Rust writes `1.5e21` / `1e-7`, JavaScript `1.5e+21` / `1e-7`.
-    let s = format!("{f:e}");
-    match s.split_once('e') {
+    let e = format!("{n:e}");
+    match e.split_once('e') {
         Some((mantissa, exp)) if !exp.starts_with('-') => format!("{mantissa}e+{exp}"),
-        _ => s,
+        _ => e,
     }
+}
+
+/// [`js_number`] of a JSON number.
+pub(super) fn json_number(n: &Number) -> String {
+    js_number(n.as_f64().unwrap_or(f64::NAN))
 }
 
 /// Removes what JavaScript's `\s` matches (not quite Rust's `char::is_whitespace`).
@@ -94,7 +96,21 @@ mod tests {
         ];
         for (value, expected) in cases {
             let n = value.as_number().expect("number");
-            assert_eq!(js_number(n), expected, "{value}");
+            assert_eq!(json_number(n), expected, "{value}");
         }
+    }
+
+    #[test]
+    fn special_numbers_print_like_javascript() {
+        assert_eq!(js_number(2.0), "2");
+        assert_eq!(js_number(2.5), "2.5");
+        assert_eq!(js_number(-3.0), "-3");
+        assert_eq!(js_number(-0.0), "0");
+        assert_eq!(js_number(f64::NAN), "NaN");
+        assert_eq!(js_number(f64::NEG_INFINITY), "-Infinity");
+        assert_eq!(js_number(1e21), "1e+21");
+        assert_eq!(js_number(1.5e-7), "1.5e-7");
+        assert_eq!(js_number(0.000001), "0.000001");
+        assert_eq!(js_number(0.1 + 0.2), "0.30000000000000004");
     }
 }

@@ -32,6 +32,7 @@ pub use ax::iframe_backend_ids;
 pub use dom::DomIndex;
 pub use extras::ExtraElement;
 pub use format::{format_saved, format_section};
+pub use js_value::js_number;
 pub use resolve::no_snapshot_message;
 pub use uids::UidMap;
 

@@ -1,0 +1,162 @@
+//! `emulate` and `resize_page`: what a page pretends to be (viewport, media features, network,
+//! CPU, position, user agent, extra headers) and the size of its window.
+//!
+//! Emulation is set with CDP on the page's own session, and Chromium keeps it for that session
+//! across navigations, so nothing has to be re-applied after a load. [`State`] remembers what
+//! is set, because every answer about the page says so ([`lines`]) and the navigation timeout
+//! grows with the throttling ([`navigation_timeout`]).
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use crate::browser::{navigation, pages, PageId};
+use crate::error::Error;
+use crate::tools::response::{finish, Response};
+use crate::tools::screenshot::{dialog_blocks, unless_dialog};
+use crate::tools::{call, fail, CallId, Ctx, Tool};
+
+mod args;
+mod commands;
+mod resize;
+mod state;
+
+use args::{settings, EmulateArgs};
+use commands::{commands, send_all};
+use state::navigation_timeout;
+pub use state::{lines, structured, State};
+
+pub const TOOLS: &[Tool] = &[EMULATE, resize::RESIZE_PAGE];
+
+const EMULATE: Tool = Tool {
+    name: "emulate",
+    description: "Make the page emulate a device or environment: viewport, color scheme and other media features, \
+network and CPU throttling, geolocation, user agent, extra HTTP headers. Each call sets the whole emulation: \
+a setting left out is turned off (extraHttpHeaders excepted: they stay until replaced or cleared with an \
+empty string), so pass every setting you want in one call. Settings stay in effect across navigations.",
+    properties: || {
+        json!({
+            "networkConditions": {
+                "type": "string",
+                "enum": ["Offline", "Slow 3G", "Fast 3G", "Slow 4G", "Fast 4G"],
+                "description": "Throttle the network to this preset, or cut it off. Leave out for no throttling.",
+            },
+            "cpuThrottlingRate": {
+                "type": "number", "minimum": 1, "maximum": 20,
+                "description": "Slow the CPU down by this factor. Leave out, or 1, for full speed.",
+            },
+            "geolocation": {
+                "type": "string",
+                "description": "Position to report, as `<latitude>,<longitude>` (latitude -90..90, longitude -180..180). Leave out to stop overriding it.",
+            },
+            "userAgent": {
+                "type": "string",
+                "description": "User agent string to send and report. Leave out, or empty, for the browser's own.",
+            },
+            "colorScheme": {
+                "type": "string", "enum": ["dark", "light", "auto"],
+                "description": "Force dark or light mode (prefers-color-scheme). Leave out, or \"auto\", for the default.",
+            },
+            "forcedColors": {
+                "type": "string", "enum": ["active", "none", "auto"],
+                "description": "Value of the `forced-colors` media feature. Leave out, or \"auto\", for the default.",
+            },
+            "prefersContrast": {
+                "type": "string", "enum": ["more", "less", "custom", "no-preference", "auto"],
+                "description": "Value of the `prefers-contrast` media feature. Leave out, or \"auto\", for the default.",
+            },
+            "prefersReducedMotion": {
+                "type": "string", "enum": ["reduce", "no-preference", "auto"],
+                "description": "Value of the `prefers-reduced-motion` media feature. Leave out, or \"auto\", for the default.",
+            },
+            "viewport": {
+                "type": "string",
+                "description": "Viewport as '<width>x<height>x<devicePixelRatio>[,mobile][,touch][,landscape]', e.g. '390x844x3,mobile,touch'. Leave out to stop overriding it.",
+            },
+            "extraHttpHeaders": {
+                "type": "string",
+                "description": "Headers to add to every request the page makes, as a JSON object string, e.g. {\"X-Test\": \"1\"}. They stay across navigations; an empty string removes them.",
+            },
+        })
+    },
+    required: &[],
+    read_only: false,
+    page_scoped: true,
+    run: emulate,
+};
+
+/// How long the emulation commands may take before the call gives up (they only stall when
+/// the page's main thread does).
+const EMULATE_TIMEOUT: Duration = Duration::from_secs(10);
+
+fn emulate(cx: &mut Ctx, call: CallId, args: Value) {
+    let args: EmulateArgs = match crate::tools::args::parse(args) {
+        Ok(a) => a,
+        Err(e) => return fail(cx, call, e),
+    };
+    // Bad arguments are reported before anything else, as the reference's schema does.
+    let (mut next, headers) = match settings(&args) {
+        Ok(s) => s,
+        Err(message) => return fail(cx, call, message),
+    };
+    call::on_page(cx, call, args.shared.page(), move |cx, page| {
+        if let Some(message) = dialog_blocks(cx, page) {
+            return fail(cx, call, message);
+        }
+        let (session, previous) = match cx.browser.pages.get(page) {
+            Some(p) => (p.session.clone(), cx.emulation.entry(page).clone()),
+            None => return fail(cx, call, pages::no_such_page(page)),
+        };
+        next.extra_headers = match &headers {
+            Some(h) if h.is_empty() => None,
+            Some(h) => Some(h.clone()),
+            None => previous.extra_headers.clone(),
+        };
+        let commands = commands(&previous, &next, headers.as_ref(), &session);
+        let reload = needs_reload(&previous, &next);
+        unless_dialog(
+            cx,
+            &session,
+            EMULATE_TIMEOUT,
+            "Applying the emulation settings timed out (is the page busy?).".into(),
+            Box::new(move |cx, done| send_all(cx, commands, done)),
+            Box::new(move |cx, r: Result<(), Error>| match r {
+                Ok(()) => applied(cx, call, page, next, reload),
+                Err(e) => fail(cx, call, e),
+            }),
+        );
+    });
+}
+
+/// The browser took the new settings: remembers them and answers, after reloading the page
+/// when its document has to start over to see them.
+fn applied(cx: &mut Ctx, call: CallId, page: PageId, next: State, reload: bool) {
+    let timeout = navigation_timeout(&next);
+    if cx.browser.pages.get(page).is_some() {
+        *cx.emulation.entry(page) = next;
+    }
+    let answer = move |cx: &mut Ctx, r: Result<(), Error>| match r {
+        Err(e) => fail(cx, call, e),
+        Ok(()) => {
+            let mut resp = Response::for_page(page);
+            resp.line("Emulation configured successfully");
+            finish(cx, call, resp)
+        }
+    };
+    if reload {
+        // Touch support and mobile layout are decided when a document starts;
+        // the document that is there keeps the old ones until reloaded.
+        navigation::reload(cx, page, false, timeout, Box::new(answer));
+    } else {
+        answer(cx, Ok(()));
+    }
+}
+
+fn needs_reload(previous: &State, next: &State) -> bool {
+    let flags = |s: &State| {
+        s.viewport
+            .as_ref()
+            .map_or((false, false), |v| (v.mobile, v.touch))
+    };
+    flags(previous) != flags(next)
+}

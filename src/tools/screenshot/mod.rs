@@ -1,0 +1,329 @@
+//! `take_screenshot`: the viewport, the whole page or one element, as an image in the answer
+//! or written to a file.
+//!
+//! A page with an open dialog cannot paint, so a capture would wait for as long as the dialog
+//! stays; the call refuses at once when a dialog is open and gives up as soon as one opens.
+//! The same dialog guards serve `emulate` ([`dialog_blocks`], [`unless_dialog`]).
+
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::browser::{self, pages, waiters, PageId};
+use crate::cdp::generated::page as cdp_page;
+use crate::error::Error;
+use crate::tools::args::{self, Shared};
+use crate::tools::response::{finish, Response};
+use crate::tools::{call, fail, CallId, Ctx, Done, Once, Tool};
+
+mod clip;
+mod files;
+
+use clip::element_clip;
+use files::{decode_base64, decoded_len, output_path, temp_dir, write_file};
+
+pub const TOOLS: &[Tool] = &[Tool {
+    name: "take_screenshot",
+    description: "Take a screenshot of the visible part of the page, of the whole page, or of one element. \
+The image comes back in the answer, or is written to filePath. To read a page's content, take_snapshot is \
+cheaper and gives element uids.",
+    properties: || {
+        json!({
+            "format": {
+                "type": "string", "enum": ["png", "jpeg", "webp"], "default": "png",
+                "description": "Image format (default \"png\").",
+            },
+            "quality": {
+                "type": "number", "minimum": 0, "maximum": 100,
+                "description": "Compression quality for jpeg and webp, 0-100 (higher: better and larger). Not used for png.",
+            },
+            "uid": {
+                "type": "string",
+                "description": "Screenshot only this element: its uid from take_snapshot. Leave out for the page.",
+            },
+            "fullPage": {
+                "type": "boolean",
+                "description": "Capture the whole page, not only what the viewport shows. Not with uid.",
+            },
+            "filePath": {
+                "type": "string",
+                "description": "Write the image to this file (absolute, or relative to the working directory) instead of returning it. The extension is set to match the format.",
+            },
+        })
+    },
+    required: &[],
+    read_only: false,
+    page_scoped: true,
+    run: take_screenshot,
+}];
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ScreenshotArgs {
+    #[serde(flatten)]
+    shared: Shared,
+    #[serde(default)]
+    format: Format,
+    quality: Option<f64>,
+    uid: Option<String>,
+    #[serde(default)]
+    full_page: bool,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum Format {
+    #[default]
+    Png,
+    Jpeg,
+    Webp,
+}
+
+impl Format {
+    /// The name, as file extension and in the MIME type.
+    fn name(self) -> &'static str {
+        match self {
+            Format::Png => "png",
+            Format::Jpeg => "jpeg",
+            Format::Webp => "webp",
+        }
+    }
+
+    fn cdp(self) -> cdp_page::CaptureScreenshotFormat {
+        match self {
+            Format::Png => cdp_page::CaptureScreenshotFormat::Png,
+            Format::Jpeg => cdp_page::CaptureScreenshotFormat::Jpeg,
+            Format::Webp => cdp_page::CaptureScreenshotFormat::Webp,
+        }
+    }
+}
+
+/// Images at least this large (decoded) are written to a temporary file instead of being
+/// sent inline, where they would swamp the agent's context (the reference's threshold).
+const INLINE_LIMIT: usize = 2_000_000;
+
+/// How long a capture may take. Even a very tall page takes a few seconds; longer means the
+/// page's main thread is stuck.
+const CAPTURE_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// What to capture.
+enum Area {
+    Viewport,
+    FullPage,
+    Element(String),
+}
+
+impl Area {
+    /// The line the answer starts with.
+    fn line(&self) -> String {
+        match self {
+            Area::Element(uid) => format!("Took a screenshot of node with uid \"{uid}\"."),
+            Area::FullPage => "Took a screenshot of the full current page.".to_owned(),
+            Area::Viewport => "Took a screenshot of the current page's viewport.".to_owned(),
+        }
+    }
+}
+
+struct Shot {
+    format: Format,
+    /// jpeg and webp only.
+    quality: Option<f64>,
+    file_path: Option<String>,
+}
+
+fn take_screenshot(cx: &mut Ctx, call: CallId, args: Value) {
+    let args: ScreenshotArgs = match args::parse(args) {
+        Ok(a) => a,
+        Err(e) => return fail(cx, call, e),
+    };
+    let page = args.shared.page();
+    let shot = Shot {
+        quality: args.quality.filter(|_| args.format != Format::Png),
+        format: args.format,
+        file_path: args.shared.file_path,
+    };
+    let (uid, full_page) = (args.uid, args.full_page);
+    call::on_page(cx, call, page, move |cx, page| {
+        if let Some(message) = dialog_blocks(cx, page) {
+            return fail(cx, call, message);
+        }
+        let area = match (uid, full_page) {
+            (Some(_), true) => {
+                return fail(
+                    cx,
+                    call,
+                    "Providing both \"uid\" and \"fullPage\" is not allowed.",
+                )
+            }
+            (Some(uid), false) => Area::Element(uid),
+            (None, true) => Area::FullPage,
+            (None, false) => Area::Viewport,
+        };
+        let session = match pages::session_of(&cx.browser.pages, page) {
+            Ok(s) => s,
+            Err(e) => return fail(cx, call, e),
+        };
+        let line = area.line();
+        let (format, quality) = (shot.format, shot.quality);
+        unless_dialog(
+            cx,
+            &session.clone(),
+            CAPTURE_TIMEOUT,
+            format!(
+                "The screenshot was not taken within {} s: the page is not painting (is its main thread busy?).",
+                CAPTURE_TIMEOUT.as_secs()
+            ),
+            Box::new(move |cx, done| capture(cx, page, session, area, format, quality, done)),
+            Box::new(move |cx, r: Result<String, Error>| match r {
+                Ok(data) => answer(cx, call, page, shot, line, data),
+                Err(e) => fail(cx, call, e),
+            }),
+        );
+    });
+}
+
+/// Captures `area` and hands over the image, base64-encoded as the browser sent it.
+fn capture(
+    cx: &mut Ctx,
+    page: PageId,
+    session: String,
+    area: Area,
+    format: Format,
+    quality: Option<f64>,
+    done: Done<String>,
+) {
+    let mut params = cdp_page::CaptureScreenshotParams {
+        format: Some(format.cdp()),
+        quality: quality.map(|q| q.round() as i64),
+        optimize_for_speed: Some(true),
+        from_surface: Some(true),
+        ..Default::default()
+    };
+    match area {
+        Area::Viewport => {
+            params.capture_beyond_viewport = Some(false);
+            send_capture(cx, &session, params, done);
+        }
+        Area::FullPage => {
+            // Without a clip, capturing beyond the viewport takes the whole document.
+            params.capture_beyond_viewport = Some(true);
+            send_capture(cx, &session, params, done);
+        }
+        Area::Element(uid) => element_clip(
+            cx,
+            page,
+            uid,
+            Box::new(move |cx, r| match r {
+                Ok(clip) => {
+                    params.clip = Some(clip);
+                    params.capture_beyond_viewport = Some(true);
+                    send_capture(cx, &session, params, done);
+                }
+                Err(e) => done(cx, Err(e)),
+            }),
+        ),
+    }
+}
+
+fn send_capture(
+    cx: &mut Ctx,
+    session: &str,
+    params: cdp_page::CaptureScreenshotParams,
+    done: Done<String>,
+) {
+    browser::send(cx, Some(session), params, move |cx, r| match r {
+        Ok(shot) if shot.data.is_empty() => done(
+            cx,
+            Err(Error::Page("The browser returned no image.".into())),
+        ),
+        Ok(shot) => done(cx, Ok(shot.data)),
+        Err(e) => done(cx, Err(e)),
+    });
+}
+
+fn answer(cx: &mut Ctx, call: CallId, page: PageId, shot: Shot, line: String, data: String) {
+    let mut resp = Response::for_page(page);
+    resp.line(line);
+    let ext = shot.format.name();
+    let saved = match shot.file_path {
+        Some(path) => Some(decode_base64(&data).and_then(|bytes| {
+            let target = output_path(&path, ext)?;
+            write_file(&target, &bytes)?;
+            Ok(target)
+        })),
+        None if decoded_len(&data) >= INLINE_LIMIT => {
+            Some(decode_base64(&data).and_then(|bytes| {
+                let target = temp_dir()?.join(format!("screenshot.{ext}"));
+                write_file(&target, &bytes)?;
+                Ok(target)
+            }))
+        }
+        None => None,
+    };
+    match saved {
+        Some(Ok(target)) => {
+            resp.line(format!("Saved screenshot to {}.", target.display()));
+        }
+        Some(Err(message)) => return fail(cx, call, message),
+        None => resp.images.push(json!({
+            "type": "image",
+            "data": data,
+            "mimeType": format!("image/{ext}"),
+        })),
+    }
+    finish(cx, call, resp);
+}
+
+/// The reference's error for tools that an open dialog blocks.
+pub fn dialog_blocks(cx: &Ctx, page: PageId) -> Option<String> {
+    let d = cx.browser.pages.get(page)?.dialog.as_ref()?;
+    Some(format!("A dialog is open ({}: {}).", d.kind, d.message))
+}
+
+/// Work that answers through the continuation it is given.
+pub type Work<T> = Box<dyn FnOnce(&mut Ctx, Done<T>)>;
+
+/// Runs `work` unless the page shows a dialog first: a dialog opening (which stops the page's
+/// rendering and script, so `work` would wait for as long as it stays open) ends the wait at
+/// once with an error naming it, and so does `timeout`. Whichever comes first answers `done`.
+pub fn unless_dialog<T: 'static>(
+    cx: &mut Ctx,
+    session: &str,
+    timeout: Duration,
+    timeout_message: String,
+    work: Work<T>,
+    done: Done<T>,
+) {
+    let once = Once::new(done);
+    let on_dialog = once.clone();
+    let waiter = waiters::wait(
+        cx,
+        session,
+        |_: &cdp_page::JavascriptDialogOpeningEvent| true,
+        timeout,
+        timeout_message,
+        Box::new(
+            move |cx, r: Result<cdp_page::JavascriptDialogOpeningEvent, Error>| {
+                let err = match r {
+                    Ok(dialog) => {
+                        let kind = match dialog.r#type.as_str() {
+                            "" => "alert",
+                            kind => kind,
+                        };
+                        Error::Page(format!("A dialog is open ({kind}: {}).", dialog.message))
+                    }
+                    Err(e) => e,
+                };
+                on_dialog.call(cx, Err(err));
+            },
+        ),
+    );
+    work(
+        cx,
+        Box::new(move |cx, r| {
+            waiters::cancel(cx, waiter);
+            once.call(cx, r);
+        }),
+    );
+}
