@@ -72,7 +72,10 @@ pub fn tool_named(table: &Table, reserved: &dyn Fn(&str) -> bool, name: &str) ->
 
 /// The table's tools as `tools/list` shows them.
 pub fn list(table: &Table, reserved: &dyn Fn(&str) -> bool) -> Vec<Value> {
-    entries(table, reserved).iter().map(Exposed::to_json).collect()
+    entries(table, reserved)
+        .iter()
+        .map(Exposed::to_json)
+        .collect()
 }
 
 impl Exposed<'_> {

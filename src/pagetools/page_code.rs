@@ -95,7 +95,10 @@ mod tests {
             "boom here"
         );
         assert_eq!(
-            message(ex("TypeError", &format!("TypeError: x is not a function{stack}"))),
+            message(ex(
+                "TypeError",
+                &format!("TypeError: x is not a function{stack}")
+            )),
             "x is not a function"
         );
         assert_eq!(
@@ -105,7 +108,10 @@ mod tests {
         assert_eq!(message(ex("Error", &format!("Error{stack}"))), "");
         // A message over several lines keeps them all.
         assert_eq!(
-            message(ex("TypeError", &format!("TypeError: first\n    --> second{stack}"))),
+            message(ex(
+                "TypeError",
+                &format!("TypeError: first\n    --> second{stack}")
+            )),
             "first\n    --> second"
         );
         // A thrown value that is not an Error is shown as it is.
@@ -130,7 +136,7 @@ mod tests {
     #[test]
     fn a_lost_document_reads_in_the_pages_terms() {
         let cdp = |m: &str| Error::Cdp {
-            method: "Runtime.evaluate".into(),
+            method: <runtime::EvaluateParams as crate::cdp::Command>::METHOD.into(),
             message: m.into(),
         };
         assert!(matches!(

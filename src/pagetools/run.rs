@@ -296,10 +296,10 @@ fn deliver<H: PageHost>(
         return done(h, Ok(lines));
     };
     let saved = format!("Tool result saved to {path}.");
-    let file = std::fs::File::create(&path).and_then(|mut f| f.write_all(body.as_bytes()).map(|()| f));
-    let could_not = move |e: &dyn std::fmt::Display| {
-        Error::Invalid(format!("Could not write {path}: {e}"))
-    };
+    let file =
+        std::fs::File::create(&path).and_then(|mut f| f.write_all(body.as_bytes()).map(|()| f));
+    let could_not =
+        move |e: &dyn std::fmt::Display| Error::Invalid(format!("Could not write {path}: {e}"));
     let file = match file {
         Ok(f) => f,
         Err(e) => return done(h, Err(could_not(&e))),
