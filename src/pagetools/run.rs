@@ -89,7 +89,7 @@ pub fn check<H: PageHost>(
 
 /// Runs the tool in the page. A run the page's navigation cut short marks its table: the
 /// next call waits for the new document's tools.
-pub fn start<H: PageHost>(h: &mut H, run: Run, done: Done<H, Outcome>) {
+pub fn start<H: PageHost>(h: &mut H, mut run: Run, done: Done<H, Outcome>) {
     let Some(p) = h.browser_ref().pages.get(run.page) else {
         return done(h, Err(pages::no_such_page(run.page)));
     };
@@ -114,7 +114,7 @@ pub fn start<H: PageHost>(h: &mut H, run: Run, done: Done<H, Outcome>) {
     let delivery = Delivery {
         page,
         session: session.clone(),
-        file_path: run.file_path,
+        file_path: run.file_path.take(),
     };
     let then = move |h: &mut H, r: Result<(Value, String), Error>| match r {
         Ok((header, body)) => answer(h, delivery, header, body, done),
@@ -126,47 +126,59 @@ pub fn start<H: PageHost>(h: &mut H, run: Run, done: Done<H, Outcome>) {
         }
     };
     let s = Some(session.as_str());
-    match (run.elements.first(), context) {
-        // Elements are passed as remote objects, which only callFunctionOn takes.
-        (Some((_, object)), _) => {
-            let mut arguments = vec![by_value(json!(run.tool)), by_value(run.params)];
-            arguments.push(by_value(options));
-            arguments.extend(run.elements.iter().map(|(_, o)| by_object(o)));
-            let request = runtime::CallFunctionOnParams {
-                function_declaration: "function(name, params, options, ...elements) { return window.__dtmcp.run(name, params, elements, options); }".into(),
-                arguments: Some(arguments),
-                object_id: Some(object.clone()),
-                await_promise: Some(true),
-                return_by_value: Some(true),
-                ..Default::default()
-            };
-            browser::send(h, s, request, move |h, r| {
+    match request(run, context, options) {
+        Request::Call(call) => {
+            browser::send(h, s, call, move |h, r| {
                 let r = r.map_err(page_error);
                 then(h, r.and_then(|a| envelope(a.result, a.exception_details)))
             });
         }
-        // Otherwise one expression is cheaper for the page than a function call with
-        // arguments. The params travel as JSON text parsed by the shim's own JSON.parse
-        // (an object literal would treat a "__proto__" key differently).
-        (None, ctx) => {
-            let quoted = Value::String(run.params.to_string());
-            let expression = format!(
-                "window.__dtmcp.run({}, window.__dtmcp.parse({quoted}), [], {options})",
-                Value::String(run.tool)
-            );
-            let request = runtime::EvaluateParams {
-                expression,
-                context_id: ctx,
-                await_promise: Some(true),
-                return_by_value: Some(true),
-                ..Default::default()
-            };
-            browser::send(h, s, request, move |h, r| {
+        Request::Evaluate(evaluate) => {
+            browser::send(h, s, evaluate, move |h, r| {
                 let r = r.map_err(page_error);
                 then(h, r.and_then(|a| envelope(a.result, a.exception_details)))
             });
         }
     }
+}
+
+/// The command that runs a tool through the shim's runner.
+enum Request {
+    Call(runtime::CallFunctionOnParams),
+    Evaluate(runtime::EvaluateParams),
+}
+
+fn request(run: Run, context: Option<i64>, options: Value) -> Request {
+    let Some((_, object)) = run.elements.first() else {
+        // Without elements one expression is cheaper for the page than a function call
+        // with arguments. The params travel as JSON text parsed by the shim's own
+        // JSON.parse (an object literal would treat a "__proto__" key differently).
+        let quoted = Value::String(run.params.to_string());
+        let expression = format!(
+            "window.__dtmcp.run({}, window.__dtmcp.parse({quoted}), [], {options})",
+            Value::String(run.tool)
+        );
+        return Request::Evaluate(runtime::EvaluateParams {
+            expression,
+            context_id: context,
+            await_promise: Some(true),
+            return_by_value: Some(true),
+            ..Default::default()
+        });
+    };
+    // Elements are passed as remote objects, which only callFunctionOn takes.
+    let object_id = Some(object.clone());
+    let mut arguments = vec![by_value(json!(run.tool)), by_value(run.params)];
+    arguments.push(by_value(options));
+    arguments.extend(run.elements.iter().map(|(_, o)| by_object(o)));
+    Request::Call(runtime::CallFunctionOnParams {
+        function_declaration: "function(name, params, options, ...elements) { return window.__dtmcp.run(name, params, elements, options); }".into(),
+        arguments: Some(arguments),
+        object_id,
+        await_promise: Some(true),
+        return_by_value: Some(true),
+        ..Default::default()
+    })
 }
 
 fn by_value(value: Value) -> runtime::CallArgument {

@@ -28,6 +28,8 @@ pub fn list(cx: &Ctx) -> Vec<Value> {
 
 /// Starts a call of an exposed page tool. `None` when `name` is not one.
 pub fn call(cx: &mut Ctx, name: &str, args: Value) -> Option<CallId> {
+    // The MCP name gives the tool's name; the run looks the tool up by it once the page is
+    // at hand (the table may change while the call waits for the browser).
     let tool = exposed::tool_named(table(cx)?, &reserved, name)?;
     let page = cx.browser.pages.selected?;
     let id = calls::start(cx, "page tool");
