@@ -7,6 +7,9 @@
 //! This layer knows pages and their tables, and nothing of MCP or of the other tools: it is
 //! generic over a [`PageHost`], the state that holds the tables.
 
+pub mod exposed;
+pub mod page_code;
+pub mod run;
 pub mod table;
 
 use std::collections::HashMap;

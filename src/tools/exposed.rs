@@ -1,101 +1,36 @@
-//! `--exposePageTools`: each third-party tool of the selected page is also listed as an MCP
-//! tool of its own, with its own input schema, so agents can call it directly. The names are
-//! derived from group and tool (`<group>__<tool>`, reduced to the characters MCP clients
-//! accept, at most 64, made unique), and clients hear `notifications/tools/list_changed`
-//! whenever the set changes.
+//! `--exposePageTools`: the selected page's third-party tools listed and called as MCP
+//! tools of their own (names and schemas: `pagetools::exposed`). Clients hear
+//! `notifications/tools/list_changed` whenever the set changes.
 
-use std::collections::HashSet;
-
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::thirdparty::run_tool;
 use super::{call as calls, CallId, Ctx};
-use crate::browser::{pages, Host};
+use crate::browser::Host;
+use crate::pagetools::{exposed, Table};
 
-const MAX_NAME: usize = 64;
-
-/// An MCP tool name for a page tool: letters, digits, `_` and `-` only.
-fn sanitize(group: &str, tool: &str) -> String {
-    let raw = format!("{group}__{tool}");
-    let mut out: String = raw
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    out.truncate(MAX_NAME);
-    out
+/// A name one of the server's own tools takes.
+fn reserved(name: &str) -> bool {
+    super::find(name).is_some()
 }
 
-/// (MCP name, group, tool name, description, schema) for each tool of the selected page.
-fn entries(cx: &Ctx) -> Vec<(String, String, String, Option<String>, Value)> {
+/// The selected page's table, when its tools are exposed.
+fn table(cx: &Ctx) -> Option<&Table> {
     if !cx.settings.expose_page_tools {
-        return Vec::new();
+        return None;
     }
-    let Some(table) = cx.browser.pages.selected.and_then(|id| cx.tables.get(id)) else {
-        return Vec::new();
-    };
-    let builtin: HashSet<&str> = crate::tools::all().map(|t| t.name).collect();
-    let mut used: HashSet<String> = HashSet::new();
-    let mut seen_tools: HashSet<&str> = HashSet::new();
-    let mut out = Vec::new();
-    for tool in table.tools() {
-        // The first registration of a name is the one that runs; later ones are not callable.
-        if !seen_tools.insert(&tool.name) {
-            continue;
-        }
-        let group = &table.group_of(tool).name;
-        let base = sanitize(group, &tool.name);
-        let mut name = base.clone();
-        let mut n = 2;
-        while builtin.contains(name.as_str()) || used.contains(&name) {
-            let suffix = format!("_{n}");
-            let mut b = base.clone();
-            b.truncate(MAX_NAME - suffix.len());
-            name = b + &suffix;
-            n += 1;
-        }
-        used.insert(name.clone());
-        out.push((
-            name,
-            group.clone(),
-            tool.name.clone(),
-            tool.description.clone(),
-            tool.input_schema.clone(),
-        ));
-    }
-    out
+    cx.browser.pages.selected.and_then(|id| cx.tables.get(id))
 }
 
 pub fn list(cx: &Ctx) -> Vec<Value> {
-    entries(cx)
-        .into_iter()
-        .map(|(name, group, tool, description, mut schema)| {
-            // MCP requires an object schema at the top.
-            if schema.get("type").is_none() {
-                schema["type"] = json!("object");
-            }
-            json!({
-                "name": name,
-                "title": format!("{group}: {tool}"),
-                "description": format!(
-                    "Page tool \"{tool}\" of group \"{group}\" on the selected page. {}",
-                    description.unwrap_or_default()
-                ),
-                "inputSchema": schema,
-                "annotations": {"readOnlyHint": false, "openWorldHint": true},
-            })
-        })
-        .collect()
+    table(cx).map_or_else(Vec::new, |t| exposed::list(t, &reserved))
 }
 
 /// Starts a call of an exposed page tool. `None` when `name` is not one.
 pub fn call(cx: &mut Ctx, name: &str, args: Value) -> Option<CallId> {
-    let (_, _, tool, _, _) = entries(cx).into_iter().find(|e| e.0 == name)?;
+    // The MCP name gives the tool's name; the run looks the tool up by it once the page is
+    // at hand (the table may change while the call waits for the browser).
+    let tool = exposed::tool_named(table(cx)?, &reserved, name)?;
     let page = cx.browser.pages.selected?;
     let id = calls::start(cx, "page tool");
     let timeout = cx.settings.tool_timeout;
@@ -105,29 +40,9 @@ pub fn call(cx: &mut Ctx, name: &str, args: Value) -> Option<CallId> {
             timeout.as_millis()
         );
         calls::limit(cx, id, timeout, message);
-        pages::with_page(
-            cx,
-            Some(page),
-            Box::new(move |cx, r| match r {
-                Ok(page) => run_tool(cx, id, page, tool, args, None),
-                Err(e) => calls::fail(cx, id, e),
-            }),
-        );
+        calls::on_page(cx, id, Some(page), move |cx, page| {
+            run_tool(cx, id, page, tool, args, None)
+        });
     });
     Some(id)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn names_are_mcp_safe() {
-        assert_eq!(
-            sanitize("Angular", "angular:di_graph"),
-            "Angular__angular_di_graph"
-        );
-        assert_eq!(sanitize("Prebid.js DevTools", "x"), "Prebid_js_DevTools__x");
-        assert_eq!(sanitize(&"g".repeat(80), "t").len(), MAX_NAME);
-    }
 }

@@ -2,13 +2,16 @@
 
 use std::time::Duration;
 
+use serde::Deserialize;
 use serde_json::{json, Value};
 
+use super::args::{self, Shared};
 use super::response::{finish, Response};
-use super::{fail, page_arg, Tool};
+use super::{fail, Tool};
 use crate::browser::{self, pages, RawEvent};
-use crate::cdp::generated::page as cdp_page;
+use crate::cdp::generated::{page as cdp_page, runtime};
 use crate::error::Error;
+use crate::pagetools::page_code;
 use crate::tools::call;
 use crate::tools::CallId;
 use crate::tools::Ctx;
@@ -40,6 +43,23 @@ The page's own developer tools can be composed here: `window.__dtmcp.executeTool
 const SETTLE_QUIET_MS: u32 = 100;
 const SETTLE_MAX_MS: u32 = 3000;
 
+#[derive(Deserialize)]
+struct EvaluateArgs {
+    function: Option<String>,
+    /// Element uids passed to the function.
+    #[serde(default)]
+    args: Vec<String>,
+    format: Option<String>,
+    #[serde(rename = "sourcePath")]
+    source_path: Option<String>,
+    #[serde(rename = "dialogAction")]
+    dialog_action: Option<String>,
+    #[serde(rename = "waitForStableDom")]
+    wait_for_stable_dom: Option<bool>,
+    #[serde(flatten)]
+    shared: Shared,
+}
+
 struct Script {
     source: String,
     format_script: bool,
@@ -50,41 +70,42 @@ struct Script {
     timeout: Duration,
 }
 
-fn parse(cx: &Ctx, args: &Value) -> Result<Script, String> {
-    let source = match (args["function"].as_str(), args["sourcePath"].as_str()) {
-        (Some(f), None) => f.to_owned(),
-        (None, Some(path)) => std::fs::read_to_string(path)
-            .map_err(|e| format!("Unable to read script source from {path}: {e}"))?,
-        _ => return Err("Specify exactly one of function or sourcePath.".into()),
-    };
-    let format_script = args["format"].as_str() == Some("script");
-    let uids: Vec<String> = args["args"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|v| v.as_str().map(str::to_owned))
-                .collect()
+impl Script {
+    fn from_args(cx: &Ctx, args: EvaluateArgs) -> Result<Script, Error> {
+        let source = match (args.function, &args.source_path) {
+            (Some(f), None) => f,
+            (None, Some(path)) => std::fs::read_to_string(path).map_err(|e| {
+                Error::Invalid(format!("Unable to read script source from {path}: {e}"))
+            })?,
+            _ => {
+                let one = "Specify exactly one of function or sourcePath.";
+                return Err(Error::Invalid(one.into()));
+            }
+        };
+        let format_script = args.format.as_deref() == Some("script");
+        if format_script && !args.args.is_empty() {
+            let no_args = "args cannot be used when format is \"script\".";
+            return Err(Error::Invalid(no_args.into()));
+        }
+        Ok(Script {
+            source,
+            format_script,
+            uids: args.args,
+            timeout: args.shared.timeout_or(cx.settings.tool_timeout),
+            file_path: args.shared.file_path,
+            dialog_action: DialogPolicy::parse(args.dialog_action.as_deref()),
+            wait_for_stable_dom: args.wait_for_stable_dom.unwrap_or(true),
         })
-        .unwrap_or_default();
-    if format_script && !uids.is_empty() {
-        return Err("args cannot be used when format is \"script\".".into());
     }
-    Ok(Script {
-        source,
-        format_script,
-        uids,
-        file_path: args["filePath"].as_str().map(str::to_owned),
-        dialog_action: DialogPolicy::parse(args["dialogAction"].as_str()),
-        wait_for_stable_dom: args["waitForStableDom"].as_bool().unwrap_or(true),
-        timeout: match args["timeout"].as_i64() {
-            Some(ms) if ms > 0 => Duration::from_millis(ms as u64),
-            _ => cx.settings.tool_timeout,
-        },
-    })
 }
 
 fn evaluate_script(cx: &mut Ctx, call: CallId, args: Value) {
-    let script = match parse(cx, &args) {
+    let args: EvaluateArgs = match args::parse(args) {
+        Ok(a) => a,
+        Err(e) => return fail(cx, call, e),
+    };
+    let requested = args.shared.page();
+    let script = match Script::from_args(cx, args) {
         Ok(s) => s,
         Err(e) => return fail(cx, call, e),
     };
@@ -97,25 +118,17 @@ fn evaluate_script(cx: &mut Ctx, call: CallId, args: Value) {
             script.timeout.as_millis()
         ),
     );
-    pages::with_page(
-        cx,
-        page_arg(&args),
-        Box::new(move |cx, r| {
-            match r.and_then(|page| pages::not_crashed(&cx.browser.pages, page).map(|_| page)) {
-                Err(e) => fail(cx, call, e),
-                Ok(page) if super::refuse_if_dialog(cx, call, page) => {}
-                Ok(page) => super::snapshot::resolve_uids(
-                    cx,
-                    page,
-                    script.uids.clone(),
-                    Box::new(move |cx, r| match r {
-                        Err(e) => fail(cx, call, e),
-                        Ok(objects) => run(cx, call, page, script, objects),
-                    }),
-                ),
-            }
-        }),
-    );
+    call::on_live_page(cx, call, requested, move |cx, page| {
+        if super::refuse_if_dialog(cx, call, page) {
+            return;
+        }
+        let uids = script.uids.clone();
+        let resolved = move |cx: &mut Ctx, r: Result<Vec<String>, Error>| match r {
+            Err(e) => fail(cx, call, e),
+            Ok(objects) => run(cx, call, page, script, objects),
+        };
+        super::snapshot::resolve_uids(cx, page, uids, Box::new(resolved));
+    });
 }
 
 /// The page-side wrapper: runs the user's code, notes whether it touched the DOM, and
@@ -156,60 +169,63 @@ fn run(cx: &mut Ctx, call: CallId, page: u32, script: Script, objects: Vec<Strin
         Err(e) => return fail(cx, call, e),
     };
     runs_page_code(cx, call, page, &session, script.dialog_action.clone());
-    let arguments: Vec<Value> = objects.iter().map(|o| json!({"objectId": o})).collect();
+    let context = cx.browser.pages.get(page).and_then(|p| p.context);
+    if objects.is_empty() && context.is_none() {
+        // No context known yet (a document still loading): evaluate instead.
+        let request = runtime::EvaluateParams {
+            expression: format!("({})()", wrapper(&script)),
+            await_promise: Some(true),
+            return_by_value: Some(true),
+            ..Default::default()
+        };
+        browser::send(cx, Some(&session), request, move |cx, r| {
+            let r = r.map(|a| (a.result, a.exception_details));
+            answer(cx, call, page, script, r)
+        });
+        return;
+    }
+    let arguments = objects
+        .iter()
+        .map(|o| runtime::CallArgument {
+            object_id: Some(o.clone()),
+            ..Default::default()
+        })
+        .collect();
     // Without element arguments, the function is called on the global object of the main
     // frame's default context.
-    let mut params = json!({
-        "functionDeclaration": wrapper(&script),
-        "arguments": arguments,
-        "awaitPromise": true,
-        "returnByValue": true,
-    });
-    match (
-        objects.first(),
-        cx.browser.pages.get(page).and_then(|p| p.context),
-    ) {
-        (Some(object), _) => params["objectId"] = json!(object),
-        (None, Some(ctx)) => params["executionContextId"] = json!(ctx),
-        (None, None) => {
-            // No context known yet (a document still loading): evaluate instead.
-            return evaluate_fallback(cx, call, page, session, script);
-        }
-    }
-    browser::send_raw(
-        cx,
-        Some(&session),
-        "Runtime.callFunctionOn",
-        params,
-        Box::new(move |cx, r| answer(cx, call, page, script, r)),
-    );
-}
-
-fn evaluate_fallback(cx: &mut Ctx, call: CallId, page: u32, session: String, script: Script) {
-    let expression = format!("({})()", wrapper(&script));
-    browser::send_raw(
-        cx,
-        Some(&session),
-        "Runtime.evaluate",
-        json!({"expression": expression, "awaitPromise": true, "returnByValue": true}),
-        Box::new(move |cx, r| answer(cx, call, page, script, r)),
-    );
-}
-
-fn answer(cx: &mut Ctx, call: CallId, page: u32, script: Script, r: Result<Value, Error>) {
-    let mut v = match r {
-        Ok(v) => v,
-        Err(e) => return fail(cx, call, page_error(e)),
+    let request = runtime::CallFunctionOnParams {
+        function_declaration: wrapper(&script),
+        arguments: Some(arguments),
+        await_promise: Some(true),
+        return_by_value: Some(true),
+        object_id: objects.first().cloned(),
+        execution_context_id: if objects.is_empty() { context } else { None },
+        ..Default::default()
     };
-    if let Some(ex) = v.get("exceptionDetails") {
-        return fail(cx, call, exception_message(ex));
+    browser::send(cx, Some(&session), request, move |cx, r| {
+        let r = r.map(|a| (a.result, a.exception_details));
+        answer(cx, call, page, script, r)
+    });
+}
+
+/// What the page answered: the wrapper's value, or what the page threw.
+type Answer = (runtime::RemoteObject, Option<runtime::ExceptionDetails>);
+
+fn answer(cx: &mut Ctx, call: CallId, page: u32, script: Script, r: Result<Answer, Error>) {
+    let (result, exception) = match r {
+        Ok(a) => a,
+        Err(e) => return fail(cx, call, page_code::page_error(e)),
+    };
+    if let Some(ex) = exception {
+        return fail(cx, call, page_code::exception_message(&ex));
     }
-    let value = &mut v["result"]["value"];
-    let changed = value[0].as_bool().unwrap_or(false);
-    // Moved out, not copied: the text can be a megabyte.
-    let text = match value[1].take() {
-        Value::String(s) => s,
-        _ => "undefined".to_owned(),
+    let (changed, text) = match result.value {
+        // Moved out, not copied: the text can be a megabyte.
+        Some(Value::Array(mut pair)) if pair.len() == 2 => match (pair.pop(), pair.pop()) {
+            (Some(Value::String(text)), changed) => (changed == Some(Value::Bool(true)), text),
+            (_, changed) => (changed == Some(Value::Bool(true)), "undefined".to_owned()),
+        },
+        _ => (false, "undefined".to_owned()),
     };
     let reply = move |cx: &mut Ctx| {
         let mut resp = Response::for_page(page);
@@ -341,117 +357,19 @@ fn wait_for_stable_dom(cx: &mut Ctx, page: u32, then: Box<dyn FnOnce(&mut Ctx)>)
   function done() {{ observer.disconnect(); clearTimeout(timer); clearTimeout(max); resolve(true); }}
 }})"
     );
-    browser::send_raw(
-        cx,
-        Some(&session),
-        "Runtime.evaluate",
-        json!({"expression": expression, "awaitPromise": true, "returnByValue": true}),
-        Box::new(move |cx, _| then(cx)),
-    );
+    let request = runtime::EvaluateParams {
+        expression,
+        await_promise: Some(true),
+        return_by_value: Some(true),
+        ..Default::default()
+    };
+    browser::send(cx, Some(&session), request, move |cx, _| then(cx));
 }
 
-/// What an agent should read when the page threw, as the reference words it: an Error's
-/// message (without its name and stack: the reference's answer is `Error: <message>`), or the
-/// thrown value itself.
+/// [`page_code::exception_message`] for code that holds `exceptionDetails` as JSON.
 pub fn exception_message(ex: &Value) -> String {
-    let exception = &ex["exception"];
-    if let Some(desc) = exception["description"].as_str() {
-        if exception["subtype"] == "error" {
-            return error_message(desc, exception["className"].as_str().unwrap_or(""));
-        }
-        return desc.to_owned();
-    }
-    if let Some(v) = exception.get("value") {
-        return match v {
-            Value::String(s) => s.clone(),
-            other => other.to_string(),
-        };
-    }
-    ex["text"]
-        .as_str()
-        .unwrap_or("The script threw an exception.")
-        .to_owned()
-}
-
-/// The message part of an Error's description (`<Name>: <message>` then stack frames).
-fn error_message(description: &str, class_name: &str) -> String {
-    let head = match description.find("\n    at ") {
-        Some(i) => &description[..i],
-        None => description,
-    };
-    let name = if class_name.is_empty() {
-        head.split(':').next().unwrap_or("")
-    } else {
-        class_name
-    };
-    match head.strip_prefix(name) {
-        Some("") => String::new(),
-        Some(rest) => rest.strip_prefix(": ").unwrap_or(head).to_owned(),
-        None => head.to_owned(),
-    }
-}
-
-/// CDP errors that mean "the document went away" read better in the page's terms.
-pub fn page_error(e: Error) -> Error {
-    match &e {
-        Error::Cdp { message, .. }
-            if message.contains("Execution context was destroyed")
-                || message.contains("Inspected target navigated or closed")
-                || message.contains("Cannot find context") =>
-        {
-            Error::PageGone(
-                "The page navigated away (or reloaded) before the script finished.".into(),
-            )
-        }
-        _ => e,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn an_error_is_reported_by_its_message() {
-        let ex = |class: &str, desc: &str| json!({"exception": {"type": "object", "subtype": "error", "className": class, "description": desc}});
-        let stack = "\n    at <anonymous>:7:15\n    at <anonymous>:8:2";
-        assert_eq!(
-            exception_message(&ex("Error", &format!("Error: boom here{stack}"))),
-            "boom here"
-        );
-        assert_eq!(
-            exception_message(&ex(
-                "TypeError",
-                &format!("TypeError: x is not a function{stack}")
-            )),
-            "x is not a function"
-        );
-        assert_eq!(
-            exception_message(&ex("SyntaxError", "SyntaxError: Unexpected token ')'")),
-            "Unexpected token ')'"
-        );
-        assert_eq!(
-            exception_message(&ex("Error", &format!("Error{stack}"))),
-            ""
-        );
-        // A message over several lines keeps them all.
-        assert_eq!(
-            exception_message(&ex(
-                "TypeError",
-                &format!("TypeError: first\n    --> second{stack}")
-            )),
-            "first\n    --> second"
-        );
-        // A thrown value that is not an Error is shown as it is.
-        assert_eq!(
-            exception_message(&json!({"exception": {"type": "string", "value": "plain"}})),
-            "plain"
-        );
-        assert_eq!(
-            exception_message(
-                &json!({"exception": {"type": "number", "value": 42, "description": "42"}})
-            ),
-            "42"
-        );
+    match runtime::ExceptionDetails::deserialize(ex) {
+        Ok(details) => page_code::exception_message(&details),
+        Err(_) => "The script threw an exception.".into(),
     }
 }

@@ -3,14 +3,19 @@
 
 use std::time::Duration;
 
+use serde::Deserialize;
 use serde_json::{json, Value};
 
+use super::args::{self, Shared};
 use super::response::{finish, Response};
-use super::{fail, page_arg, Tool};
+use super::{fail, Tool};
 pub mod model;
 
 use crate::browser::{self, pages};
+use crate::cdp::generated::{accessibility, dom, page as cdp_page, runtime};
+use crate::cdp::Command;
 use crate::error::Error;
+use crate::pagetools::page_code;
 use crate::tools::call;
 use crate::tools::ctx::PerPage;
 use crate::tools::CallId;
@@ -33,15 +38,27 @@ pub const TOOLS: &[Tool] = &[Tool {
     run: take_snapshot,
 }];
 
+#[derive(Deserialize)]
+struct SnapshotArgs {
+    verbose: Option<bool>,
+    #[serde(flatten)]
+    shared: Shared,
+}
+
 fn take_snapshot(cx: &mut Ctx, call: CallId, args: Value) {
-    let verbose = args["verbose"].as_bool().unwrap_or(false);
-    let file_path = args["filePath"].as_str().map(str::to_owned);
+    let args: SnapshotArgs = match args::parse(args) {
+        Ok(a) => a,
+        Err(e) => return fail(cx, call, e),
+    };
+    let verbose = args.verbose.unwrap_or(false);
+    let requested = args.shared.page();
+    let file_path = args.shared.file_path;
     // A page that never answers (a dialog opened meanwhile, a renderer stuck in a loop) must
     // not hold the call forever.
     call::limit_by_default(cx, call, |ms| {
         format!("take_snapshot timed out after {ms} ms: the page did not answer.")
     });
-    super::call::on_page(cx, call, page_arg(&args), move |cx, page| {
+    call::on_page(cx, call, requested, move |cx, page| {
         if super::refuse_if_dialog(cx, call, page) {
             return;
         }
@@ -75,6 +92,17 @@ fn take_snapshot(cx: &mut Ctx, call: CallId, args: Value) {
     });
 }
 
+/// A generated command whose answer is kept as JSON: the snapshot model reads accessibility
+/// trees and documents as the browser sent them.
+#[derive(serde::Serialize)]
+#[serde(transparent)]
+struct AsJson<C>(C);
+
+impl<C: Command> Command for AsJson<C> {
+    const METHOD: &'static str = C::METHOD;
+    type Returns = Value;
+}
+
 /// One frame's tree: its id, its owner `<iframe>` (parent frame id, backend node id), nodes.
 type FrameNodes = (String, Option<(String, i64)>, Vec<Value>);
 
@@ -99,35 +127,30 @@ pub fn capture(cx: &mut Ctx, page: u32, verbose: bool, done: Done<()>) {
         Err(e) => return done(cx, Err(e)),
     };
     let s = session.clone();
-    browser::send_raw(
-        cx,
-        Some(&s),
-        "Accessibility.getFullAXTree",
-        json!({}),
-        Box::new(move |cx, r| {
-            let tree = match r {
-                Ok(t) => t,
-                Err(e) => return done(cx, Err(e)),
-            };
-            let nodes = take_nodes(tree);
-            let main = match cx.browser.pages.get(page) {
-                Some(p) => p.target_id.clone(),
-                None => return done(cx, Err(Error::PageGone(format!("Page {page} was closed.")))),
-            };
-            let pending_iframes = model::iframe_backend_ids(&nodes)
-                .into_iter()
-                .map(|b| (main.clone(), b))
-                .collect();
-            let g = Gathered {
-                page,
-                session,
-                verbose,
-                frames: vec![(main, None, nodes)],
-                pending_iframes,
-            };
-            next_iframe(cx, g, done);
-        }),
-    );
+    let request = AsJson(accessibility::GetFullAXTreeParams::default());
+    browser::send(cx, Some(&s), request, move |cx, r| {
+        let tree = match r {
+            Ok(t) => t,
+            Err(e) => return done(cx, Err(e)),
+        };
+        let nodes = take_nodes(tree);
+        let main = match cx.browser.pages.get(page) {
+            Some(p) => p.target_id.clone(),
+            None => return done(cx, Err(Error::PageGone(format!("Page {page} was closed.")))),
+        };
+        let pending_iframes = model::iframe_backend_ids(&nodes)
+            .into_iter()
+            .map(|b| (main.clone(), b))
+            .collect();
+        let g = Gathered {
+            page,
+            session,
+            verbose,
+            frames: vec![(main, None, nodes)],
+            pending_iframes,
+        };
+        next_iframe(cx, g, done);
+    });
 }
 
 fn take_nodes(mut tree: Value) -> Vec<Value> {
@@ -144,39 +167,32 @@ fn next_iframe(cx: &mut Ctx, mut g: Gathered, done: Done<()>) {
         return with_loaders(cx, g, done);
     };
     let session = g.session.clone();
-    browser::send_raw(
-        cx,
-        Some(&session),
-        "DOM.describeNode",
-        json!({"backendNodeId": backend}),
-        Box::new(move |cx, r| {
-            let frame = r
-                .ok()
-                .and_then(|v| v["node"]["frameId"].as_str().map(str::to_owned));
-            let Some(frame) = frame else {
-                return next_iframe(cx, g, done);
-            };
-            let s2 = g.session.clone();
-            browser::send_raw(
-                cx,
-                Some(&s2),
-                "Accessibility.getFullAXTree",
-                json!({"frameId": frame}),
-                Box::new(move |cx, r| {
-                    if let Ok(tree) = r {
-                        let nodes = take_nodes(tree);
-                        g.pending_iframes.extend(
-                            model::iframe_backend_ids(&nodes)
-                                .into_iter()
-                                .map(|b| (frame.clone(), b)),
-                        );
-                        g.frames.push((frame, Some((parent, backend)), nodes));
-                    }
-                    next_iframe(cx, g, done)
-                }),
-            );
-        }),
-    );
+    let describe = dom::DescribeNodeParams {
+        backend_node_id: Some(backend),
+        ..Default::default()
+    };
+    browser::send(cx, Some(&session), describe, move |cx, r| {
+        let Some(frame) = r.ok().and_then(|a| a.node.frame_id) else {
+            return next_iframe(cx, g, done);
+        };
+        let s2 = g.session.clone();
+        let request = AsJson(accessibility::GetFullAXTreeParams {
+            frame_id: Some(frame.clone()),
+            ..Default::default()
+        });
+        browser::send(cx, Some(&s2), request, move |cx, r| {
+            if let Ok(tree) = r {
+                let nodes = take_nodes(tree);
+                g.pending_iframes.extend(
+                    model::iframe_backend_ids(&nodes)
+                        .into_iter()
+                        .map(|b| (frame.clone(), b)),
+                );
+                g.frames.push((frame, Some((parent, backend)), nodes));
+            }
+            next_iframe(cx, g, done)
+        });
+    });
 }
 
 /// Child frames need their loader ids (part of a uid's identity): one Page.getFrameTree.
@@ -185,26 +201,21 @@ fn with_loaders(cx: &mut Ctx, g: Gathered, done: Done<()>) {
         return with_extras(cx, g, Vec::new(), done);
     }
     let session = g.session.clone();
-    browser::send_raw(
+    browser::send(
         cx,
         Some(&session),
-        "Page.getFrameTree",
-        json!({}),
-        Box::new(move |cx, r| {
+        cdp_page::GetFrameTreeParams {},
+        move |cx, r| {
             let mut loaders = Vec::new();
-            if let Ok(v) = r {
-                let mut stack = vec![&v["frameTree"]];
+            if let Ok(a) = r {
+                let mut stack = vec![a.frame_tree];
                 while let Some(t) = stack.pop() {
-                    if let (Some(id), Some(loader)) =
-                        (t["frame"]["id"].as_str(), t["frame"]["loaderId"].as_str())
-                    {
-                        loaders.push((id.to_owned(), loader.to_owned()));
-                    }
-                    stack.extend(t["childFrames"].as_array().into_iter().flatten());
+                    loaders.push((t.frame.id, t.frame.loader_id));
+                    stack.extend(t.child_frames.into_iter().flatten());
                 }
             }
             with_extras(cx, g, loaders, done)
-        }),
+        },
     );
 }
 
@@ -218,25 +229,23 @@ fn with_extras(cx: &mut Ctx, g: Gathered, loaders: Vec<(String, String)>, done: 
         return build(cx, g, loaders, Vec::new(), done);
     }
     let session = g.session.clone();
-    browser::send_raw(
-        cx,
-        Some(&session),
-        "DOM.getDocument",
-        json!({"depth": -1, "pierce": true}),
-        Box::new(move |cx, r| {
-            let elements = match r {
-                Ok(doc) => {
-                    let index = model::DomIndex::from_document(&doc);
-                    extras
-                        .iter()
-                        .filter_map(|b| index.extra_element(*b))
-                        .collect()
-                }
-                Err(_) => Vec::new(),
-            };
-            build(cx, g, loaders, elements, done)
-        }),
-    );
+    let request = AsJson(dom::GetDocumentParams {
+        depth: Some(-1),
+        pierce: Some(true),
+    });
+    browser::send(cx, Some(&session), request, move |cx, r| {
+        let elements = match r {
+            Ok(doc) => {
+                let index = model::DomIndex::from_document(&doc);
+                extras
+                    .iter()
+                    .filter_map(|b| index.extra_element(*b))
+                    .collect()
+            }
+            Err(_) => Vec::new(),
+        };
+        build(cx, g, loaders, elements, done)
+    });
 }
 
 fn build(
@@ -392,39 +401,29 @@ fn resolve_next(
         ))
     };
     let s2 = session.clone();
-    browser::send_raw(
-        cx,
-        Some(&session),
-        "DOM.resolveNode",
-        json!({"backendNodeId": backend}),
-        Box::new(move |cx, r| {
-            let Some(id) = r.ok().and_then(|v| object_id(&v["object"])) else {
-                return done(cx, Err(gone()));
-            };
-            if !text_node {
-                objects.push(id);
-                return resolve_next(cx, s2, backend_ids, uids, objects, done);
-            }
-            let s3 = s2.clone();
-            browser::send_raw(
-                cx,
-                Some(&s2),
-                "Runtime.callFunctionOn",
-                json!({
-                    "objectId": id,
-                    "functionDeclaration": "function() { return this.parentElement || (this.getRootNode && this.getRootNode().host) || this; }",
-                }),
-                Box::new(move |cx, r| {
-                    objects.push(r.ok().and_then(|v| object_id(&v["result"])).unwrap_or(id));
-                    resolve_next(cx, s3, backend_ids, uids, objects, done)
-                }),
-            );
-        }),
-    );
-}
-
-fn object_id(remote_object: &Value) -> Option<String> {
-    remote_object["objectId"].as_str().map(str::to_owned)
+    let request = dom::ResolveNodeParams {
+        backend_node_id: Some(backend),
+        ..Default::default()
+    };
+    browser::send(cx, Some(&session), request, move |cx, r| {
+        let Some(id) = r.ok().and_then(|a| a.object.object_id) else {
+            return done(cx, Err(gone()));
+        };
+        if !text_node {
+            objects.push(id);
+            return resolve_next(cx, s2, backend_ids, uids, objects, done);
+        }
+        let s3 = s2.clone();
+        let parent = runtime::CallFunctionOnParams {
+            object_id: Some(id.clone()),
+            function_declaration: "function() { return this.parentElement || (this.getRootNode && this.getRootNode().host) || this; }".into(),
+            ..Default::default()
+        };
+        browser::send(cx, Some(&s2), parent, move |cx, r| {
+            objects.push(r.ok().and_then(|a| a.result.object_id).unwrap_or(id));
+            resolve_next(cx, s3, backend_ids, uids, objects, done)
+        });
+    });
 }
 
 /// `wait_for`: resolves when any of `texts` is on the page, then answers with a snapshot.
@@ -455,40 +454,40 @@ pub fn wait_for_text(cx: &mut Ctx, call: CallId, page: u32, texts: Vec<String>, 
 }})"
     );
     let texts_json = list.clone();
-    browser::send_raw(
-        cx,
-        Some(&session),
-        "Runtime.evaluate",
-        json!({"expression": expression, "awaitPromise": true, "returnByValue": true}),
-        Box::new(move |cx, r| {
-            let v = match r {
-                Ok(v) => v,
-                Err(e) => return fail(cx, call, super::script::page_error(e)),
-            };
-            if let Some(ex) = v.get("exceptionDetails") {
-                let msg = ex["exception"]["description"]
-                    .as_str()
-                    .and_then(|d| d.lines().next())
-                    .unwrap_or("Timed out")
-                    .trim_start_matches("Error: ")
-                    .to_owned();
-                return fail(cx, call, msg);
-            }
-            capture(
-                cx,
-                page,
-                false,
-                Box::new(move |cx, r| {
-                    let mut resp = Response::for_page(page);
-                    resp.line(format!("Element matching one of {texts_json} found."));
-                    if r.is_ok() {
-                        if let Some(s) = cx.snapshots.latest(page) {
-                            resp.snapshot = Some(model::format_section(s));
-                        }
+    let request = runtime::EvaluateParams {
+        expression,
+        await_promise: Some(true),
+        return_by_value: Some(true),
+        ..Default::default()
+    };
+    browser::send(cx, Some(&session), request, move |cx, r| {
+        let answer = match r {
+            Ok(a) => a,
+            Err(e) => return fail(cx, call, page_code::page_error(e)),
+        };
+        if let Some(ex) = answer.exception_details {
+            let msg = ex
+                .exception
+                .and_then(|e| e.description)
+                .and_then(|d| d.lines().next().map(str::to_owned))
+                .unwrap_or_else(|| "Timed out".into());
+            let msg = msg.trim_start_matches("Error: ").to_owned();
+            return fail(cx, call, msg);
+        }
+        capture(
+            cx,
+            page,
+            false,
+            Box::new(move |cx, r| {
+                let mut resp = Response::for_page(page);
+                resp.line(format!("Element matching one of {texts_json} found."));
+                if r.is_ok() {
+                    if let Some(s) = cx.snapshots.latest(page) {
+                        resp.snapshot = Some(model::format_section(s));
                     }
-                    finish(cx, call, resp);
-                }),
-            );
-        }),
-    );
+                }
+                finish(cx, call, resp);
+            }),
+        );
+    });
 }
