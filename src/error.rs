@@ -5,8 +5,13 @@ use std::fmt;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Error {
-    /// The browser answered a command with an error.
-    Cdp { method: String, message: String },
+    /// The browser answered a command with an error. `fault` is what the error means, read
+    /// once from the browser's words (see [`Fault::of`]); `message` is those words.
+    Cdp {
+        method: String,
+        message: String,
+        fault: Fault,
+    },
     /// The browser could not be started or reached.
     Launch(String),
     /// The browser connection ended (the process exited or the socket closed).
@@ -26,7 +31,9 @@ pub enum Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Cdp { method, message } => write!(f, "{method} failed: {message}"),
+            Error::Cdp {
+                method, message, ..
+            } => write!(f, "{method} failed: {message}"),
             Error::Launch(m) => write!(f, "Could not start the browser: {m}"),
             Error::BrowserGone(m) => write!(f, "The browser connection was lost: {m}"),
             Error::Crashed => write!(
@@ -42,3 +49,93 @@ impl fmt::Display for Error {
 }
 
 pub type Result<T> = std::result::Result<T, Error>;
+
+impl Error {
+    /// The browser's error answer to `method`, with what it means.
+    pub fn cdp(method: &str, message: String) -> Error {
+        Error::Cdp {
+            method: method.to_owned(),
+            fault: Fault::of(&message),
+            message,
+        }
+    }
+}
+
+/// What a browser's error answer means, where code must tell errors apart. Chromium answers
+/// nearly every failure with the same generic error code, so only its wording tells them
+/// apart: that wording is read here and nowhere else.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fault {
+    /// The document the command ran in went away (navigation, reload, close).
+    ContextLost,
+    /// The DOM node is not in the document.
+    NodeNotFound,
+    /// A remote object (an element handle) is no longer known.
+    ObjectNotFound,
+    /// The node was detached from the document.
+    Detached,
+    /// The element has no box on the page (e.g. `display: none`).
+    NoLayout,
+    /// The browser does not know the command (an older or different browser).
+    UnknownMethod,
+    Other,
+}
+
+impl Fault {
+    pub fn of(message: &str) -> Fault {
+        const CONTEXT_LOST: [&str; 3] = [
+            "Execution context was destroyed",
+            "Inspected target navigated or closed",
+            "Cannot find context",
+        ];
+        let has = |s: &str| message.contains(s);
+        if CONTEXT_LOST.iter().any(|m| has(m)) {
+            Fault::ContextLost
+        } else if has("layout object") || has("content quads") {
+            Fault::NoLayout
+        } else if has("No node") || has("find node") {
+            Fault::NodeNotFound
+        } else if has("Could not find") {
+            Fault::ObjectNotFound
+        } else if has("detached") {
+            Fault::Detached
+        } else if has("wasn't found") {
+            Fault::UnknownMethod
+        } else {
+            Fault::Other
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_browsers_words_are_read_once() {
+        let cases = [
+            ("Execution context was destroyed.", Fault::ContextLost),
+            ("Inspected target navigated or closed", Fault::ContextLost),
+            ("Cannot find context with specified id", Fault::ContextLost),
+            ("Could not compute content quads.", Fault::NoLayout),
+            ("Node does not have a layout object", Fault::NoLayout),
+            ("No node with given id found", Fault::NodeNotFound),
+            ("Could not find node with given id", Fault::NodeNotFound),
+            ("Could not find object with given id", Fault::ObjectNotFound),
+            ("Node is detached from document", Fault::Detached),
+            (
+                "'Browser.setContentsSize' wasn't found",
+                Fault::UnknownMethod,
+            ),
+            ("Something else", Fault::Other),
+        ];
+        for (message, fault) in cases {
+            assert_eq!(Fault::of(message), fault, "{message}");
+        }
+        let e = Error::cdp("DOM.focus", "No node with given id found".into());
+        assert_eq!(
+            e.to_string(),
+            "DOM.focus failed: No node with given id found"
+        );
+    }
+}

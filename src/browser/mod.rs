@@ -86,7 +86,7 @@ impl<H> Browser<H> {
 
 /// Sends one command as raw JSON. Only this layer does so; everything above sends
 /// generated types through [`send`] and [`fire`].
-pub fn send_raw<H: Host>(
+fn send_raw<H: Host>(
     h: &mut H,
     session: Option<&str>,
     method: &'static str,
@@ -161,10 +161,8 @@ pub fn send<H: Host, C: Command>(
         value,
         Box::new(move |h, result| {
             let typed = result.and_then(|v| {
-                serde_json::from_value::<C::Returns>(v).map_err(|e| Error::Cdp {
-                    method: C::METHOD.into(),
-                    message: format!("unexpected answer: {e}"),
-                })
+                serde_json::from_value::<C::Returns>(v)
+                    .map_err(|e| Error::cdp(C::METHOD, format!("unexpected answer: {e}")))
             });
             done(h, typed)
         }),
@@ -178,21 +176,6 @@ pub fn fire<H: Host, C: Command>(h: &mut H, session: Option<&str>, params: C) {
             log!("{}: {e}", C::METHOD);
         }
     });
-}
-
-/// TRANSITIONAL: a raw command whose answer nobody needs.
-pub fn fire_raw<H: Host>(h: &mut H, session: Option<&str>, method: &'static str, params: Value) {
-    send_raw(
-        h,
-        session,
-        method,
-        params,
-        Box::new(move |_, r| {
-            if let Err(e) = r {
-                log!("{method}: {e}");
-            }
-        }),
-    );
 }
 
 /// Pushes queued commands to the browser.
@@ -324,10 +307,7 @@ fn dispatch<H: Host>(h: &mut H, m: Incoming) {
             if !h.alive(p.owner) {
                 return;
             }
-            let result = result.map_err(|e| Error::Cdp {
-                method: p.method.to_owned(),
-                message: e.message,
-            });
+            let result = result.map_err(|e| Error::cdp(p.method, e.message));
             h.run_as(p.owner, |h| (p.done)(h, result));
         }
         Incoming::Event {
@@ -345,10 +325,10 @@ fn dispatch<H: Host>(h: &mut H, m: Incoming) {
         Incoming::Garbled { id, error } => {
             log!("undecodable message from the browser: {error}");
             if let Some(p) = id.and_then(|id| h.browser().pending.remove(&id)) {
-                let err = Err(Error::Cdp {
-                    method: p.method.to_owned(),
-                    message: format!("the answer could not be decoded: {error}"),
-                });
+                let err = Err(Error::cdp(
+                    p.method,
+                    format!("the answer could not be decoded: {error}"),
+                ));
                 if h.alive(p.owner) {
                     h.run_as(p.owner, |h| (p.done)(h, err));
                 }

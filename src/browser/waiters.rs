@@ -55,10 +55,7 @@ pub fn wait<H: Host, E: Event + 'static>(
     let filter = move |v: &Value| E::deserialize(v).is_ok_and(|e| filter(&e));
     let done: Done<H, Value> = Box::new(move |h, r| {
         let typed = r.and_then(|v| {
-            E::deserialize(v).map_err(|e| Error::Cdp {
-                method: E::NAME.into(),
-                message: format!("undecodable event: {e}"),
-            })
+            E::deserialize(v).map_err(|e| Error::cdp(E::NAME, format!("undecodable event: {e}")))
         });
         done(h, typed)
     });
@@ -75,36 +72,6 @@ pub fn wait<H: Host, E: Event + 'static>(
         owner,
         session: session.to_owned(),
         method: E::NAME,
-        filter: Box::new(filter),
-        done,
-        timer: Some(timer),
-    });
-    id
-}
-
-/// TRANSITIONAL: waits for an event by its wire name.
-pub fn wait_raw<H: Host>(
-    h: &mut H,
-    session: &str,
-    method: &'static str,
-    filter: impl Fn(&Value) -> bool + 'static,
-    timeout: Duration,
-    timeout_message: String,
-    done: Done<H, Value>,
-) -> u64 {
-    h.browser().waiters.next_id += 1;
-    let id = h.browser().waiters.next_id;
-    let timer = h.after(timeout, move |h| {
-        if let Some(w) = take(h, |w| w.id == id).pop() {
-            (w.done)(h, Err(Error::Timeout(timeout_message)));
-        }
-    });
-    let owner = h.current();
-    h.browser().waiters.list.push(Waiter {
-        id,
-        owner,
-        session: session.to_owned(),
-        method,
         filter: Box::new(filter),
         done,
         timer: Some(timer),

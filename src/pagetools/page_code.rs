@@ -3,7 +3,7 @@
 //! the tools that run the agent's own scripts.
 
 use crate::cdp::generated::runtime;
-use crate::error::Error;
+use crate::error::{Error, Fault};
 
 /// What an agent should read when the page threw, as the reference words it: an Error's
 /// message (without its name and stack: the reference's answer is `Error: <message>`), or the
@@ -55,24 +55,16 @@ fn error_message(description: &str, class_name: &str) -> String {
     }
 }
 
-/// Chromium's answers to a command whose document went away under it (navigation,
-/// reload, close). They carry only the generic error code, so their wording is what tells
-/// them apart; this is the one place that reads it, and callers match the variant.
-const CONTEXT_LOST: [&str; 3] = [
-    "Execution context was destroyed",
-    "Inspected target navigated or closed",
-    "Cannot find context",
-];
-
 /// A command that ran page code failed: a lost document becomes [`Error::PageGone`] in the
 /// page's terms; anything else stays as it is.
 pub fn page_error(e: Error) -> Error {
     match &e {
-        Error::Cdp { message, .. } if CONTEXT_LOST.iter().any(|m| message.contains(m)) => {
-            Error::PageGone(
-                "The page navigated away (or reloaded) before the script finished.".into(),
-            )
-        }
+        Error::Cdp {
+            fault: Fault::ContextLost,
+            ..
+        } => Error::PageGone(
+            "The page navigated away (or reloaded) before the script finished.".into(),
+        ),
         _ => e,
     }
 }
@@ -135,10 +127,8 @@ mod tests {
 
     #[test]
     fn a_lost_document_reads_in_the_pages_terms() {
-        let cdp = |m: &str| Error::Cdp {
-            method: <runtime::EvaluateParams as crate::cdp::Command>::METHOD.into(),
-            message: m.into(),
-        };
+        let method = <runtime::EvaluateParams as crate::cdp::Command>::METHOD;
+        let cdp = |m: &str| Error::cdp(method, m.into());
         assert!(matches!(
             page_error(cdp("Execution context was destroyed.")),
             Error::PageGone(_)

@@ -365,11 +365,3 @@ fn wait_for_stable_dom(cx: &mut Ctx, page: u32, then: Box<dyn FnOnce(&mut Ctx)>)
     };
     browser::send(cx, Some(&session), request, move |cx, _| then(cx));
 }
-
-/// [`page_code::exception_message`] for code that holds `exceptionDetails` as JSON.
-pub fn exception_message(ex: &Value) -> String {
-    match runtime::ExceptionDetails::deserialize(ex) {
-        Ok(details) => page_code::exception_message(&details),
-        Err(_) => "The script threw an exception.".into(),
-    }
-}

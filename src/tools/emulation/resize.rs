@@ -11,7 +11,7 @@ use crate::cdp::generated::browser::{
     WindowState,
 };
 use crate::cdp::generated::runtime;
-use crate::error::Error;
+use crate::error::{Error, Fault};
 use crate::tools::args::{self, Shared};
 use crate::tools::response::{finish, Response};
 use crate::tools::screenshot::{unless_dialog, Work};
@@ -108,9 +108,10 @@ fn set_contents_size(cx: &mut Ctx, call: CallId, page: PageId, window: WindowID,
         Ok(_) => settle(cx, call, page, size),
         // Browsers before Browser.setContentsSize: size the window by the page's
         // surroundings (window chrome) instead.
-        Err(Error::Cdp { message, .. }) if message.contains("wasn't found") => {
-            resize_window(cx, call, page, window, size)
-        }
+        Err(Error::Cdp {
+            fault: Fault::UnknownMethod,
+            ..
+        }) => resize_window(cx, call, page, window, size),
         Err(e) => fail(cx, call, e),
     });
 }

@@ -7,7 +7,7 @@ use serde_json::json;
 
 use crate::browser;
 use crate::cdp::generated::{dom, page, runtime};
-use crate::error::Error;
+use crate::error::{Error, Fault};
 use crate::tools::{Ctx, Done};
 
 /// An element of the page, by its snapshot uid and its remote object.
@@ -32,22 +32,16 @@ fn gone(uid: &str) -> Error {
 
 /// Reads a CDP error about a node in the element's terms.
 fn node_error(uid: &str, e: Error) -> Error {
-    let message = match &e {
-        Error::Cdp { message, .. } => message.clone(),
-        _ => return e,
+    let Error::Cdp { message, fault, .. } = e else {
+        return e;
     };
-    if message.contains("layout object") || message.contains("content quads") {
-        failed(
+    match fault {
+        Fault::NoLayout => failed(
             uid,
             "The element is not displayed (it has no box on the page, e.g. display: none).",
-        )
-    } else if message.contains("Could not find")
-        || message.contains("No node")
-        || message.contains("detached")
-    {
-        gone(uid)
-    } else {
-        failed(uid, message)
+        ),
+        Fault::NodeNotFound | Fault::ObjectNotFound | Fault::Detached => gone(uid),
+        _ => failed(uid, message),
     }
 }
 

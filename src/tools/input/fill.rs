@@ -11,8 +11,9 @@ use super::element::{self, argument, failed, Element};
 use super::{act_and_reply, begin, click, dispatch, elements, parse, watch, INCLUDE_SNAPSHOT, UID};
 use crate::browser;
 use crate::cdp::generated::runtime;
+use crate::pagetools::page_code;
 use crate::tools::args::Shared;
-use crate::tools::{fail, script, CallId, Ctx, Done, Tool};
+use crate::tools::{fail, CallId, Ctx, Done, Tool};
 
 pub const TOOL: Tool = Tool {
     name: "fill",
@@ -170,8 +171,7 @@ fn prepare(cx: &mut Ctx, session: String, el: Element, value: String, done: Done
             Err(e) => return done(cx, Err(failed(&el.uid, e))),
         };
         if let Some(ex) = &answer.exception_details {
-            let details = serde_json::to_value(ex).unwrap_or_default();
-            let msg = script::exception_message(&details);
+            let msg = page_code::exception_message(ex);
             return done(cx, Err(failed(&el.uid, msg)));
         }
         let plan = answer.result.value.unwrap_or_default();

@@ -2,7 +2,7 @@
 
 use crate::browser::{self, pages, PageId};
 use crate::cdp::generated::{dom, page as cdp_page, runtime};
-use crate::error::Error;
+use crate::error::{Error, Fault};
 use crate::tools::snapshot::model::no_snapshot_message;
 use crate::tools::{Ctx, Done};
 
@@ -75,13 +75,12 @@ fn page_clip(
 /// The browser's complaint about a node, in the words the reference uses.
 fn node_error(e: Error, uid: &str) -> Error {
     match &e {
-        Error::Cdp { message, .. }
-            if message.contains("No node") || message.contains("find node") =>
-        {
-            Error::Invalid(format!(
-                "Element with uid {uid} no longer exists on the page."
-            ))
-        }
+        Error::Cdp {
+            fault: Fault::NodeNotFound,
+            ..
+        } => Error::Invalid(format!(
+            "Element with uid {uid} no longer exists on the page."
+        )),
         Error::Cdp { .. } => Error::Page("Node is either not visible or not an HTMLElement".into()),
         _ => e,
     }
