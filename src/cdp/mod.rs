@@ -17,10 +17,8 @@ pub trait Command: serde::Serialize {
     type Returns: serde::de::DeserializeOwned;
 }
 
-/// A CDP event whose `params` deserialize into `Self`. Events are routed by name in
-/// `browser::events`, which reads the few fields it needs directly, so `NAME` serves typed
-/// decoding elsewhere (and the tests).
-#[allow(dead_code)]
+/// A CDP event whose `params` deserialize into `Self`; `NAME` is how a raw event is
+/// recognised as this one (`browser::RawEvent::decode`).
 pub trait Event: serde::de::DeserializeOwned {
     const NAME: &'static str;
 }
