@@ -10,16 +10,15 @@
 
 use std::collections::HashMap;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::os::fd::{FromRawFd, OwnedFd};
-use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
+use devtools_mcp::browser::launch::{self, Process};
 use serde_json::{json, Value};
 
 /// The release binary (`cargo bench` builds it with the bench profile, which is `release`).
@@ -452,30 +451,21 @@ impl Mcp {
 // ---------------------------------------------------------------------------------------------
 
 pub struct Browser {
-    child: Child,
+    process: Process,
     to_browser: File,
     from_browser: BufReader<File>,
     next_id: u64,
-    profile: PathBuf,
     /// Events read while waiting for answers.
     events: Vec<Value>,
     /// When the process was spawned.
     pub spawned: Instant,
 }
 
-fn cloexec_pipe() -> (OwnedFd, OwnedFd) {
-    let mut fds = [0; 2];
-    // SAFETY: fds is a valid array of two ints.
-    let rc = unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) };
-    assert_eq!(rc, 0, "pipe2: {}", io::Error::last_os_error());
-    // SAFETY: pipe2 succeeded; both descriptors are fresh and ours.
-    unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) }
-}
-
 static PROFILE_COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 impl Browser {
-    /// Starts Chromium with CHROMIUM_FLAGS, a fresh profile and the pipe on fds 3 and 4.
+    /// Starts Chromium with CHROMIUM_FLAGS, a fresh profile and the pipe on fds 3 and 4, the
+    /// way the server starts it (`launch::spawn_piped`) but with none of its switches.
     pub fn launch() -> Browser {
         let n = PROFILE_COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let profile = std::env::temp_dir().join(format!(
@@ -484,42 +474,18 @@ impl Browser {
         ));
         let _ = std::fs::remove_dir_all(&profile);
         std::fs::create_dir_all(&profile).expect("create a profile dir");
-        let (browser_reads, we_write) = cloexec_pipe();
-        let (we_read, browser_writes) = cloexec_pipe();
-        let child_in = std::os::fd::AsRawFd::as_raw_fd(&browser_reads);
-        let child_out = std::os::fd::AsRawFd::as_raw_fd(&browser_writes);
         let mut cmd = Command::new(chromium());
         cmd.args(CHROMIUM_FLAGS)
             .arg(format!("--user-data-dir={}", profile.display()))
             .arg("--remote-debugging-pipe")
-            .arg("about:blank")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .process_group(0);
-        // SAFETY: only async-signal-safe calls between fork and exec.
-        unsafe {
-            cmd.pre_exec(move || {
-                // Above 4 first, so that neither dup2 clobbers the other end.
-                let a = libc::fcntl(child_in, libc::F_DUPFD, 10);
-                let b = libc::fcntl(child_out, libc::F_DUPFD, 10);
-                if a < 0 || b < 0 || libc::dup2(a, 3) < 0 || libc::dup2(b, 4) < 0 {
-                    return Err(io::Error::last_os_error());
-                }
-                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-                Ok(())
-            });
-        }
+            .arg("about:blank");
         let spawned = Instant::now();
-        let child = cmd.spawn().expect("spawn chromium");
-        drop(browser_reads);
-        drop(browser_writes);
+        let (child, we_write, we_read) = launch::spawn_piped(&mut cmd).expect("spawn chromium");
         Browser {
-            child,
+            process: Process::new(child, Some(profile)),
             to_browser: File::from(we_write),
             from_browser: BufReader::with_capacity(1 << 20, File::from(we_read)),
             next_id: 0,
-            profile,
             events: Vec::new(),
             spawned,
         }
@@ -674,25 +640,7 @@ impl Browser {
 
     /// Ends the browser and all its helpers, and deletes the profile.
     pub fn close(mut self) {
-        let pgid = self.child.id() as i32;
-        // SAFETY: signalling the process group of our own child.
-        unsafe { libc::kill(-pgid, libc::SIGTERM) };
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                break;
-            }
-            thread::sleep(Duration::from_millis(5));
-        }
-        // SAFETY: as above; helpers (zygote, renderers) share the group.
-        unsafe { libc::kill(-pgid, libc::SIGKILL) };
-        let _ = self.child.wait();
-        for _ in 0..50 {
-            if std::fs::remove_dir_all(&self.profile).is_ok() || !self.profile.exists() {
-                break;
-            }
-            thread::sleep(Duration::from_millis(10));
-        }
+        self.process.terminate(Duration::from_secs(5));
     }
 }
 
