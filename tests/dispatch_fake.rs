@@ -223,6 +223,8 @@ fn an_answered_command_answers_the_call_once() {
     // The same answer again (a browser never does this) reaches nobody.
     rig.script_returns(script, "2");
     assert!(rig.output().is_empty());
+    // A call that ended on its own interrupts nothing.
+    assert_eq!(rig.sent("Runtime.terminateExecution"), 0);
 }
 
 #[test]

@@ -64,6 +64,8 @@ impl FakeBrowser {
         self.connections.borrow().len()
     }
 
+    /// Runs `f` on the newest connection. Before the server connected there is none: what
+    /// the test sends then reaches nobody, as with a browser nobody started.
     fn with_wire<R>(&self, f: impl FnOnce(&mut Wire) -> R) -> R {
         let connections = self.connections.borrow();
         let Some(wire) = connections.last() else {
