@@ -168,36 +168,10 @@ pub fn launch(settings: &Settings) -> Result<(Process, Sender, Receiver), String
         }
         e
     };
-    let (browser_reads, we_write) = pipe().map_err(|e| cleanup(format!("pipe: {e}")))?;
-    let (we_read, browser_writes) = pipe().map_err(|e| cleanup(format!("pipe: {e}")))?;
-    let child_in = std::os::fd::AsRawFd::as_raw_fd(&browser_reads);
-    let child_out = std::os::fd::AsRawFd::as_raw_fd(&browser_writes);
-
     let mut cmd = Command::new(&exe);
-    cmd.args(arguments(settings, &profile))
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .process_group(0);
-    // SAFETY: only async-signal-safe calls (fcntl, dup2, prctl) between fork and exec.
-    unsafe {
-        cmd.pre_exec(move || {
-            // Move both ends above fd 4 first, so neither dup2 clobbers the other.
-            let a = libc::fcntl(child_in, libc::F_DUPFD, 10);
-            let b = libc::fcntl(child_out, libc::F_DUPFD, 10);
-            if a < 0 || b < 0 || libc::dup2(a, 3) < 0 || libc::dup2(b, 4) < 0 {
-                return Err(io::Error::last_os_error());
-            }
-            // If we die without cleaning up, the browser goes too.
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-            Ok(())
-        });
-    }
-    let child = cmd
-        .spawn()
-        .map_err(|e| cleanup(format!("cannot run {}: {e}", exe.display())))?;
-    drop(browser_reads);
-    drop(browser_writes);
+    cmd.args(arguments(settings, &profile));
+    let (child, we_write, we_read) =
+        spawn_piped(&mut cmd).map_err(|e| cleanup(format!("cannot run {}: {e}", exe.display())))?;
     let sender = Sender::from(we_write);
     let receiver = Receiver::from(we_read);
     sender
@@ -215,7 +189,49 @@ pub fn launch(settings: &Settings) -> Result<(Process, Sender, Receiver), String
     ))
 }
 
+/// Runs `cmd` (a browser with `--remote-debugging-pipe`) with the pipe on its fds 3 (it
+/// reads) and 4 (it writes), its output discarded, in a process group of its own (so that
+/// its helpers can be ended with it), and killed if we die first. Returns the child and our
+/// blocking ends: the one to write commands to, the one to read its messages from.
+pub fn spawn_piped(cmd: &mut Command) -> io::Result<(Child, OwnedFd, OwnedFd)> {
+    let (browser_reads, we_write) = pipe()?;
+    let (we_read, browser_writes) = pipe()?;
+    let child_in = std::os::fd::AsRawFd::as_raw_fd(&browser_reads);
+    let child_out = std::os::fd::AsRawFd::as_raw_fd(&browser_writes);
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(0);
+    // SAFETY: only async-signal-safe calls (fcntl, dup2, prctl) between fork and exec.
+    unsafe {
+        cmd.pre_exec(move || {
+            // Move both ends above fd 4 first, so neither dup2 clobbers the other.
+            let a = libc::fcntl(child_in, libc::F_DUPFD, 10);
+            let b = libc::fcntl(child_out, libc::F_DUPFD, 10);
+            if a < 0 || b < 0 || libc::dup2(a, 3) < 0 || libc::dup2(b, 4) < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            // If we die without cleaning up, the browser goes too.
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            Ok(())
+        });
+    }
+    let child = cmd.spawn()?;
+    // The child's ends are its own now; ours would keep the pipes open after it exits.
+    drop(browser_reads);
+    drop(browser_writes);
+    Ok((child, we_write, we_read))
+}
+
 impl Process {
+    /// A browser started with [`spawn_piped`], and the profile to delete after it.
+    pub fn new(child: Child, temp_profile: Option<PathBuf>) -> Process {
+        Process {
+            child,
+            temp_profile,
+        }
+    }
+
     /// Ends the browser and every process it started, then deletes the temporary profile.
     /// Bounded: a browser that ignores SIGTERM is killed after a short grace.
     pub fn terminate(&mut self, grace: Duration) {

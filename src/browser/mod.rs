@@ -48,10 +48,14 @@ pub struct Tokens {
     pub write: Token,
 }
 
+/// Makes the browser connection in place of `Settings::source` (a test's scripted browser).
+pub type Connector = Box<dyn FnMut() -> std::result::Result<Transport, String>>;
+
 pub struct Browser<H> {
     pub phase: Phase,
     registry: mio::Registry,
     tokens: Tokens,
+    connector: Option<Connector>,
     transport: Option<Transport>,
     process: Option<launch::Process>,
     next_id: u64,
@@ -72,6 +76,7 @@ impl<H> Browser<H> {
             phase: Phase::Idle,
             registry,
             tokens,
+            connector: None,
             transport: None,
             process: None,
             next_id: 0,
@@ -81,6 +86,15 @@ impl<H> Browser<H> {
             waiters: waiters::Waiters::default(),
             restarted: false,
         }
+    }
+
+    /// Every connection (the first and each after a loss) is made by `connector` instead
+    /// of from the settings: how tests put a scripted browser (`cdp::fake`) on the wire.
+    pub fn connect_with(
+        &mut self,
+        connector: impl FnMut() -> std::result::Result<Transport, String> + 'static,
+    ) {
+        self.connector = Some(Box::new(connector));
     }
 }
 
@@ -204,17 +218,18 @@ pub fn ready<H: Host>(h: &mut H, done: Done<H, ()>) {
 fn connect<H: Host>(h: &mut H) -> std::result::Result<(), String> {
     let settings = h.settings().clone();
     let b = h.browser();
-    let transport = match &settings.source {
-        BrowserSource::Launch => {
+    let transport = match (&mut b.connector, &settings.source) {
+        (Some(connector), _) => connector()?,
+        (None, BrowserSource::Launch) => {
             let (process, sender, receiver) = launch::launch(&settings)?;
             b.process = Some(process);
             Transport::Pipe(Pipe::new(sender, receiver))
         }
-        BrowserSource::BrowserUrl(url) => {
+        (None, BrowserSource::BrowserUrl(url)) => {
             let ws_url = websocket::lookup_ws_url(url)?;
             Transport::Ws(websocket::WsConn::connect(&ws_url)?)
         }
-        BrowserSource::WsEndpoint(url) => Transport::Ws(websocket::WsConn::connect(url)?),
+        (None, BrowserSource::WsEndpoint(url)) => Transport::Ws(websocket::WsConn::connect(url)?),
     };
     b.transport = Some(transport);
     let (registry, tokens) = (&b.registry, b.tokens);
@@ -227,7 +242,8 @@ fn connect<H: Host>(h: &mut H) -> std::result::Result<(), String> {
             tokens.read,
             Interest::READABLE | Interest::WRITABLE,
         ),
-        None => Ok(()),
+        // Nothing to watch: the test hands its messages over itself (`on_readable`).
+        Some(Transport::Fake(_)) | None => Ok(()),
     };
     registered.map_err(|e| format!("cannot watch the browser connection: {e}"))
 }
@@ -406,6 +422,7 @@ fn teardown<H: Host>(h: &mut H) {
             Transport::Ws(w) => {
                 let _ = registry.deregister(w.socket());
             }
+            Transport::Fake(_) => {}
         }
     }
     b.transport = None;

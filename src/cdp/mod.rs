@@ -1,6 +1,8 @@
-//! The Chrome DevTools Protocol: typed messages (generated), message framing, and the two
-//! transports (the launched browser's pipe, a running browser's websocket).
+//! The Chrome DevTools Protocol: typed messages (generated), message framing, and the
+//! transports (the launched browser's pipe, a running browser's websocket, and a scripted
+//! browser for tests).
 
+pub mod fake;
 pub mod generated;
 pub mod message;
 pub mod pipe;
@@ -15,10 +17,8 @@ pub trait Command: serde::Serialize {
     type Returns: serde::de::DeserializeOwned;
 }
 
-/// A CDP event whose `params` deserialize into `Self`. Events are routed by name in
-/// `browser::events`, which reads the few fields it needs directly, so `NAME` serves typed
-/// decoding elsewhere (and the tests).
-#[allow(dead_code)]
+/// A CDP event whose `params` deserialize into `Self`; `NAME` is how a raw event is
+/// recognised as this one (`browser::RawEvent::decode`).
 pub trait Event: serde::de::DeserializeOwned {
     const NAME: &'static str;
 }
@@ -27,6 +27,8 @@ pub trait Event: serde::de::DeserializeOwned {
 pub enum Transport {
     Pipe(pipe::Pipe),
     Ws(websocket::WsConn),
+    /// A test's scripted browser (see [`fake`]).
+    Fake(fake::FakeConn),
 }
 
 impl Transport {
@@ -34,6 +36,7 @@ impl Transport {
         match self {
             Transport::Pipe(p) => p.queue(message),
             Transport::Ws(w) => w.queue(message),
+            Transport::Fake(f) => f.queue(message),
         }
     }
 
@@ -41,6 +44,7 @@ impl Transport {
         match self {
             Transport::Pipe(p) => p.flush(),
             Transport::Ws(w) => w.flush(),
+            Transport::Fake(f) => f.flush(),
         }
     }
 
@@ -49,6 +53,7 @@ impl Transport {
         match self {
             Transport::Pipe(p) => p.read(on_message),
             Transport::Ws(w) => w.read(on_message),
+            Transport::Fake(f) => f.read(on_message),
         }
     }
 }

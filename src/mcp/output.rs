@@ -50,6 +50,15 @@ impl Output {
         }
     }
 
+    /// Takes the lines queued and not written yet: how a test reads the answers (without
+    /// ever flushing them to fd 1).
+    pub fn take_queued(&mut self) -> Vec<u8> {
+        let rest = self.buf.split_off(self.written);
+        self.buf.clear();
+        self.written = 0;
+        rest
+    }
+
     pub fn is_empty(&self) -> bool {
         self.written >= self.buf.len()
     }
