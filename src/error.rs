@@ -132,10 +132,10 @@ mod tests {
         for (message, fault) in cases {
             assert_eq!(Fault::of(message), fault, "{message}");
         }
-        let e = Error::cdp("DOM.focus", "No node with given id found".into());
+        let e = Error::cdp("Some.command", "No node with given id found".into());
         assert_eq!(
             e.to_string(),
-            "DOM.focus failed: No node with given id found"
+            "Some.command failed: No node with given id found"
         );
     }
 }
