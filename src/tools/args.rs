@@ -9,6 +9,7 @@ use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::{CallId, Ctx};
 use crate::browser::PageId;
 use crate::error::Error;
 
@@ -16,6 +17,18 @@ use crate::error::Error;
 /// so a failure here is a schema that says less than the struct expects.
 pub fn parse<T: DeserializeOwned>(args: Value) -> Result<T, Error> {
     serde_json::from_value(args).map_err(|e| Error::Invalid(format!("Invalid arguments: {e}")))
+}
+
+/// [`parse`] for a handler: the arguments as the tool's struct, or `None` after answering
+/// the call with the error.
+pub fn for_call<T: DeserializeOwned>(cx: &mut Ctx, call: CallId, args: Value) -> Option<T> {
+    match parse(args) {
+        Ok(a) => Some(a),
+        Err(e) => {
+            super::call::fail(cx, call, e);
+            None
+        }
+    }
 }
 
 /// Arguments shared by many tools; `#[serde(flatten)]` it into a tool's struct.

@@ -180,9 +180,8 @@ struct ListArgs {
 }
 
 fn list_console_messages(cx: &mut Ctx, call: CallId, args: Value) {
-    let args: ListArgs = match args::parse(args) {
-        Ok(a) => a,
-        Err(e) => return call::fail(cx, call, e),
+    let Some(args) = args::for_call::<ListArgs>(cx, call, args) else {
+        return;
     };
     call::on_page(cx, call, args.shared.page(), move |cx, page| {
         if args.service_worker_id.is_some() {
@@ -296,9 +295,8 @@ struct Shown {
 }
 
 fn get_console_message(cx: &mut Ctx, call: CallId, args: Value) {
-    let args: GetArgs = match args::parse(args) {
-        Ok(a) => a,
-        Err(e) => return call::fail(cx, call, e),
+    let Some(args) = args::for_call::<GetArgs>(cx, call, args) else {
+        return;
     };
     let wanted = args.msgid.unwrap_or(-1.0);
     call::on_page(cx, call, args.shared.page(), move |cx, page| {

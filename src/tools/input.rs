@@ -23,12 +23,9 @@ mod type_text;
 mod upload_file;
 mod watch;
 
-use serde::de::DeserializeOwned;
-use serde_json::Value;
-
 use super::{fail, Tool};
 use crate::browser::{pages, PageId};
-use crate::tools::{args, call, refuse_if_dialog, snapshot, CallId, Ctx};
+use crate::tools::{call, refuse_if_dialog, snapshot, CallId, Ctx};
 use element::Element;
 use watch::Outcome;
 
@@ -49,17 +46,6 @@ pub const TOOLS: &[Tool] = &[
 const UID: &str = "The uid of an element, from the latest take_snapshot of the page.";
 const INCLUDE_SNAPSHOT: &str =
     "Also return a fresh snapshot of the page after the action (default false).";
-
-/// The call's arguments as the tool's struct, or `None` once the call has failed on them.
-fn parse<T: DeserializeOwned>(cx: &mut Ctx, call: CallId, raw: Value) -> Option<T> {
-    match args::parse(raw) {
-        Ok(a) => Some(a),
-        Err(e) => {
-            fail(cx, call, e);
-            None
-        }
-    }
-}
 
 /// Gets the call's page and refuses to act while a dialog blocks it (the page would not take
 /// the input anyway).

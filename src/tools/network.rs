@@ -140,9 +140,8 @@ struct ListArgs {
 }
 
 fn list_network_requests(cx: &mut Ctx, call: CallId, args: Value) {
-    let args: ListArgs = match args::parse(args) {
-        Ok(a) => a,
-        Err(e) => return call::fail(cx, call, e),
+    let Some(args) = args::for_call::<ListArgs>(cx, call, args) else {
+        return;
     };
     call::on_page(cx, call, args.shared.page(), move |cx, page| {
         if cx.browser.pages.get(page).is_none() {
@@ -235,9 +234,8 @@ struct GetArgs {
 }
 
 fn get_network_request(cx: &mut Ctx, call: CallId, args: Value) {
-    let args: GetArgs = match args::parse(args) {
-        Ok(a) => a,
-        Err(e) => return call::fail(cx, call, e),
+    let Some(args) = args::for_call::<GetArgs>(cx, call, args) else {
+        return;
     };
     let wanted = args.reqid.unwrap_or(0.0);
     let (request_file, response_file) = (args.request_file, args.response_file);

@@ -108,17 +108,6 @@ fn timeout_schema() -> Value {
     json!({"type": "integer", "description": "Maximum wait in milliseconds; 0 or absent means the default."})
 }
 
-/// The arguments as `T`, or the call answered with why they are not.
-fn parsed<T: serde::de::DeserializeOwned>(cx: &mut Ctx, call: CallId, args: Value) -> Option<T> {
-    match args::parse(args) {
-        Ok(a) => Some(a),
-        Err(e) => {
-            fail(cx, call, e);
-            None
-        }
-    }
-}
-
 fn pages_response(page: PageId) -> Response {
     Response {
         include_pages: true,
@@ -151,7 +140,7 @@ struct SelectPageArgs {
 }
 
 fn select_page(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(args) = parsed::<SelectPageArgs>(cx, call, args) else {
+    let Some(args) = args::for_call::<SelectPageArgs>(cx, call, args) else {
         return;
     };
     let id = args.shared.page().unwrap_or(0);
@@ -179,7 +168,7 @@ struct ClosePageArgs {
 }
 
 fn close_page(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(args) = parsed::<ClosePageArgs>(cx, call, args) else {
+    let Some(args) = args::for_call::<ClosePageArgs>(cx, call, args) else {
         return;
     };
     let id = args.shared.page().unwrap_or(0);
@@ -235,7 +224,7 @@ struct NewPageArgs {
 }
 
 fn new_page(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(args) = parsed::<NewPageArgs>(cx, call, args) else {
+    let Some(args) = args::for_call::<NewPageArgs>(cx, call, args) else {
         return;
     };
     let timeout = args.shared.timeout_or(NAVIGATION_TIMEOUT);
@@ -302,7 +291,7 @@ struct Navigation {
 }
 
 fn navigate_page(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(args) = parsed::<NavigatePageArgs>(cx, call, args) else {
+    let Some(args) = args::for_call::<NavigatePageArgs>(cx, call, args) else {
         return;
     };
     let kind = match (args.r#type, &args.url) {
@@ -426,7 +415,7 @@ struct WaitForArgs {
 }
 
 fn wait_for(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(args) = parsed::<WaitForArgs>(cx, call, args) else {
+    let Some(args) = args::for_call::<WaitForArgs>(cx, call, args) else {
         return;
     };
     let timeout = args.shared.timeout_or(WAIT_TIMEOUT);

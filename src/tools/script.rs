@@ -100,9 +100,8 @@ impl Script {
 }
 
 fn evaluate_script(cx: &mut Ctx, call: CallId, args: Value) {
-    let args: EvaluateArgs = match args::parse(args) {
-        Ok(a) => a,
-        Err(e) => return fail(cx, call, e),
+    let Some(args) = args::for_call::<EvaluateArgs>(cx, call, args) else {
+        return;
     };
     let requested = args.shared.page();
     let script = match Script::from_args(cx, args) {

@@ -50,9 +50,8 @@ struct ListArgs {
 }
 
 fn list_tools(cx: &mut Ctx, call: CallId, args: Value) {
-    let args: ListArgs = match args::parse(args) {
-        Ok(a) => a,
-        Err(e) => return fail(cx, call, e),
+    let Some(args) = args::for_call::<ListArgs>(cx, call, args) else {
+        return;
     };
     call::on_page(cx, call, args.shared.page(), move |cx, page| {
         let resp = Response {
@@ -88,9 +87,8 @@ pub fn parse_params(params: Option<&str>) -> Result<Map<String, Value>, Error> {
 }
 
 fn execute_tool(cx: &mut Ctx, call: CallId, args: Value) {
-    let args: ExecuteArgs = match args::parse(args) {
-        Ok(a) => a,
-        Err(e) => return fail(cx, call, e),
+    let Some(args) = args::for_call::<ExecuteArgs>(cx, call, args) else {
+        return;
     };
     let params = match parse_params(args.params.as_deref()) {
         Ok(p) => Value::Object(p),

@@ -90,9 +90,8 @@ empty string), so pass every setting you want in one call. Settings stay in effe
 const EMULATE_TIMEOUT: Duration = Duration::from_secs(10);
 
 fn emulate(cx: &mut Ctx, call: CallId, args: Value) {
-    let args: EmulateArgs = match crate::tools::args::parse(args) {
-        Ok(a) => a,
-        Err(e) => return fail(cx, call, e),
+    let Some(args) = crate::tools::args::for_call::<EmulateArgs>(cx, call, args) else {
+        return;
     };
     // Bad arguments are reported before anything else, as the reference's schema does.
     let (mut next, headers) = match settings(&args) {

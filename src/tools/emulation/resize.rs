@@ -52,9 +52,8 @@ struct Size {
 const RESIZE_SETTLE: Duration = Duration::from_secs(1);
 
 fn resize_page(cx: &mut Ctx, call: CallId, args: Value) {
-    let args: ResizeArgs = match args::parse(args) {
-        Ok(a) => a,
-        Err(e) => return fail(cx, call, e),
+    let Some(args) = args::for_call::<ResizeArgs>(cx, call, args) else {
+        return;
     };
     let size = Size {
         width: args.width.round() as i64,

@@ -5,10 +5,10 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::element::{self, Element};
-use super::{act_and_reply, begin, dispatch, elements, parse, watch, INCLUDE_SNAPSHOT, UID};
+use super::{act_and_reply, begin, dispatch, elements, watch, INCLUDE_SNAPSHOT, UID};
 use crate::browser::{self, PageId};
 use crate::cdp::generated::runtime;
-use crate::tools::args::Shared;
+use crate::tools::args::{self, Shared};
 use crate::tools::{fail, CallId, Ctx, Done, Tool};
 
 pub const TOOL: Tool = Tool {
@@ -53,7 +53,7 @@ const CHOOSE_OPTION: &str = r#"function() {
 }"#;
 
 fn run(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(a) = parse::<Args>(cx, call, args) else {
+    let Some(a) = args::for_call::<Args>(cx, call, args) else {
         return;
     };
     let (uid, double) = (a.uid, a.double);

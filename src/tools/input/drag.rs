@@ -7,10 +7,10 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::element::{self, Element};
-use super::{act_and_reply, begin, dispatch, elements, parse, watch, INCLUDE_SNAPSHOT};
+use super::{act_and_reply, begin, dispatch, elements, watch, INCLUDE_SNAPSHOT};
 use crate::browser;
 use crate::cdp::generated::runtime;
-use crate::tools::args::Shared;
+use crate::tools::args::{self, Shared};
 use crate::tools::{fail, CallId, Ctx, Done, Tool};
 
 pub const TOOL: Tool = Tool {
@@ -43,7 +43,7 @@ struct Args {
 const STEPS: u32 = 5;
 
 fn run(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(a) = parse::<Args>(cx, call, args) else {
+    let Some(a) = args::for_call::<Args>(cx, call, args) else {
         return;
     };
     let uids = vec![a.from_uid, a.to_uid];

@@ -8,11 +8,11 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::element::{self, argument, failed, Element};
-use super::{act_and_reply, begin, click, dispatch, elements, parse, watch, INCLUDE_SNAPSHOT, UID};
+use super::{act_and_reply, begin, click, dispatch, elements, watch, INCLUDE_SNAPSHOT, UID};
 use crate::browser;
 use crate::cdp::generated::runtime;
 use crate::pagetools::page_code;
-use crate::tools::args::Shared;
+use crate::tools::args::{self, Shared};
 use crate::tools::{fail, CallId, Ctx, Done, Tool};
 
 pub const TOOL: Tool = Tool {
@@ -118,7 +118,7 @@ const PREPARE: &str = r#"function(value, typingLimit) {
 }"#;
 
 fn run(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(a) = parse::<Args>(cx, call, args) else {
+    let Some(a) = args::for_call::<Args>(cx, call, args) else {
         return;
     };
     let (uid, value) = (a.uid, a.value);

@@ -7,10 +7,10 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::element::Element;
-use super::{begin, fill, parse, reply, watch, INCLUDE_SNAPSHOT};
+use super::{begin, fill, reply, watch, INCLUDE_SNAPSHOT};
 use crate::browser::{pages, PageId};
 use crate::error::Error;
-use crate::tools::args::Shared;
+use crate::tools::args::{self, Shared};
 use crate::tools::{fail, snapshot, CallId, Ctx, Done, Tool};
 
 pub const TOOL: Tool = Tool {
@@ -56,7 +56,7 @@ struct Item {
 }
 
 fn run(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(a) = parse::<Args>(cx, call, args) else {
+    let Some(a) = args::for_call::<Args>(cx, call, args) else {
         return;
     };
     let items = a.elements;

@@ -3,9 +3,9 @@
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::parse;
 use crate::browser::{self, pages};
 use crate::cdp::generated::page::HandleJavaScriptDialogParams;
+use crate::tools::args;
 use crate::tools::args::Shared;
 use crate::tools::response::{finish, Response};
 use crate::tools::{call, fail, CallId, Ctx, Tool};
@@ -35,7 +35,7 @@ struct Args {
 }
 
 fn run(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(a) = parse::<Args>(cx, call, args) else {
+    let Some(a) = args::for_call::<Args>(cx, call, args) else {
         return;
     };
     let accept = a.action == "accept";

@@ -3,8 +3,8 @@
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::{act_and_reply, begin, dispatch, keys, parse, session, watch, INCLUDE_SNAPSHOT};
-use crate::tools::args::Shared;
+use super::{act_and_reply, begin, dispatch, keys, session, watch, INCLUDE_SNAPSHOT};
+use crate::tools::args::{self, Shared};
 use crate::tools::{fail, CallId, Ctx, Tool};
 
 pub const TOOL: Tool = Tool {
@@ -32,7 +32,7 @@ struct Args {
 }
 
 fn run(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(a) = parse::<Args>(cx, call, args) else {
+    let Some(a) = args::for_call::<Args>(cx, call, args) else {
         return;
     };
     let combo = a.key;

@@ -9,13 +9,13 @@ use serde_json::{json, Value};
 
 use super::click::click_element;
 use super::element::{argument, failed, Element};
-use super::{begin, elements, parse, reply, said, watch, INCLUDE_SNAPSHOT};
+use super::{begin, elements, reply, said, watch, INCLUDE_SNAPSHOT};
 use crate::browser::{self, waiters};
 use crate::cdp::generated::page::{FileChooserOpenedEvent, SetInterceptFileChooserDialogParams};
 use crate::cdp::generated::{dom, runtime};
 use crate::error::Error;
 use crate::settings::BrowserSource;
-use crate::tools::args::Shared;
+use crate::tools::args::{self, Shared};
 use crate::tools::{fail, CallId, Ctx, Done, Once, Tool};
 
 pub const TOOL: Tool = Tool {
@@ -58,7 +58,7 @@ const FILE_INPUT: &str = r#"function(count) {
 const FILE_CHOOSER_LIMIT: Duration = Duration::from_secs(3);
 
 fn run(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(a) = parse::<Args>(cx, call, args) else {
+    let Some(a) = args::for_call::<Args>(cx, call, args) else {
         return;
     };
     let files = match local_files(cx, &a.file_paths) {

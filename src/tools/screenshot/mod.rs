@@ -133,9 +133,8 @@ struct Shot {
 }
 
 fn take_screenshot(cx: &mut Ctx, call: CallId, args: Value) {
-    let args: ScreenshotArgs = match args::parse(args) {
-        Ok(a) => a,
-        Err(e) => return fail(cx, call, e),
+    let Some(args) = args::for_call::<ScreenshotArgs>(cx, call, args) else {
+        return;
     };
     let page = args.shared.page();
     let shot = Shot {

@@ -46,9 +46,8 @@ struct SnapshotArgs {
 }
 
 fn take_snapshot(cx: &mut Ctx, call: CallId, args: Value) {
-    let args: SnapshotArgs = match args::parse(args) {
-        Ok(a) => a,
-        Err(e) => return fail(cx, call, e),
+    let Some(args) = args::for_call::<SnapshotArgs>(cx, call, args) else {
+        return;
     };
     let verbose = args.verbose.unwrap_or(false);
     let requested = args.shared.page();
