@@ -284,9 +284,9 @@ impl<'p> Generator<'p> {
             }
         }
         push_doc(out, "", def);
-        out.push_str(&format!("pub mod {} {{\n", snake_case(domain)));
-        out.push_str(&module.items.join("\n"));
-        out.push_str("}\n");
+        let module_name = snake_case(domain);
+        let items = module.items.join("\n");
+        out.push_str(&format!("pub mod {module_name} {{\n{items}}}\n"));
         Ok(())
     }
 
@@ -368,15 +368,15 @@ impl<'p> Generator<'p> {
             item.push_str(&format!("    pub struct {struct_name} {{}}\n"));
             return module.push_item(struct_name, item);
         }
-        item.push_str(&format!("    pub struct {struct_name} {{\n"));
+        let mut body = String::new();
         let mut inline_enums = Vec::new();
         let mut seen = BTreeSet::new();
         for prop in fields {
             let (text, inline) = self.field(module, struct_name, owner, prop, shape, &mut seen)?;
-            item.push_str(&text);
+            body.push_str(&text);
             inline_enums.extend(inline);
         }
-        item.push_str("    }\n");
+        item.push_str(&format!("    pub struct {struct_name} {{\n{body}    }}\n"));
         module.push_item(struct_name, item)?;
         for (enum_name, def) in inline_enums {
             module.push_enum(&enum_name, &def)?;
