@@ -16,12 +16,7 @@ use common::*;
 use serde_json::{json, Value};
 
 fn main() {
-    let iterations = env_count("BENCH_ITERATIONS", 400);
-    let list_iterations = env_count("BENCH_LIST_ITERATIONS", 200);
-    let big_iterations = env_count("BENCH_BIG_ITERATIONS", 20);
-    let rounds = env_count("BENCH_ROUNDS", 4).max(1);
-    let warmup = 10;
-
+    let counts = Counts::from_env();
     let fixtures = Fixtures::start(&[("/tools.html", tools_page())]);
     let url = fixtures.url("/tools.html");
 
@@ -43,38 +38,118 @@ fn main() {
     println!("floor browser: {} {}", chromium(), CHROMIUM_FLAGS.join(" "));
     println!();
 
-    let mut report = Vec::new();
+    let mut sides = Sides {
+        mcp: &mut mcp,
+        floor: &mut floor,
+        session: &session,
+    };
+    let mut report = vec![
+        evaluate_series(&counts, &mut sides),
+        execute_series(&counts, &mut sides),
+    ];
+    let ping = ping_series(&counts, sides.mcp);
+    let list = list_series(&counts, sides.mcp);
+    let (big_row, big) = big_series(&counts, &mut sides);
+    report.push(big_row);
 
-    // evaluate_script `() => 1+1`  vs  Runtime.evaluate("1+1")
-    let series = alternate(
-        rounds,
-        iterations,
-        warmup,
-        &mut mcp,
+    let hwm = status_kb(server_pid, "VmHWM");
+    let shutdown = mcp.close();
+
+    // Where the time goes: the page-side work the server asks for, timed raw on the floor
+    // browser with the server's shim installed, so ours − this is what the server adds.
+    let breakdown = page_side(
         &mut floor,
+        &session,
+        counts.iterations.min(200),
+        counts.big_iterations,
+    );
+    floor.close();
+
+    print_series(&report);
+    print_row("ping (the MCP stdio hop alone, no browser work)", &ping);
+    println!();
+    list.print();
+    println!();
+    println!("page-side share: the same CDP requests the server sends, raw, on the floor browser with the shim:");
+    print_header();
+    for (name, samples) in &breakdown {
+        print_row(name, samples);
+    }
+    println!();
+    big.print();
+    println!(
+        "server VmHWM after the series: {} kB; shutdown after stdin closed: {:.1} ms",
+        hwm.unwrap_or(0),
+        ms(shutdown)
+    );
+}
+
+/// How many calls each series makes (from the environment, see the header).
+struct Counts {
+    iterations: usize,
+    list_iterations: usize,
+    big_iterations: usize,
+    rounds: usize,
+    warmup: usize,
+}
+
+impl Counts {
+    fn from_env() -> Counts {
+        Counts {
+            iterations: env_count("BENCH_ITERATIONS", 400),
+            list_iterations: env_count("BENCH_LIST_ITERATIONS", 200),
+            big_iterations: env_count("BENCH_BIG_ITERATIONS", 20),
+            rounds: env_count("BENCH_ROUNDS", 4).max(1),
+            warmup: 10,
+        }
+    }
+}
+
+/// Both sides of the comparison: the server, and the floor browser with its page's session.
+struct Sides<'a> {
+    mcp: &'a mut Mcp,
+    floor: &'a mut Browser,
+    session: &'a str,
+}
+
+/// One compared series: our call's name, the floor's, the timings, the target ratio.
+type Row = (&'static str, &'static str, Series, Option<f64>);
+
+/// evaluate_script `() => 1+1`  vs  Runtime.evaluate("1+1")
+fn evaluate_series(counts: &Counts, sides: &mut Sides) -> Row {
+    let session = sides.session;
+    let series = alternate(
+        counts.rounds,
+        counts.iterations,
+        counts.warmup,
+        sides.mcp,
+        sides.floor,
         |mcp, _| {
             let a = mcp.call("evaluate_script", json!({"function": "() => 1+1"}));
             (a.latency, !a.is_error() && a.text().contains("\n2\n"))
         },
         |floor| {
-            let (v, took) = floor.evaluate(&session, "1+1", false);
+            let (v, took) = floor.evaluate(session, "1+1", false);
             (took, v == json!(2))
         },
     );
-    report.push((
+    (
         "evaluate_script `() => 1+1`",
         "Runtime.evaluate `1+1`",
         series,
         Some(1.5),
-    ));
+    )
+}
 
-    // execute_3p_developer_tool add  vs  Runtime.evaluate of the tool's own function
+/// execute_3p_developer_tool add  vs  Runtime.evaluate of the tool's own function
+fn execute_series(counts: &Counts, sides: &mut Sides) -> Row {
+    let session = sides.session;
     let series = alternate(
-        rounds,
-        iterations,
-        warmup,
-        &mut mcp,
-        &mut floor,
+        counts.rounds,
+        counts.iterations,
+        counts.warmup,
+        sides.mcp,
+        sides.floor,
         |mcp, i| {
             let params = json!({"a": i, "b": 2 * i}).to_string();
             let a = mcp.call(
@@ -87,49 +162,89 @@ fn main() {
             )
         },
         |floor| {
-            let (v, took) = floor.evaluate(&session, "benchTools.add({a: 2, b: 3})", true);
+            let (v, took) = floor.evaluate(session, "benchTools.add({a: 2, b: 3})", true);
             (took, v["sum"] == 5)
         },
     );
-    report.push((
+    (
         "execute_3p_developer_tool add",
         "Runtime.evaluate `benchTools.add({a:2,b:3})`",
         series,
         Some(1.4),
-    ));
+    )
+}
 
-    // ping: the MCP hop alone (client → server → client, no browser), the part of every call
-    // above that no browser work can explain.
+/// ping: the MCP hop alone (client → server → client, no browser), the part of every call
+/// above that no browser work can explain.
+fn ping_series(counts: &Counts, mcp: &mut Mcp) -> Vec<f64> {
     let mut ping = Vec::new();
-    for i in 0..(iterations + warmup) {
+    for i in 0..(counts.iterations + counts.warmup) {
         let a = mcp.request("ping", json!({}));
-        if i >= warmup {
+        if i >= counts.warmup {
             ping.push(ms(a.latency));
         }
     }
+    ping
+}
 
-    // list_3p_developer_tools: no floor of its own (the target is absolute); the 1+1 floor is
-    // printed beside it for scale.
+/// list_3p_developer_tools: no floor of its own (the target is absolute); the 1+1 floor is
+/// printed beside it for scale.
+struct List {
+    samples: Vec<f64>,
+    ok: usize,
+    cpu: f64,
+}
+
+fn list_series(counts: &Counts, mcp: &mut Mcp) -> List {
+    let server_pid = mcp.pid();
     let cpu = cpu_ms(server_pid);
     let mut list = Vec::new();
     let mut list_ok = 0;
-    for i in 0..(list_iterations + warmup) {
+    for i in 0..(counts.list_iterations + counts.warmup) {
         let a = mcp.call("list_3p_developer_tools", json!({}));
-        if i >= warmup {
+        if i >= counts.warmup {
             list_ok += usize::from(!a.is_error() && a.text().contains("name=\"add\""));
             list.push(ms(a.latency));
         }
     }
-    let list_cpu = (cpu_ms(server_pid) - cpu) / (list_iterations + warmup) as f64;
+    let list_cpu = (cpu_ms(server_pid) - cpu) / (counts.list_iterations + counts.warmup) as f64;
+    List {
+        samples: list,
+        ok: list_ok,
+        cpu: list_cpu,
+    }
+}
 
-    // ~1 MB result: execute 'big'  vs  Runtime.evaluate(JSON.stringify(benchTools.big()))
+impl List {
+    fn print(&self) {
+        let (list, list_ok, list_cpu) = (&self.samples, self.ok, self.cpu);
+        let l = print_row("list_3p_developer_tools", list);
+        println!(
+            "  correct: {list_ok}/{}   server CPU per call: {list_cpu:.3} ms   (target p50 ≤ 0.5 ms: p50 {:.3} ms)",
+            list.len(),
+            l.p50
+        );
+    }
+}
+
+/// What the ~1 MB series saw besides its timings.
+struct Big {
+    /// (MCP response line, floor value), in bytes.
+    bytes: (usize, usize),
+    /// Whether our answer held the last row (else it was cut at the server's result cap).
+    whole: bool,
+}
+
+/// ~1 MB result: execute 'big'  vs  Runtime.evaluate(JSON.stringify(benchTools.big()))
+fn big_series(counts: &Counts, sides: &mut Sides) -> (Row, Big) {
+    let session = sides.session;
     let mut big_bytes = (0, 0);
     let series = alternate(
-        rounds.min(big_iterations),
-        big_iterations,
+        counts.rounds.min(counts.big_iterations),
+        counts.big_iterations,
         2,
-        &mut mcp,
-        &mut floor,
+        sides.mcp,
+        sides.floor,
         |mcp, _| {
             let a = mcp.call(
                 "execute_3p_developer_tool",
@@ -142,11 +257,11 @@ fn main() {
             (a.latency, ok)
         },
         |floor| {
-            let (v, took) = floor.evaluate(&session, "JSON.stringify(benchTools.big({}))", false);
+            let (v, took) = floor.evaluate(session, "JSON.stringify(benchTools.big({}))", false);
             (took, v.as_str().is_some_and(|s| s.len() >= 1_000_000))
         },
     );
-    let a = mcp.call(
+    let a = sides.mcp.call(
         "execute_3p_developer_tool",
         json!({"toolName": "big", "params": "{}"}),
     );
@@ -154,27 +269,48 @@ fn main() {
     let last_row = format!("\"i\": {}", BIG_ROWS - 1);
     let big_whole = a.text().contains(&last_row);
     if let (Value::String(s), _) =
-        floor.evaluate(&session, "JSON.stringify(benchTools.big({}))", false)
+        sides
+            .floor
+            .evaluate(session, "JSON.stringify(benchTools.big({}))", false)
     {
         big_bytes.1 = s.len();
     }
-    report.push((
+    let row = (
         "~1 MB result (execute 'big')",
         "Runtime.evaluate `JSON.stringify(big())`",
         series,
         Some(1.3),
-    ));
+    );
+    (
+        row,
+        Big {
+            bytes: big_bytes,
+            whole: big_whole,
+        },
+    )
+}
 
-    let hwm = status_kb(server_pid, "VmHWM");
-    let shutdown = mcp.close();
+impl Big {
+    fn print(&self) {
+        println!(
+            "~1 MB sizes: MCP response line {} bytes, floor value {} bytes",
+            self.bytes.0, self.bytes.1
+        );
+        println!(
+            "~1 MB answer: {}",
+            if self.whole {
+                "whole (the last row is there)"
+            } else {
+                "cut at the server's result cap (the last row is missing)"
+            }
+        );
+    }
+}
 
-    // Where the time goes: the page-side work the server asks for, timed raw on the floor
-    // browser with the server's shim installed, so ours − this is what the server adds.
-    let breakdown = page_side(&mut floor, &session, iterations.min(200), big_iterations);
-    floor.close();
-
+/// The compared series, each with its floor, ratio and correctness.
+fn print_series(report: &[Row]) {
     print_header();
-    for (ours_name, floor_name, s, target) in &report {
+    for (ours_name, floor_name, s, target) in report {
         let o = print_row(ours_name, &s.ours);
         let f = print_row(&format!("  floor: {floor_name}"), &s.floor);
         print_ratio(ours_name, &o, &f, *target);
@@ -188,38 +324,6 @@ fn main() {
         );
         println!();
     }
-    print_row("ping (the MCP stdio hop alone, no browser work)", &ping);
-    println!();
-    let l = print_row("list_3p_developer_tools", &list);
-    println!(
-        "  correct: {list_ok}/{}   server CPU per call: {list_cpu:.3} ms   (target p50 ≤ 0.5 ms: p50 {:.3} ms)",
-        list.len(),
-        l.p50
-    );
-    println!();
-    println!("page-side share: the same CDP requests the server sends, raw, on the floor browser with the shim:");
-    print_header();
-    for (name, samples) in &breakdown {
-        print_row(name, samples);
-    }
-    println!();
-    println!(
-        "~1 MB sizes: MCP response line {} bytes, floor value {} bytes",
-        big_bytes.0, big_bytes.1
-    );
-    println!(
-        "~1 MB answer: {}",
-        if big_whole {
-            "whole (the last row is there)"
-        } else {
-            "cut at the server's result cap (the last row is missing)"
-        }
-    );
-    println!(
-        "server VmHWM after the series: {} kB; shutdown after stdin closed: {:.1} ms",
-        hwm.unwrap_or(0),
-        ms(shutdown)
-    );
 }
 
 /// The discovery shim the server installs on every page (compiled into the binary).
@@ -257,11 +361,7 @@ fn page_side(
     std::thread::sleep(Duration::from_millis(700));
     let mut out = Vec::new();
     let mut time = |name: &str, count: usize, f: &mut dyn FnMut() -> Duration| {
-        for _ in 0..5 {
-            f();
-        }
-        let samples: Vec<f64> = (0..count).map(|_| ms(f())).collect();
-        out.push((name.to_owned(), samples));
+        time_one(&mut out, name, count, f)
     };
     time(
         "callFunctionOn(evaluate_script wrapper of `() => 1+1`)",
@@ -295,6 +395,20 @@ fn page_side(
                 .1
         },
     );
+    big_page_side(floor, session, context, big_n, &mut out);
+    out
+}
+
+/// The ~1 MB part of `page_side`.
+fn big_page_side(
+    floor: &mut Browser,
+    session: &str,
+    context: i64,
+    big_n: usize,
+    out: &mut Vec<(String, Vec<f64>)>,
+) {
+    let mut time =
+        |name: &str, count: usize, f: &mut dyn FnMut() -> Duration| time_one(out, name, count, f);
     time(
         "callFunctionOn(__dtmcp.run('big', {})), maxChars 1000000",
         big_n,
@@ -336,7 +450,20 @@ fn page_side(
                 .1
         },
     );
-    out
+}
+
+/// Times `f` `count` times, after 5 uncounted calls, into `out` under `name`.
+fn time_one(
+    out: &mut Vec<(String, Vec<f64>)>,
+    name: &str,
+    count: usize,
+    f: &mut dyn FnMut() -> Duration,
+) {
+    for _ in 0..5 {
+        f();
+    }
+    let samples: Vec<f64> = (0..count).map(|_| ms(f())).collect();
+    out.push((name.to_owned(), samples));
 }
 
 fn assert_listed(text: &str) {

@@ -52,24 +52,9 @@ fn main() {
         first_page_shutdown.push(ms(mcp.close()));
         settle();
 
-        let mut browser = Browser::launch();
-        browser.call("Browser.getVersion", json!({}), None);
-        chromium_first_answer.push(ms(browser.spawned.elapsed()));
-        // The least raw CDP work that gives the fixture page loaded in a tab of its own
-        // (what new_page amounts to), for scale.
-        let (target, _) = browser.call("Target.createTarget", json!({"url": "about:blank"}), None);
-        let (attached, _) = browser.call(
-            "Target.attachToTarget",
-            json!({"targetId": target["targetId"], "flatten": true}),
-            None,
-        );
-        let session = attached["sessionId"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned();
-        browser.navigate(&session, &url);
-        chromium_page_loaded.push(ms(browser.spawned.elapsed()));
-        browser.close();
+        let (first_answer, page_loaded) = chromium_start(&url);
+        chromium_first_answer.push(first_answer);
+        chromium_page_loaded.push(page_loaded);
         settle();
     }
 
@@ -101,6 +86,30 @@ fn main() {
         p.p50 - c.p50,
         p.p50 - l.p50
     );
+}
+
+/// One raw Chromium start: (spawn → first CDP answer, spawn → the page loaded in a new tab),
+/// in ms.
+fn chromium_start(url: &str) -> (f64, f64) {
+    let mut browser = Browser::launch();
+    browser.call("Browser.getVersion", json!({}), None);
+    let first_answer = ms(browser.spawned.elapsed());
+    // The least raw CDP work that gives the fixture page loaded in a tab of its own
+    // (what new_page amounts to), for scale.
+    let (target, _) = browser.call("Target.createTarget", json!({"url": "about:blank"}), None);
+    let (attached, _) = browser.call(
+        "Target.attachToTarget",
+        json!({"targetId": target["targetId"], "flatten": true}),
+        None,
+    );
+    let session = attached["sessionId"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    browser.navigate(&session, url);
+    let page_loaded = ms(browser.spawned.elapsed());
+    browser.close();
+    (first_answer, page_loaded)
 }
 
 /// Lets the previous browser's processes finish exiting before the next run is timed.

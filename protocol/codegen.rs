@@ -6,6 +6,18 @@
 //! The output is emitted already formatted the way rustfmt would leave it, because the test
 //! compares it byte for byte with the checked-in file and `cargo fmt` must not touch it.
 
+// The parts live in protocol/codegen/ (paths are relative to this file's folder), included
+// by path for the same reason this file is.
+#[path = "codegen/header.rs"]
+mod header;
+#[path = "codegen/module.rs"]
+mod module;
+#[path = "codegen/names.rs"]
+mod names;
+
+use header::HEADER;
+use module::Module;
+use names::{field_name, push_doc, snake_case, upper_first};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -272,9 +284,9 @@ impl<'p> Generator<'p> {
             }
         }
         push_doc(out, "", def);
-        out.push_str(&format!("pub mod {} {{\n", snake_case(domain)));
-        out.push_str(&module.items.join("\n"));
-        out.push_str("}\n");
+        let module_name = snake_case(domain);
+        let items = module.items.join("\n");
+        out.push_str(&format!("pub mod {module_name} {{\n{items}}}\n"));
         Ok(())
     }
 
@@ -356,46 +368,63 @@ impl<'p> Generator<'p> {
             item.push_str(&format!("    pub struct {struct_name} {{}}\n"));
             return module.push_item(struct_name, item);
         }
-        item.push_str(&format!("    pub struct {struct_name} {{\n"));
+        let mut body = String::new();
         let mut inline_enums = Vec::new();
         let mut seen = BTreeSet::new();
         for prop in fields {
-            let wire = name(prop).ok_or_else(|| format!("{struct_name}: a field has no name"))?;
-            let field = field_name(wire);
-            if !seen.insert(field.clone()) {
-                return Err(format!("{struct_name}: two fields map to `{field}`"));
-            }
-            let mut ty = self.rust_type(module, owner, wire, prop)?;
-            if let Some(enum_name) = inline_enum_name(owner, wire, prop) {
-                inline_enums.push((enum_name, enum_def(prop)));
-            }
-            let key = (
-                module.domain.clone(),
-                struct_name.to_string(),
-                wire.to_string(),
-            );
-            if self.boxed.contains(&key) {
-                ty = format!("Box<{ty}>");
-            }
-            let optional = prop.get("optional").and_then(Value::as_bool) == Some(true);
-            if optional {
-                ty = format!("Option<{ty}>");
-            }
-            push_doc(&mut item, "        ", prop);
-            if field.trim_start_matches("r#") != wire {
-                item.push_str(&format!("        #[serde(rename = \"{wire}\")]\n"));
-            }
-            if optional && shape != Shape::Returns && shape != Shape::Event {
-                item.push_str("        #[serde(skip_serializing_if = \"Option::is_none\")]\n");
-            }
-            item.push_str(&format!("        pub {field}: {ty},\n"));
+            let (text, inline) = self.field(module, struct_name, owner, prop, shape, &mut seen)?;
+            body.push_str(&text);
+            inline_enums.extend(inline);
         }
-        item.push_str("    }\n");
+        item.push_str(&format!("    pub struct {struct_name} {{\n{body}    }}\n"));
         module.push_item(struct_name, item)?;
         for (enum_name, def) in inline_enums {
             module.push_enum(&enum_name, &def)?;
         }
         Ok(())
+    }
+
+    /// The text of one field of `emit_struct`'s struct, and the enum the property declares
+    /// inline, if any, for the caller to emit after the struct.
+    fn field(
+        &self,
+        module: &Module,
+        struct_name: &str,
+        owner: &str,
+        prop: &Value,
+        shape: Shape,
+        seen: &mut BTreeSet<String>,
+    ) -> Result<(String, Option<(String, Value)>), String> {
+        let mut item = String::new();
+        let wire = name(prop).ok_or_else(|| format!("{struct_name}: a field has no name"))?;
+        let field = field_name(wire);
+        if !seen.insert(field.clone()) {
+            return Err(format!("{struct_name}: two fields map to `{field}`"));
+        }
+        let mut ty = self.rust_type(module, owner, wire, prop)?;
+        let inline =
+            inline_enum_name(owner, wire, prop).map(|enum_name| (enum_name, enum_def(prop)));
+        let key = (
+            module.domain.clone(),
+            struct_name.to_string(),
+            wire.to_string(),
+        );
+        if self.boxed.contains(&key) {
+            ty = format!("Box<{ty}>");
+        }
+        let optional = prop.get("optional").and_then(Value::as_bool) == Some(true);
+        if optional {
+            ty = format!("Option<{ty}>");
+        }
+        push_doc(&mut item, "        ", prop);
+        if field.trim_start_matches("r#") != wire {
+            item.push_str(&format!("        #[serde(rename = \"{wire}\")]\n"));
+        }
+        if optional && shape != Shape::Returns && shape != Shape::Event {
+            item.push_str("        #[serde(skip_serializing_if = \"Option::is_none\")]\n");
+        }
+        item.push_str(&format!("        pub {field}: {ty},\n"));
+        Ok((item, inline))
     }
 
     /// The Rust type for a property (or a named type's definition). `owner` and `field`
@@ -447,60 +476,6 @@ enum Shape {
     Event,
     /// Protocol types: may go either way.
     Both,
-}
-
-/// The items of one generated module, with a check that no two items share a name.
-struct Module {
-    domain: String,
-    names: BTreeSet<String>,
-    items: Vec<String>,
-}
-
-impl Module {
-    fn new(domain: &str) -> Module {
-        Module {
-            domain: domain.to_string(),
-            names: BTreeSet::new(),
-            items: Vec::new(),
-        }
-    }
-
-    fn push_item(&mut self, item_name: &str, text: String) -> Result<(), String> {
-        if !self.names.insert(item_name.to_string()) {
-            return Err(format!(
-                "two items named {item_name} in module {}",
-                snake_case(&self.domain)
-            ));
-        }
-        self.items.push(text);
-        Ok(())
-    }
-
-    /// A string enum, written as a `string_enum!` invocation (the macro is in the header).
-    fn push_enum(&mut self, enum_name: &str, def: &Value) -> Result<(), String> {
-        let values = def
-            .get("enum")
-            .and_then(Value::as_array)
-            .ok_or_else(|| format!("{enum_name}: enum without values"))?;
-        let mut item = String::from("    string_enum! {\n");
-        push_doc(&mut item, "        ", def);
-        item.push_str(&format!("        {enum_name} {{\n"));
-        let mut variants = BTreeSet::new();
-        for value in values {
-            let wire = value
-                .as_str()
-                .ok_or_else(|| format!("{enum_name}: a value that is not a string"))?;
-            let variant = variant_name(wire);
-            if variant == "Unrecognized" || !variants.insert(variant.clone()) {
-                return Err(format!(
-                    "{enum_name}: value {wire:?} gives a clashing variant"
-                ));
-            }
-            item.push_str(&format!("            {variant} = \"{wire}\",\n"));
-        }
-        item.push_str("        }\n    }\n");
-        self.push_item(enum_name, item)
-    }
 }
 
 /// The name of the enum a property declares inline, if it does (directly or for its items).
@@ -573,196 +548,3 @@ fn members<'v>(def: &'v Value, list: &str) -> Vec<&'v Value> {
 fn name(def: &Value) -> Option<&str> {
     def.get("name").and_then(Value::as_str)
 }
-
-/// Writes the first sentence of a definition's description as a `///` line, marking
-/// deprecated entries.
-fn push_doc(out: &mut String, indent: &str, def: &Value) {
-    let description = def.get("description").and_then(Value::as_str).unwrap_or("");
-    let mut text = first_sentence(description);
-    if def.get("deprecated").and_then(Value::as_bool) == Some(true) {
-        text = if text.is_empty() {
-            "Deprecated.".to_string()
-        } else {
-            format!("{text} (Deprecated.)")
-        };
-    }
-    if !text.is_empty() {
-        out.push_str(&format!("{indent}/// {text}\n"));
-    }
-}
-
-/// The first sentence of a description, on one line.
-fn first_sentence(description: &str) -> String {
-    let flat: String = description.split_whitespace().collect::<Vec<_>>().join(" ");
-    let mut end = flat.len();
-    let mut search = 0;
-    while let Some(found) = flat[search..].find(". ") {
-        let at = search + found;
-        let before = &flat[..at];
-        let abbreviation = ["e.g", "i.e", "etc", "vs"]
-            .iter()
-            .any(|a| before.ends_with(a));
-        if !abbreviation {
-            end = at + 1;
-            break;
-        }
-        search = at + 2;
-    }
-    flat[..end].trim().to_string()
-}
-
-/// `backendDOMNodeId` → `backend_dom_node_id`, `DOMDebugger` → `dom_debugger`.
-fn snake_case(name: &str) -> String {
-    let chars: Vec<char> = name.chars().collect();
-    let mut out = String::new();
-    for (i, &c) in chars.iter().enumerate() {
-        if c.is_ascii_uppercase() && i > 0 {
-            let prev = chars[i - 1];
-            let next_lower = chars.get(i + 1).is_some_and(|n| n.is_ascii_lowercase());
-            if prev.is_ascii_lowercase()
-                || prev.is_ascii_digit()
-                || (prev.is_ascii_uppercase() && next_lower)
-            {
-                out.push('_');
-            }
-        }
-        out.push(c.to_ascii_lowercase());
-    }
-    out
-}
-
-/// A struct field name: snake case, with Rust keywords made raw (`r#type`).
-fn field_name(wire: &str) -> String {
-    let snake = snake_case(wire);
-    match snake.as_str() {
-        "self" | "super" | "crate" => format!("{snake}_"),
-        "as" | "async" | "await" | "break" | "const" | "continue" | "dyn" | "else" | "enum"
-        | "extern" | "false" | "fn" | "for" | "if" | "impl" | "in" | "let" | "loop" | "match"
-        | "mod" | "move" | "mut" | "pub" | "ref" | "return" | "static" | "struct" | "trait"
-        | "true" | "type" | "unsafe" | "use" | "where" | "while" | "abstract" | "become"
-        | "box" | "do" | "final" | "gen" | "macro" | "override" | "priv" | "try" | "typeof"
-        | "unsized" | "virtual" | "yield" => format!("r#{snake}"),
-        _ => snake,
-    }
-}
-
-/// An enum value as a variant name: `mousePressed` → `MousePressed`,
-/// `prefers-color-scheme` → `PrefersColorScheme`, `XHR` → `Xhr`.
-fn variant_name(wire: &str) -> String {
-    let mut out = String::new();
-    for part in wire.split(|c: char| !c.is_ascii_alphanumeric()) {
-        if part.is_empty() {
-            continue;
-        }
-        let all_caps = part.len() > 1 && !part.chars().any(|c| c.is_ascii_lowercase());
-        let mut chars = part.chars();
-        if let Some(first) = chars.next() {
-            out.push(first.to_ascii_uppercase());
-            if all_caps {
-                out.extend(chars.map(|c| c.to_ascii_lowercase()));
-            } else {
-                out.extend(chars);
-            }
-        }
-    }
-    if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
-        out.insert(0, 'V');
-    }
-    if out == "Self" {
-        out.push('_');
-    }
-    out
-}
-
-fn upper_first(text: &str) -> String {
-    let mut chars = text.chars();
-    match chars.next() {
-        Some(first) => first.to_ascii_uppercase().to_string() + chars.as_str(),
-        None => String::new(),
-    }
-}
-
-const HEADER: &str = r#"// GENERATED by protocol/codegen.rs from protocol/*.json — do not edit; regenerate with
-// UPDATE_BINDINGS=1 cargo test --test protocol_bindings
-
-//! Typed bindings for the parts of the Chrome DevTools Protocol that devtools-mcp uses
-//! (listed in protocol/used.txt), one module per domain.
-//!
-//! - Command `Domain.method` → `MethodParams` (implements [`crate::cdp::Command`]) and
-//!   `MethodReturns`; event `Domain.name` → `NameEvent` (implements [`crate::cdp::Event`]).
-//! - Received structs (returns, events, protocol types) use `#[serde(default)]` and never deny
-//!   unknown fields, so a field that a newer Chromium adds or leaves out does not break decoding.
-//! - String enums carry a catch-all `Unrecognized(String)` variant that keeps any value this
-//!   build does not know, verbatim, and serializes it back unchanged. Their `Default` is
-//!   `Unrecognized("")`, which only shows up when the browser left a required field out.
-//! - Free-form objects and `any` are `serde_json::Value`; a field whose type contains its own
-//!   struct by value is boxed.
-//! - Doc comments are the first sentence of the protocol's descriptions, copied as they are.
-// Not every binding is used yet, and the copied descriptions hold brackets and bare URLs.
-#![allow(dead_code)]
-#![allow(
-    rustdoc::broken_intra_doc_links,
-    rustdoc::bare_urls,
-    rustdoc::invalid_html_tags
-)]
-
-/// Declares a protocol string enum: the known values as unit variants plus `Unrecognized` for
-/// anything else.
-macro_rules! string_enum {
-    ($(#[$meta:meta])* $name:ident { $($variant:ident = $wire:literal,)* }) => {
-        $(#[$meta])*
-        #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-        pub enum $name {
-            $($variant,)*
-            /// A value this build does not know (e.g. from a newer browser), kept verbatim.
-            Unrecognized(String),
-        }
-
-        impl $name {
-            /// The value as spelled on the wire.
-            pub fn as_str(&self) -> &str {
-                match self {
-                    $(Self::$variant => $wire,)*
-                    Self::Unrecognized(other) => other,
-                }
-            }
-
-            /// Parses a wire value; unknown values become `Unrecognized`.
-            pub fn from_wire(value: &str) -> Self {
-                match value {
-                    $($wire => Self::$variant,)*
-                    other => Self::Unrecognized(other.to_string()),
-                }
-            }
-        }
-
-        impl Default for $name {
-            fn default() -> Self {
-                Self::Unrecognized(String::new())
-            }
-        }
-
-        impl std::fmt::Display for $name {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str(self.as_str())
-            }
-        }
-
-        impl serde::Serialize for $name {
-            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                serializer.serialize_str(self.as_str())
-            }
-        }
-
-        impl<'de> serde::Deserialize<'de> for $name {
-            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                let value = <String as serde::Deserialize>::deserialize(deserializer)?;
-                Ok(match Self::from_wire(&value) {
-                    Self::Unrecognized(_) => Self::Unrecognized(value),
-                    known => known,
-                })
-            }
-        }
-    };
-}
-"#;
