@@ -250,8 +250,79 @@ fn cdp_names_are_written_only_in_cdp_and_browser() {
     );
 }
 
+/// The code with the contents of string and char literals blanked (braces in a literal are
+/// not the code's). Raw strings (`r#"…"#`) are blanked to their closing quote and hashes.
+fn without_literals(code: &str) -> String {
+    let chars: Vec<char> = code.chars().collect();
+    let mut out = String::with_capacity(code.len());
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let raw_start = c == 'r' && matches!(chars.get(i + 1), Some('"') | Some('#'));
+        let ident_before = i > 0 && (chars[i - 1].is_alphanumeric() || chars[i - 1] == '_');
+        if raw_start && !ident_before {
+            let hashes = chars[i + 1..].iter().take_while(|c| **c == '#').count();
+            if chars.get(i + 1 + hashes) == Some(&'"') {
+                let close: String = std::iter::once('"')
+                    .chain("#".repeat(hashes).chars())
+                    .collect();
+                let body_start = i + 2 + hashes;
+                let rest: String = chars[body_start..].iter().collect();
+                let len = rest
+                    .find(&close)
+                    .map_or(rest.chars().count(), |b| rest[..b].chars().count());
+                out.push_str("r\"");
+                out.extend(chars[body_start..body_start + len].iter().map(|c| {
+                    if *c == '\n' {
+                        '\n'
+                    } else {
+                        ' '
+                    }
+                }));
+                out.push('"');
+                i = body_start + len + close.chars().count();
+                continue;
+            }
+        }
+        if c == '"' {
+            out.push('"');
+            i += 1;
+            while i < chars.len() && chars[i] != '"' {
+                if chars[i] == '\\' {
+                    out.push(' ');
+                    i += 1;
+                }
+                if i < chars.len() {
+                    out.push(if chars[i] == '\n' { '\n' } else { ' ' });
+                }
+                i += 1;
+            }
+            out.push('"');
+            i += 1;
+            continue;
+        }
+        // A char literal ('{', '\'', '\\'), not a lifetime ('a).
+        if c == '\'' {
+            let lit = match (chars.get(i + 1), chars.get(i + 2), chars.get(i + 3)) {
+                (Some('\\'), Some(_), Some('\'')) => 4,
+                (Some(_), Some('\''), _) => 3,
+                _ => 0,
+            };
+            if lit > 0 {
+                out.push_str("' '");
+                i += lit;
+                continue;
+            }
+        }
+        out.push(c);
+        i += 1;
+    }
+    out
+}
+
 /// The length of each function (its `fn` line to the line of its closing brace).
 fn function_lengths(code: &str) -> Vec<(usize, usize, String)> {
+    let code = without_literals(code);
     let lines: Vec<&str> = code.lines().collect();
     let mut out = Vec::new();
     for (start, line) in lines.iter().enumerate() {
@@ -364,4 +435,8 @@ fn the_checks_see_what_they_look_for() {
     assert!(cdp_literals("\"Runtime.Evaluate x\" \"a.b\"", &domains).is_empty());
     let f = function_lengths("fn a() {\n    1\n}\nfn b();\npub fn c() { }\n");
     assert_eq!(f, vec![(1, 3, "a".into()), (5, 1, "c".into())]);
+    // Braces in literals are not the code's.
+    let code = "fn d() {\n    let s = \"{{\";\n    let r = r#\"}\"#;\n    let c = '{';\n}\nfn e<'a>() {}\n";
+    let f = function_lengths(code);
+    assert_eq!(f, vec![(1, 5, "d".into()), (6, 1, "e".into())]);
 }
