@@ -113,21 +113,25 @@ pub struct Target {
 impl Target {
     fn resolve(given: &str) -> Result<Target, Failure> {
         let normal = lexical(Path::new(given));
-        let (Some(name), Some(folder)) = (normal.file_name(), normal.parent()) else {
-            let not_file = format!("The path {given} does not name a file.");
-            return Err(Failure::Refused(not_file));
+        let (folder, name) = match (normal.file_name(), normal.parent()) {
+            (Some(name), Some(folder)) => (folder, name.to_owned()),
+            // `/` or an empty path: no file name; checked (and shown) as the folder itself.
+            _ => (normal.as_path(), OsString::new()),
         };
         let (folder, missing) = real_prefix(folder);
         Ok(Target {
             given: given.to_owned(),
             folder,
             missing,
-            name: name.to_owned(),
+            name,
         })
     }
 
     /// The path the file is opened at.
     pub fn path(&self) -> PathBuf {
+        if self.name.is_empty() {
+            return self.folder.clone();
+        }
         self.folder.join(&self.name)
     }
 
@@ -164,6 +168,12 @@ impl Target {
 /// Opens the file for writing, new or emptied, after creating its missing folders inside
 /// the roots. Refuses a symbolic link and anything that is not a regular file.
 pub fn create(roots: &Roots, mut target: Target) -> Result<(PathBuf, File), Failure> {
+    if target.name.is_empty() {
+        let given = &target.given;
+        return Err(Failure::Refused(format!(
+            "The path {given} does not name a file."
+        )));
+    }
     target.make_folders(roots)?;
     let path = target.path();
     let file = open(
@@ -240,8 +250,16 @@ fn open(target: &Target, options: &mut fs::OpenOptions) -> Result<File, Failure>
             Some(libc::ELOOP) | Some(libc::ENXIO) => not_regular(),
             _ => Failure::Io(e),
         })?;
-    if !file.metadata()?.is_file() {
+    let meta = file.metadata()?;
+    if !meta.is_file() {
         return Err(not_regular());
+    }
+    // Another name for the same file may lie outside the roots: writing or reading it here
+    // would reach that file.
+    if std::os::unix::fs::MetadataExt::nlink(&meta) > 1 {
+        return Err(Failure::Refused(format!(
+            "The path {given} is a file with other hard links; only files with a single name are read or written."
+        )));
     }
     Ok(file)
 }

@@ -132,6 +132,17 @@ fn links_at_the_file_and_odd_files_are_refused() {
     );
     let folder = refused_text(write_at(&roots, &t.root.join("a").to_string_lossy(), b"x"));
     assert!(folder.contains("not a regular file"), "{folder}");
+    let secret = t.base.join("outside/secret");
+    fs::write(&secret, "keep").unwrap();
+    fs::hard_link(&secret, t.root.join("hard")).unwrap();
+    let hard = t.root.join("hard").to_string_lossy().into_owned();
+    assert!(refused_text(write_at(&roots, &hard, b"x")).contains("other hard links"));
+    assert!(
+        matches!(read_text(&roots, &hard, 10), Err(Failure::Refused(m)) if m.contains("hard links"))
+    );
+    assert_eq!(fs::read_to_string(&secret).unwrap(), "keep");
+    let nameless = refused_text(write_at(&Roots::anywhere(), "/", b"x"));
+    assert_eq!(nameless, "The path / does not name a file.");
 }
 
 #[test]
