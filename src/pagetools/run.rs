@@ -29,8 +29,9 @@ pub struct Run {
     pub params: Value,
     /// Each element argument: where it goes in `params`, and its remote object id.
     pub elements: Vec<Place>,
-    /// Write the whole result to this file instead of answering with it.
-    pub file_path: Option<String>,
+    /// Write the whole result to this file instead of answering with it: the path as the
+    /// agent gave it (for the answer), and the file the tools layer opened there.
+    pub output: Option<(String, std::fs::File)>,
 }
 
 /// How a run ended.
@@ -54,7 +55,7 @@ pub struct Returned {
 struct Delivery {
     page: PageId,
     session: String,
-    file_path: Option<String>,
+    output: Option<(String, std::fs::File)>,
 }
 
 /// Checks `params` against the tool's schema and finds the places that give an element as
@@ -114,7 +115,7 @@ pub fn start<H: PageHost>(h: &mut H, mut run: Run, done: Done<H, Outcome>) {
     let delivery = Delivery {
         page,
         session: session.clone(),
-        file_path: run.file_path.take(),
+        output: run.output.take(),
     };
     let then = move |h: &mut H, r: Result<(Value, String), Error>| match r {
         Ok((header, body)) => answer(h, delivery, header, body, done),
@@ -296,7 +297,7 @@ fn deliver<H: PageHost>(
         release.send(h);
         return done(h, Ok(vec!["Tool returned no result.".into()]));
     }
-    let Some(path) = delivery.file_path else {
+    let Some((path, mut file)) = delivery.output else {
         let mut lines = vec![body];
         if truncated {
             let cap = h.settings().max_result_bytes;
@@ -308,14 +309,11 @@ fn deliver<H: PageHost>(
         return done(h, Ok(lines));
     };
     let saved = format!("Tool result saved to {path}.");
-    let file =
-        std::fs::File::create(&path).and_then(|mut f| f.write_all(body.as_bytes()).map(|()| f));
     let could_not =
         move |e: &dyn std::fmt::Display| Error::Invalid(format!("Could not write {path}: {e}"));
-    let file = match file {
-        Ok(f) => f,
-        Err(e) => return done(h, Err(could_not(&e))),
-    };
+    if let Err(e) = file.write_all(body.as_bytes()) {
+        return done(h, Err(could_not(&e)));
+    }
     if !truncated {
         release.send(h);
         return done(h, Ok(vec![saved]));

@@ -9,10 +9,10 @@ pub mod console;
 pub mod ctx;
 pub mod emulation;
 pub mod exposed;
+pub mod files;
 pub mod input;
 pub mod network;
 pub mod pages;
-pub mod paths;
 pub mod response;
 pub mod result;
 pub mod screenshot;
@@ -158,7 +158,7 @@ pub fn call(cx: &mut Ctx, name: &str, args: Value) -> Result<CallId, String> {
         call::finish(cx, call, ToolResult::error(text));
         return Ok(call);
     }
-    if let Some(message) = paths::refused(cx, &args) {
+    if let Some(message) = files::refused(cx, &args) {
         fail(cx, call, message);
         return Ok(call);
     }

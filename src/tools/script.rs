@@ -13,6 +13,7 @@ use crate::cdp::generated::{page as cdp_page, runtime};
 use crate::error::Error;
 use crate::pagetools::page_code;
 use crate::tools::call;
+use crate::tools::files::{self, Roots};
 use crate::tools::CallId;
 use crate::tools::Ctx;
 
@@ -74,9 +75,12 @@ impl Script {
     fn from_args(cx: &Ctx, args: EvaluateArgs) -> Result<Script, Error> {
         let source = match (args.function, &args.source_path) {
             (Some(f), None) => f,
-            (None, Some(path)) => std::fs::read_to_string(path).map_err(|e| {
-                Error::Invalid(format!("Unable to read script source from {path}: {e}"))
-            })?,
+            (None, Some(path)) => {
+                let could_not =
+                    |e: &std::io::Error| format!("Unable to read script source from {path}: {e}");
+                files::read_text(&Roots::of(cx), path, files::SOURCE_LIMIT)
+                    .map_err(|f| Error::Invalid(f.text(could_not)))?
+            }
             _ => {
                 let one = "Specify exactly one of function or sourcePath.";
                 return Err(Error::Invalid(one.into()));
@@ -229,11 +233,13 @@ fn answer(cx: &mut Ctx, call: CallId, page: u32, script: Script, r: Result<Answe
     let reply = move |cx: &mut Ctx| {
         let mut resp = Response::for_page(page);
         match script.file_path {
-            Some(path) => match std::fs::write(&path, text.as_bytes()) {
-                Ok(()) => {
+            Some(path) => match files::write_at(&Roots::of(cx), &path, text.as_bytes()) {
+                Ok(_) => {
                     resp.line(format!("Script ran on page. Output saved to {path}."));
                 }
-                Err(e) => return fail(cx, call, format!("Could not write {path}: {e}")),
+                Err(f) => {
+                    return fail(cx, call, f.text(|e| format!("Could not write {path}: {e}")))
+                }
             },
             None => {
                 resp.line("Script ran on page and returned:");

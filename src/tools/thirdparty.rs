@@ -6,6 +6,7 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 use super::args::{self, Shared};
+use super::files::{self, Roots};
 use super::response::{finish, Response};
 use super::script::{self, DialogPolicy};
 use super::{call, fail, snapshot, CallId, Ctx, Tool};
@@ -136,12 +137,22 @@ pub fn run_tool(
             return fail(cx, call, pages::no_such_page(page));
         };
         script::runs_page_code(cx, call, page, &session, DialogPolicy::Accept);
+        let output = match file_path {
+            Some(path) => match files::create_at(&Roots::of(cx), &path) {
+                Ok((_, file)) => Some((path, file)),
+                Err(f) => {
+                    let could_not = |e: &std::io::Error| format!("Could not write {path}: {e}");
+                    return fail(cx, call, f.text(could_not));
+                }
+            },
+            None => None,
+        };
         let run = run::Run {
             page,
             tool,
             params,
             elements: paths.into_iter().zip(objects).collect(),
-            file_path,
+            output,
         };
         run::start(cx, run, Box::new(move |cx, r| answer(cx, call, page, r)));
     };

@@ -2,7 +2,6 @@
 //! tool runs (never stored): shown inline up to [`BODY_LIMIT`] characters, or written whole
 //! to a file.
 
-use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
 
 use super::BODY_LIMIT;
@@ -10,7 +9,7 @@ use crate::browser::{self, waiters};
 use crate::cdp::generated::network::{
     GetRequestPostDataParams, GetResponseBodyParams, LoadingFailedEvent, LoadingFinishedEvent,
 };
-use crate::tools::paths;
+use crate::tools::files::{self, Roots};
 use crate::tools::{Ctx, Once};
 
 /// How long to wait for a response still loading before asking for its body anyway (the
@@ -128,10 +127,12 @@ fn request_body(
             .ok()
             .and_then(|v| bytes_of(&v.post_data, v.base64_encoded));
         let body = match (data, file) {
-            (Some(bytes), Some(path)) => match save(&path, "network-request", &bytes) {
-                Ok(saved) => Body::Saved(saved),
-                Err(e) => return done(cx, Err(e)),
-            },
+            (Some(bytes), Some(path)) => {
+                match save(&Roots::of(cx), &path, "network-request", &bytes) {
+                    Ok(saved) => Body::Saved(saved),
+                    Err(e) => return done(cx, Err(e)),
+                }
+            }
             (Some(bytes), None) if !bytes.is_empty() => {
                 Body::Inline(super::cut(&String::from_utf8_lossy(&bytes), BODY_LIMIT))
             }
@@ -168,7 +169,7 @@ fn response_body(
             return done(cx, Ok(Some(unavailable(&file))));
         };
         let body = match file {
-            Some(path) => match save(&path, "network-response", &bytes) {
+            Some(path) => match save(&Roots::of(cx), &path, "network-response", &bytes) {
                 Ok(saved) => Body::Saved(saved),
                 Err(e) => return done(cx, Err(e)),
             },
@@ -192,35 +193,14 @@ fn bytes_of(text: &str, base64: bool) -> Option<Vec<u8>> {
 }
 
 /// Writes `data` to `path` with its extension replaced by `extension` (as the reference
-/// names body files), creating missing directories; returns the absolute path written.
-/// The file is private to the user, and a symlink at the path is not followed.
-fn save(path: &str, extension: &str, data: &[u8]) -> Result<String, String> {
-    let target = paths::with_extension(&absolute(Path::new(path)), extension);
-    paths::write_private(&target, data)
-        .map_err(|e| format!("Could not write {path}\nCause: {e}"))?;
-    Ok(target.display().to_string())
-}
-
-/// `path` made absolute against the working directory, with `.` and `..` resolved.
-fn absolute(path: &Path) -> PathBuf {
-    let joined = if path.is_absolute() {
-        path.to_path_buf()
-    } else {
-        std::env::current_dir()
-            .unwrap_or_else(|_| PathBuf::from("/"))
-            .join(path)
-    };
-    let mut out = PathBuf::new();
-    for part in joined.components() {
-        match part {
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::CurDir => {}
-            other => out.push(other.as_os_str()),
-        }
-    }
-    out
+/// names body files), through [`files`]: inside the roots, private to the user, creating
+/// missing folders, never through a symbolic link; returns the real path written.
+fn save(roots: &Roots, path: &str, extension: &str, data: &[u8]) -> Result<String, String> {
+    let could_not = |e: &std::io::Error| format!("Could not write {path}\nCause: {e}");
+    let target = roots.check(path).map_err(|f| f.text(could_not))?;
+    let written = files::write(roots, target.with_extension(extension), data)
+        .map_err(|f| f.text(could_not))?;
+    Ok(written.display().to_string())
 }
 
 /// Standard base64 (padding optional, whitespace ignored), as CDP sends binary bodies.
@@ -253,6 +233,7 @@ fn base64_decode(text: &str) -> Option<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::{Path, PathBuf};
 
     #[test]
     fn base64_decodes_what_cdp_sends() {
@@ -267,20 +248,25 @@ mod tests {
 
     #[test]
     fn files_are_named_like_the_reference_names_them() {
-        let p = |s: &str| paths::with_extension(Path::new(s), "network-response");
+        let p = |s: &str| files::with_extension(Path::new(s), "network-response");
         assert_eq!(p("/t/a.json"), PathBuf::from("/t/a.network-response"));
         assert_eq!(p("/t/a"), PathBuf::from("/t/a.network-response"));
         assert_eq!(p("/t/a.b.c"), PathBuf::from("/t/a.b.network-response"));
         assert_eq!(p("/t/.env"), PathBuf::from("/t/.env.network-response"));
         assert_eq!(
-            absolute(Path::new("/a/b/../c/./d")),
+            files::lexical(Path::new("/a/b/../c/./d")),
             PathBuf::from("/a/c/d")
         );
     }
 
     #[test]
     fn a_file_that_cannot_be_written_names_the_path() {
-        let err = save("/proc/no/such/dir/x.txt", "network-response", b"x");
+        let err = save(
+            &Roots::anywhere(),
+            "/proc/no/such/dir/x.txt",
+            "network-response",
+            b"x",
+        );
         let err = err.err().unwrap_or_default();
         assert!(
             err.starts_with("Could not write /proc/no/such/dir/x.txt\nCause: "),

@@ -1,53 +1,30 @@
 //! Where a screenshot is written when it is not sent inline, and decoding the image the
 //! browser sends.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use crate::tools::paths;
+use crate::tools::files::{self, Roots};
 
-/// Where a file the agent named is written: absolute, with the symbolic links of the part
-/// that exists resolved, and the extension set to the image format's.
-pub(super) fn output_path(requested: &str, ext: &str) -> Result<PathBuf, String> {
-    let absolute = std::path::absolute(requested)
-        .map_err(|e| format!("Could not resolve the path {requested:?}: {e}"))?;
-    let resolved = paths::resolve_existing_prefix(&absolute);
-    Ok(paths::with_extension(&resolved, ext))
+/// Writes the image to the file the agent named (inside the roots), with the extension set
+/// to the image format's; returns the real path written.
+pub(super) fn save(
+    roots: &Roots,
+    requested: &str,
+    ext: &str,
+    bytes: &[u8],
+) -> Result<PathBuf, String> {
+    let resolve = |e: &std::io::Error| format!("Could not resolve the path {requested:?}: {e}");
+    let target = roots.check(requested).map_err(|f| f.text(resolve))?;
+    let target = target.with_extension(ext);
+    let quoted = serde_json::to_string(&target.path().to_string_lossy()).unwrap_or_default();
+    files::write(roots, target, bytes)
+        .map_err(|f| f.text(|e| format!("Could not write {quoted}: {e}")))
 }
 
-/// [`paths::write_private`], with the error an agent reads.
-pub(super) fn write_file(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    let quoted = serde_json::to_string(&path.to_string_lossy()).unwrap_or_default();
-    paths::write_private(path, bytes).map_err(|e| format!("Could not write {quoted}: {e}"))
-}
-
-/// A new private directory under the system's temporary directory.
-pub(super) fn temp_dir() -> Result<PathBuf, String> {
-    use std::os::unix::fs::DirBuilderExt;
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let base = std::env::temp_dir();
-    let mut last = None;
-    for _ in 0..16 {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.subsec_nanos())
-            .unwrap_or(0);
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let dir = base.join(format!(
-            "devtools-mcp-{}-{nanos:08x}{n}",
-            std::process::id()
-        ));
-        // Creating (not reusing) the directory is what makes it ours alone.
-        match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
-            Ok(()) => return Ok(dir),
-            Err(e) => last = Some(e),
-        }
-    }
-    Err(format!(
-        "Could not create a temporary directory in {}: {}",
-        base.display(),
-        last.map(|e| e.to_string()).unwrap_or_default()
-    ))
+/// Writes the image to a new private folder under the temp directory.
+pub(super) fn save_temp(roots: &Roots, ext: &str, bytes: &[u8]) -> Result<PathBuf, String> {
+    let target = files::temp_dir()?.join(format!("screenshot.{ext}"));
+    save(roots, &target.to_string_lossy(), ext, bytes)
 }
 
 // ---------------------------------------------------------------- base64
@@ -93,6 +70,7 @@ pub(super) fn decode_base64(data: &str) -> Result<Vec<u8>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
 
     #[test]
     fn base64_round_trips_known_vectors() {
@@ -129,7 +107,7 @@ mod tests {
 
     #[test]
     fn extensions_follow_the_format() {
-        let p = |s: &str, e: &str| paths::with_extension(Path::new(s), e).display().to_string();
+        let p = |s: &str, e: &str| files::with_extension(Path::new(s), e).display().to_string();
         assert_eq!(p("/tmp/a.png", "jpeg"), "/tmp/a.jpeg");
         assert_eq!(p("/tmp/noext", "png"), "/tmp/noext.png");
         assert_eq!(p("/tmp/a.tar.gz", "webp"), "/tmp/a.tar.webp");
@@ -140,11 +118,12 @@ mod tests {
     #[test]
     fn paths_resolve_missing_parts() {
         let base = std::env::temp_dir().canonicalize().unwrap();
-        let p = output_path(
-            &format!("{}/no-such-dir-h7/x/shot.png", base.display()),
-            "png",
-        )
-        .unwrap();
+        let given = format!("{}/no-such-dir-h7/x/shot.png", base.display());
+        let p = Roots::anywhere()
+            .check(&given)
+            .unwrap()
+            .with_extension("png")
+            .path();
         assert_eq!(p, base.join("no-such-dir-h7/x/shot.png"));
     }
 }

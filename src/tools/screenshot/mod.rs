@@ -20,8 +20,9 @@ use crate::tools::{call, fail, CallId, Ctx, Done, Once, Tool};
 mod clip;
 mod files;
 
+use crate::tools::files::Roots;
 use clip::element_clip;
-use files::{decode_base64, decoded_len, output_path, temp_dir, write_file};
+use files::{decode_base64, decoded_len};
 
 pub const TOOLS: &[Tool] = &[Tool {
     name: "take_screenshot",
@@ -245,18 +246,13 @@ fn answer(cx: &mut Ctx, call: CallId, page: PageId, shot: Shot, line: String, da
     let mut resp = Response::for_page(page);
     resp.line(line);
     let ext = shot.format.name();
+    let roots = Roots::of(cx);
     let saved = match shot.file_path {
-        Some(path) => Some(decode_base64(&data).and_then(|bytes| {
-            let target = output_path(&path, ext)?;
-            write_file(&target, &bytes)?;
-            Ok(target)
-        })),
+        Some(path) => {
+            Some(decode_base64(&data).and_then(|bytes| files::save(&roots, &path, ext, &bytes)))
+        }
         None if decoded_len(&data) >= INLINE_LIMIT => {
-            Some(decode_base64(&data).and_then(|bytes| {
-                let target = temp_dir()?.join(format!("screenshot.{ext}"));
-                write_file(&target, &bytes)?;
-                Ok(target)
-            }))
+            Some(decode_base64(&data).and_then(|bytes| files::save_temp(&roots, ext, &bytes)))
         }
         None => None,
     };

@@ -18,6 +18,7 @@ use crate::error::Error;
 use crate::pagetools::page_code;
 use crate::tools::call;
 use crate::tools::ctx::PerPage;
+use crate::tools::files::{self, Roots};
 use crate::tools::CallId;
 use crate::tools::{Ctx, Done};
 use model::{FrameTree, SnapshotInput};
@@ -74,12 +75,18 @@ fn take_snapshot(cx: &mut Ctx, call: CallId, args: Value) {
                     return fail(cx, call, "The page closed during the snapshot.");
                 };
                 match file_path {
-                    Some(path) => match std::fs::write(&path, &snap.text) {
-                        Ok(()) => {
-                            resp.line(model::format_saved(&path));
+                    Some(path) => {
+                        match files::write_at(&Roots::of(cx), &path, snap.text.as_bytes()) {
+                            Ok(_) => {
+                                resp.line(model::format_saved(&path));
+                            }
+                            Err(f) => {
+                                let could_not =
+                                    |e: &std::io::Error| format!("Could not write {path}: {e}");
+                                return fail(cx, call, f.text(could_not));
+                            }
                         }
-                        Err(e) => return fail(cx, call, format!("Could not write {path}: {e}")),
-                    },
+                    }
                     None => {
                         resp.snapshot = Some(model::format_section(snap));
                         resp.structured.insert("snapshot".into(), snap.to_json());
