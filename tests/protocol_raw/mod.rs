@@ -21,11 +21,17 @@ pub struct Raw {
 
 impl Raw {
     pub fn spawn(extra: &[&str]) -> Raw {
+        let mut args = vec!["--headless", "--isolated", "--executablePath", NO_BROWSER];
+        args.extend_from_slice(extra);
+        Raw::spawn_exactly(&args)
+    }
+
+    /// The server with exactly these flags.
+    pub fn spawn_exactly(args: &[&str]) -> Raw {
         let program = std::env::var("DEVTOOLS_MCP_TEST_SERVER")
             .unwrap_or_else(|_| env!("CARGO_BIN_EXE_devtools-mcp").to_string());
         let mut child = Command::new(program)
-            .args(["--headless", "--isolated", "--executablePath", NO_BROWSER])
-            .args(extra)
+            .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
