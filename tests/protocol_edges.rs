@@ -235,7 +235,7 @@ fn a_client_that_stops_reading_holds_the_server_memory_down() {
     // Reading starts: every answer arrives, once.
     let answers = server.lines();
     let mut seen = vec![0u32; REQUESTS];
-    while seen.iter().any(|n| *n == 0) {
+    while seen.contains(&0) {
         let line = next(&answers, PROMPT).expect("all answers arrive");
         let id: usize = id_text(&line)
             .and_then(|t| t.parse().ok())
