@@ -3,7 +3,10 @@
 //! Parsing never fails the server: a bad line becomes an [`Incoming::Invalid`] that carries
 //! the error to send back, so the caller answers it and carries on.
 
-use serde::{Deserialize, Deserializer, Serialize};
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
@@ -18,8 +21,8 @@ pub type Id = Box<RawValue>;
 
 /// The id of an answer to a line whose id is not known.
 pub fn null_id() -> Id {
-    // "null" is valid JSON; the fallback is never taken.
-    RawValue::from_string("null".into()).unwrap_or_else(|_| Box::<RawValue>::default())
+    // serde_json's default raw value is `null`.
+    Id::default()
 }
 
 /// One line read from the client, classified.
@@ -40,38 +43,51 @@ pub enum Incoming {
     Invalid { id: Id, code: i64, message: String },
 }
 
-/// The members of a message we read. A member that is present, even as `null`, is `Some`.
-#[derive(Deserialize)]
+/// The members of a message we read, as written. A member given twice counts once, the last
+/// (as when the line is read into a JSON object).
+type Members<'a> = HashMap<Cow<'a, str>, &'a RawValue>;
+
+/// The members that matter. One that is present, even as `null`, is `Some`.
 struct Envelope<'a> {
-    #[serde(default, deserialize_with = "present")]
     id: Option<Id>,
     jsonrpc: Option<Value>,
-    #[serde(default, deserialize_with = "present")]
     method: Option<Value>,
     /// Kept as text until the kind of message is known: a notification's are read as it
     /// needs (`requestId` keeps its exact text), a request's parsed once.
-    #[serde(borrow)]
     params: Option<&'a RawValue>,
-    #[serde(default, deserialize_with = "present")]
     result: Option<Value>,
-    #[serde(default, deserialize_with = "present")]
     error: Option<Value>,
 }
 
-fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
-    T::deserialize(d).map(Some)
+impl<'a> Envelope<'a> {
+    fn of(mut members: Members<'a>) -> Envelope<'a> {
+        // Valid JSON already: parsing it again cannot fail.
+        let mut value = |name: &str| {
+            let raw = members.remove(name)?;
+            Some(serde_json::from_str(raw.get()).unwrap_or(Value::Null))
+        };
+        let (jsonrpc, method) = (value("jsonrpc"), value("method"));
+        let (result, error) = (value("result"), value("error"));
+        Envelope {
+            id: members.remove("id").map(|raw| raw.to_owned()),
+            jsonrpc,
+            method,
+            params: members.remove("params"),
+            result,
+            error,
+        }
+    }
 }
 
 /// Classifies one line. Blank lines are the caller's business (skip them).
 pub fn parse_line(line: &[u8]) -> Incoming {
-    match serde_json::from_slice::<Envelope>(line) {
-        Ok(envelope) => classify(envelope),
+    match serde_json::from_slice::<Members>(line) {
+        Ok(members) => classify(Envelope::of(members)),
         Err(e) => not_a_message(line, e),
     }
 }
 
-/// Why a line is no message: bad JSON, a batch, not an object, or an object serde would not
-/// take apart (a member given twice).
+/// Why a line is no message: bad JSON, a batch, or not an object.
 fn not_a_message(line: &[u8], e: serde_json::Error) -> Incoming {
     let what = match serde_json::from_slice::<Value>(line) {
         Err(e) => {
@@ -360,6 +376,31 @@ mod tests {
                 format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{}}}}"#)
             );
         }
+    }
+
+    #[test]
+    fn a_member_given_twice_counts_as_the_last_and_a_null_id_is_an_id() {
+        let r = parse_line(br#"{"jsonrpc":"2.0","id":1,"id":"b","method":"ping"}"#);
+        assert!(
+            matches!(&r, Incoming::Request { id, .. } if id.get() == r#""b""#),
+            "{r:?}"
+        );
+        let r = parse_line(br#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#);
+        assert!(
+            matches!(&r, Incoming::Request { id, .. } if id.get() == "null"),
+            "{r:?}"
+        );
+        let r = parse_line(br#"{"jsonrpc":"2.0","id":2,"result":null}"#);
+        assert!(
+            matches!(
+                &r,
+                Incoming::Response {
+                    result: Some(Value::Null),
+                    ..
+                }
+            ),
+            "{r:?}"
+        );
     }
 
     #[test]
