@@ -251,7 +251,7 @@ fn a_client_that_stops_reading_holds_the_server_memory_down() {
 fn wait_until_idle(server: &Raw, sent: &AtomicUsize) {
     let began = Instant::now();
     let mut last = (0, 0, Instant::now());
-    while last.2.elapsed() < Duration::from_millis(400) && began.elapsed() < Duration::from_secs(60)
+    while last.2.elapsed() < Duration::from_millis(800) && began.elapsed() < Duration::from_secs(60)
     {
         let now = (sent.load(Ordering::Relaxed), server.cpu_ticks());
         if now != (last.0, last.1) {
