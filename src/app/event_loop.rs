@@ -11,6 +11,7 @@ use mio::{Events, Interest, Poll, Token};
 
 use crate::browser::{self, Browser, Host};
 use crate::log::log;
+use crate::mcp::framing::{Lines, Piece};
 use crate::mcp::{jsonrpc, Server};
 use crate::settings::Settings;
 use crate::tools::Ctx;
@@ -151,6 +152,7 @@ pub fn run(settings: Settings) -> io::Result<()> {
         }
         for event in events.iter() {
             match event.token() {
+                STDIN if server.out.full() => input.backlog = true,
                 STDIN if !quit && !input.read(&mut server, &mut *stdin) => {
                     let _ = poll.registry().deregister(&mut SourceFd(&stdin_fd));
                     quit = true;
@@ -173,6 +175,11 @@ pub fn run(settings: Settings) -> io::Result<()> {
         browser::flush(&mut server.cx);
         if let Err(e) = server.out.flush() {
             log!("stdout closed ({e}): shutting down");
+            quit = true;
+        }
+        // The client took enough of the answers: read what it sent meanwhile.
+        if input.backlog && !quit && !server.out.full() && !input.read(&mut server, &mut *stdin) {
+            let _ = poll.registry().deregister(&mut SourceFd(&stdin_fd));
             quit = true;
         }
     }
@@ -201,62 +208,74 @@ fn next_timeout(server: &mut Server) -> Option<Duration> {
     }
 }
 
-/// Reading stdin into lines.
+/// Reading stdin into lines. While the answers not yet taken by the client are over
+/// [`Output::full`]'s bound, no more is read: the client's writes then block on the pipe, and
+/// nothing is dropped.
 struct Input {
-    line: Vec<u8>,
+    lines: Lines,
     /// One read's worth, zeroed once rather than on every readable event.
     chunk: Vec<u8>,
+    /// The part of the chunk not handled yet (reading stopped in the middle of it).
+    pos: usize,
+    end: usize,
+    /// Reading stopped while stdin may still have data: read again once the output drains
+    /// (stdin is edge-triggered, so no new event may come for what is already there).
+    backlog: bool,
 }
 
 impl Input {
     fn new() -> Input {
         Input {
-            line: Vec::with_capacity(64 * 1024),
+            lines: Lines::new(MAX_LINE),
             chunk: vec![0u8; 64 * 1024],
+            pos: 0,
+            end: 0,
+            backlog: false,
         }
     }
 
-    /// Reads what stdin has; handles each complete line. `false` at end of input.
+    /// Reads what stdin has and handles each complete line, until stdin has no more or the
+    /// output is full. `false` at end of input.
     fn read(&mut self, server: &mut Server, stdin: &mut dyn Read) -> bool {
         loop {
+            if self.pos < self.end {
+                let bytes = &self.chunk[self.pos..self.end];
+                self.pos += self.lines.feed(bytes, |piece| {
+                    on_piece(server, piece);
+                    !server.out.full()
+                });
+            }
+            if self.pos < self.end || server.out.full() {
+                self.backlog = true;
+                return true;
+            }
             match stdin.read(&mut self.chunk) {
                 Ok(0) => {
-                    // A last line without a newline still counts.
-                    if !self.line.is_empty() {
-                        let line = std::mem::take(&mut self.line);
-                        handle(server, &line);
-                    }
+                    self.lines.finish(|piece| {
+                        on_piece(server, piece);
+                        true
+                    });
                     return false;
                 }
-                Ok(n) => self.take(server, n),
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return true,
+                Ok(n) => (self.pos, self.end) = (0, n),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    self.backlog = false;
+                    return true;
+                }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(_) => return false,
             }
         }
     }
+}
 
-    /// Handles the complete lines in the first `n` bytes of the chunk; keeps the rest.
-    fn take(&mut self, server: &mut Server, n: usize) {
-        let mut start = 0;
-        for (i, b) in self.chunk[..n].iter().enumerate() {
-            if *b == b'\n' {
-                if self.line.is_empty() {
-                    handle(server, &self.chunk[start..i]);
-                } else {
-                    self.line.extend_from_slice(&self.chunk[start..i]);
-                    let line = std::mem::take(&mut self.line);
-                    handle(server, &line);
-                }
-                start = i + 1;
-            }
-        }
-        self.line.extend_from_slice(&self.chunk[start..n]);
-        if self.line.len() > MAX_LINE {
+fn on_piece(server: &mut Server, piece: Piece<'_>) {
+    match piece {
+        Piece::Line(line) => handle(server, line),
+        Piece::TooLong => {
             log!("a line longer than {MAX_LINE} bytes was dropped");
-            self.line.clear();
             let err = jsonrpc::error(
-                &serde_json::Value::Null,
+                &jsonrpc::null_id(),
                 jsonrpc::INVALID_REQUEST,
                 "Invalid Request: the line is too long",
             );

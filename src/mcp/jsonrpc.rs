@@ -3,6 +3,11 @@
 //! Parsing never fails the server: a bad line becomes an [`Incoming::Invalid`] that carries
 //! the error to send back, so the caller answers it and carries on.
 
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
 pub const PARSE_ERROR: i64 = -32700;
@@ -10,92 +15,136 @@ pub const INVALID_REQUEST: i64 = -32600;
 pub const METHOD_NOT_FOUND: i64 = -32601;
 pub const INVALID_PARAMS: i64 = -32602;
 
+/// A request's id exactly as the client wrote it (`18446744073709551616` and `1e2` come back
+/// as written, not as a float), so the answer carries the same text.
+pub type Id = Box<RawValue>;
+
+/// The id of an answer to a line whose id is not known.
+pub fn null_id() -> Id {
+    // serde_json's default raw value is `null`.
+    Id::default()
+}
+
 /// One line read from the client, classified.
-#[derive(Debug, PartialEq)]
+#[derive(Debug)]
 pub enum Incoming {
     Request {
-        id: Value,
+        id: Id,
         method: String,
         params: Value,
     },
-    Notification {
-        method: String,
-        params: Value,
-    },
+    /// Its params as written (`None` when absent or null): `notifications/cancelled` needs
+    /// its `requestId` exactly.
+    Notification { method: String, params: Option<Id> },
     /// A response to a request we sent (`roots/list`): its id and its result (`None` for an
     /// error answer).
-    Response {
-        id: Value,
-        result: Option<Value>,
-    },
+    Response { id: Id, result: Option<Value> },
     /// Not a valid JSON-RPC message; answer with this error (id is null when unknown).
-    Invalid {
-        id: Value,
-        code: i64,
-        message: String,
-    },
+    Invalid { id: Id, code: i64, message: String },
+}
+
+/// The members of a message we read, as written. A member given twice counts once, the last
+/// (as when the line is read into a JSON object).
+type Members<'a> = HashMap<Cow<'a, str>, &'a RawValue>;
+
+/// The members that matter. One that is present, even as `null`, is `Some`.
+struct Envelope<'a> {
+    id: Option<Id>,
+    jsonrpc: Option<Value>,
+    method: Option<Value>,
+    /// Kept as text until the kind of message is known: a notification's are read as it
+    /// needs (`requestId` keeps its exact text), a request's parsed once.
+    params: Option<&'a RawValue>,
+    result: Option<Value>,
+    error: Option<Value>,
+}
+
+impl<'a> Envelope<'a> {
+    fn of(mut members: Members<'a>) -> Envelope<'a> {
+        // Valid JSON already: parsing it again cannot fail.
+        let mut value = |name: &str| {
+            let raw = members.remove(name)?;
+            Some(serde_json::from_str(raw.get()).unwrap_or(Value::Null))
+        };
+        let (jsonrpc, method) = (value("jsonrpc"), value("method"));
+        let (result, error) = (value("result"), value("error"));
+        Envelope {
+            id: members.remove("id").map(|raw| raw.to_owned()),
+            jsonrpc,
+            method,
+            params: members.remove("params"),
+            result,
+            error,
+        }
+    }
 }
 
 /// Classifies one line. Blank lines are the caller's business (skip them).
 pub fn parse_line(line: &[u8]) -> Incoming {
-    let value: Value = match serde_json::from_slice(line) {
-        Ok(v) => v,
+    match serde_json::from_slice::<Members>(line) {
+        Ok(members) => classify(Envelope::of(members)),
+        Err(e) => not_a_message(line, e),
+    }
+}
+
+/// Why a line is no message: bad JSON, a batch, or not an object.
+fn not_a_message(line: &[u8], e: serde_json::Error) -> Incoming {
+    let what = match serde_json::from_slice::<Value>(line) {
         Err(e) => {
             return Incoming::Invalid {
-                id: Value::Null,
+                id: null_id(),
                 code: PARSE_ERROR,
                 message: format!("Parse error: {e}"),
             }
         }
+        Ok(Value::Array(_)) => "batches are not supported".to_owned(),
+        Ok(Value::Object(_)) => e.to_string(),
+        Ok(_) => "a message must be a JSON object".to_owned(),
     };
-    classify(value)
+    invalid(null_id(), format!("Invalid Request: {what}"))
 }
 
-fn classify(value: Value) -> Incoming {
-    let Value::Object(mut obj) = value else {
-        let what = if value.is_array() {
-            "batches are not supported"
-        } else {
-            "a message must be a JSON object"
-        };
-        return invalid(Value::Null, format!("Invalid Request: {what}"));
-    };
-    let id = obj.remove("id");
-    if let Some(id) = &id {
-        if !(id.is_string() || id.is_number() || id.is_null()) {
+fn classify(e: Envelope) -> Incoming {
+    if let Some(id) = &e.id {
+        if !matches!(id_key(id), IdKey::Str(_) | IdKey::Num { .. } | IdKey::Null) {
             return invalid(
-                Value::Null,
+                null_id(),
                 "Invalid Request: id must be a string or a number",
             );
         }
     }
-    let id_or_null = id.clone().unwrap_or(Value::Null);
-    if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-        return invalid(id_or_null, "Invalid Request: jsonrpc must be \"2.0\"");
+    let id_or_null = || e.id.clone().unwrap_or_else(null_id);
+    if e.jsonrpc.as_ref().and_then(Value::as_str) != Some("2.0") {
+        return invalid(id_or_null(), "Invalid Request: jsonrpc must be \"2.0\"");
     }
-    let method = match obj.remove("method") {
+    let method = match e.method {
         Some(Value::String(m)) => m,
-        Some(_) => return invalid(id_or_null, "Invalid Request: method must be a string"),
-        None if obj.contains_key("result") || obj.contains_key("error") => {
+        Some(_) => return invalid(id_or_null(), "Invalid Request: method must be a string"),
+        None if e.result.is_some() || e.error.is_some() => {
             return Incoming::Response {
-                id: id_or_null,
-                result: obj.remove("result"),
+                id: id_or_null(),
+                result: e.result,
             }
         }
-        None => return invalid(id_or_null, "Invalid Request: method is missing"),
+        None => return invalid(id_or_null(), "Invalid Request: method is missing"),
     };
-    let params = match obj.remove("params") {
-        None | Some(Value::Null) => Value::Object(Default::default()),
-        Some(p @ (Value::Object(_) | Value::Array(_))) => p,
-        Some(_) => return invalid(id_or_null, "Invalid Request: params must be an object"),
-    };
-    match id {
-        Some(id) => Incoming::Request { id, method, params },
-        None => Incoming::Notification { method, params },
+    let params = e.params.filter(|p| p.get() != "null");
+    if params.is_some_and(|p| !matches!(p.get().as_bytes().first(), Some(b'{' | b'['))) {
+        return invalid(id_or_null(), "Invalid Request: params must be an object");
     }
+    let Some(id) = e.id else {
+        let params = params.map(|p| p.to_owned());
+        return Incoming::Notification { method, params };
+    };
+    // Valid JSON already: parsing it again cannot fail.
+    let params = match params.map(|p| serde_json::from_str(p.get())) {
+        Some(Ok(p)) => p,
+        _ => Value::Object(Default::default()),
+    };
+    Incoming::Request { id, method, params }
 }
 
-fn invalid(id: Value, message: impl Into<String>) -> Incoming {
+fn invalid(id: Id, message: impl Into<String>) -> Incoming {
     Incoming::Invalid {
         id,
         code: INVALID_REQUEST,
@@ -103,41 +152,124 @@ fn invalid(id: Value, message: impl Into<String>) -> Incoming {
     }
 }
 
-/// A message built from its members, moving them in (`json!` would deep-copy a value given
-/// to it, and a result can be a megabyte of text).
-fn message(members: [(&str, Value); 3]) -> Value {
-    let mut m = serde_json::Map::with_capacity(3);
-    for (k, v) in members {
-        m.insert(k.into(), v);
+/// An id in a form two ids can be compared in (to match `notifications/cancelled`'s
+/// `requestId` with a call, and a response with our request). The rule: ids are the same
+/// when they are the same JSON value — strings by their content once unescaped (`"a"` and
+/// `"\u0061"` match), numbers by their exact decimal value whatever their size or form (`1`,
+/// `1.0`, `1e0` and `10e-1` match; `18446744073709551616` matches only itself, not
+/// `18446744073709551617`), never a string with a number (`"1"` is not `1`).
+#[derive(Debug, PartialEq, Eq)]
+pub enum IdKey {
+    Null,
+    Str(String),
+    /// `±0.digits × 10^exp` with no leading or trailing zero digit (zero has no digits).
+    Num {
+        negative: bool,
+        digits: String,
+        exp: i64,
+    },
+    /// Anything else (an object, an array, a number whose exponent does not fit in i64):
+    /// compared by its text.
+    Other(String),
+}
+
+/// The `requestId` of `notifications/cancelled`'s params.
+pub fn request_id(params: Option<&RawValue>) -> Option<IdKey> {
+    #[derive(Deserialize)]
+    struct Cancelled<'a> {
+        #[serde(rename = "requestId", borrow)]
+        request_id: &'a RawValue,
     }
-    Value::Object(m)
+    let c: Cancelled = serde_json::from_str(params?.get()).ok()?;
+    Some(id_key(c.request_id))
+}
+
+pub fn id_key(id: &RawValue) -> IdKey {
+    let text = id.get();
+    match text.as_bytes().first() {
+        Some(b'n') => IdKey::Null,
+        Some(b'"') => match serde_json::from_str(text) {
+            Ok(s) => IdKey::Str(s),
+            Err(_) => IdKey::Other(text.to_owned()),
+        },
+        Some(b'-' | b'0'..=b'9') => {
+            number_key(text).unwrap_or_else(|| IdKey::Other(text.to_owned()))
+        }
+        _ => IdKey::Other(text.to_owned()),
+    }
+}
+
+/// A JSON number's exact value (the text is valid JSON already).
+fn number_key(text: &str) -> Option<IdKey> {
+    let (negative, unsigned) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    let (mantissa, exp) = match unsigned.find(['e', 'E']) {
+        Some(i) => (&unsigned[..i], unsigned[i + 1..].parse::<i64>().ok()?),
+        None => (unsigned, 0),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let all: String = [int, frac].concat();
+    let lead = all.len() - all.trim_start_matches('0').len();
+    let digits = all.trim_matches('0');
+    if digits.is_empty() {
+        return Some(IdKey::Num {
+            negative: false,
+            digits: String::new(),
+            exp: 0,
+        });
+    }
+    // The value is 0.<digits> × 10^exp once the leading zeros are gone.
+    let int_len = i64::try_from(int.len()).ok()?;
+    let lead = i64::try_from(lead).ok()?;
+    Some(IdKey::Num {
+        negative,
+        digits: digits.to_owned(),
+        exp: exp.checked_add(int_len)?.checked_sub(lead)?,
+    })
+}
+
+/// A message to the client: `jsonrpc`, the id as the client wrote it, then the result or the
+/// error. Serialized straight into the output.
+#[derive(Serialize)]
+pub struct Reply {
+    jsonrpc: &'static str,
+    id: Id,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    result: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<Value>,
 }
 
 /// A success response.
-pub fn response(id: &Value, result: Value) -> Value {
-    message([
-        ("jsonrpc", "2.0".into()),
-        ("id", id.clone()),
-        ("result", result),
-    ])
+pub fn response(id: &RawValue, result: Value) -> Reply {
+    Reply {
+        jsonrpc: "2.0",
+        id: id.to_owned(),
+        result: Some(result),
+        error: None,
+    }
 }
 
 /// An error response.
-pub fn error(id: &Value, code: i64, text: &str) -> Value {
-    message([
-        ("jsonrpc", "2.0".into()),
-        ("id", id.clone()),
-        ("error", json!({"code": code, "message": text})),
-    ])
+pub fn error(id: &RawValue, code: i64, text: &str) -> Reply {
+    Reply {
+        jsonrpc: "2.0",
+        id: id.to_owned(),
+        result: None,
+        error: Some(json!({"code": code, "message": text})),
+    }
 }
 
-/// A notification.
+/// A notification, built from its members, moving them in (`json!` would deep-copy a value
+/// given to it).
 pub fn notification(method: &str, params: Value) -> Value {
-    message([
-        ("jsonrpc", "2.0".into()),
-        ("method", method.into()),
-        ("params", params),
-    ])
+    let mut m = serde_json::Map::with_capacity(3);
+    m.insert("jsonrpc".into(), "2.0".into());
+    m.insert("method".into(), method.into());
+    m.insert("params".into(), params);
+    Value::Object(m)
 }
 
 #[cfg(test)]
@@ -154,13 +286,9 @@ mod tests {
     #[test]
     fn request_and_notification() {
         let r = parse_line(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
-        assert_eq!(
-            r,
-            Incoming::Request {
-                id: json!(1),
-                method: "ping".into(),
-                params: json!({})
-            }
+        assert!(
+            matches!(&r, Incoming::Request { id, method, params } if id.get() == "1" && method == "ping" && *params == json!({})),
+            "{r:?}"
         );
         let n = parse_line(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
         assert!(
@@ -196,35 +324,96 @@ mod tests {
     #[test]
     fn invalid_keeps_the_id_when_it_is_known() {
         match parse_line(br#"{"jsonrpc":"1.0","id":"a","method":"x"}"#) {
-            Incoming::Invalid { id, .. } => assert_eq!(id, json!("a")),
+            Incoming::Invalid { id, .. } => assert_eq!(id.get(), r#""a""#),
             other => panic!("{other:?}"),
         }
     }
 
     #[test]
     fn responses_are_told_apart() {
-        assert_eq!(
-            parse_line(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#),
-            Incoming::Response {
-                id: json!(1),
-                result: Some(json!({}))
-            }
+        let ok = parse_line(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
+        assert!(
+            matches!(&ok, Incoming::Response { id, result: Some(r) } if id.get() == "1" && *r == json!({})),
+            "{ok:?}"
         );
-        assert_eq!(
-            parse_line(br#"{"jsonrpc":"2.0","id":"r","error":{"code":1,"message":"no"}}"#),
-            Incoming::Response {
-                id: json!("r"),
-                result: None
-            }
+        let err = parse_line(br#"{"jsonrpc":"2.0","id":"r","error":{"code":1,"message":"no"}}"#);
+        assert!(
+            matches!(&err, Incoming::Response { id, result: None } if id.get() == r#""r""#),
+            "{err:?}"
         );
     }
 
     #[test]
     fn builders() {
-        let r = response(&json!(3), json!({}));
+        let three = RawValue::from_string("3".into()).unwrap();
+        let r = serde_json::to_value(response(&three, json!({}))).unwrap();
         assert_eq!(r, json!({"jsonrpc": "2.0", "id": 3, "result": {}}));
-        let e = error(&Value::Null, PARSE_ERROR, "bad");
+        let e = serde_json::to_value(error(&null_id(), PARSE_ERROR, "bad")).unwrap();
         assert_eq!(e["error"]["code"], PARSE_ERROR);
         assert!(e["id"].is_null());
+    }
+
+    fn key(text: &str) -> IdKey {
+        id_key(&RawValue::from_string(text.into()).unwrap())
+    }
+
+    #[test]
+    fn ids_are_kept_as_written() {
+        for id in [
+            "18446744073709551616",
+            "1e2",
+            "-0.50",
+            r#""a\u0062""#,
+            "null",
+        ] {
+            let line = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#);
+            let Incoming::Request { id: got, .. } = parse_line(line.as_bytes()) else {
+                panic!("{line}");
+            };
+            let answer = serde_json::to_string(&response(&got, json!({}))).unwrap();
+            assert_eq!(
+                answer,
+                format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{}}}}"#)
+            );
+        }
+    }
+
+    #[test]
+    fn a_member_given_twice_counts_as_the_last_and_a_null_id_is_an_id() {
+        let r = parse_line(br#"{"jsonrpc":"2.0","id":1,"id":"b","method":"ping"}"#);
+        assert!(
+            matches!(&r, Incoming::Request { id, .. } if id.get() == r#""b""#),
+            "{r:?}"
+        );
+        let r = parse_line(br#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#);
+        assert!(
+            matches!(&r, Incoming::Request { id, .. } if id.get() == "null"),
+            "{r:?}"
+        );
+        let r = parse_line(br#"{"jsonrpc":"2.0","id":2,"result":null}"#);
+        assert!(
+            matches!(
+                &r,
+                Incoming::Response {
+                    result: Some(Value::Null),
+                    ..
+                }
+            ),
+            "{r:?}"
+        );
+    }
+
+    #[test]
+    fn ids_compare_by_value() {
+        assert_eq!(key("1"), key("1.0"));
+        assert_eq!(key("1"), key("1e0"));
+        assert_eq!(key("1"), key("10e-1"));
+        assert_eq!(key("100"), key("1E+2"));
+        assert_eq!(key("0"), key("-0.0"));
+        assert_eq!(key(r#""a""#), key(r#""\u0061""#));
+        assert_ne!(key("18446744073709551616"), key("18446744073709551617"));
+        assert_ne!(key("1"), key(r#""1""#));
+        assert_ne!(key("-1"), key("1"));
+        assert_ne!(key("0.1"), key("1"));
     }
 }

@@ -1,6 +1,7 @@
 //! MCP over stdio: JSON-RPC framing, the lifecycle, and dispatch of `tools/call` to the tools
 //! registry. Nothing here knows the browser or any one tool.
 
+pub mod framing;
 pub mod jsonrpc;
 pub mod output;
 pub mod roots;

@@ -6,10 +6,15 @@ use std::io::{self, Write};
 use std::mem::ManuallyDrop;
 use std::os::fd::FromRawFd;
 
-use serde_json::Value;
+use serde::Serialize;
 
 /// The buffer capacity kept between answers.
 const KEEP: usize = 64 * 1024;
+
+/// Unsent output above which the loop stops reading requests until the client takes some
+/// (a client that stops reading would otherwise make us buffer answers without end). One
+/// answer larger than this is still queued whole.
+pub const FULL: usize = 4 << 20;
 
 pub struct Output {
     /// fd 1, never closed by us (hence ManuallyDrop): written directly so that no buffering
@@ -40,13 +45,16 @@ impl Output {
 
     /// Queues one message as a line, serialized straight into the buffer (no string of
     /// its own in between: a result can be a megabyte).
-    pub fn push(&mut self, message: &Value) {
+    pub fn push<T: Serialize + ?Sized>(&mut self, message: &T) {
         if self.closed {
             return;
         }
         // Writing JSON into a Vec cannot fail: a map key is always a string here.
-        if serde_json::to_writer(&mut self.buf, message).is_ok() {
-            self.buf.push(b'\n');
+        let start = self.buf.len();
+        match serde_json::to_writer(&mut self.buf, message) {
+            Ok(()) => self.buf.push(b'\n'),
+            // No half message goes out.
+            Err(_) => self.buf.truncate(start),
         }
     }
 
@@ -57,6 +65,12 @@ impl Output {
         self.buf.clear();
         self.written = 0;
         rest
+    }
+
+    /// More than [`FULL`] bytes are waiting for the client (never while stdout is closed:
+    /// nothing is queued then).
+    pub fn full(&self) -> bool {
+        self.buf.len() - self.written > FULL
     }
 
     pub fn is_empty(&self) -> bool {

@@ -6,8 +6,10 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
+use super::jsonrpc::{id_key, Id, IdKey};
 use super::server::Server;
 use crate::log::log;
 
@@ -26,7 +28,7 @@ pub struct Roots {
     pub deadline: Option<Instant>,
     /// Tool calls that arrived while the roots were being asked for: they run once the
     /// answer is in (or after a few seconds).
-    pub held: Vec<(Value, String, Value)>,
+    pub held: Vec<(Id, String, Value)>,
 }
 
 impl Roots {
@@ -54,10 +56,12 @@ impl Server {
         self.release_held();
     }
 
-    /// A response from the client. Returns false when it is not the answer to our request.
-    pub(super) fn on_roots_answer(&mut self, id: &Value, result: Option<Value>) -> bool {
-        if self.roots.request.as_deref() != id.as_str() || id.is_null() {
-            return false;
+    /// A response from the client. Returns false when it is not the answer to our request:
+    /// only a string id equal to the one of the `roots/list` request in flight is.
+    pub(super) fn on_roots_answer(&mut self, id: &RawValue, result: Option<Value>) -> bool {
+        match (&self.roots.request, id_key(id)) {
+            (Some(ours), IdKey::Str(theirs)) if *ours == theirs => {}
+            _ => return false,
         }
         self.roots.request = None;
         let roots = result.as_ref().and_then(|r| r["roots"].as_array());

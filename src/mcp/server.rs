@@ -8,9 +8,11 @@
 use std::collections::HashMap;
 use std::time::Instant;
 
+use serde::Serialize;
+use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
-use super::jsonrpc::{self, Incoming, INVALID_PARAMS, METHOD_NOT_FOUND};
+use super::jsonrpc::{self, id_key, request_id, Id, Incoming, INVALID_PARAMS, METHOD_NOT_FOUND};
 use super::output::Output;
 use super::roots::Roots;
 use crate::log::log;
@@ -26,8 +28,8 @@ pub struct Server {
     protocol_version: Option<String>,
     initialized: bool,
     pub(super) roots: Roots,
-    /// The JSON-RPC id each call in flight answers.
-    rpc_ids: HashMap<CallId, Value>,
+    /// The JSON-RPC id each call in flight answers, as the client wrote it.
+    rpc_ids: HashMap<CallId, Id>,
 }
 
 impl Server {
@@ -43,7 +45,7 @@ impl Server {
     }
 
     /// Queues one protocol message for the client.
-    pub fn send(&mut self, message: Value) {
+    pub fn send(&mut self, message: impl Serialize) {
         self.out.push(&message);
     }
 
@@ -59,13 +61,15 @@ impl Server {
                     log!("ignored a response from the client to no request of ours (id {id})");
                 }
             }
-            Incoming::Notification { method, params } => self.notification(&method, &params),
+            Incoming::Notification { method, params } => {
+                self.notification(&method, params.as_deref())
+            }
             Incoming::Request { id, method, params } => self.request(id, &method, params),
         }
         self.drain();
     }
 
-    fn notification(&mut self, method: &str, params: &Value) {
+    fn notification(&mut self, method: &str, params: Option<&RawValue>) {
         match method {
             "notifications/initialized" => {
                 self.initialized = true;
@@ -73,8 +77,10 @@ impl Server {
             }
             "notifications/roots/list_changed" => self.ask_roots(),
             "notifications/cancelled" => {
-                let id = &params["requestId"];
-                let found = self.rpc_ids.iter().find(|(_, rpc)| *rpc == id);
+                let Some(id) = request_id(params) else {
+                    return;
+                };
+                let found = self.rpc_ids.iter().find(|(_, rpc)| id_key(rpc) == id);
                 if let Some(call) = found.map(|(call, _)| *call) {
                     self.rpc_ids.remove(&call);
                     call::cancel(&mut self.cx, call);
@@ -84,7 +90,7 @@ impl Server {
         }
     }
 
-    fn request(&mut self, id: Value, method: &str, params: Value) {
+    fn request(&mut self, id: Id, method: &str, params: Value) {
         match method {
             "initialize" => {
                 let version = super::negotiate(params["protocolVersion"].as_str());
@@ -110,7 +116,7 @@ impl Server {
         }
     }
 
-    fn tools_call(&mut self, id: Value, params: &Value) {
+    fn tools_call(&mut self, id: Id, params: &Value) {
         let Some(name) = params["name"].as_str() else {
             let msg = "tools/call needs a string \"name\"";
             return self.send(jsonrpc::error(&id, INVALID_PARAMS, msg));
@@ -131,7 +137,7 @@ impl Server {
         self.start_call(id, name, args);
     }
 
-    pub(super) fn start_call(&mut self, id: Value, name: &str, args: Value) {
+    pub(super) fn start_call(&mut self, id: Id, name: &str, args: Value) {
         match tools::call(&mut self.cx, name, args) {
             Ok(call) => {
                 self.rpc_ids.insert(call, id);

@@ -96,9 +96,10 @@ fn refresh_titles(cx: &mut Ctx, call: CallId, resp: Response) {
 fn render(cx: &mut Ctx, mut resp: Response) -> ToolResult {
     let mut out: Vec<String> = Vec::new();
     let mut structured = std::mem::take(&mut resp.structured);
-    if resp.include_pages && std::mem::take(&mut cx.browser.restarted) {
+    // Said once, in the first answer after the browser was lost, whichever tool gives it.
+    if std::mem::take(&mut cx.browser.restarted) {
         structured.insert("reconnected".into(), json!(true));
-        out.push("Note: the browser was restarted or reconnected since the last call. Page ids have changed. Call list_pages to see open pages.".into());
+        out.push(restart_note(resp.include_pages).into());
     }
     if !resp.lines.is_empty() {
         // The text is in the content already; a large one is not copied a second time.
@@ -148,6 +149,17 @@ fn render(cx: &mut Ctx, mut resp: Response) -> ToolResult {
         content,
         structured: Some(structured),
         is_error: false,
+    }
+}
+
+/// The note on the first answer after the browser was lost and started (or reached) again.
+/// An answer that lists the pages says it as the reference does; any other also says what
+/// went with the old browser.
+fn restart_note(lists_pages: bool) -> &'static str {
+    if lists_pages {
+        "Note: the browser was restarted or reconnected since the last call. Page ids have changed. Call list_pages to see open pages."
+    } else {
+        "Note: the browser was restarted or reconnected since the last call. The pages open before were lost, with their state (page ids, scripts, dialogs, emulation, console and network records). Call list_pages to see open pages."
     }
 }
 
