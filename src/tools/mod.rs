@@ -57,7 +57,7 @@ impl Tool {
         if self.page_scoped {
             props.insert(
                 "pageId".into(),
-                json!({"type": "number", "description": "The page to work on (see list_pages). Defaults to the selected page."}),
+                json!({"type": "number", "minimum": 0, "maximum": args::max::ID, "description": "The page to work on (see list_pages). Defaults to the selected page."}),
             );
         }
         let mut schema = json!({

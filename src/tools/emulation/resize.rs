@@ -22,8 +22,8 @@ pub const RESIZE_PAGE: Tool = Tool {
     description: "Resize the page's window so that the page's own area (window.innerWidth/innerHeight) gets the given size in CSS pixels.",
     properties: || {
         json!({
-            "width": {"type": "integer", "exclusiveMinimum": 0, "description": "Width of the page in CSS pixels."},
-            "height": {"type": "integer", "exclusiveMinimum": 0, "description": "Height of the page in CSS pixels."},
+            "width": {"type": "integer", "minimum": 1, "maximum": MAX_SIDE, "description": "Width of the page in CSS pixels."},
+            "height": {"type": "integer", "minimum": 1, "maximum": MAX_SIDE, "description": "Height of the page in CSS pixels."},
         })
     },
     required: &["width", "height"],
@@ -31,6 +31,10 @@ pub const RESIZE_PAGE: Tool = Tool {
     page_scoped: true,
     run: resize_page,
 };
+
+/// The largest page side in CSS pixels: what one GPU texture can hold, so a screenshot
+/// of the whole viewport can still be taken.
+const MAX_SIDE: u32 = 16384;
 
 #[derive(Deserialize)]
 struct ResizeArgs {

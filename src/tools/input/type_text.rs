@@ -5,7 +5,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::{act_and_reply, begin, dispatch, keys, session, watch};
-use crate::tools::args::{self, Shared};
+use crate::tools::args::{self, max, Shared};
 use crate::tools::{fail, CallId, Ctx, Tool};
 
 pub const TOOL: Tool = Tool {
@@ -13,8 +13,8 @@ pub const TOOL: Tool = Tool {
     description: "Type text with the keyboard into the element that has focus.",
     properties: || {
         json!({
-            "text": {"type": "string", "description": "The text to type."},
-            "submitKey": {"type": "string", "description": "A key to press after the text, e.g. \"Enter\" or \"Tab\"."},
+            "text": {"type": "string", "maxLength": max::TEXT, "description": "The text to type."},
+            "submitKey": {"type": "string", "maxLength": max::NAME, "description": "A key to press after the text, e.g. \"Enter\" or \"Tab\"."},
         })
     },
     required: &["text"],
