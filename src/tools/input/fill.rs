@@ -178,8 +178,9 @@ fn prepare(cx: &mut Ctx, session: String, el: Element, value: String, done: Done
         match plan["kind"].as_str() {
             Some("done") => done(cx, Ok(())),
             Some("type") => {
-                let text = plan["text"].as_str().unwrap_or("");
-                dispatch::chunks(cx, s, dispatch::typing(text), done)
+                let text = plan["text"].as_str().unwrap_or("").to_owned();
+                let typing = dispatch::Typing::new(text, Default::default());
+                dispatch::typing(cx, s, typing, done)
             }
             Some("click") => click::click_element(cx, s, el, false, done),
             Some("error") => {
