@@ -121,6 +121,13 @@ fn resize_page_over_the_largest_size_is_refused() {
         "{said}"
     );
     refused(&mcp, "resize_page", json!({"width": 800, "height": 16_385}));
+    // Each side fits, but no screenshot of a page this large would finish.
+    let r = mcp.call_err("resize_page", json!({"width": 16_384, "height": 16_384}));
+    assert!(
+        r.text.contains("16384x16384 CSS pixels is too large"),
+        "{}",
+        r.text
+    );
     mcp.call_ok("resize_page", json!({"width": 800, "height": 600}));
     let size = eval(&mcp, "() => [innerWidth, innerHeight]");
     assert_eq!(size, json!([800, 600]));

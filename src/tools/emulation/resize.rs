@@ -32,9 +32,11 @@ pub const RESIZE_PAGE: Tool = Tool {
     run: resize_page,
 };
 
-/// The largest page side in CSS pixels: what one GPU texture can hold, so a screenshot
-/// of the whole viewport can still be taken.
+/// The largest page side in CSS pixels: what one GPU texture can hold.
 const MAX_SIDE: u32 = 16384;
+/// The largest page area in CSS pixels. Chromium takes a 16384x16384 page, but then no
+/// screenshot of it finishes; one of this size takes a few seconds.
+const MAX_AREA: i64 = 8192 * 8192;
 
 #[derive(Deserialize)]
 struct ResizeArgs {
@@ -63,6 +65,11 @@ fn resize_page(cx: &mut Ctx, call: CallId, args: Value) {
         width: args.width.round() as i64,
         height: args.height.round() as i64,
     };
+    if size.width * size.height > MAX_AREA {
+        let (w, h) = (size.width, size.height);
+        let text = format!("A page of {w}x{h} CSS pixels is too large: width times height may be at most {MAX_AREA} (8192x8192).");
+        return fail(cx, call, Error::Invalid(text));
+    }
     call::on_page(cx, call, args.shared.page(), move |cx, page| {
         let Some(target) = cx.browser.pages.get(page).map(|p| p.target_id.clone()) else {
             return fail(cx, call, pages::no_such_page(page));
