@@ -151,3 +151,20 @@ fn a_megabyte_argument_gives_a_short_error() {
     refused(&mcp, "list_console_messages", json!({"types": many}));
     mcp.call_ok("list_console_messages", json!({}));
 }
+
+#[test]
+fn a_page_that_stops_taking_keys_is_told_apart() {
+    let fx = Fixtures::start();
+    let mcp = started();
+    // From the 100th key on, the page's key handler never returns.
+    let html = "<input id=t autofocus><script>let n = 0; \
+        t.onkeydown = () => { if (++n >= 100) for (;;) {} };</script>";
+    mcp.call_ok("navigate_page", json!({"url": fx.page_url_with_html(html)}));
+    let r = mcp.call_err("type_text", json!({"text": "x".repeat(5000)}));
+    // Whole batches the page took in are counted: 63 of the first 99 keys.
+    assert!(
+        r.text.contains("Only 63 of the 5000 characters were typed. The page did not take in the input within 10 s"),
+        "{}",
+        r.text
+    );
+}

@@ -126,19 +126,25 @@ pub fn act_with_progress(
         }),
     );
     let seen = progress.get();
-    unless_stuck(cx, w, progress, seen);
+    unless_stuck(cx, w, progress, (seen, 0));
 }
 
-/// Fails the action when it is still going and `progress` has not moved past `seen` within
-/// [`ACTION_LIMIT`].
-fn unless_stuck(cx: &mut Ctx, w: Rc<Watch>, progress: Progress, seen: u64) {
-    cx.after(ACTION_LIMIT, move |cx| {
+/// [`ACTION_LIMIT`] is watched in this many steps, so a stall is seen within a step of it.
+const STUCK_STEPS: u32 = 10;
+
+/// Fails the action when it is still going and `progress` has stayed at `seen` for
+/// [`ACTION_LIMIT`]; `still` counts the steps it has stayed there so far.
+fn unless_stuck(cx: &mut Ctx, w: Rc<Watch>, progress: Progress, (seen, still): (u64, u32)) {
+    cx.after(ACTION_LIMIT / STUCK_STEPS, move |cx| {
         if w.phase.get() != Phase::Acting {
             return;
         }
         let now = progress.get();
         if now != seen {
-            return unless_stuck(cx, w, progress, now);
+            return unless_stuck(cx, w, progress, (now, 0));
+        }
+        if still + 1 < STUCK_STEPS {
+            return unless_stuck(cx, w, progress, (seen, still + 1));
         }
         // A handler stuck in a loop would keep the page from answering anyone again.
         let stop = runtime::TerminateExecutionParams {};
