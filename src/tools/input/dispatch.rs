@@ -145,7 +145,7 @@ const TYPING_BATCH: usize = 64;
 /// which takes a megabyte in about a second rather than half an hour.
 const KEYED_CHARS: usize = 4096;
 /// Characters inserted per round trip after the first [`KEYED_CHARS`].
-const INSERT_CHARS: usize = 16 * 1024;
+const INSERT_CHARS: usize = 128 * 1024;
 
 /// Typing a text as a person would: characters that are keys of the layout are pressed (so
 /// key handlers see them), anything else (accents, emoji, other scripts) is inserted as text.
