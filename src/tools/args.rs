@@ -13,6 +13,36 @@ use super::{CallId, Ctx};
 use crate::browser::PageId;
 use crate::error::Error;
 
+/// Upper bounds of the arguments, written into every tool's schema so the schema check
+/// refuses an oversized value before any work starts. Lengths count characters.
+pub mod max {
+    /// JavaScript source: a function, a script, an init script.
+    pub const SCRIPT: u32 = 1 << 20;
+    /// Free text an agent sends into the page: typed or filled text, a prompt's answer.
+    pub const TEXT: u32 = 1 << 20;
+    /// A third-party tool's parameters, as a JSON string.
+    pub const PARAMS: u32 = 4 << 20;
+    /// A URL, a user agent, a header set.
+    pub const URL: u32 = 1 << 16;
+    /// A file path.
+    pub const PATH: u32 = 4096;
+    /// An element uid from a snapshot.
+    pub const UID: u32 = 100;
+    /// A short name: a key combination, a tool's name, an id.
+    pub const NAME: u32 = 1000;
+    /// The items of a list argument.
+    pub const ITEMS: u32 = 1000;
+    /// An id the server handed out (a page, a message, a request): JavaScript's largest
+    /// exact integer.
+    pub const ID: u64 = (1 << 53) - 1;
+    /// A count or page index of a paged list.
+    pub const COUNT: u64 = 1_000_000_000;
+    /// A time limit in milliseconds: the longest a JavaScript timer waits (about 24 days).
+    pub const TIMEOUT_MS: u64 = i32::MAX as u64;
+    /// A coordinate in CSS pixels, either way from the viewport's origin.
+    pub const COORD: f64 = 1e7;
+}
+
 /// The arguments as the tool's struct. They were checked against the tool's schema first,
 /// so a failure here is a schema that says less than the struct expects.
 pub fn parse<T: DeserializeOwned>(args: Value) -> Result<T, Error> {

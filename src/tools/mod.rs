@@ -57,7 +57,7 @@ impl Tool {
         if self.page_scoped {
             props.insert(
                 "pageId".into(),
-                json!({"type": "number", "description": "The page to work on (see list_pages). Defaults to the selected page."}),
+                json!({"type": "number", "minimum": 0, "maximum": args::max::ID, "description": "The page to work on (see list_pages). Defaults to the selected page."}),
             );
         }
         let mut schema = json!({
@@ -124,24 +124,74 @@ fn validators() -> &'static HashMap<&'static str, jsonschema::Validator> {
     })
 }
 
-/// Names every way `args` break the tool's schema, or `None` when they fit.
+/// At most this many of the ways arguments break a schema are named (a long list breaks it
+/// once per item).
+const MAX_PROBLEMS: usize = 10;
+/// A value echoed in a problem is cut to this many characters...
+const ECHO_CHARS: usize = 100;
+/// ...and a problem's whole text (which may name a property) to this many.
+const PROBLEM_CHARS: usize = 500;
+
+/// Names every way `args` break the tool's schema, or `None` when they fit. Echoed values
+/// are cut short: an oversized argument must not come back as an oversized error.
 pub fn check_args(tool: &Tool, args: &Value) -> Option<String> {
     let v = validators().get(tool.name)?;
-    let errors: Vec<String> = v
-        .iter_errors(args)
-        .map(|e| {
-            let path = e.instance_path().to_string();
-            if path.is_empty() {
-                e.to_string()
-            } else {
-                format!("{}: {e}", path.trim_start_matches('/'))
-            }
-        })
+    let mut errors = v.iter_errors(args);
+    let mut problems: Vec<String> = errors
+        .by_ref()
+        .take(MAX_PROBLEMS)
+        .map(|e| problem(&e))
         .collect();
-    if errors.is_empty() {
-        None
+    if problems.is_empty() {
+        return None;
+    }
+    let rest = errors.count();
+    if rest > 0 {
+        problems.push(format!("{rest} more"));
+    }
+    Some(problems.join("; "))
+}
+
+fn problem(e: &jsonschema::ValidationError) -> String {
+    let message = e.masked_with(echo(e.instance())).to_string();
+    let path = e.instance_path().to_string();
+    let text = if path.is_empty() {
+        message
     } else {
-        Some(errors.join("; "))
+        format!("{}: {message}", path.trim_start_matches('/'))
+    };
+    cut(&text, PROBLEM_CHARS)
+}
+
+/// `value` as JSON, cut to [`ECHO_CHARS`]; a large value is never written out in full.
+fn echo(value: &Value) -> String {
+    /// Takes bytes until it has enough, then refuses the rest (which stops the writer).
+    struct Prefix(Vec<u8>);
+    impl std::io::Write for Prefix {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            let room = (ECHO_CHARS * 4 + 4).saturating_sub(self.0.len());
+            if room == 0 {
+                return Err(std::io::ErrorKind::WriteZero.into());
+            }
+            let n = buf.len().min(room);
+            self.0.extend_from_slice(&buf[..n]);
+            Ok(n)
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut out = Prefix(Vec::new());
+    // An error only means the value was longer than what is kept.
+    let _ = serde_json::to_writer(&mut out, value);
+    cut(&String::from_utf8_lossy(&out.0), ECHO_CHARS)
+}
+
+/// The first `max` characters of `text`, and "…" when there were more.
+fn cut(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None => text.to_owned(),
     }
 }
 
@@ -185,4 +235,40 @@ pub fn refuse_if_dialog(cx: &mut Ctx, call: CallId, page: u32) -> bool {
 /// The optional `pageId` argument.
 pub fn page_arg(args: &Value) -> Option<u32> {
     args["pageId"].as_f64().map(|n| n as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn problems(tool: &str, args: Value) -> String {
+        check_args(find(tool).unwrap(), &args).unwrap_or_default()
+    }
+
+    #[test]
+    fn a_huge_argument_gives_a_short_error() {
+        let huge = "x".repeat(1_100_000);
+        let text = problems("list_console_messages", json!({"serviceWorkerId": huge}));
+        assert!(text.len() < 1000, "{} chars", text.len());
+        assert!(
+            text.starts_with(&format!("serviceWorkerId: \"{}…", "x".repeat(99))),
+            "{text}"
+        );
+        // One bad item after another: a few are named, the rest counted.
+        let types = vec!["nope"; 20_000];
+        let text = problems("list_console_messages", json!({"types": types}));
+        assert!(text.len() < 10_000, "{} chars", text.len());
+        assert!(text.ends_with(" more"), "{}", &text[text.len() - 100..]);
+        let key = "k".repeat(1_100_000);
+        let text = problems("list_pages", json!({ key: 1 }));
+        assert!(text.len() < 1000, "{} chars", text.len());
+    }
+
+    #[test]
+    fn short_values_are_echoed_whole() {
+        let text = problems("click_at", json!({"x": "left", "y": 1}));
+        assert_eq!(text, "x: \"left\" is not of type \"number\"");
+        let text = problems("click_at", json!({"x": 1e39, "y": 1}));
+        assert_eq!(text, "x: 1e+39 is greater than the maximum of 10000000.0");
+    }
 }

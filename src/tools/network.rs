@@ -19,7 +19,7 @@ mod record;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
-use super::args::{self, Shared};
+use super::args::{self, max, Shared};
 use super::console::{paginate, Paging};
 use super::response::{finish, Response};
 use super::Tool;
@@ -74,10 +74,11 @@ pub const TOOLS: &[Tool] = &[
         description: "List the requests the page made since its last navigation, one line each: reqid, method, URL and status (or the error of a failed request). At most 1000 requests are kept per page (the oldest are dropped first).",
         properties: || {
             json!({
-                "pageSize": {"type": "integer", "exclusiveMinimum": 0, "description": "How many requests to return per page of results. Without it (and without pageIdx) every request is returned."},
-                "pageIdx": {"type": "integer", "minimum": 0, "description": "Which page of results to return, counting from 0 (default 0)."},
+                "pageSize": {"type": "integer", "exclusiveMinimum": 0, "maximum": max::COUNT, "description": "How many requests to return per page of results. Without it (and without pageIdx) every request is returned."},
+                "pageIdx": {"type": "integer", "minimum": 0, "maximum": max::COUNT, "description": "Which page of results to return, counting from 0 (default 0)."},
                 "resourceTypes": {
                     "type": "array",
+                    "maxItems": max::ITEMS,
                     "items": {"type": "string", "enum": RESOURCE_TYPES},
                     "description": "Only return requests of these resource types. Empty or absent: all types.",
                 },
@@ -94,9 +95,9 @@ pub const TOOLS: &[Tool] = &[
         description: "Show one request in full by its reqid (from list_network_requests): status, request and response headers (including Cookie and Set-Cookie), bodies (text up to 10000 characters inline; give requestFilePath/responseFilePath to save them whole, binary ones included), failure, redirect chain and timing.",
         properties: || {
             json!({
-                "reqid": {"type": "number", "description": "The reqid of the request, as listed by list_network_requests."},
-                "requestFilePath": {"type": "string", "description": "Save the request body to this file (its extension becomes .network-request) instead of showing it."},
-                "responseFilePath": {"type": "string", "description": "Save the response body to this file (its extension becomes .network-response) instead of showing it."},
+                "reqid": {"type": "number", "minimum": 0, "maximum": max::ID, "description": "The reqid of the request, as listed by list_network_requests."},
+                "requestFilePath": {"type": "string", "maxLength": max::PATH, "description": "Save the request body to this file (its extension becomes .network-request) instead of showing it."},
+                "responseFilePath": {"type": "string", "maxLength": max::PATH, "description": "Save the response body to this file (its extension becomes .network-response) instead of showing it."},
             })
         },
         required: &[],

@@ -5,7 +5,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::args::{self, Shared};
+use super::args::{self, max, Shared};
 use super::response::{finish, Response};
 use super::{call, fail, Tool};
 use crate::browser::{self, navigation, pages, waiters, PageId};
@@ -35,7 +35,7 @@ pub const TOOLS: &[Tool] = &[
         description: "Make a page the one that later tool calls work on by default.",
         properties: || {
             json!({
-                "pageId": {"type": "number", "description": "The id of the page to select (see list_pages)."},
+                "pageId": {"type": "number", "minimum": 0, "maximum": max::ID, "description": "The id of the page to select (see list_pages)."},
                 "bringToFront": {"type": "boolean", "description": "Also focus the page and bring it to the top."},
             })
         },
@@ -48,7 +48,7 @@ pub const TOOLS: &[Tool] = &[
         name: "close_page",
         description: "Close a page by its id. The last open page stays open.",
         properties: || {
-            json!({"pageId": {"type": "number", "description": "The id of the page to close (see list_pages)."}})
+            json!({"pageId": {"type": "number", "minimum": 0, "maximum": max::ID, "description": "The id of the page to close (see list_pages)."}})
         },
         required: &["pageId"],
         read_only: false,
@@ -60,7 +60,7 @@ pub const TOOLS: &[Tool] = &[
         description: "Open a new tab, load a URL in it and select it.",
         properties: || {
             json!({
-                "url": {"type": "string", "description": "The URL to load in the new page."},
+                "url": {"type": "string", "maxLength": max::URL, "description": "The URL to load in the new page."},
                 "background": {"type": "boolean", "description": "Open the page without bringing it to the front (default false)."},
                 "timeout": timeout_schema(),
             })
@@ -76,10 +76,10 @@ pub const TOOLS: &[Tool] = &[
         properties: || {
             json!({
                 "type": {"type": "string", "enum": ["url", "back", "forward", "reload"], "description": "Load a URL (default when url is given), go back or forward in history, or reload."},
-                "url": {"type": "string", "description": "The URL to load (type=url only)."},
+                "url": {"type": "string", "maxLength": max::URL, "description": "The URL to load (type=url only)."},
                 "ignoreCache": {"type": "boolean", "description": "Bypass the cache when reloading."},
                 "handleBeforeUnload": {"type": "string", "enum": ["accept", "dismiss"], "description": "What to do with a beforeunload dialog this navigation raises (default accept)."},
-                "initScript": {"type": "string", "description": "JavaScript to run in the next document before any of its own scripts."},
+                "initScript": {"type": "string", "maxLength": max::SCRIPT, "description": "JavaScript to run in the next document before any of its own scripts."},
                 "timeout": timeout_schema(),
             })
         },
@@ -93,7 +93,7 @@ pub const TOOLS: &[Tool] = &[
         description: "Wait until any of the given texts appears on the page.",
         properties: || {
             json!({
-                "text": {"type": "array", "items": {"type": "string"}, "minItems": 1, "description": "Texts to wait for; the wait ends when any one appears."},
+                "text": {"type": "array", "items": {"type": "string", "maxLength": max::TEXT}, "minItems": 1, "maxItems": max::ITEMS, "description": "Texts to wait for; the wait ends when any one appears."},
                 "timeout": timeout_schema(),
             })
         },
@@ -105,7 +105,7 @@ pub const TOOLS: &[Tool] = &[
 ];
 
 fn timeout_schema() -> Value {
-    json!({"type": "integer", "description": "Maximum wait in milliseconds; 0 or absent means the default."})
+    json!({"type": "integer", "minimum": 0, "maximum": max::TIMEOUT_MS, "description": "Maximum wait in milliseconds; 0 or absent means the default."})
 }
 
 fn pages_response(page: PageId) -> Response {

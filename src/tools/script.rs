@@ -5,7 +5,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::args::{self, Shared};
+use super::args::{self, max, Shared};
 use super::response::{finish, Response};
 use super::{fail, Tool};
 use crate::browser::{self, pages, RawEvent};
@@ -24,14 +24,14 @@ The page's own developer tools can be composed here: `window.__dtmcp.executeTool
 (see list_3p_developer_tools).",
     properties: || {
         json!({
-            "function": {"type": "string", "description": "A JavaScript function declaration to run in the page, e.g. `() => document.title`, `async () => await fetch(\"/api\").then(r => r.status)`, or with element arguments `(el) => el.innerText`."},
-            "args": {"type": "array", "items": {"type": "string", "description": "An element uid from take_snapshot."}, "description": "Element uids (from take_snapshot) passed to the function as its arguments."},
+            "function": {"type": "string", "maxLength": max::SCRIPT, "description": "A JavaScript function declaration to run in the page, e.g. `() => document.title`, `async () => await fetch(\"/api\").then(r => r.status)`, or with element arguments `(el) => el.innerText`."},
+            "args": {"type": "array", "maxItems": max::ITEMS, "items": {"type": "string", "maxLength": max::UID, "description": "An element uid from take_snapshot."}, "description": "Element uids (from take_snapshot) passed to the function as its arguments."},
             "format": {"type": "string", "enum": ["function", "script"], "description": "\"function\" (default): the source is a function declaration and takes args. \"script\": classic JavaScript whose completion value is returned."},
-            "sourcePath": {"type": "string", "description": "Read the source from this local file instead of `function`."},
-            "filePath": {"type": "string", "description": "Write the result to this file instead of returning it inline."},
-            "dialogAction": {"type": "string", "description": "What to do with a dialog the script opens: \"accept\" (default), \"dismiss\", or the text to answer a prompt with."},
+            "sourcePath": {"type": "string", "maxLength": max::PATH, "description": "Read the source from this local file instead of `function`."},
+            "filePath": {"type": "string", "maxLength": max::PATH, "description": "Write the result to this file instead of returning it inline."},
+            "dialogAction": {"type": "string", "maxLength": max::TEXT, "description": "What to do with a dialog the script opens: \"accept\" (default), \"dismiss\", or the text to answer a prompt with."},
             "waitForStableDom": {"type": "boolean", "description": "When the script changed the DOM, wait for it to settle before answering (default true). Scripts that change nothing never wait."},
-            "timeout": {"type": "integer", "description": "Give up after this many milliseconds (default 25000, or the server's --toolTimeout)."},
+            "timeout": {"type": "integer", "minimum": 0, "maximum": max::TIMEOUT_MS, "description": "Give up after this many milliseconds (default 25000, or the server's --toolTimeout)."},
         })
     },
     required: &[],

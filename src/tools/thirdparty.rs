@@ -5,7 +5,7 @@
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
-use super::args::{self, Shared};
+use super::args::{self, max, Shared};
 use super::files::{self, Roots};
 use super::response::{finish, Response};
 use super::script::{self, DialogPolicy};
@@ -31,10 +31,10 @@ Run one with execute_3p_developer_tool, or from evaluate_script with `window.__d
         description: "Run one of the page's third-party developer tools (see list_3p_developer_tools). Its params are checked against the tool's inputSchema first; elements are passed as {\"uid\": \"<uid from take_snapshot>\"}.",
         properties: || {
             json!({
-                "toolName": {"type": "string", "description": "The name of the tool to run."},
-                "params": {"type": "string", "description": "The tool's parameters as a JSON object, stringified."},
-                "filePath": {"type": "string", "description": "Write the whole result to this file instead of returning it inline (no size cap)."},
-                "timeout": {"type": "integer", "description": "Give up after this many milliseconds (default 25000, or the server's --toolTimeout)."},
+                "toolName": {"type": "string", "maxLength": max::NAME, "description": "The name of the tool to run."},
+                "params": {"type": "string", "maxLength": max::PARAMS, "description": "The tool's parameters as a JSON object, stringified."},
+                "filePath": {"type": "string", "maxLength": max::PATH, "description": "Write the whole result to this file instead of returning it inline (no size cap)."},
+                "timeout": {"type": "integer", "minimum": 0, "maximum": max::TIMEOUT_MS, "description": "Give up after this many milliseconds (default 25000, or the server's --toolTimeout)."},
             })
         },
         required: &["toolName"],

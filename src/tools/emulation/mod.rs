@@ -12,6 +12,7 @@ use serde_json::{json, Value};
 
 use crate::browser::{navigation, pages, PageId};
 use crate::error::Error;
+use crate::tools::args::max;
 use crate::tools::response::{finish, Response};
 use crate::tools::screenshot::{dialog_blocks, unless_dialog};
 use crate::tools::{call, fail, CallId, Ctx, Tool};
@@ -46,11 +47,11 @@ empty string), so pass every setting you want in one call. Settings stay in effe
                 "description": "Slow the CPU down by this factor. Leave out, or 1, for full speed.",
             },
             "geolocation": {
-                "type": "string",
+                "type": "string", "maxLength": max::NAME,
                 "description": "Position to report, as `<latitude>,<longitude>` (latitude -90..90, longitude -180..180). Leave out to stop overriding it.",
             },
             "userAgent": {
-                "type": "string",
+                "type": "string", "maxLength": max::URL,
                 "description": "User agent string to send and report. Leave out, or empty, for the browser's own.",
             },
             "colorScheme": {
@@ -70,11 +71,11 @@ empty string), so pass every setting you want in one call. Settings stay in effe
                 "description": "Value of the `prefers-reduced-motion` media feature. Leave out, or \"auto\", for the default.",
             },
             "viewport": {
-                "type": "string",
+                "type": "string", "maxLength": max::NAME,
                 "description": "Viewport as '<width>x<height>x<devicePixelRatio>[,mobile][,touch][,landscape]', e.g. '390x844x3,mobile,touch'. Leave out to stop overriding it.",
             },
             "extraHttpHeaders": {
-                "type": "string",
+                "type": "string", "maxLength": max::URL,
                 "description": "Headers to add to every request the page makes, as a JSON object string, e.g. {\"X-Test\": \"1\"}. They stay across navigations; an empty string removes them.",
             },
         })

@@ -22,8 +22,8 @@ pub const RESIZE_PAGE: Tool = Tool {
     description: "Resize the page's window so that the page's own area (window.innerWidth/innerHeight) gets the given size in CSS pixels.",
     properties: || {
         json!({
-            "width": {"type": "integer", "exclusiveMinimum": 0, "description": "Width of the page in CSS pixels."},
-            "height": {"type": "integer", "exclusiveMinimum": 0, "description": "Height of the page in CSS pixels."},
+            "width": {"type": "integer", "minimum": 1, "maximum": MAX_SIDE, "description": "Width of the page in CSS pixels."},
+            "height": {"type": "integer", "minimum": 1, "maximum": MAX_SIDE, "description": "Height of the page in CSS pixels."},
         })
     },
     required: &["width", "height"],
@@ -31,6 +31,12 @@ pub const RESIZE_PAGE: Tool = Tool {
     page_scoped: true,
     run: resize_page,
 };
+
+/// The largest page side in CSS pixels: what one GPU texture can hold.
+const MAX_SIDE: u32 = 16384;
+/// The largest page area in CSS pixels. Chromium takes a 16384x16384 page, but then no
+/// screenshot of it finishes; one of this size takes a few seconds.
+const MAX_AREA: i64 = 8192 * 8192;
 
 #[derive(Deserialize)]
 struct ResizeArgs {
@@ -59,6 +65,11 @@ fn resize_page(cx: &mut Ctx, call: CallId, args: Value) {
         width: args.width.round() as i64,
         height: args.height.round() as i64,
     };
+    if size.width * size.height > MAX_AREA {
+        let (w, h) = (size.width, size.height);
+        let text = format!("A page of {w}x{h} CSS pixels is too large: width times height may be at most {MAX_AREA} (8192x8192).");
+        return fail(cx, call, Error::Invalid(text));
+    }
     call::on_page(cx, call, args.shared.page(), move |cx, page| {
         let Some(target) = cx.browser.pages.get(page).map(|p| p.target_id.clone()) else {
             return fail(cx, call, pages::no_such_page(page));

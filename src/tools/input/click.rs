@@ -8,7 +8,7 @@ use super::element::{self, Element};
 use super::{act_and_reply, begin, dispatch, elements, watch, INCLUDE_SNAPSHOT, UID};
 use crate::browser::{self, PageId};
 use crate::cdp::generated::runtime;
-use crate::tools::args::{self, Shared};
+use crate::tools::args::{self, max, Shared};
 use crate::tools::{fail, CallId, Ctx, Done, Tool};
 
 pub const TOOL: Tool = Tool {
@@ -17,7 +17,7 @@ pub const TOOL: Tool = Tool {
         "Click an element (a real mouse click at its centre, after scrolling it into view).",
     properties: || {
         json!({
-            "uid": {"type": "string", "description": UID},
+            "uid": {"type": "string", "maxLength": max::UID, "description": UID},
             "dblClick": {"type": "boolean", "description": "Double-click instead (default false)."},
             "includeSnapshot": {"type": "boolean", "description": INCLUDE_SNAPSHOT},
         })

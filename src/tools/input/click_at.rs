@@ -4,7 +4,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::{act_and_reply, begin, dispatch, session, watch, INCLUDE_SNAPSHOT};
-use crate::tools::args::{self, Shared};
+use crate::tools::args::{self, max, Shared};
 use crate::tools::{CallId, Ctx, Tool};
 
 pub const TOOL: Tool = Tool {
@@ -12,8 +12,8 @@ pub const TOOL: Tool = Tool {
     description: "Click at a point of the page's viewport, in CSS pixels.",
     properties: || {
         json!({
-            "x": {"type": "number", "description": "Distance from the viewport's left edge."},
-            "y": {"type": "number", "description": "Distance from the viewport's top edge."},
+            "x": {"type": "number", "minimum": -max::COORD, "maximum": max::COORD, "description": "Distance from the viewport's left edge."},
+            "y": {"type": "number", "minimum": -max::COORD, "maximum": max::COORD, "description": "Distance from the viewport's top edge."},
             "dblClick": {"type": "boolean", "description": "Double-click instead (default false)."},
             "includeSnapshot": {"type": "boolean", "description": INCLUDE_SNAPSHOT},
         })

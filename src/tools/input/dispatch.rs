@@ -1,6 +1,9 @@
 //! Sending real input events. Events of one gesture are pipelined (the page takes them in, in
 //! order) and only the last answer is waited for; an earlier failure is logged.
 
+use std::cell::Cell;
+use std::rc::Rc;
+
 use super::keys::{self, Keyboard};
 use crate::browser;
 use crate::browser::Host;
@@ -135,38 +138,118 @@ pub fn combo(key: &'static keys::KeyDef, modifiers: &[&'static keys::KeyDef]) ->
     events
 }
 
-/// Typing `text` as a person would: characters that are keys of the layout are pressed (so
+/// Characters pressed as keys per round trip at most.
+const TYPING_BATCH: usize = 64;
+/// The characters typed key by key. The page takes in a key in a millisecond or two, so
+/// these take a few seconds; the rest of a longer text is inserted as text (no key events),
+/// which takes a megabyte in about a second rather than half an hour.
+const KEYED_CHARS: usize = 4096;
+/// Characters inserted per round trip after the first [`KEYED_CHARS`].
+const INSERT_CHARS: usize = 128 * 1024;
+
+/// Typing a text as a person would: characters that are keys of the layout are pressed (so
 /// key handlers see them), anything else (accents, emoji, other scripts) is inserted as text.
-/// One chunk per character, sent each once the page took in the one before: a dialog opened
-/// by a key then stops the typing there, rather than have the rest typed into the page once
-/// the dialog is answered. The cost is a round trip per character (about a millisecond).
-pub fn typing(text: &str) -> Vec<Vec<InputEvent>> {
-    let mut kb = Keyboard::default();
-    let mut chunks = Vec::new();
-    for ch in text.chars() {
-        let mut buf = [0u8; 4];
-        let s: &str = ch.encode_utf8(&mut buf);
-        chunks.push(match keys::find(s) {
-            Some(def) => vec![InputEvent::Key(kb.down(def)), InputEvent::Key(kb.up(def))],
-            None => vec![InputEvent::Text(InsertTextParams { text: s.to_owned() })],
-        });
-    }
-    chunks
+/// The events are made a batch of characters at a time (all at once, a long text would hold
+/// kilobytes of them per character), each batch sent once the page took in the one before:
+/// a dialog opened by a key then stops the typing near there, rather than have the rest typed
+/// into the page once the dialog is answered. The first batch is one character and each next
+/// one twice as long, up to [`TYPING_BATCH`], so a dialog the first keys open stops the typing
+/// right after the key that opened it.
+pub struct Typing {
+    text: String,
+    /// Byte offset of the next character to type.
+    at: usize,
+    /// How many characters went out so far.
+    sent: usize,
+    keyboard: Keyboard,
+    batch: usize,
+    /// How many characters the page has taken in.
+    typed: Rc<Cell<u64>>,
 }
 
-/// Sends the chunks one after another, each once the page took in the one before.
-pub fn chunks(cx: &mut Ctx, session: String, mut chunks: Vec<Vec<InputEvent>>, done: Done<()>) {
-    if chunks.is_empty() {
+impl Typing {
+    pub fn new(text: String, typed: Rc<Cell<u64>>) -> Typing {
+        Typing {
+            text,
+            at: 0,
+            sent: 0,
+            keyboard: Keyboard::default(),
+            batch: 1,
+            typed,
+        }
+    }
+
+    /// The events of the next batch and its number of characters; no events at the end.
+    fn next_batch(&mut self) -> (Vec<InputEvent>, u64) {
+        if self.sent >= KEYED_CHARS {
+            return self.next_insert();
+        }
+        let Typing {
+            text,
+            at,
+            sent,
+            keyboard,
+            batch,
+            ..
+        } = self;
+        let mut events = Vec::with_capacity(2 * *batch);
+        let mut count = 0;
+        let take = (*batch).min(KEYED_CHARS - *sent);
+        for ch in text[*at..].chars().take(take) {
+            let mut buf = [0u8; 4];
+            let s: &str = ch.encode_utf8(&mut buf);
+            match keys::find(s) {
+                Some(def) => {
+                    events.push(InputEvent::Key(keyboard.down(def)));
+                    events.push(InputEvent::Key(keyboard.up(def)));
+                }
+                None => events.push(InputEvent::Text(InsertTextParams { text: s.to_owned() })),
+            }
+            *at += ch.len_utf8();
+            count += 1;
+        }
+        *sent += count;
+        *batch = (*batch * 2).min(TYPING_BATCH);
+        (events, count as u64)
+    }
+
+    /// The next [`INSERT_CHARS`] characters as one text insertion.
+    fn next_insert(&mut self) -> (Vec<InputEvent>, u64) {
+        let rest = &self.text[self.at..];
+        let end = rest
+            .char_indices()
+            .nth(INSERT_CHARS)
+            .map_or(rest.len(), |(i, _)| i);
+        if end == 0 {
+            return (Vec::new(), 0);
+        }
+        let chunk = rest[..end].to_owned();
+        let count = chunk.chars().count();
+        self.at += end;
+        self.sent += count;
+        (
+            vec![InputEvent::Text(InsertTextParams { text: chunk })],
+            count as u64,
+        )
+    }
+}
+
+/// Types the text batch after batch, each once the page took in the one before.
+pub fn typing(cx: &mut Ctx, session: String, mut typing: Typing, done: Done<()>) {
+    let (events, count) = typing.next_batch();
+    if events.is_empty() {
         return cx.resolve(done, Ok(()));
     }
-    let first = chunks.remove(0);
     let s = session.clone();
     sequence(
         cx,
         &session,
-        first,
+        events,
         Box::new(move |cx, r| match r {
-            Ok(()) => self::chunks(cx, s, chunks, done),
+            Ok(()) => {
+                typing.typed.set(typing.typed.get() + count);
+                self::typing(cx, s, typing, done)
+            }
             Err(e) => done(cx, Err(e)),
         }),
     );
@@ -196,7 +279,8 @@ mod tests {
 
     #[test]
     fn typing_presses_keys_and_inserts_the_rest() {
-        let chunks: Vec<_> = typing("aé").iter().map(|c| wires(c)).collect();
+        let mut typing = Typing::new("aé".into(), Rc::default());
+        let chunks = [wires(&typing.next_batch().0), wires(&typing.next_batch().0)];
         assert_eq!(chunks.len(), 2);
         assert_eq!(chunks[0].len(), 2);
         assert_eq!(chunks[0][0].1["key"], "a");

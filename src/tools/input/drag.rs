@@ -10,7 +10,7 @@ use super::element::{self, Element};
 use super::{act_and_reply, begin, dispatch, elements, watch, INCLUDE_SNAPSHOT};
 use crate::browser;
 use crate::cdp::generated::runtime;
-use crate::tools::args::{self, Shared};
+use crate::tools::args::{self, max, Shared};
 use crate::tools::{fail, CallId, Ctx, Done, Tool};
 
 pub const TOOL: Tool = Tool {
@@ -18,8 +18,8 @@ pub const TOOL: Tool = Tool {
     description: "Drag one element and drop it onto another, with the mouse.",
     properties: || {
         json!({
-            "from_uid": {"type": "string", "description": "The uid of the element to pick up."},
-            "to_uid": {"type": "string", "description": "The uid of the element to drop it on."},
+            "from_uid": {"type": "string", "maxLength": max::UID, "description": "The uid of the element to pick up."},
+            "to_uid": {"type": "string", "maxLength": max::UID, "description": "The uid of the element to drop it on."},
             "includeSnapshot": {"type": "boolean", "description": INCLUDE_SNAPSHOT},
         })
     },

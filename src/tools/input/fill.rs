@@ -12,7 +12,7 @@ use super::{act_and_reply, begin, click, dispatch, elements, watch, INCLUDE_SNAP
 use crate::browser;
 use crate::cdp::generated::runtime;
 use crate::pagetools::page_code;
-use crate::tools::args::{self, Shared};
+use crate::tools::args::{self, max, Shared};
 use crate::tools::{fail, CallId, Ctx, Done, Tool};
 
 pub const TOOL: Tool = Tool {
@@ -20,8 +20,8 @@ pub const TOOL: Tool = Tool {
     description: "Give a form element a value: types into text inputs, text areas and editable content, picks the matching option of a <select>, and sets checkboxes, radios and switches (\"true\" or \"false\").",
     properties: || {
         json!({
-            "uid": {"type": "string", "description": UID},
-            "value": {"type": "string", "description": "The value: text to enter, the option's text (or value) for a select, \"true\" or \"false\" for a checkbox, radio or switch."},
+            "uid": {"type": "string", "maxLength": max::UID, "description": UID},
+            "value": {"type": "string", "maxLength": max::TEXT, "description": "The value: text to enter, the option's text (or value) for a select, \"true\" or \"false\" for a checkbox, radio or switch."},
             "includeSnapshot": {"type": "boolean", "description": INCLUDE_SNAPSHOT},
         })
     },
@@ -178,8 +178,9 @@ fn prepare(cx: &mut Ctx, session: String, el: Element, value: String, done: Done
         match plan["kind"].as_str() {
             Some("done") => done(cx, Ok(())),
             Some("type") => {
-                let text = plan["text"].as_str().unwrap_or("");
-                dispatch::chunks(cx, s, dispatch::typing(text), done)
+                let text = plan["text"].as_str().unwrap_or("").to_owned();
+                let typing = dispatch::Typing::new(text, Default::default());
+                dispatch::typing(cx, s, typing, done)
             }
             Some("click") => click::click_element(cx, s, el, false, done),
             Some("error") => {

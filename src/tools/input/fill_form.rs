@@ -10,7 +10,7 @@ use super::element::Element;
 use super::{begin, fill, reply, watch, INCLUDE_SNAPSHOT};
 use crate::browser::{pages, PageId};
 use crate::error::Error;
-use crate::tools::args::{self, Shared};
+use crate::tools::args::{self, max, Shared};
 use crate::tools::{fail, snapshot, CallId, Ctx, Done, Tool};
 
 pub const TOOL: Tool = Tool {
@@ -20,13 +20,14 @@ pub const TOOL: Tool = Tool {
         json!({
             "elements": {
                 "type": "array",
+                "maxItems": max::ITEMS,
                 "description": "The elements to fill, in order.",
                 "items": {
                     "type": "object",
                     "description": "One element and its value.",
                     "properties": {
-                        "uid": {"type": "string", "description": "The element's uid from the latest snapshot."},
-                        "value": {"type": "string", "description": "Its value, as for fill (\"true\"/\"false\" for checkboxes and radios)."},
+                        "uid": {"type": "string", "maxLength": max::UID, "description": "The element's uid from the latest snapshot."},
+                        "value": {"type": "string", "maxLength": max::TEXT, "description": "Its value, as for fill (\"true\"/\"false\" for checkboxes and radios)."},
                     },
                     "required": ["uid", "value"],
                 },

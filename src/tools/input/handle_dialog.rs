@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 use crate::browser::{self, pages};
 use crate::cdp::generated::page::HandleJavaScriptDialogParams;
 use crate::tools::args;
-use crate::tools::args::Shared;
+use crate::tools::args::{max, Shared};
 use crate::tools::response::{finish, Response};
 use crate::tools::{call, fail, CallId, Ctx, Tool};
 
@@ -16,7 +16,7 @@ pub const TOOL: Tool = Tool {
     properties: || {
         json!({
             "action": {"type": "string", "enum": ["accept", "dismiss"], "description": "Accept (OK) or dismiss (Cancel) the dialog."},
-            "promptText": {"type": "string", "description": "For a prompt: the text to answer with."},
+            "promptText": {"type": "string", "maxLength": max::TEXT, "description": "For a prompt: the text to answer with."},
         })
     },
     required: &["action"],

@@ -4,7 +4,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::{act_and_reply, begin, dispatch, element, elements, watch, INCLUDE_SNAPSHOT, UID};
-use crate::tools::args::{self, Shared};
+use crate::tools::args::{self, max, Shared};
 use crate::tools::{fail, CallId, Ctx, Tool};
 
 pub const TOOL: Tool = Tool {
@@ -12,7 +12,7 @@ pub const TOOL: Tool = Tool {
     description: "Move the mouse over an element (after scrolling it into view).",
     properties: || {
         json!({
-            "uid": {"type": "string", "description": UID},
+            "uid": {"type": "string", "maxLength": max::UID, "description": UID},
             "includeSnapshot": {"type": "boolean", "description": INCLUDE_SNAPSHOT},
         })
     },

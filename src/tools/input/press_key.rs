@@ -4,7 +4,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::{act_and_reply, begin, dispatch, keys, session, watch, INCLUDE_SNAPSHOT};
-use crate::tools::args::{self, Shared};
+use crate::tools::args::{self, max, Shared};
 use crate::tools::{fail, CallId, Ctx, Tool};
 
 pub const TOOL: Tool = Tool {
@@ -12,7 +12,7 @@ pub const TOOL: Tool = Tool {
     description: "Press a key or a key combination on the focused element, e.g. for shortcuts or keys fill cannot send.",
     properties: || {
         json!({
-            "key": {"type": "string", "description": "A key name or combination joined by \"+\": \"Enter\", \"Tab\", \"ArrowDown\", \"Control+A\", \"Control+Shift+R\", \"Control++\". Modifiers: Control, Shift, Alt, Meta."},
+            "key": {"type": "string", "maxLength": max::NAME, "description": "A key name or combination joined by \"+\": \"Enter\", \"Tab\", \"ArrowDown\", \"Control+A\", \"Control+Shift+R\", \"Control++\". Modifiers: Control, Shift, Alt, Meta."},
             "includeSnapshot": {"type": "boolean", "description": INCLUDE_SNAPSHOT},
         })
     },

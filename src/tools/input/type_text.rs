@@ -4,8 +4,10 @@
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::{act_and_reply, begin, dispatch, keys, session, watch};
-use crate::tools::args::{self, Shared};
+use super::{begin, dispatch, keys, reply, said, session, watch};
+use crate::browser::PageId;
+use crate::error::Error;
+use crate::tools::args::{self, max, Shared};
 use crate::tools::{fail, CallId, Ctx, Tool};
 
 pub const TOOL: Tool = Tool {
@@ -13,8 +15,8 @@ pub const TOOL: Tool = Tool {
     description: "Type text with the keyboard into the element that has focus.",
     properties: || {
         json!({
-            "text": {"type": "string", "description": "The text to type."},
-            "submitKey": {"type": "string", "description": "A key to press after the text, e.g. \"Enter\" or \"Tab\"."},
+            "text": {"type": "string", "maxLength": max::TEXT, "description": "The text to type."},
+            "submitKey": {"type": "string", "maxLength": max::NAME, "description": "A key to press after the text, e.g. \"Enter\" or \"Tab\"."},
         })
     },
     required: &["text"],
@@ -46,25 +48,62 @@ fn run(cx: &mut Ctx, call: CallId, args: Value) {
         let Some(session) = session(cx, call, page) else {
             return;
         };
-        let mut chunks = dispatch::typing(&text);
-        if let Some(def) = submit_key {
-            chunks.push(dispatch::combo(def, &[]));
-        }
-        let action: watch::Action =
-            Box::new(move |cx, done| dispatch::chunks(cx, session, chunks, done));
         let typed = match &submit {
             Some(k) => format!("Typed text \"{text} + {k}\""),
             None => format!("Typed text \"{text}\""),
         };
-        let interrupted =
-            "Typing the text opened a dialog; what came after that point was not typed.";
-        act_and_reply(
-            cx,
-            call,
-            page,
-            action,
-            (typed, interrupted.to_owned()),
-            false,
-        );
+        let total = text.chars().count();
+        let progress = watch::Progress::default();
+        let typing = dispatch::Typing::new(text, progress.clone());
+        let action: watch::Action = Box::new(move |cx, done| {
+            let s = session.clone();
+            let then_submit = Box::new(move |cx: &mut Ctx, r: Result<(), Error>| match r {
+                Ok(()) => match submit_key {
+                    Some(def) => dispatch::sequence(cx, &s, dispatch::combo(def, &[]), done),
+                    None => done(cx, Ok(())),
+                },
+                Err(e) => done(cx, Err(e)),
+            });
+            dispatch::typing(cx, session, typing, then_submit)
+        });
+        act(cx, call, page, action, (progress, total), typed);
     });
+}
+
+/// Types, waits for what the typing started, and answers; an error says how much of the
+/// text the page took in before it stopped.
+fn act(
+    cx: &mut Ctx,
+    call: CallId,
+    page: PageId,
+    action: watch::Action,
+    (progress, total): (watch::Progress, usize),
+    typed: String,
+) {
+    let interrupted = "Typing the text opened a dialog; what came after that point was not typed.";
+    let count = progress.clone();
+    watch::act_with_progress(
+        cx,
+        page,
+        true,
+        action,
+        progress,
+        Box::new(move |cx, r| match r {
+            Err(e) => fail(cx, call, partly(e, count.get(), total)),
+            Ok(o) => {
+                let line = said(&o, typed, interrupted.to_owned());
+                reply::reply(cx, call, page, line, o, false)
+            }
+        }),
+    );
+}
+
+/// `e`, saying how much was typed when the page stopped taking in the text part way.
+fn partly(e: Error, typed: u64, total: usize) -> Error {
+    match e {
+        Error::Timeout(m) if typed > 0 && typed < total as u64 => Error::Timeout(format!(
+            "Only {typed} of the {total} characters were typed. {m}"
+        )),
+        e => e,
+    }
 }

@@ -15,7 +15,7 @@ use crate::cdp::generated::page::{FileChooserOpenedEvent, SetInterceptFileChoose
 use crate::cdp::generated::{dom, runtime};
 use crate::error::Error;
 use crate::settings::BrowserSource;
-use crate::tools::args::{self, Shared};
+use crate::tools::args::{self, max, Shared};
 use crate::tools::{fail, CallId, Ctx, Done, Once, Tool};
 
 pub const TOOL: Tool = Tool {
@@ -24,8 +24,8 @@ pub const TOOL: Tool = Tool {
         "Upload files through a file input, or through an element whose click opens a file chooser.",
     properties: || {
         json!({
-            "uid": {"type": "string", "description": "The uid of an <input type=file>, or of an element that opens a file chooser when clicked."},
-            "filePaths": {"type": "array", "items": {"type": "string"}, "minItems": 1, "description": "Paths of the files to upload, on the machine the browser runs on."},
+            "uid": {"type": "string", "maxLength": max::UID, "description": "The uid of an <input type=file>, or of an element that opens a file chooser when clicked."},
+            "filePaths": {"type": "array", "items": {"type": "string", "maxLength": max::PATH}, "minItems": 1, "maxItems": max::ITEMS, "description": "Paths of the files to upload, on the machine the browser runs on."},
             "includeSnapshot": {"type": "boolean", "description": INCLUDE_SNAPSHOT},
         })
     },

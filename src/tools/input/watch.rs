@@ -48,6 +48,10 @@ pub struct Outcome {
 /// The work of the action: dispatch events, then call its continuation.
 pub type Action = Box<dyn FnOnce(&mut Ctx, Done<()>)>;
 
+/// How far a long action has got (typing a long text): while it keeps moving it gets
+/// [`ACTION_LIMIT`] for each step of the way rather than for all of it.
+pub type Progress = Rc<Cell<u64>>;
+
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Phase {
     Acting,
@@ -78,6 +82,19 @@ struct Watch {
 /// Runs `action` on the page, then waits (bounded) for its effects when `settle` is true.
 /// `done` gets the outcome, or the action's error.
 pub fn act(cx: &mut Ctx, page: u32, settle: bool, action: Action, done: Done<Outcome>) {
+    act_with_progress(cx, page, settle, action, Progress::default(), done)
+}
+
+/// [`act`] for an action that reports its `progress`: it counts as stuck only once the
+/// count stays the same for [`ACTION_LIMIT`].
+pub fn act_with_progress(
+    cx: &mut Ctx,
+    page: u32,
+    settle: bool,
+    action: Action,
+    progress: Progress,
+    done: Done<Outcome>,
+) {
     let Some(p) = cx.browser.pages.get(page) else {
         return done(cx, Err(crate::browser::pages::no_such_page(page)));
     };
@@ -108,21 +125,38 @@ pub fn act(cx: &mut Ctx, page: u32, settle: bool, action: Action, done: Done<Out
             Err(e) => fail(cx, &on_done, e),
         }),
     );
-    let stuck = w.clone();
-    cx.after(ACTION_LIMIT, move |cx| {
-        if stuck.phase.get() == Phase::Acting {
-            // A handler stuck in a loop would keep the page from answering anyone again.
-            let stop = runtime::TerminateExecutionParams {};
-            browser::fire(cx, Some(&stuck.session), stop);
-            let secs = ACTION_LIMIT.as_secs();
-            fail(
-                cx,
-                &stuck,
-                Error::Timeout(format!(
-                    "The page did not take in the input within {secs} s (it may be busy running a script, or still waiting for a new document to arrive)."
-                )),
-            );
+    let seen = progress.get();
+    unless_stuck(cx, w, progress, (seen, 0));
+}
+
+/// [`ACTION_LIMIT`] is watched in this many steps, so a stall is seen within a step of it.
+const STUCK_STEPS: u32 = 10;
+
+/// Fails the action when it is still going and `progress` has stayed at `seen` for
+/// [`ACTION_LIMIT`]; `still` counts the steps it has stayed there so far.
+fn unless_stuck(cx: &mut Ctx, w: Rc<Watch>, progress: Progress, (seen, still): (u64, u32)) {
+    cx.after(ACTION_LIMIT / STUCK_STEPS, move |cx| {
+        if w.phase.get() != Phase::Acting {
+            return;
         }
+        let now = progress.get();
+        if now != seen {
+            return unless_stuck(cx, w, progress, (now, 0));
+        }
+        if still + 1 < STUCK_STEPS {
+            return unless_stuck(cx, w, progress, (seen, still + 1));
+        }
+        // A handler stuck in a loop would keep the page from answering anyone again.
+        let stop = runtime::TerminateExecutionParams {};
+        browser::fire(cx, Some(&w.session), stop);
+        let secs = ACTION_LIMIT.as_secs();
+        fail(
+            cx,
+            &w,
+            Error::Timeout(format!(
+                "The page did not take in the input within {secs} s (it may be busy running a script, or still waiting for a new document to arrive)."
+            )),
+        );
     });
 }
 

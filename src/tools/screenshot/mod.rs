@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 use crate::browser::{self, pages, waiters, PageId};
 use crate::cdp::generated::page as cdp_page;
 use crate::error::Error;
-use crate::tools::args::{self, Shared};
+use crate::tools::args::{self, max, Shared};
 use crate::tools::response::{finish, Response};
 use crate::tools::{call, fail, CallId, Ctx, Done, Once, Tool};
 
@@ -40,7 +40,7 @@ cheaper and gives element uids.",
                 "description": "Compression quality for jpeg and webp, 0-100 (higher: better and larger). Not used for png.",
             },
             "uid": {
-                "type": "string",
+                "type": "string", "maxLength": max::UID,
                 "description": "Screenshot only this element: its uid from take_snapshot. Leave out for the page.",
             },
             "fullPage": {
@@ -48,7 +48,7 @@ cheaper and gives element uids.",
                 "description": "Capture the whole page, not only what the viewport shows. Not with uid.",
             },
             "filePath": {
-                "type": "string",
+                "type": "string", "maxLength": max::PATH,
                 "description": "Write the image to this file (absolute, or relative to the working directory) instead of returning it. The extension is set to match the format.",
             },
         })

@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::args::{self, Shared};
+use super::args::{self, max, Shared};
 use super::response::{finish, Response};
 use super::{fail, Tool};
 pub mod model;
@@ -29,7 +29,7 @@ pub const TOOLS: &[Tool] = &[Tool {
     properties: || {
         json!({
             "verbose": {"type": "boolean", "description": "Include every node of the accessibility tree, not only the interesting ones (default false)."},
-            "filePath": {"type": "string", "description": "Write the snapshot to this file instead of returning it inline."},
+            "filePath": {"type": "string", "maxLength": max::PATH, "description": "Write the snapshot to this file instead of returning it inline."},
         })
     },
     required: &[],
