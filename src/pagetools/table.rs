@@ -51,6 +51,8 @@ pub struct Table {
     /// The list section as last rendered; cleared whenever the content changes (a list of
     /// an unchanged page is then a copy, not a rebuild).
     rendered: std::cell::OnceCell<(Option<String>, Option<Value>)>,
+    /// The target's secrets and the context it trusts; kept across documents.
+    pub guard: super::guard::Guard,
 }
 
 impl Table {
