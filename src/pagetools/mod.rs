@@ -9,6 +9,7 @@
 
 pub mod exposed;
 pub mod guard;
+pub mod limits;
 pub mod page_code;
 pub mod run;
 pub mod table;
