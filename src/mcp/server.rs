@@ -6,7 +6,7 @@
 //! (`tools::list`, `tools::call`) and the answers they leave in the outbox.
 
 use std::collections::HashMap;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
@@ -28,7 +28,16 @@ pub struct Server {
     pub(super) roots: Roots,
     /// The JSON-RPC id each call in flight answers.
     rpc_ids: HashMap<CallId, Value>,
+    /// `tools/list_changed` coalescing: when the last one went out, and when the next is
+    /// due (a change came within [`LIST_CHANGED_EVERY`] of the last one).
+    list_changed_sent: Option<Instant>,
+    list_changed_due: Option<Instant>,
 }
+
+/// At most one `notifications/tools/list_changed` per this long: a page whose tools change
+/// without end (or a flood of reports) cannot flood the client. One always follows the
+/// last change.
+const LIST_CHANGED_EVERY: Duration = Duration::from_millis(100);
 
 impl Server {
     pub fn new(cx: Ctx) -> Server {
@@ -39,6 +48,8 @@ impl Server {
             initialized: false,
             roots: Roots::default(),
             rpc_ids: HashMap::new(),
+            list_changed_sent: None,
+            list_changed_due: None,
         }
     }
 
@@ -149,22 +160,47 @@ impl Server {
                         self.send(jsonrpc::response(&id, result.into_json()));
                     }
                 }
-                Outcome::ToolsChanged if self.initialized => {
-                    let note = jsonrpc::notification("notifications/tools/list_changed", json!({}));
-                    self.send(note);
-                }
+                Outcome::ToolsChanged if self.initialized => self.tools_changed(),
                 Outcome::ToolsChanged => {}
             }
         }
     }
 
+    /// The tools changed: tell the client now, or once the window since the last notice
+    /// has passed.
+    fn tools_changed(&mut self) {
+        if self.list_changed_due.is_some() {
+            return;
+        }
+        let now = Instant::now();
+        match self.list_changed_sent {
+            Some(at) if now < at + LIST_CHANGED_EVERY => {
+                self.list_changed_due = Some(at + LIST_CHANGED_EVERY);
+            }
+            _ => self.send_list_changed(now),
+        }
+    }
+
+    fn send_list_changed(&mut self, now: Instant) {
+        self.list_changed_sent = Some(now);
+        self.list_changed_due = None;
+        let note = jsonrpc::notification("notifications/tools/list_changed", json!({}));
+        self.send(note);
+    }
+
     /// The next deadline of the MCP layer itself.
     pub fn next_deadline(&self) -> Option<Instant> {
-        self.roots.deadline
+        match (self.roots.deadline, self.list_changed_due) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// Acts on the MCP layer's deadlines that have passed.
     pub fn on_time(&mut self, now: Instant) {
+        if self.list_changed_due.is_some_and(|d| d <= now) {
+            self.send_list_changed(now);
+        }
         if self.roots.deadline.is_some_and(|d| d <= now) {
             self.roots_timed_out();
             self.drain();
