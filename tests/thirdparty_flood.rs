@@ -66,7 +66,7 @@ fn p99(mut ms: Vec<f64>) -> f64 {
 fn a_page_flooding_the_binding_with_forged_reports_changes_nothing_and_stalls_nothing() {
     let fx = Fixtures::start();
     let mcp = started();
-    open(&mcp, &fx, "hostile.html"); // page 2
+    open(&mcp, &fx, "flood.html"); // page 2
     assert!(
         section(&list(&mcp).text).contains("name=\"echo\", description=\"Returns its params.\"")
     );
@@ -118,7 +118,7 @@ fn a_page_flooding_the_binding_with_forged_reports_changes_nothing_and_stalls_no
 fn page_code_finds_no_binding_to_call() {
     let fx = Fixtures::start();
     let mcp = started();
-    open(&mcp, &fx, "hostile.html");
+    open(&mcp, &fx, "flood.html");
     let found = eval_on(
         &mcp,
         2,
