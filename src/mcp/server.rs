@@ -28,16 +28,18 @@ pub struct Server {
     pub(super) roots: Roots,
     /// The JSON-RPC id each call in flight answers.
     rpc_ids: HashMap<CallId, Value>,
-    /// `tools/list_changed` coalescing: when the last one went out, and when the next is
-    /// due (a change came within [`LIST_CHANGED_EVERY`] of the last one).
-    list_changed_sent: Option<Instant>,
+    /// `tools/list_changed` coalescing: the current window's start and how many went out in
+    /// it, and when the next is due (a change came after the window's allowance was spent).
+    list_changed_window: (Instant, u32),
     list_changed_due: Option<Instant>,
 }
 
-/// At most one `notifications/tools/list_changed` per this long: a page whose tools change
-/// without end (or a flood of reports) cannot flood the client. One always follows the
-/// last change.
-const LIST_CHANGED_EVERY: Duration = Duration::from_millis(100);
+/// At most [`LIST_CHANGED_BURST`] `notifications/tools/list_changed` per this long (and
+/// one per loop turn): a page whose tools change without end cannot flood the client. Once
+/// the allowance is spent, one notice goes out when the window ends, so one always follows
+/// the last change.
+const LIST_CHANGED_WINDOW: Duration = Duration::from_secs(1);
+const LIST_CHANGED_BURST: u32 = 10;
 
 impl Server {
     pub fn new(cx: Ctx) -> Server {
@@ -48,7 +50,7 @@ impl Server {
             initialized: false,
             roots: Roots::default(),
             rpc_ids: HashMap::new(),
-            list_changed_sent: None,
+            list_changed_window: (Instant::now(), 0),
             list_changed_due: None,
         }
     }
@@ -166,23 +168,24 @@ impl Server {
         }
     }
 
-    /// The tools changed: tell the client now, or once the window since the last notice
-    /// has passed.
+    /// The tools changed: tell the client now, or once the window's allowance is renewed.
     fn tools_changed(&mut self) {
         if self.list_changed_due.is_some() {
             return;
         }
         let now = Instant::now();
-        match self.list_changed_sent {
-            Some(at) if now < at + LIST_CHANGED_EVERY => {
-                self.list_changed_due = Some(at + LIST_CHANGED_EVERY);
-            }
-            _ => self.send_list_changed(now),
+        let (start, sent) = self.list_changed_window;
+        if now >= start + LIST_CHANGED_WINDOW {
+            self.list_changed_window = (now, 0);
+        } else if sent >= LIST_CHANGED_BURST {
+            self.list_changed_due = Some(start + LIST_CHANGED_WINDOW);
+            return;
         }
+        self.send_list_changed();
     }
 
-    fn send_list_changed(&mut self, now: Instant) {
-        self.list_changed_sent = Some(now);
+    fn send_list_changed(&mut self) {
+        self.list_changed_window.1 += 1;
         self.list_changed_due = None;
         let note = jsonrpc::notification("notifications/tools/list_changed", json!({}));
         self.send(note);
@@ -199,7 +202,8 @@ impl Server {
     /// Acts on the MCP layer's deadlines that have passed.
     pub fn on_time(&mut self, now: Instant) {
         if self.list_changed_due.is_some_and(|d| d <= now) {
-            self.send_list_changed(now);
+            self.list_changed_window = (now, 0);
+            self.send_list_changed();
         }
         if self.roots.deadline.is_some_and(|d| d <= now) {
             self.roots_timed_out();
