@@ -161,3 +161,40 @@ fn registrations_over_the_limits_are_refused_with_a_reason() {
     assert!(!tools.contains("name=\"many_patterns\"") && !tools.contains(&"y".repeat(100)));
     assert_eq!(exec_ok(&mcp, "fine", None).lines().next(), Some("\"ran\""));
 }
+
+#[test]
+fn a_same_origin_opener_cannot_forge_its_popups_table() {
+    let fx = Fixtures::start();
+    let mcp = started();
+    open(&mcp, &fx, "flood.html"); // page 2
+                                   // The opener watches its popup from the first moment for a binding to keep, then
+                                   // calls whatever it got with forged reports once the popup has loaded.
+    let opened = eval_on(
+        &mcp,
+        2,
+        "() => new Promise((resolve) => { \
+           const popup = window.open('sync.html'); const grabbed = new Set(); \
+           const t = setInterval(() => { \
+             try { const f = popup.__dtmcp_notify; if (typeof f === 'function') grabbed.add(f); } catch (e) {} \
+             if (popup.document.readyState !== 'complete' || !popup.document.title) return; \
+             clearInterval(t); let reached = 0; \
+             for (const f of grabbed) for (let i = 0; i < 100; i++) { \
+               try { f(forged(i, false)); reached++; } catch (e) {} } \
+             resolve([grabbed.size, reached]); }, 0); })",
+    );
+    eprintln!("opener: [bindings grabbed, calls made] = {opened}");
+    let pages = mcp.call_ok("list_pages", json!({})).text;
+    assert!(pages.contains("3: Sync tools"), "{pages}");
+    mcp.call_ok("select_page", json!({"pageId": 3}));
+    let text = list(&mcp).text;
+    let tools = section(&text);
+    assert!(
+        tools.contains("Sync: Tools answered synchronously."),
+        "{tools}"
+    );
+    assert!(
+        !tools.contains("FORGED") && !tools.contains("Hostile"),
+        "{tools}"
+    );
+    assert_eq!(exec_ok(&mcp, "add", Some(r#"{"a":2,"b":3}"#)), "5");
+}
