@@ -6,7 +6,7 @@
 //! (`tools::list`, `tools::call`) and the answers they leave in the outbox.
 
 use std::collections::HashMap;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use serde_json::value::RawValue;
@@ -30,7 +30,18 @@ pub struct Server {
     pub(super) roots: Roots,
     /// The JSON-RPC id each call in flight answers, as the client wrote it.
     rpc_ids: HashMap<CallId, Id>,
+    /// `tools/list_changed` coalescing: the current window's start and how many went out in
+    /// it, and when the next is due (a change came after the window's allowance was spent).
+    list_changed_window: (Instant, u32),
+    list_changed_due: Option<Instant>,
 }
+
+/// At most [`LIST_CHANGED_BURST`] `notifications/tools/list_changed` per this long (and
+/// one per loop turn): a page whose tools change without end cannot flood the client. Once
+/// the allowance is spent, one notice goes out when the window ends, so one always follows
+/// the last change.
+const LIST_CHANGED_WINDOW: Duration = Duration::from_secs(1);
+const LIST_CHANGED_BURST: u32 = 10;
 
 impl Server {
     pub fn new(cx: Ctx) -> Server {
@@ -41,6 +52,8 @@ impl Server {
             initialized: false,
             roots: Roots::default(),
             rpc_ids: HashMap::new(),
+            list_changed_window: (Instant::now(), 0),
+            list_changed_due: None,
         }
     }
 
@@ -155,22 +168,49 @@ impl Server {
                         self.send(jsonrpc::response(&id, result.into_json()));
                     }
                 }
-                Outcome::ToolsChanged if self.initialized => {
-                    let note = jsonrpc::notification("notifications/tools/list_changed", json!({}));
-                    self.send(note);
-                }
+                Outcome::ToolsChanged if self.initialized => self.tools_changed(),
                 Outcome::ToolsChanged => {}
             }
         }
     }
 
+    /// The tools changed: tell the client now, or once the window's allowance is renewed.
+    fn tools_changed(&mut self) {
+        if self.list_changed_due.is_some() {
+            return;
+        }
+        let now = Instant::now();
+        let (start, sent) = self.list_changed_window;
+        if now >= start + LIST_CHANGED_WINDOW {
+            self.list_changed_window = (now, 0);
+        } else if sent >= LIST_CHANGED_BURST {
+            self.list_changed_due = Some(start + LIST_CHANGED_WINDOW);
+            return;
+        }
+        self.send_list_changed();
+    }
+
+    fn send_list_changed(&mut self) {
+        self.list_changed_window.1 += 1;
+        self.list_changed_due = None;
+        let note = jsonrpc::notification("notifications/tools/list_changed", json!({}));
+        self.send(note);
+    }
+
     /// The next deadline of the MCP layer itself.
     pub fn next_deadline(&self) -> Option<Instant> {
-        self.roots.deadline
+        match (self.roots.deadline, self.list_changed_due) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// Acts on the MCP layer's deadlines that have passed.
     pub fn on_time(&mut self, now: Instant) {
+        if self.list_changed_due.is_some_and(|d| d <= now) {
+            self.list_changed_window = (now, 0);
+            self.send_list_changed();
+        }
         if self.roots.deadline.is_some_and(|d| d <= now) {
             self.roots_timed_out();
             self.drain();

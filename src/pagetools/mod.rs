@@ -8,6 +8,8 @@
 //! generic over a [`PageHost`], the state that holds the tables.
 
 pub mod exposed;
+pub mod guard;
+pub mod limits;
 pub mod page_code;
 pub mod run;
 pub mod table;
@@ -58,7 +60,7 @@ impl Tables {
 
 /// A new page target: the binding the shim reports through, and the shim itself, before
 /// any page script runs (and now, when the page's document exists already).
-pub fn attach<H: PageHost>(h: &mut H, _page: PageId, session: &str, paused: bool) {
+pub fn attach<H: PageHost>(h: &mut H, page: PageId, session: &str, paused: bool) {
     let s = Some(session);
     browser::fire(
         h,
@@ -69,14 +71,15 @@ pub fn attach<H: PageHost>(h: &mut H, _page: PageId, session: &str, paused: bool
         },
     );
     let install = cdp_page::AddScriptToEvaluateOnNewDocumentParams {
-        source: SHIM.to_owned(),
+        source: h.tables().entry(page).guard.document_shim(),
         ..Default::default()
     };
     browser::fire(h, s, install);
     if !paused {
         // A document that already exists did not run the new-document script.
+        let document = h.browser().pages.get(page).map_or(0, |p| p.document);
         let now = runtime::EvaluateParams {
-            expression: SHIM.to_owned(),
+            expression: h.tables().entry(page).guard.late_shim(document),
             ..Default::default()
         };
         browser::send(h, s, now, |_, _| {});
@@ -133,6 +136,10 @@ pub fn discover<H: PageHost>(h: &mut H, page: PageId, done: Done<H, ()>) {
         let Ok(answer) = r else {
             return done(h, Ok(()));
         };
+        if !shim_answers(h, page) {
+            // window.__dtmcp here may be the page's own: nothing it says is a table.
+            return done(h, Ok(()));
+        }
         match answer.result.value {
             Some(report @ Value::Object(_)) => apply(h, page, document, &report),
             Some(Value::Number(seq)) => {
@@ -175,13 +182,24 @@ fn install_and_discover<H: PageHost>(
     document: u64,
     done: Done<H, ()>,
 ) {
-    let expression = format!("{SHIM}\n;window.__dtmcp ? window.__dtmcp.discover() : null");
+    let shim = h.tables().entry(page).guard.late_shim(document);
+    let expression = format!("{shim}\n;window.__dtmcp ? window.__dtmcp.discover() : null");
     browser::send(h, Some(&session), by_value(expression), move |h, r| {
         if let Ok(Some(report @ Value::Object(_))) = r.map(|a| a.result.value) {
-            apply(h, page, document, &report);
+            if shim_answers(h, page) {
+                apply(h, page, document, &report);
+            }
         }
         done(h, Ok(()))
     });
+}
+
+/// Whether the page's main context is one whose shim said hello: there the evaluations
+/// of `window.__dtmcp…` reach the shim (answers arrive after the hello: the shim sends it
+/// while it installs, before any discover() it answers).
+fn shim_answers<H: PageHost>(h: &mut H, page: PageId) -> bool {
+    let context = h.browser().pages.get(page).and_then(|p| p.context);
+    context.is_some() && h.tables().entry(page).guard.trusted == context
 }
 
 /// Installs a report for the page, if it is still about the same document.
@@ -197,8 +215,10 @@ fn apply<H: PageHost>(h: &mut H, page: PageId, document: u64, report: &Value) {
     }
 }
 
-/// Runtime.bindingCalled: the shim reports a table nobody asked for (a listener added
-/// after load, a late answer). Only the main frame's own document is a tool source.
+/// Runtime.bindingCalled: the shim says hello, or reports a table nobody asked for (a
+/// listener added after load, a late answer). Only the main frame's own document is a tool
+/// source, and only messages with the shim's secret are the shim's: anything else is page
+/// code calling the binding, dropped before it is parsed.
 fn on_binding<H: PageHost>(h: &mut H, page: PageId, e: runtime::BindingCalledEvent) {
     if e.name != BINDING {
         return;
@@ -206,16 +226,22 @@ fn on_binding<H: PageHost>(h: &mut H, page: PageId, e: runtime::BindingCalledEve
     let Some(p) = h.browser().pages.get(page) else {
         return;
     };
-    if p.context != Some(e.execution_context_id) {
+    let (document, main) = (p.document, p.context == Some(e.execution_context_id));
+    let Some(body) = h.tables().entry(page).guard.open(document, &e.payload) else {
+        log!("dropped a binding call without the shim's secret on page {page}");
+        return;
+    };
+    if !main {
         log!("ignored a tool report from a frame other than page {page}'s main frame");
         return;
     }
-    let document = p.document;
-    let Ok(payload) = serde_json::from_str::<Value>(&e.payload) else {
+    let Ok(message) = serde_json::from_str::<Value>(body) else {
         return;
     };
-    if payload["type"] == "groups" {
-        apply(h, page, document, &payload["report"]);
+    match message["type"].as_str() {
+        Some("hello") => h.tables().entry(page).guard.trusted = Some(e.execution_context_id),
+        Some("groups") => apply(h, page, document, &message["report"]),
+        _ => {}
     }
 }
 

@@ -74,8 +74,12 @@ pub fn check<H: PageHost>(
     let Some(tool) = h.tables_ref().get(page).and_then(|t| t.find(name)) else {
         return Err(Error::Invalid(format!("Tool {name} not found")));
     };
-    let problems: Vec<String> = tool
-        .validator
+    let validator = tool.validator().map_err(|e| {
+        Error::Invalid(format!(
+            "Tool {name} cannot be run: its inputSchema is not a valid JSON Schema: {e}"
+        ))
+    })?;
+    let problems: Vec<String> = validator
         .iter_errors(params)
         .map(|e| format!("data{} {e}", e.instance_path()))
         .collect();

@@ -3,10 +3,16 @@
 //! One table per page target, reset whenever the target commits a new document. Its groups
 //! and tools live in flat vectors used as an arena: a reset clears them without giving the
 //! memory back, so a page that navigates often does not churn the allocator, and tools refer
-//! to their group by index. Each tool's argument validator is compiled once, when the tool
-//! arrives, and kept beside it.
+//! to their group by index. Registrations over the limits (see `limits`) are left out with
+//! a reason; each tool's argument validator is compiled when the tool first runs, and kept
+//! beside it (shared with tools of the same schema text).
+
+use std::cell::OnceCell;
+use std::rc::Rc;
 
 use serde_json::{json, Value};
+
+use super::limits::{self, shown};
 
 pub struct Group {
     pub name: String,
@@ -22,7 +28,21 @@ pub struct PageTool {
     /// The schema as agents see it (HTMLElement properties shown as `{uid}`).
     pub input_schema: Value,
     pub group: usize,
-    pub validator: jsonschema::Validator,
+    /// Compiled at the first run; an error is the compiler's message.
+    validator: OnceCell<Result<Rc<jsonschema::Validator>, String>>,
+}
+
+impl PageTool {
+    /// The argument validator, compiled now if this is the tool's first run.
+    pub fn validator(&self) -> Result<&jsonschema::Validator, &str> {
+        match self
+            .validator
+            .get_or_init(|| limits::validator(&self.input_schema))
+        {
+            Ok(v) => Ok(v),
+            Err(e) => Err(e),
+        }
+    }
 }
 
 /// A registration that was left out, and why (the reason names the group and tool).
@@ -51,6 +71,8 @@ pub struct Table {
     /// The list section as last rendered; cleared whenever the content changes (a list of
     /// an unchanged page is then a copy, not a rebuild).
     rendered: std::cell::OnceCell<(Option<String>, Option<Value>)>,
+    /// The target's secrets and the context it trusts; kept across documents.
+    pub guard: super::guard::Guard,
 }
 
 impl Table {
@@ -123,39 +145,18 @@ impl Table {
             });
         }
         let shim_problems = self.problems.len();
-        for g in groups.as_array().into_iter().flatten() {
-            let Some(name) = g["name"].as_str() else {
-                continue;
-            };
-            let first = self.tools.len();
-            let index = self.groups.len();
-            for t in g["tools"].as_array().into_iter().flatten() {
-                let Some(tool_name) = t["name"].as_str() else {
-                    continue;
-                };
-                let mut schema = t["inputSchema"].clone();
-                show_elements_as_uids(&mut schema);
-                match jsonschema::validator_for(&schema) {
-                    Ok(validator) => self.tools.push(PageTool {
-                        name: tool_name.to_owned(),
-                        description: t["description"].as_str().map(str::to_owned),
-                        input_schema: schema,
-                        group: index,
-                        validator,
-                    }),
-                    Err(e) => self.problems.push(Problem {
-                        reason: format!(
-                            "tool '{tool_name}' in group '{name}': its inputSchema is not a valid JSON Schema: {}",
-                            one_line(&e.to_string())
-                        ),
-                    }),
-                }
-            }
-            self.groups.push(Group {
-                name: name.to_owned(),
-                description: g["description"].as_str().map(str::to_owned),
-                first,
-                count: self.tools.len() - first,
+        let all = groups.as_array().map_or(&[][..], Vec::as_slice);
+        for g in all.iter().take(limits::MAX_GROUPS) {
+            self.add_group(g);
+        }
+        if all.len() > limits::MAX_GROUPS {
+            self.problems.push(Problem {
+                reason: format!(
+                    "{} groups after the first {} were left out: a page may register at most {} groups",
+                    all.len() - limits::MAX_GROUPS,
+                    limits::MAX_GROUPS,
+                    limits::MAX_GROUPS
+                ),
             });
         }
         self.compiled_problems = self.problems.len() - shim_problems;
@@ -174,6 +175,63 @@ impl Table {
         }
         self.last_groups = groups.clone();
         true
+    }
+
+    /// One group of a report, its tools within the limits.
+    fn add_group(&mut self, g: &Value) {
+        let Some(name) = g["name"].as_str() else {
+            return;
+        };
+        let description = g["description"].as_str();
+        if let Some(why) = limits::text_problem("group", name, description) {
+            let reason = format!("group '{}': {why}", shown(name));
+            self.problems.push(Problem { reason });
+            return;
+        }
+        let first = self.tools.len();
+        let index = self.groups.len();
+        let tools = g["tools"].as_array().map_or(&[][..], Vec::as_slice);
+        for t in tools.iter().take(limits::MAX_TOOLS) {
+            let Some(tool_name) = t["name"].as_str() else {
+                continue;
+            };
+            let mut schema = t["inputSchema"].clone();
+            show_elements_as_uids(&mut schema);
+            let tool_description = t["description"].as_str();
+            let problem = limits::text_problem("tool", tool_name, tool_description)
+                .or_else(|| limits::schema_problem(&schema));
+            if let Some(why) = problem {
+                let reason = format!(
+                    "tool '{}' in group '{name}': {}",
+                    shown(tool_name),
+                    one_line(&why)
+                );
+                self.problems.push(Problem { reason });
+                continue;
+            }
+            self.tools.push(PageTool {
+                name: tool_name.to_owned(),
+                description: tool_description.map(str::to_owned),
+                input_schema: schema,
+                group: index,
+                validator: OnceCell::new(),
+            });
+        }
+        if tools.len() > limits::MAX_TOOLS {
+            let reason = format!(
+                "group '{name}': {} tools after the first {} were left out: a group may hold at most {} tools",
+                tools.len() - limits::MAX_TOOLS,
+                limits::MAX_TOOLS,
+                limits::MAX_TOOLS
+            );
+            self.problems.push(Problem { reason });
+        }
+        self.groups.push(Group {
+            name: name.to_owned(),
+            description: description.map(str::to_owned),
+            first,
+            count: self.tools.len() - first,
+        });
     }
 
     fn shim_problem_count(&self) -> usize {

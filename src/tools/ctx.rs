@@ -58,7 +58,14 @@ impl PageHost for Ctx {
     }
 
     fn tools_changed(&mut self) {
-        self.outbox.push(Outcome::ToolsChanged);
+        // One notice per turn is enough (the server coalesces further over time).
+        if !self
+            .outbox
+            .iter()
+            .any(|o| matches!(o, Outcome::ToolsChanged))
+        {
+            self.outbox.push(Outcome::ToolsChanged);
+        }
     }
 }
 

@@ -219,9 +219,15 @@
  *       current table with the late answer included (no new dispatch, so a
  *       slow promise cannot cause an endless rediscovery loop). Late answers
  *       to a superseded event are ignored: their listener got the newer one.
- *   The binding function is captured at install; if it is absent then, it is
- *   looked up again when needed; if absent, nothing is sent. The server can
- *   tell documents apart by the executionContextId of Runtime.bindingCalled.
+ *   The binding function is captured at install and deleted from window (in
+ *   every frame), so page code cannot call it; if it is absent then, nothing
+ *   is sent. Every message is SECRET + "\n" + JSON, SECRET being the text
+ *   the server put into this copy of the shim; the server drops any other.
+ *   Once window.__dtmcp is defined (non-configurable), the shim sends
+ *   {type: "hello"}: the server believes discover() answers only from an
+ *   execution context that said hello (elsewhere window.__dtmcp may be the
+ *   page's). The server tells documents apart by the executionContextId of
+ *   Runtime.bindingCalled.
  *   `window.ondevtoolstooldiscovery = fn` is not supported (no such event
  *   handler attribute exists; the reference ignores it too).
  * ==========================================================================
@@ -260,7 +266,22 @@
   var EVENT = 'devtoolstooldiscovery';
   var BINDING = '__dtmcp_notify';
 
+  // The server's secret for this target (it fills it in when it installs the
+  // shim): every binding message starts with it, so page code, which never
+  // sees it, cannot send reports the server accepts.
+  var SECRET = '@@DTMCP-SECRET@@';
+
   var w = window;
+  // The binding is taken off the window before any page script runs, in
+  // every frame, so page code cannot flood it; only this closure keeps it.
+  var bindingFn = null;
+  try {
+    var found = w[BINDING];
+    if (typeof found === 'function') bindingFn = found;
+    delete w[BINDING];
+  } catch (e) {
+    // A hostile getter (a late install): report nothing rather than guess.
+  }
   try {
     if (w !== w.top) return 'not-top-frame';
   } catch (e) {

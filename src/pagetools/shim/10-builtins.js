@@ -64,12 +64,6 @@
   var setTimeoutFn = w.setTimeout;
   var clearTimeoutFn = w.clearTimeout;
   var queueMicrotaskFn = w.queueMicrotask;
-  var bindingFn = null;
-  try {
-    if (typeof w[BINDING] === 'function') bindingFn = w[BINDING];
-  } catch (e) {
-    bindingFn = null;
-  }
 
   // ---- small helpers -----------------------------------------------------
   function later(fn, ms) {

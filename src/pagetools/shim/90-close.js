@@ -70,6 +70,8 @@
     };
   });
 
+  // Whether window.__dtmcp is ours for good (page code cannot replace it).
+  var fixed = false;
   try {
     defineProp(w, '__dtmcp', {
       get: function () {
@@ -81,6 +83,7 @@
       // ignored silently; a `delete` returns false (throws in strict code).
       configurable: false,
     });
+    fixed = true;
   } catch (e) {
     try {
       w.__dtmcp = api;
@@ -90,6 +93,11 @@
     if (w.__dtmcp !== api) return 'failed';
   }
 
+  if (fixed) {
+    var hello = mk();
+    hello.type = 'hello';
+    send(hello);
+  }
   hook('addEventListener', hooks.addEventListener);
   hook('removeEventListener', hooks.removeEventListener);
   scheduleDiscovery();
