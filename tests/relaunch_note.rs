@@ -33,6 +33,12 @@ fn kill_browser(mcp: &Mcp) {
         .status();
     let failed = tool_result(&mcp.wait_response_timeout(hanging, PROMPT));
     assert!(failed.is_error, "{}", failed.text);
+    // Lost is not yet restarted: the call that saw the loss does not carry the note.
+    assert!(
+        !failed.text.contains("Note: the browser"),
+        "{}",
+        failed.text
+    );
 }
 
 #[test]
@@ -63,4 +69,27 @@ fn the_first_answer_after_a_relaunch_says_the_pages_were_lost() {
         "{}",
         snapshot.text
     );
+}
+
+#[test]
+fn an_error_answer_after_a_relaunch_says_it_too() {
+    let fx = Fixtures::start();
+    let mcp = started();
+    mcp.call_ok("new_page", json!({"url": page_url(&fx, "start.html")}));
+    kill_browser(&mcp);
+
+    let first = mcp.call(
+        "evaluate_script",
+        json!({"function": "() => { throw new Error('after the relaunch'); }"}),
+    );
+    assert!(first.is_error, "{}", first.text);
+    assert!(
+        first.text.starts_with(&format!("{LOST_NOTE}\n")),
+        "{}",
+        first.text
+    );
+    assert!(first.text.contains("Error: "), "{}", first.text);
+    assert!(first.text.contains("after the relaunch"), "{}", first.text);
+    let again = mcp.call_ok("evaluate_script", json!({"function": "() => 1"}));
+    assert!(!again.text.contains("Note: the browser"), "{}", again.text);
 }

@@ -63,7 +63,10 @@ pub struct Browser<H> {
     starting: Vec<(Owner, Done<H, ()>)>,
     pub pages: pages::Pages<H>,
     pub waiters: waiters::Waiters<H>,
-    /// Set when a browser was lost: the next answer that lists pages says ids changed.
+    /// Set when a browser with pages was lost: the next start turns it into `restarted`.
+    lost_pages: bool,
+    /// Set when the browser started (or was reached) again after one with pages was lost:
+    /// the next answer says so, and what went with the old one.
     pub restarted: bool,
 }
 
@@ -84,6 +87,7 @@ impl<H> Browser<H> {
             starting: Vec::new(),
             pages: pages::Pages::default(),
             waiters: waiters::Waiters::default(),
+            lost_pages: false,
             restarted: false,
         }
     }
@@ -284,7 +288,9 @@ fn start<H: Host>(h: &mut H) {
         h.cancel_timer(timer);
         match r {
             Ok(_) => {
-                h.browser().phase = Phase::Ready;
+                let b = h.browser();
+                b.phase = Phase::Ready;
+                b.restarted |= std::mem::take(&mut b.lost_pages);
                 for (owner, done) in std::mem::take(&mut h.browser().starting) {
                     h.run_as(owner, |h| h.resolve(done, Ok(())));
                 }
@@ -394,7 +400,7 @@ pub fn lost<H: Host>(h: &mut H, reason: &str) {
     let b = h.browser();
     let had_pages = !b.pages.is_empty();
     b.phase = Phase::Idle;
-    b.restarted |= had_pages;
+    b.lost_pages |= had_pages;
     let err = Error::BrowserGone(reason.to_owned());
     for (_, p) in std::mem::take(&mut h.browser().pending) {
         if h.alive(p.owner) {

@@ -85,7 +85,12 @@ pub fn finish(cx: &mut Ctx, call: CallId, result: ToolResult) {
 /// Answers a call with an error. As in the reference, the message is the last line of the
 /// text, after `Error: `; an empty message (a page threw an empty string) stays empty.
 pub fn fail(cx: &mut Ctx, call: CallId, err: impl std::fmt::Display) {
-    finish(cx, call, ToolResult::error(error_text(&err.to_string())));
+    let mut text = error_text(&err.to_string());
+    // The first answer after the browser came back says so, an error as much as a success.
+    if cx.calls.contains(call) && std::mem::take(&mut cx.browser.restarted) {
+        text = format!("{}\n{text}", super::response::restart_note(false));
+    }
+    finish(cx, call, ToolResult::error(text));
 }
 
 pub fn error_text(message: &str) -> String {

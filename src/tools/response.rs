@@ -155,7 +155,7 @@ fn render(cx: &mut Ctx, mut resp: Response) -> ToolResult {
 /// The note on the first answer after the browser was lost and started (or reached) again.
 /// An answer that lists the pages says it as the reference does; any other also says what
 /// went with the old browser.
-fn restart_note(lists_pages: bool) -> &'static str {
+pub fn restart_note(lists_pages: bool) -> &'static str {
     if lists_pages {
         "Note: the browser was restarted or reconnected since the last call. Page ids have changed. Call list_pages to see open pages."
     } else {
