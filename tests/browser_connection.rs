@@ -161,6 +161,42 @@ fn browser_url_connects_to_a_running_browser() {
     assert_returned(&evaluate(&mcp, "() => 'connected'"), "\"connected\"");
 }
 
+/// A page's tools stay usable by the next server: its document predates that server (an
+/// earlier server's shim answers in it, not one that greeted this server).
+#[test]
+fn a_later_server_sees_the_tools_of_a_page_that_was_already_open() {
+    let fx = Fixtures::start();
+    let browser = RunningBrowser::start();
+    let url = format!("--browserUrl={}", browser.browser_url());
+    let first = Mcp::spawn(&[&url], &[]);
+    first.initialize();
+    let tools = common::thirdparty::page_url(&fx, "sync.html");
+    let opened = first.call_ok("new_page", json!({ "url": tools }));
+    assert!(opened.text.contains("name=\"add\""), "{}", opened.text);
+    drop(first);
+
+    let later = Mcp::spawn(&[&url], &[]);
+    later.initialize();
+    let pages = later.call_ok("list_pages", json!({}));
+    let id = pages
+        .text
+        .lines()
+        .find(|l| l.contains("sync.html"))
+        .and_then(|l| l.split(':').next())
+        .and_then(|n| n.trim().parse::<u64>().ok());
+    let Some(id) = id else {
+        panic!("the page is not listed: {}", pages.text)
+    };
+    later.call_ok("select_page", json!({ "pageId": id }));
+    let listed = later.call_ok("list_3p_developer_tools", json!({}));
+    assert!(listed.text.contains("name=\"add\""), "{}", listed.text);
+    let sum = later.call_ok(
+        "execute_3p_developer_tool",
+        json!({"toolName": "add", "params": "{\"a\": 2, \"b\": 3}"}),
+    );
+    assert!(sum.text.contains('5'), "{}", sum.text);
+}
+
 // ---------------------------------------------------------------- no browser
 
 #[test]

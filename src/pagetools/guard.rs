@@ -19,6 +19,11 @@ pub struct Guard {
     /// The execution context whose shim said hello: its `window.__dtmcp` is the shim's
     /// and cannot be replaced, so what discover() answers there is the shim's.
     pub trusted: Option<i64>,
+    /// The document that existed when the server attached (the page was running): its
+    /// `window.__dtmcp` may be an earlier server's shim, which never says hello to this one.
+    /// What it answers is believed as the page's own, like the page's own listeners: tools
+    /// and their runs both come from that document, so nothing stronger is there to forge.
+    pub preexisting: Option<u64>,
 }
 
 /// How many documents a late secret is remembered for (a page is late-installed at
@@ -32,6 +37,7 @@ impl Default for Guard {
             late_secret: secret(),
             late_documents: Vec::new(),
             trusted: None,
+            preexisting: None,
         }
     }
 }

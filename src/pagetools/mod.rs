@@ -78,6 +78,7 @@ pub fn attach<H: PageHost>(h: &mut H, page: PageId, session: &str, paused: bool)
     if !paused {
         // A document that already exists did not run the new-document script.
         let document = h.browser().pages.get(page).map_or(0, |p| p.document);
+        h.tables().entry(page).guard.preexisting = Some(document);
         let now = runtime::EvaluateParams {
             expression: h.tables().entry(page).guard.late_shim(document),
             ..Default::default()
@@ -197,9 +198,15 @@ fn install_and_discover<H: PageHost>(
 /// Whether the page's main context is one whose shim said hello: there the evaluations
 /// of `window.__dtmcp…` reach the shim (answers arrive after the hello: the shim sends it
 /// while it installs, before any discover() it answers).
+/// A document that existed before the server attached answers as the page's own (see
+/// `Guard::preexisting`).
 fn shim_answers<H: PageHost>(h: &mut H, page: PageId) -> bool {
-    let context = h.browser().pages.get(page).and_then(|p| p.context);
-    context.is_some() && h.tables().entry(page).guard.trusted == context
+    let Some(p) = h.browser().pages.get(page) else {
+        return false;
+    };
+    let (context, document) = (p.context, p.document);
+    let guard = &h.tables().entry(page).guard;
+    (context.is_some() && guard.trusted == context) || guard.preexisting == Some(document)
 }
 
 /// Installs a report for the page, if it is still about the same document.
