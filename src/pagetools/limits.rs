@@ -24,6 +24,10 @@ pub const MAX_SCHEMA: usize = 32 * 1024;
 /// `pattern`s and `patternProperties` keys in one inputSchema (regexes are what compiling
 /// costs most).
 pub const MAX_PATTERNS: usize = 32;
+/// Refused registrations listed one by one (the rest are counted in one line), and the
+/// longest reason kept (a reason quotes page-supplied names).
+pub const MAX_PROBLEMS: usize = 64;
+pub const MAX_REASON: usize = 300;
 
 /// A name as shown in a reason: cut short when it is over the limit.
 pub fn shown(name: &str) -> String {

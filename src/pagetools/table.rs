@@ -61,6 +61,8 @@ pub struct Table {
     last_groups: Value,
     /// How many of `problems` came from compiling schemas here (the rest the shim reported).
     compiled_problems: usize,
+    /// How many refused registrations the shim reported (before they were capped).
+    shim_errors: usize,
     /// A report arrived for the current document.
     pub discovered: bool,
     /// The shim's seq of the report installed last (per document; equal seqs, equal tables).
@@ -123,9 +125,9 @@ impl Table {
         let groups = &report["groups"];
         self.navigating = false;
         self.seq = report["seq"].as_u64();
-        let unchanged = self.discovered
-            && *groups == self.last_groups
-            && report["errors"].as_array().map_or(0, Vec::len) == self.shim_problem_count();
+        let errors = report["errors"].as_array().map_or(&[][..], Vec::as_slice);
+        let unchanged =
+            self.discovered && *groups == self.last_groups && errors.len() == self.shim_errors;
         self.discovered = true;
         if unchanged {
             return false;
@@ -136,12 +138,17 @@ impl Table {
         self.problems.clear();
         self.duplicates.clear();
         self.compiled_problems = 0;
-        for e in report["errors"].as_array().into_iter().flatten() {
+        self.shim_errors = errors.len();
+        for e in errors.iter().take(limits::MAX_PROBLEMS) {
+            let reason = e["reason"].as_str().unwrap_or("invalid registration");
             self.problems.push(Problem {
-                reason: e["reason"]
-                    .as_str()
-                    .unwrap_or("invalid registration")
-                    .to_owned(),
+                reason: cut_reason(reason),
+            });
+        }
+        if errors.len() > limits::MAX_PROBLEMS {
+            let more = errors.len() - limits::MAX_PROBLEMS;
+            self.problems.push(Problem {
+                reason: format!("{more} more registrations were left out"),
             });
         }
         let shim_problems = self.problems.len();
@@ -232,10 +239,6 @@ impl Table {
             first,
             count: self.tools.len() - first,
         });
-    }
-
-    fn shim_problem_count(&self) -> usize {
-        self.problems.len() - self.compiled_problems
     }
 
     /// The `## Third-party developer tools` section and its structured form. `None` text when
@@ -379,6 +382,14 @@ fn walk(schema: &Value, value: &Value, path: &mut Vec<Value>, out: &mut Vec<(Vec
     }
 }
 
+/// A page-supplied reason, cut to its first `MAX_REASON` characters.
+fn cut_reason(reason: &str) -> String {
+    match reason.char_indices().nth(limits::MAX_REASON) {
+        Some((i, _)) => format!("{}…", &reason[..i]),
+        None => reason.to_owned(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -419,6 +430,26 @@ mod tests {
         assert!(text
             .unwrap()
             .contains("- tool 'bad' in group 'G': its inputSchema is not a valid JSON Schema"));
+    }
+
+    #[test]
+    fn refused_registrations_are_listed_up_to_a_bound() {
+        let mut t = Table::default();
+        let long = "x".repeat(10_000);
+        let errors: Vec<Value> = (0..1000)
+            .map(|i| json!({"reason": format!("group {i}: {long}")}))
+            .collect();
+        let r = json!({"seq": 1, "groups": [], "errors": errors, "duplicates": []});
+        assert!(t.replace(&r));
+        assert!(!t.replace(&r), "the same report again is no change");
+        let text = t.render(false).0.unwrap_or_default();
+        let listed = text.lines().filter(|l| l.starts_with("- group ")).count();
+        assert_eq!(listed, limits::MAX_PROBLEMS, "{text}");
+        assert!(text
+            .lines()
+            .all(|l| l.chars().count() <= limits::MAX_REASON + 8));
+        let more = 1000 - limits::MAX_PROBLEMS;
+        assert!(text.contains(&format!("{more} more registrations were left out")));
     }
 
     #[test]
