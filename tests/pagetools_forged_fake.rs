@@ -3,140 +3,34 @@
 //! (the first ones with big schemas full of patterns) change no table, are handled quickly,
 //! and cause no `list_changed`; the real tool's schema still validates its arguments.
 
+mod common;
+
 use std::time::{Duration, Instant};
 
-use devtools_mcp::app::flags::{self, Flags};
-use devtools_mcp::browser::{self, Browser, Host, Tokens};
-use devtools_mcp::cdp::fake::FakeBrowser;
-use devtools_mcp::mcp::Server;
-use devtools_mcp::tools::Ctx;
-use mio::{Poll, Token};
+use common::fake::{Rig, SESSION};
 use serde_json::{json, Value};
 
-const SESSION: &str = "S1";
-const TARGET: &str = "T1";
 const LIST_CHANGED: &str = "notifications/tools/list_changed";
 
-struct Rig {
-    server: Server,
-    browser: FakeBrowser,
-    _poll: Poll,
+/// The secret in the new-document shim the server installed.
+fn secret(rig: &Rig) -> String {
+    let install = rig
+        .browser
+        .requests()
+        .into_iter()
+        .find(|r| r.method == "Page.addScriptToEvaluateOnNewDocument")
+        .expect("the shim is installed");
+    let source = install.params["source"].as_str().unwrap_or_default();
+    let Some(at) = source.find("var SECRET = '") else {
+        return String::new();
+    };
+    let rest = &source[at + "var SECRET = '".len()..];
+    rest.split('\'').next().unwrap_or_default().to_owned()
 }
 
-impl Rig {
-    fn new() -> Rig {
-        let (parsed, _) = Flags::parse("devtools-mcp", &[]).expect("flags parse");
-        let settings = flags::settings(&parsed).expect("settings");
-        let poll = Poll::new().expect("poll");
-        let registry = poll.registry().try_clone().expect("registry");
-        let tokens = Tokens {
-            read: Token(3),
-            write: Token(4),
-        };
-        let mut b = Browser::new(registry, tokens);
-        let fake = FakeBrowser::new();
-        let endpoint = fake.clone();
-        b.connect_with(move || Ok(endpoint.connect()));
-        Rig {
-            server: Server::new(Ctx::new(settings, b)),
-            browser: fake,
-            _poll: poll,
-        }
-    }
-
-    fn settle(&mut self) {
-        self.server.cx.run_deferred();
-        self.server.drain();
-    }
-
-    fn client(&mut self, message: Value) {
-        self.server.handle_line(message.to_string().as_bytes());
-        self.settle();
-    }
-
-    fn deliver(&mut self) {
-        browser::on_readable(&mut self.server.cx);
-        self.settle();
-    }
-
-    fn output(&mut self) -> Vec<Value> {
-        let bytes = self.server.out.take_queued();
-        String::from_utf8(bytes)
-            .expect("UTF-8 output")
-            .lines()
-            .map(|l| serde_json::from_str(l).expect("each line is JSON"))
-            .collect()
-    }
-
-    /// The browser's side of a start (see `dispatch_fake.rs`): one page, attached, its
-    /// set-up answered and its default context (id 1) announced.
-    fn boot(&mut self) {
-        let b = &self.browser;
-        let discover = b.pending("Target.setDiscoverTargets").expect("discovery");
-        b.answer(discover.id, json!({}));
-        let page = json!({
-            "sessionId": SESSION,
-            "targetInfo": {"targetId": TARGET, "type": "page", "title": "about:blank",
-                "url": "about:blank", "attached": true, "canAccessOpener": false},
-            "waitingForDebugger": false,
-        });
-        b.event(None, "Target.attachedToTarget", page);
-        let attach = b.pending("Target.setAutoAttach").expect("auto-attach");
-        b.answer(attach.id, json!({}));
-        self.deliver();
-        loop {
-            let setup: Vec<_> = self
-                .browser
-                .unanswered()
-                .into_iter()
-                .filter(|r| r.session.as_deref() == Some(SESSION))
-                .filter(|r| r.method != "Runtime.callFunctionOn")
-                .filter(|r| {
-                    r.method != "Runtime.evaluate" || r.params.get("awaitPromise").is_none()
-                })
-                .collect();
-            if setup.is_empty() {
-                return;
-            }
-            for request in setup {
-                if request.method == "Runtime.enable" {
-                    let context = json!({"context": {"id": 1, "origin": "://", "name": "",
-                        "uniqueId": "1.1", "auxData": {"isDefault": true, "type": "default", "frameId": TARGET}}});
-                    self.browser
-                        .event(Some(SESSION), "Runtime.executionContextCreated", context);
-                }
-                let answer = match request.method.as_str() {
-                    "Page.addScriptToEvaluateOnNewDocument" => json!({"identifier": "1"}),
-                    "Runtime.evaluate" => json!({"result": {"type": "undefined"}}),
-                    _ => json!({}),
-                };
-                self.browser.answer(request.id, answer);
-            }
-            self.deliver();
-        }
-    }
-
-    /// The secret in the new-document shim the server installed.
-    fn secret(&self) -> String {
-        let install = self
-            .browser
-            .requests()
-            .into_iter()
-            .find(|r| r.method == "Page.addScriptToEvaluateOnNewDocument")
-            .expect("the shim is installed");
-        let source = install.params["source"].as_str().unwrap_or_default();
-        let Some(at) = source.find("var SECRET = '") else {
-            return String::new();
-        };
-        let rest = &source[at + "var SECRET = '".len()..];
-        rest.split('\'').next().unwrap_or_default().to_owned()
-    }
-
-    fn binding_called(&self, payload: &str) {
-        let e = json!({"name": "__dtmcp_notify", "payload": payload, "executionContextId": 1});
-        self.browser
-            .event(Some(SESSION), "Runtime.bindingCalled", e);
-    }
+fn binding_called(rig: &Rig, payload: &str) {
+    let e = json!({"name": "__dtmcp_notify", "payload": payload, "executionContextId": 1});
+    rig.browser.event(Some(SESSION), "Runtime.bindingCalled", e);
 }
 
 /// A report of one group `Real` with one tool `echo` whose schema is `schema`, and `extra`
@@ -157,7 +51,7 @@ fn report(seq: u64, description: &str, schema: Value, extra: usize) -> String {
 
 #[test]
 fn forged_binding_calls_change_nothing_and_cost_little() {
-    let mut rig = Rig::new();
+    let mut rig = Rig::new(&[]);
     rig.client(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}));
     rig.client(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
@@ -165,10 +59,10 @@ fn forged_binding_calls_change_nothing_and_cost_little() {
     rig.client(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
         "params": {"name": "list_pages", "arguments": {}}}));
     rig.boot();
-    let secret = rig.secret();
+    let secret = secret(&rig);
     let real =
         json!({"type": "object", "properties": {"n": {"type": "number"}}, "required": ["n"]});
-    rig.binding_called(&format!("{secret}\n{}", report(1, "real", real, 0)));
+    binding_called(&rig, &format!("{secret}\n{}", report(1, "real", real, 0)));
     rig.deliver();
     rig.output();
 
@@ -188,7 +82,7 @@ fn forged_binding_calls_change_nothing_and_cost_little() {
             } else {
                 &small[i % 10]
             };
-            rig.binding_called(payload);
+            binding_called(&rig, payload);
         }
         // What the server spends on them (the fake's own work is not counted).
         let turn = Instant::now();

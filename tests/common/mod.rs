@@ -11,6 +11,7 @@
 //!   and its profile directory are gone after shutdown.
 //! - [`slots`]: caps how many real servers (browsers) run at once, machine-wide.
 //! - [`calls`]: tools called without waiting, values and uids read back, the reference's texts.
+//! - [`fake`]: the server against a scripted browser connection, without Chromium.
 //!
 //! What one group of test files shares lives here too, one module per group:
 //!
@@ -31,6 +32,7 @@
 
 pub mod calls;
 pub mod console_network;
+pub mod fake;
 pub mod fixtures;
 pub mod http;
 pub mod images;
