@@ -15,9 +15,12 @@ mod module;
 #[path = "codegen/names.rs"]
 mod names;
 
+/// The generator's naming, for the test that reads `src/` for the generated types in use.
+pub use names::{snake_case, upper_first};
+
 use header::HEADER;
 use module::Module;
-use names::{field_name, push_doc, snake_case, upper_first};
+use names::{field_name, push_doc};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 

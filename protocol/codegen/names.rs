@@ -40,7 +40,7 @@ pub(super) fn first_sentence(description: &str) -> String {
 }
 
 /// `backendDOMNodeId` → `backend_dom_node_id`, `DOMDebugger` → `dom_debugger`.
-pub(super) fn snake_case(name: &str) -> String {
+pub fn snake_case(name: &str) -> String {
     let chars: Vec<char> = name.chars().collect();
     let mut out = String::new();
     for (i, &c) in chars.iter().enumerate() {
@@ -102,7 +102,7 @@ pub(super) fn variant_name(wire: &str) -> String {
     out
 }
 
-pub(super) fn upper_first(text: &str) -> String {
+pub fn upper_first(text: &str) -> String {
     let mut chars = text.chars();
     match chars.next() {
         Some(first) => first.to_ascii_uppercase().to_string() + chars.as_str(),

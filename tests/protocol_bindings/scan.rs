@@ -100,7 +100,7 @@ impl ProtocolNames {
     fn domain_of_module(&self, module: &str) -> Option<&str> {
         self.domains
             .keys()
-            .find(|d| codegen_module_name(d) == module)
+            .find(|d| crate::codegen::snake_case(d) == module)
             .map(String::as_str)
     }
 
@@ -193,7 +193,7 @@ impl ProtocolNames {
                 }
                 let members = if event { events } else { commands };
                 for member in members {
-                    if codegen_upper_first(member) == stem {
+                    if crate::codegen::upper_first(member) == stem {
                         candidates.push(Entry {
                             event,
                             name: format!("{domain}.{member}"),
@@ -216,35 +216,6 @@ impl ProtocolNames {
             });
         }
         found
-    }
-}
-
-/// The generator's module name for a domain (protocol/codegen.rs `snake_case`).
-fn codegen_module_name(domain: &str) -> String {
-    let chars: Vec<char> = domain.chars().collect();
-    let mut out = String::new();
-    for (i, &c) in chars.iter().enumerate() {
-        if c.is_ascii_uppercase() && i > 0 {
-            let prev = chars[i - 1];
-            let next_lower = chars.get(i + 1).is_some_and(|n| n.is_ascii_lowercase());
-            if prev.is_ascii_lowercase()
-                || prev.is_ascii_digit()
-                || (prev.is_ascii_uppercase() && next_lower)
-            {
-                out.push('_');
-            }
-        }
-        out.push(c.to_ascii_lowercase());
-    }
-    out
-}
-
-/// `navigate` → `Navigate`, as the generator names `NavigateParams`.
-fn codegen_upper_first(text: &str) -> String {
-    let mut chars = text.chars();
-    match chars.next() {
-        Some(first) => first.to_ascii_uppercase().to_string() + chars.as_str(),
-        None => String::new(),
     }
 }
 
