@@ -384,8 +384,14 @@ pub fn refused(cx: &Ctx, args: &Value) -> Option<String> {
     } else {
         &[]
     };
+    let mut paths = server_side
+        .into_iter()
+        .flatten()
+        .chain(browser_side)
+        .peekable();
+    // Most calls name no file: no roots to resolve (each is a realpath) on their way.
+    paths.peek()?;
     let roots = Roots::of(cx);
-    let paths = server_side.into_iter().flatten().chain(browser_side);
     for path in paths {
         if let Err(Failure::Refused(e)) = roots.check(path) {
             return Some(e);
