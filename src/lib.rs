@@ -2,8 +2,8 @@
 //! Protocol and runs the developer tools that pages expose. See ARCHITECTURE.md.
 //!
 //! The modules are layers, each using only those below it:
-//! `cdp` ← `browser` ← `pagetools` ← `tools` ← `mcp` ← `app`. `error`, `log`, `settings`
-//! and `timers` are plain building blocks that every layer may use.
+//! `cdp` ← `browser` ← `pagetools` ← `tools` ← `mcp` ← `app`. `error`, `log`,
+//! `schema_problems`, `settings` and `timers` are plain building blocks that every layer may use.
 
 pub mod app;
 pub mod browser;
@@ -12,6 +12,7 @@ pub mod error;
 pub mod log;
 pub mod mcp;
 pub mod pagetools;
+pub mod schema_problems;
 pub mod settings;
 pub mod timers;
 pub mod tools;

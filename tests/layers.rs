@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[(&str, u32)] = &[
     ("error", 0),
     ("log", 0),
+    ("schema_problems", 0),
     ("settings", 0),
     ("timers", 0),
     ("cdp", 1),

@@ -13,6 +13,7 @@ use super::{split_envelope, table, PageHost};
 use crate::browser::{self, pages, Done, PageId};
 use crate::cdp::generated::{dom, runtime};
 use crate::error::Error;
+use crate::schema_problems;
 
 /// The size of each further piece fetched from the page for `filePath` (UTF-16 units).
 const PIECE_UNITS: u64 = 4_000_000;
@@ -79,10 +80,9 @@ pub fn check<H: PageHost>(
             "Tool {name} cannot be run: its inputSchema is not a valid JSON Schema: {e}"
         ))
     })?;
-    let problems: Vec<String> = validator
-        .iter_errors(params)
-        .map(|e| format!("data{} {e}", e.instance_path()))
-        .collect();
+    let problems = schema_problems::bounded(validator.iter_errors(params), |path, message| {
+        format!("data{path} {message}")
+    });
     if !problems.is_empty() {
         let problems = problems.join(", ");
         return Err(Error::Invalid(format!(

@@ -24,6 +24,7 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use crate::browser::Host;
+use crate::schema_problems;
 
 use serde_json::{json, Map, Value};
 
@@ -124,75 +125,18 @@ fn validators() -> &'static HashMap<&'static str, jsonschema::Validator> {
     })
 }
 
-/// At most this many of the ways arguments break a schema are named (a long list breaks it
-/// once per item).
-const MAX_PROBLEMS: usize = 10;
-/// A value echoed in a problem is cut to this many characters...
-const ECHO_CHARS: usize = 100;
-/// ...and a problem's whole text (which may name a property) to this many.
-const PROBLEM_CHARS: usize = 500;
-
-/// Names every way `args` break the tool's schema, or `None` when they fit. Echoed values
-/// are cut short: an oversized argument must not come back as an oversized error.
+/// Names every way `args` break the tool's schema, or `None` when they fit (bounded: see
+/// `schema_problems`).
 pub fn check_args(tool: &Tool, args: &Value) -> Option<String> {
     let v = validators().get(tool.name)?;
-    let mut errors = v.iter_errors(args);
-    let mut problems: Vec<String> = errors
-        .by_ref()
-        .take(MAX_PROBLEMS)
-        .map(|e| problem(&e))
-        .collect();
-    if problems.is_empty() {
-        return None;
-    }
-    let rest = errors.count();
-    if rest > 0 {
-        problems.push(format!("{rest} more"));
-    }
-    Some(problems.join("; "))
-}
-
-fn problem(e: &jsonschema::ValidationError) -> String {
-    let message = e.masked_with(echo(e.instance())).to_string();
-    let path = e.instance_path().to_string();
-    let text = if path.is_empty() {
-        message
-    } else {
-        format!("{}: {message}", path.trim_start_matches('/'))
-    };
-    cut(&text, PROBLEM_CHARS)
-}
-
-/// `value` as JSON, cut to [`ECHO_CHARS`]; a large value is never written out in full.
-fn echo(value: &Value) -> String {
-    /// Takes bytes until it has enough, then refuses the rest (which stops the writer).
-    struct Prefix(Vec<u8>);
-    impl std::io::Write for Prefix {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            let room = (ECHO_CHARS * 4 + 4).saturating_sub(self.0.len());
-            if room == 0 {
-                return Err(std::io::ErrorKind::WriteZero.into());
-            }
-            let n = buf.len().min(room);
-            self.0.extend_from_slice(&buf[..n]);
-            Ok(n)
+    let problems = schema_problems::bounded(v.iter_errors(args), |path, message| {
+        if path.is_empty() {
+            message
+        } else {
+            format!("{}: {message}", path.trim_start_matches('/'))
         }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut out = Prefix(Vec::new());
-    // An error only means the value was longer than what is kept.
-    let _ = serde_json::to_writer(&mut out, value);
-    cut(&String::from_utf8_lossy(&out.0), ECHO_CHARS)
-}
-
-/// The first `max` characters of `text`, and "…" when there were more.
-fn cut(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        Some((end, _)) => format!("{}…", &text[..end]),
-        None => text.to_owned(),
-    }
+    });
+    (!problems.is_empty()).then(|| problems.join("; "))
 }
 
 /// Starts a call of tool `name`. Its answer arrives in [`Ctx::outbox`] (at once, when the
@@ -230,11 +174,6 @@ pub fn refuse_if_dialog(cx: &mut Ctx, call: CallId, page: u32) -> bool {
     );
     call::finish(cx, call, ToolResult::error(text));
     true
-}
-
-/// The optional `pageId` argument.
-pub fn page_arg(args: &Value) -> Option<u32> {
-    args["pageId"].as_f64().map(|n| n as u32)
 }
 
 #[cfg(test)]
