@@ -15,7 +15,7 @@ pub const TOOL: Tool = Tool {
     description: "Type text with the keyboard into the element that has focus.",
     properties: || {
         json!({
-            "text": {"type": "string", "maxLength": max::TEXT, "description": "The text to type."},
+            "text": {"type": "string", "maxLength": max::TEXT, "description": "The text to type: the first 4096 characters key by key, any further text inserted as text (no key events)."},
             "submitKey": {"type": "string", "maxLength": max::NAME, "description": "A key to press after the text, e.g. \"Enter\" or \"Tab\"."},
         })
     },
