@@ -1375,6 +1375,87 @@ pub mod emulation {
     }
 }
 
+pub mod heap_profiler {
+    #[derive(Debug, Clone, Default, serde::Serialize)]
+    pub struct CollectGarbageParams {}
+
+    /// What `HeapProfiler.collectGarbage` returns.
+    #[derive(Debug, Clone, Default, serde::Deserialize)]
+    #[serde(default)]
+    pub struct CollectGarbageReturns {}
+
+    impl crate::cdp::Command for CollectGarbageParams {
+        const METHOD: &'static str = "HeapProfiler.collectGarbage";
+        type Returns = CollectGarbageReturns;
+    }
+
+    #[derive(Debug, Clone, Default, serde::Serialize)]
+    pub struct DisableParams {}
+
+    /// What `HeapProfiler.disable` returns.
+    #[derive(Debug, Clone, Default, serde::Deserialize)]
+    #[serde(default)]
+    pub struct DisableReturns {}
+
+    impl crate::cdp::Command for DisableParams {
+        const METHOD: &'static str = "HeapProfiler.disable";
+        type Returns = DisableReturns;
+    }
+
+    #[derive(Debug, Clone, Default, serde::Serialize)]
+    pub struct EnableParams {}
+
+    /// What `HeapProfiler.enable` returns.
+    #[derive(Debug, Clone, Default, serde::Deserialize)]
+    #[serde(default)]
+    pub struct EnableReturns {}
+
+    impl crate::cdp::Command for EnableParams {
+        const METHOD: &'static str = "HeapProfiler.enable";
+        type Returns = EnableReturns;
+    }
+
+    #[derive(Debug, Clone, Default, serde::Serialize)]
+    pub struct TakeHeapSnapshotParams {
+        /// If true 'reportHeapSnapshotProgress' events will be generated while snapshot is being taken.
+        #[serde(rename = "reportProgress")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub report_progress: Option<bool>,
+        /// If true, a raw snapshot without artificial roots will be generated. (Deprecated.)
+        #[serde(rename = "treatGlobalObjectsAsRoots")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub treat_global_objects_as_roots: Option<bool>,
+        /// If true, numerical values are included in the snapshot
+        #[serde(rename = "captureNumericValue")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub capture_numeric_value: Option<bool>,
+        /// If true, exposes internals of the snapshot.
+        #[serde(rename = "exposeInternals")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub expose_internals: Option<bool>,
+    }
+
+    /// What `HeapProfiler.takeHeapSnapshot` returns.
+    #[derive(Debug, Clone, Default, serde::Deserialize)]
+    #[serde(default)]
+    pub struct TakeHeapSnapshotReturns {}
+
+    impl crate::cdp::Command for TakeHeapSnapshotParams {
+        const METHOD: &'static str = "HeapProfiler.takeHeapSnapshot";
+        type Returns = TakeHeapSnapshotReturns;
+    }
+
+    #[derive(Debug, Clone, Default, serde::Deserialize)]
+    #[serde(default)]
+    pub struct AddHeapSnapshotChunkEvent {
+        pub chunk: String,
+    }
+
+    impl crate::cdp::Event for AddHeapSnapshotChunkEvent {
+        const NAME: &'static str = "HeapProfiler.addHeapSnapshotChunk";
+    }
+}
+
 pub mod input {
     string_enum! {
         MouseButton {
@@ -1577,6 +1658,60 @@ pub mod inspector {
 
     impl crate::cdp::Event for TargetCrashedEvent {
         const NAME: &'static str = "Inspector.targetCrashed";
+    }
+}
+
+/// Input/Output operations for streams produced by DevTools.
+pub mod io {
+    /// This is either obtained from another method or specified as `blob:<uuid>` where `<uuid>` is an UUID of a Blob.
+    pub type StreamHandle = String;
+
+    /// Close the stream, discard any temporary backing storage.
+    #[derive(Debug, Clone, Default, serde::Serialize)]
+    pub struct CloseParams {
+        /// Handle of the stream to close.
+        pub handle: StreamHandle,
+    }
+
+    /// What `IO.close` returns.
+    #[derive(Debug, Clone, Default, serde::Deserialize)]
+    #[serde(default)]
+    pub struct CloseReturns {}
+
+    impl crate::cdp::Command for CloseParams {
+        const METHOD: &'static str = "IO.close";
+        type Returns = CloseReturns;
+    }
+
+    /// Read a chunk of the stream
+    #[derive(Debug, Clone, Default, serde::Serialize)]
+    pub struct ReadParams {
+        /// Handle of the stream to read.
+        pub handle: StreamHandle,
+        /// Seek to the specified offset before reading (if not specified, proceed with offset following the last read).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub offset: Option<i64>,
+        /// Maximum number of bytes to read (left upon the agent discretion if not specified).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub size: Option<i64>,
+    }
+
+    /// What `IO.read` returns.
+    #[derive(Debug, Clone, Default, serde::Deserialize)]
+    #[serde(default)]
+    pub struct ReadReturns {
+        /// Set if the data is base64-encoded
+        #[serde(rename = "base64Encoded")]
+        pub base64_encoded: Option<bool>,
+        /// Data that were read.
+        pub data: String,
+        /// Set if the end-of-file condition occurred while reading.
+        pub eof: bool,
+    }
+
+    impl crate::cdp::Command for ReadParams {
+        const METHOD: &'static str = "IO.read";
+        type Returns = ReadReturns;
     }
 }
 
@@ -3583,6 +3718,67 @@ pub mod page {
     impl crate::cdp::Command for SetLifecycleEventsEnabledParams {
         const METHOD: &'static str = "Page.setLifecycleEventsEnabled";
         type Returns = SetLifecycleEventsEnabledReturns;
+    }
+
+    /// Starts screencast video recording.
+    #[derive(Debug, Clone, Default, serde::Serialize)]
+    pub struct StartScreenRecordingParams {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub audio: Option<bool>,
+        /// Maximum frame width in pixels.
+        #[serde(rename = "maxWidth")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub max_width: Option<i64>,
+        /// Maximum frame height in pixels.
+        #[serde(rename = "maxHeight")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub max_height: Option<i64>,
+        /// Maximum frame rate in frames per second.
+        #[serde(rename = "frameRate")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub frame_rate: Option<i64>,
+        /// The area to record.
+        #[serde(rename = "captureArea")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub capture_area: Option<StartScreenRecordingCaptureArea>,
+    }
+
+    string_enum! {
+        /// The area to record.
+        StartScreenRecordingCaptureArea {
+            Target = "target",
+            BrowserWindow = "browserWindow",
+        }
+    }
+
+    /// What `Page.startScreenRecording` returns.
+    #[derive(Debug, Clone, Default, serde::Deserialize)]
+    #[serde(default)]
+    pub struct StartScreenRecordingReturns {
+        /// A handle of the stream that holds resulting screencast data.
+        pub stream: super::io::StreamHandle,
+    }
+
+    impl crate::cdp::Command for StartScreenRecordingParams {
+        const METHOD: &'static str = "Page.startScreenRecording";
+        type Returns = StartScreenRecordingReturns;
+    }
+
+    /// Stops screencast video recording.
+    #[derive(Debug, Clone, Default, serde::Serialize)]
+    pub struct StopScreenRecordingParams {}
+
+    /// What `Page.stopScreenRecording` returns.
+    #[derive(Debug, Clone, Default, serde::Deserialize)]
+    #[serde(default)]
+    pub struct StopScreenRecordingReturns {
+        /// A handle of the stream that holds resulting screencast data.
+        pub stream: super::io::StreamHandle,
+    }
+
+    impl crate::cdp::Command for StopScreenRecordingParams {
+        const METHOD: &'static str = "Page.stopScreenRecording";
+        type Returns = StopScreenRecordingReturns;
     }
 
     /// Force the page stop all navigations and pending resource fetches.

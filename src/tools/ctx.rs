@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use super::call::{Calls, Outcome};
-use super::{console, emulation, network, script, snapshot};
+use super::{console, emulation, memory, network, screencast, script, snapshot};
 use crate::browser::{Browser, CallId, Host, PageId, RawEvent, Runtime};
 use crate::pagetools::{self, PageHost, Tables};
 use crate::settings::Settings;
@@ -27,6 +27,8 @@ pub struct Ctx {
     pub emulation: PerPage<emulation::State>,
     pub snapshots: snapshot::Snapshots,
     pub scripts: PerPage<script::PageScripts>,
+    pub heap_captures: PerPage<memory::Captures>,
+    pub recordings: PerPage<screencast::Recording>,
 }
 
 impl Ctx {
@@ -44,6 +46,8 @@ impl Ctx {
             emulation: PerPage::default(),
             snapshots: snapshot::Snapshots::default(),
             scripts: PerPage::default(),
+            heap_captures: PerPage::default(),
+            recordings: PerPage::default(),
         }
     }
 }
@@ -81,6 +85,10 @@ impl<T> Default for PerPage<T> {
 impl<T: Default> PerPage<T> {
     pub fn get(&self, page: PageId) -> Option<&T> {
         self.0.get(&page)
+    }
+
+    pub fn get_mut(&mut self, page: PageId) -> Option<&mut T> {
+        self.0.get_mut(&page)
     }
 
     /// The page's state, made empty the first time.
@@ -138,6 +146,8 @@ impl Host for Ctx {
         self.emulation.remove(page);
         self.snapshots.remove(page);
         self.scripts.remove(page);
+        self.heap_captures.remove(page);
+        self.recordings.remove(page);
         self.tools_changed();
     }
 
@@ -149,5 +159,6 @@ impl Host for Ctx {
         script::on_event(self, page, event);
         console::on_event(self, page, event);
         network::on_event(self, page, event);
+        memory::on_event(self, page, event);
     }
 }

@@ -190,6 +190,16 @@ pub fn create_at(roots: &Roots, given: &str) -> Result<(PathBuf, File), Failure>
     create(roots, roots.check(given)?)
 }
 
+/// Checks `given` against the roots, gives it the extension `ext` (as the reference names
+/// its output files) and opens it for writing (see [`create`]); errors worded for the agent.
+pub fn create_as(roots: &Roots, given: &str, ext: &str) -> Result<(PathBuf, File), String> {
+    let resolve = |e: &io::Error| format!("Could not resolve the path {given:?}: {e}");
+    let target = roots.check(given).map_err(|f| f.text(resolve))?;
+    let target = target.with_extension(ext);
+    let shown = target.path();
+    create(roots, target).map_err(|f| f.text(|e| format!("Could not write {shown:?}: {e}")))
+}
+
 /// Checks `given` against the roots and writes `bytes` there (see [`write`]).
 pub fn write_at(roots: &Roots, given: &str, bytes: &[u8]) -> Result<PathBuf, Failure> {
     write(roots, roots.check(given)?, bytes)

@@ -4,6 +4,7 @@
 //! arguments against their schemas, and starts calls.
 
 pub mod args;
+pub mod base64;
 pub mod call;
 pub mod console;
 pub mod ctx;
@@ -11,13 +12,16 @@ pub mod emulation;
 pub mod exposed;
 pub mod files;
 pub mod input;
+pub mod memory;
 pub mod network;
 pub mod pages;
 pub mod response;
 pub mod result;
+pub mod screencast;
 pub mod screenshot;
 pub mod script;
 pub mod snapshot;
+pub mod stream;
 pub mod thirdparty;
 
 use std::collections::HashMap;
@@ -98,6 +102,8 @@ pub fn all() -> impl Iterator<Item = &'static Tool> {
         .chain(emulation::TOOLS)
         .chain(console::TOOLS)
         .chain(network::TOOLS)
+        .chain(memory::TOOLS)
+        .chain(screencast::TOOLS)
 }
 
 pub fn find(name: &str) -> Option<&'static Tool> {

@@ -20,9 +20,9 @@ use crate::tools::{call, fail, CallId, Ctx, Done, Once, Tool};
 mod clip;
 mod files;
 
+use crate::tools::base64::{decode_base64, decoded_len};
 use crate::tools::files::Roots;
 use clip::element_clip;
-use files::{decode_base64, decoded_len};
 
 pub const TOOLS: &[Tool] = &[Tool {
     name: "take_screenshot",
