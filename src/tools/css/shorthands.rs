@@ -7,17 +7,28 @@ const SIDES: [&str; 4] = ["top", "right", "bottom", "left"];
 
 /// The longhands of `shorthand`, or none when it is not a shorthand known here.
 pub fn longhands(shorthand: &str) -> Vec<String> {
-    let sides = |f: &dyn Fn(&str) -> String| SIDES.iter().map(|s| f(s)).collect::<Vec<_>>();
-    let ends = |p: &str| vec![format!("{p}-start"), format!("{p}-end")];
-    let list = |names: &[&str]| names.iter().map(|n| n.to_string()).collect::<Vec<_>>();
-    let with =
-        |p: &str, parts: &[&str]| parts.iter().map(|x| format!("{p}-{x}")).collect::<Vec<_>>();
-    const WSC: [&str; 3] = ["width", "style", "color"];
-    match shorthand {
-        "margin" | "padding" | "scroll-margin" | "scroll-padding" => {
-            sides(&|s| format!("{shorthand}-{s}"))
-        }
-        "inset" => list(&SIDES),
+    sides_and_ends(shorthand)
+        .or_else(|| borders(shorthand))
+        .or_else(|| fonts_and_backgrounds(shorthand))
+        .or_else(|| layout_and_motion(shorthand))
+        .unwrap_or_default()
+}
+
+const WSC: [&str; 3] = ["width", "style", "color"];
+
+fn with(prefix: &str, parts: &[&str]) -> Vec<String> {
+    parts.iter().map(|x| format!("{prefix}-{x}")).collect()
+}
+
+fn names(list: &[&str]) -> Vec<String> {
+    list.iter().map(|n| n.to_string()).collect()
+}
+
+/// `margin`, `padding-block`, `inset`, …: four sides, or a start and an end.
+fn sides_and_ends(shorthand: &str) -> Option<Vec<String>> {
+    Some(match shorthand {
+        "margin" | "padding" | "scroll-margin" | "scroll-padding" => with(shorthand, &SIDES),
+        "inset" => names(&SIDES),
         "margin-block"
         | "margin-inline"
         | "padding-block"
@@ -27,10 +38,17 @@ pub fn longhands(shorthand: &str) -> Vec<String> {
         | "scroll-margin-block"
         | "scroll-margin-inline"
         | "scroll-padding-block"
-        | "scroll-padding-inline" => ends(shorthand),
+        | "scroll-padding-inline" => with(shorthand, &["start", "end"]),
+        _ => return None,
+    })
+}
+
+/// `border` and its parts, `outline`, `column-rule`.
+fn borders(shorthand: &str) -> Option<Vec<String>> {
+    Some(match shorthand {
         "border-width" | "border-style" | "border-color" => {
             let part = &shorthand["border-".len()..];
-            sides(&|s| format!("border-{s}-{part}"))
+            SIDES.iter().map(|s| format!("border-{s}-{part}")).collect()
         }
         "border-top"
         | "border-right"
@@ -53,7 +71,7 @@ pub fn longhands(shorthand: &str) -> Vec<String> {
         | "border-inline-width"
         | "border-inline-style"
         | "border-inline-color" => {
-            let (axis, part) = shorthand.rsplit_once('-').unwrap_or((shorthand, ""));
+            let (axis, part) = shorthand.rsplit_once('-')?;
             vec![format!("{axis}-start-{part}"), format!("{axis}-end-{part}")]
         }
         "border" => {
@@ -69,60 +87,88 @@ pub fn longhands(shorthand: &str) -> Vec<String> {
             .iter()
             .map(|c| format!("border-{c}-radius"))
             .collect(),
+        _ => return None,
+    })
+}
+
+const FONT_VARIANTS: [&str; 7] = [
+    "ligatures",
+    "caps",
+    "numeric",
+    "east-asian",
+    "alternates",
+    "position",
+    "emoji",
+];
+const FONT_AFTER_VARIANTS: [&str; 11] = [
+    "font-weight",
+    "font-stretch",
+    "font-size",
+    "line-height",
+    "font-family",
+    "font-optical-sizing",
+    "font-size-adjust",
+    "font-kerning",
+    "font-feature-settings",
+    "font-variation-settings",
+    "font-language-override",
+];
+const BACKGROUND: [&str; 9] = [
+    "image",
+    "position-x",
+    "position-y",
+    "size",
+    "repeat",
+    "attachment",
+    "origin",
+    "clip",
+    "color",
+];
+
+/// `font`, `background`, text decorations, lists.
+fn fonts_and_backgrounds(shorthand: &str) -> Option<Vec<String>> {
+    Some(match shorthand {
         "font" => {
-            let mut out = list(&["font-style"]);
-            out.extend(longhands("font-variant"));
-            out.extend(list(&[
-                "font-weight",
-                "font-stretch",
-                "font-size",
-                "line-height",
-                "font-family",
-                "font-optical-sizing",
-                "font-size-adjust",
-                "font-kerning",
-                "font-feature-settings",
-                "font-variation-settings",
-                "font-language-override",
-            ]));
+            let mut out = names(&["font-style"]);
+            out.extend(with("font-variant", &FONT_VARIANTS));
+            out.extend(names(&FONT_AFTER_VARIANTS));
             out
         }
-        "font-variant" => with(
-            shorthand,
-            &[
-                "ligatures",
-                "caps",
-                "numeric",
-                "east-asian",
-                "alternates",
-                "position",
-                "emoji",
-            ],
-        ),
-        "background" => with(
-            shorthand,
-            &[
-                "image",
-                "position-x",
-                "position-y",
-                "size",
-                "repeat",
-                "attachment",
-                "origin",
-                "clip",
-                "color",
-            ],
-        ),
-        "background-position" => with(shorthand, &["x", "y"]),
-        "overflow" | "overscroll-behavior" => with(shorthand, &["x", "y"]),
+        "font-variant" => with(shorthand, &FONT_VARIANTS),
+        "background" => with(shorthand, &BACKGROUND),
+        "background-position" | "overflow" | "overscroll-behavior" => with(shorthand, &["x", "y"]),
         "list-style" => with(shorthand, &["position", "image", "type"]),
         "text-decoration" => with(shorthand, &["line", "thickness", "style", "color"]),
         "text-emphasis" => with(shorthand, &["style", "color"]),
         "-webkit-text-stroke" => with(shorthand, &["width", "color"]),
+        "white-space" => names(&["white-space-collapse", "text-wrap-mode"]),
+        "text-wrap" => names(&["text-wrap-mode", "text-wrap-style"]),
+        _ => return None,
+    })
+}
+
+const ANIMATION: [&str; 12] = [
+    "duration",
+    "timing-function",
+    "delay",
+    "iteration-count",
+    "direction",
+    "fill-mode",
+    "play-state",
+    "name",
+    "timeline",
+    "range-start",
+    "range-end",
+    "composition",
+];
+
+/// Flex and grid alignment, transitions and animations, and the rest.
+fn layout_and_motion(shorthand: &str) -> Option<Vec<String>> {
+    Some(match shorthand {
         "flex" => with(shorthand, &["grow", "shrink", "basis"]),
-        "flex-flow" => list(&["flex-direction", "flex-wrap"]),
-        "gap" => list(&["row-gap", "column-gap"]),
-        "columns" => list(&["column-width", "column-count"]),
+        "flex-flow" => names(&["flex-direction", "flex-wrap"]),
+        "gap" => names(&["row-gap", "column-gap"]),
+        "columns" => names(&["column-width", "column-count"]),
         "place-content" | "place-items" | "place-self" => {
             let part = &shorthand["place-".len()..];
             vec![format!("align-{part}"), format!("justify-{part}")]
@@ -137,34 +183,16 @@ pub fn longhands(shorthand: &str) -> Vec<String> {
                 "behavior",
             ],
         ),
-        "animation" => with(
-            shorthand,
-            &[
-                "duration",
-                "timing-function",
-                "delay",
-                "iteration-count",
-                "direction",
-                "fill-mode",
-                "play-state",
-                "name",
-                "timeline",
-                "range-start",
-                "range-end",
-                "composition",
-            ],
-        ),
-        "white-space" => list(&["white-space-collapse", "text-wrap-mode"]),
-        "text-wrap" => list(&["text-wrap-mode", "text-wrap-style"]),
+        "animation" => with(shorthand, &ANIMATION),
         "container" => with(shorthand, &["name", "type"]),
-        "contain-intrinsic-size" => list(&["contain-intrinsic-width", "contain-intrinsic-height"]),
+        "contain-intrinsic-size" => names(&["contain-intrinsic-width", "contain-intrinsic-height"]),
         "marker" => with(shorthand, &["start", "mid", "end"]),
         "offset" => with(
             shorthand,
             &["position", "path", "distance", "rotate", "anchor"],
         ),
-        _ => Vec::new(),
-    }
+        _ => return None,
+    })
 }
 
 /// Every shorthand known here, in alphabetical order (the order DevTools tries them in).
