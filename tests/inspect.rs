@@ -128,3 +128,93 @@ fn a_screencast_records_an_mp4_until_stopped() {
     mcp.call_ok("screencast_stop", json!({}));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+// ---------------------------------------------------------------- CSS styles
+
+/// The reference's answers (see tests/fixtures/inspect/reference/README.md): for each
+/// `=== text "…" args {…}` header, the text that follows.
+fn reference_answers(file: &str) -> Vec<(String, Value, String)> {
+    let path = format!(
+        "{}/tests/fixtures/inspect/reference/{file}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut out: Vec<(String, Value, String)> = Vec::new();
+    for line in text.lines() {
+        if let Some(header) = line.strip_prefix("=== text ") {
+            let (quoted, args) = header.split_once(" args ").unwrap();
+            let element: String = serde_json::from_str(quoted).unwrap();
+            out.push((element, serde_json::from_str(args).unwrap(), String::new()));
+        } else if let Some((_, _, answer)) = out.last_mut() {
+            if !answer.is_empty() {
+                answer.push('\n');
+            }
+            answer.push_str(line);
+        }
+    }
+    out
+}
+
+/// Asks for every case of a reference file on its page and compares the text exactly.
+fn styles_match_the_reference(page: &str, file: &str) {
+    let fx = Fixtures::start_in(
+        &PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/inspect"),
+    );
+    let mcp = started();
+    mcp.call_ok("new_page", json!({"url": fx.url(&format!("/{page}"))}));
+    let snapshot = mcp.call_ok("take_snapshot", json!({})).text;
+    let cases = reference_answers(file);
+    assert!(!cases.is_empty());
+    for (element, args, want) in cases {
+        let uid = common::calls::uid_of(&snapshot, &format!("\"{element}\""));
+        let mut args = args;
+        args["uid"] = json!(uid);
+        let r = mcp.call_ok("get_css_styles", args.clone());
+        assert_eq!(r.text.trim_end(), want.trim_end(), "{element:?} {args}");
+    }
+}
+
+#[test]
+fn css_styles_match_the_reference_rules_inheritance_and_pseudo_elements() {
+    styles_match_the_reference("styles.html", "styles.txt");
+}
+
+#[test]
+fn css_styles_match_the_reference_layers_supports_and_browser_rules() {
+    styles_match_the_reference("styles2.html", "styles2.txt");
+}
+
+#[test]
+fn css_styles_need_a_snapshot_and_a_known_uid() {
+    let fx = Fixtures::start_in(
+        &PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/inspect"),
+    );
+    let mcp = started();
+    mcp.call_ok("new_page", json!({"url": fx.url("/styles.html")}));
+    let r = mcp.call_err("get_css_styles", json!({"uid": "1_2"}));
+    assert!(
+        r.text
+            .contains("No snapshot found for page 2. Use take_snapshot to capture one."),
+        "{}",
+        r.text
+    );
+    mcp.call_ok("take_snapshot", json!({}));
+    let r = mcp.call_err("get_css_styles", json!({"uid": "9_99"}));
+    assert!(
+        r.text.contains("Element uid \"9_99\" not found on page 2."),
+        "{}",
+        r.text
+    );
+    // A uid from before the page changed no longer names an element.
+    eval(
+        &mcp,
+        "() => { document.body.innerHTML = '<p>new</p>'; return 1; }",
+    );
+    let r = mcp.call_err("get_css_styles", json!({"uid": "1_2"}));
+    assert!(
+        r.text
+            .contains("was detached or no longer exists on the page"),
+        "{}",
+        r.text
+    );
+}

@@ -527,6 +527,797 @@ pub mod browser {
     }
 }
 
+/// This domain exposes CSS read/write operations.
+pub mod css {
+    string_enum! {
+        /// Stylesheet type: "injected" for stylesheets injected via extension, "user-agent" for user-agent stylesheets, "inspector" for stylesheets created by the inspector (i.e. those holding the "via inspector" rules), "regular" for regular stylesheets.
+        StyleSheetOrigin {
+            Injected = "injected",
+            UserAgent = "user-agent",
+            Inspector = "inspector",
+            Regular = "regular",
+        }
+    }
+
+    /// CSS rule collection for a single pseudo style.
+    #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+    #[serde(default)]
+    pub struct PseudoElementMatches {
+        /// Pseudo element type.
+        #[serde(rename = "pseudoType")]
+        pub pseudo_type: super::dom::PseudoType,
+        /// Pseudo element custom ident.
+        #[serde(rename = "pseudoIdentifier")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub pseudo_identifier: Option<String>,
+        /// Matches of CSS rules applicable to the pseudo style.
+        pub matches: Vec<RuleMatch>,
+    }
+
+    /// Inherited CSS rule collection from ancestor node.
+    #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+    #[serde(default)]
+    pub struct InheritedStyleEntry {
+        /// The ancestor node's inline style, if any, in the style inheritance chain.
+        #[serde(rename = "inlineStyle")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub inline_style: Option<CSSStyle>,
+        /// Matches of CSS rules matching the ancestor node in the style inheritance chain.
+        #[serde(rename = "matchedCSSRules")]
+        pub matched_css_rules: Vec<RuleMatch>,
+    }
+
+    /// Inherited pseudo element matches from pseudos of an ancestor node.
+    #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+    #[serde(default)]
+    pub struct InheritedPseudoElementMatches {
+        /// Matches of pseudo styles from the pseudos of an ancestor node.
+        #[serde(rename = "pseudoElements")]
+        pub pseudo_elements: Vec<PseudoElementMatches>,
+    }
+
+    /// Match data for a CSS rule.
+    #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+    #[serde(default)]
+    pub struct RuleMatch {
+        /// CSS rule in the match.
+        pub rule: CSSRule,
+        /// Matching selector indices in the rule's selectorList selectors (0-based).
+        #[serde(rename = "matchingSelectors")]
+        pub matching_selectors: Vec<i64>,
+    }
+
+    /// Data for a simple selector (these are delimited by commas in a selector list).
+    #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+    #[serde(default)]
+    pub struct Value {
+        /// Value text.
+        pub text: String,
+        /// Value range in the underlying resource (if available).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<SourceRange>,
+        /// Specificity of the selector.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub specificity: Option<Specificity>,
+    }
+
+    /// Contribution of an individual simple selector to specificity.
+    #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+    #[serde(default)]
+    pub struct SpecificityComponent {
+        /// The simple selector text that contributes to specificity.
+        pub text: String,
+        /// The a component contribution.
+        pub a: i64,
+        /// The b component contribution.
+        pub b: i64,
+        /// The c component contribution.
+        pub c: i64,
+    }
+
+    /// Specificity: https://drafts.csswg.org/selectors/#specificity-rules
+    #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+    #[serde(default)]
+    pub struct Specificity {
+        /// The a component, which represents the number of ID selectors.
+        pub a: i64,
+        /// The b component, which represents the number of class selectors, attributes selectors, and pseudo-classes.
+        pub b: i64,
+        /// The c component, which represents the number of type selectors and pseudo-elements.
+        pub c: i64,
+        /// Per-simple-selector contributions used to explain this specificity.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub components: Option<Vec<SpecificityComponent>>,
+    }
+
+    /// Selector list data.
+    #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+    #[serde(default)]
+    pub struct SelectorList {
+        /// Selectors in the list.
+        pub selectors: Vec<Value>,
+        /// Rule selector text.
+        pub text: String,
+    }
+
+    /// CSS stylesheet metainformation.
+    #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+    #[serde(default)]
+    pub struct CSSStyleSheetHeader {
+        /// The stylesheet identifier.
+        #[serde(rename = "styleSheetId")]
+        pub style_sheet_id: super::dom::StyleSheetId,
+        /// Owner frame identifier.
+        #[serde(rename = "frameId")]
+        pub frame_id: super::page::FrameId,
+        /// Stylesheet resource URL.
+        #[serde(rename = "sourceURL")]
+        pub source_url: String,
+        /// URL of source map associated with the stylesheet (if any).
+        #[serde(rename = "sourceMapURL")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub source_map_url: Option<String>,
+        /// Stylesheet origin.
+        pub origin: StyleSheetOrigin,
+        /// Stylesheet title.
+        pub title: String,
+        /// The backend id for the owner node of the stylesheet.
+        #[serde(rename = "ownerNode")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub owner_node: Option<super::dom::BackendNodeId>,
+        /// Denotes whether the stylesheet is disabled.
+        pub disabled: bool,
+        /// Whether the sourceURL field value comes from the sourceURL comment.
+        #[serde(rename = "hasSourceURL")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub has_source_url: Option<bool>,
+        /// Whether this stylesheet is created for STYLE tag by parser.
+        #[serde(rename = "isInline")]
+        pub is_inline: bool,
+        /// Whether this stylesheet is mutable.
+        #[serde(rename = "isMutable")]
+        pub is_mutable: bool,
+        /// True if this stylesheet is created through new CSSStyleSheet() or imported as a CSS module script.
+        #[serde(rename = "isConstructed")]
+        pub is_constructed: bool,
+        /// Line offset of the stylesheet within the resource (zero based).
+        #[serde(rename = "startLine")]
+        pub start_line: f64,
+        /// Column offset of the stylesheet within the resource (zero based).
+        #[serde(rename = "startColumn")]
+        pub start_column: f64,
+        /// Size of the content (in characters).
+        pub length: f64,
+        /// Line offset of the end of the stylesheet within the resource (zero based).
+        #[serde(rename = "endLine")]
+        pub end_line: f64,
+        /// Column offset of the end of the stylesheet within the resource (zero based).
+        #[serde(rename = "endColumn")]
+        pub end_column: f64,
+        /// If the style sheet was loaded from a network resource, this indicates when the resource failed to load
+        #[serde(rename = "loadingFailed")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub loading_failed: Option<bool>,
+    }
+
+    /// CSS rule representation.
+    #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+    #[serde(default)]
+    pub struct CSSRule {
+        /// The css style sheet identifier (absent for user agent stylesheet and user-specified stylesheet rules) this rule came from.
+        #[serde(rename = "styleSheetId")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub style_sheet_id: Option<super::dom::StyleSheetId>,
+        /// Rule selector data.
+        #[serde(rename = "selectorList")]
+        pub selector_list: SelectorList,
+        /// Array of selectors from ancestor style rules, sorted by distance from the current rule.
+        #[serde(rename = "nestingSelectors")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub nesting_selectors: Option<Vec<String>>,
+        /// Parent stylesheet's origin.
+        pub origin: StyleSheetOrigin,
+        /// Associated style declaration.
+        pub style: CSSStyle,
+        /// The BackendNodeId of the DOM node that constitutes the origin tree scope of this rule.
+        #[serde(rename = "originTreeScopeNodeId")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub origin_tree_scope_node_id: Option<super::dom::BackendNodeId>,
+        /// Media list array (for rules involving media queries).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub media: Option<Vec<CSSMedia>>,
+        /// Container query list array (for rules involving container queries).
+        #[serde(rename = "containerQueries")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub container_queries: Option<Vec<CSSContainerQuery>>,
+        /// @supports CSS at-rule array.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub supports: Option<Vec<CSSSupports>>,
+        /// Cascade layer array.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub layers: Option<Vec<CSSLayer>>,
+        /// @scope CSS at-rule array.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub scopes: Option<Vec<CSSScope>>,
+        /// The array keeps the types of ancestor CSSRules from the innermost going outwards.
+        #[serde(rename = "ruleTypes")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub rule_types: Option<Vec<CSSRuleType>>,
+        /// @starting-style CSS at-rule array.
+        #[serde(rename = "startingStyles")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub starting_styles: Option<Vec<CSSStartingStyle>>,
+        /// @navigation CSS at-rule array.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub navigations: Option<Vec<CSSNavigation>>,
+    }
+
+    string_enum! {
+        /// Enum indicating the type of a CSS rule, used to represent the order of a style rule's ancestors.
+        CSSRuleType {
+            MediaRule = "MediaRule",
+            SupportsRule = "SupportsRule",
+            ContainerRule = "ContainerRule",
+            LayerRule = "LayerRule",
+            ScopeRule = "ScopeRule",
+            StyleRule = "StyleRule",
+            StartingStyleRule = "StartingStyleRule",
+            NavigationRule = "NavigationRule",
+        }
+    }
+
+    /// Text range within a resource.
+    #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+    #[serde(default)]
+    pub struct SourceRange {
+        /// Start line of range.
+        #[serde(rename = "startLine")]
+        pub start_line: i64,
+        /// Start column of range (inclusive).
+        #[serde(rename = "startColumn")]
+        pub start_column: i64,
+        /// End line of range
+        #[serde(rename = "endLine")]
+        pub end_line: i64,
+        /// End column of range (exclusive).
+        #[serde(rename = "endColumn")]
+        pub end_column: i64,
+    }
+
+    #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+    #[serde(default)]
+    pub struct ShorthandEntry {
+        /// Shorthand name.
+        pub name: String,
+        /// Shorthand value.
+        pub value: String,
+        /// Whether the property has "!important" annotation (implies `false` if absent).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub important: Option<bool>,
+    }
+
+    /// CSS style representation.
+    #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+    #[serde(default)]
+    pub struct CSSStyle {
+        /// The css style sheet identifier (absent for user agent stylesheet and user-specified stylesheet rules) this rule came from.
+        #[serde(rename = "styleSheetId")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub style_sheet_id: Option<super::dom::StyleSheetId>,
+        /// CSS properties in the style.
+        #[serde(rename = "cssProperties")]
+        pub css_properties: Vec<CSSProperty>,
+        /// Computed values for all shorthands found in the style.
+        #[serde(rename = "shorthandEntries")]
+        pub shorthand_entries: Vec<ShorthandEntry>,
+        /// Style declaration text (if available).
+        #[serde(rename = "cssText")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub css_text: Option<String>,
+        /// Style declaration range in the enclosing stylesheet (if available).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<SourceRange>,
+    }
+
+    /// CSS property declaration data.
+    #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+    #[serde(default)]
+    pub struct CSSProperty {
+        /// The property name.
+        pub name: String,
+        /// The property value.
+        pub value: String,
+        /// Whether the property has "!important" annotation (implies `false` if absent).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub important: Option<bool>,
+        /// Whether the property is implicit (implies `false` if absent).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub implicit: Option<bool>,
+        /// The full property text as specified in the style.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub text: Option<String>,
+        /// Whether the property is understood by the browser (implies `true` if absent).
+        #[serde(rename = "parsedOk")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub parsed_ok: Option<bool>,
+        /// Whether the property is disabled by the user (present for source-based properties only).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub disabled: Option<bool>,
+        /// The entire property range in the enclosing style declaration (if available).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<SourceRange>,
+        /// Parsed longhand components of this property if it is a shorthand.
+        #[serde(rename = "longhandProperties")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub longhand_properties: Option<Vec<CSSProperty>>,
+    }
+
+    /// CSS media rule descriptor.
+    #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+    #[serde(default)]
+    pub struct CSSMedia {
+        /// Media query text.
+        pub text: String,
+        /// Source of the media query: "mediaRule" if specified by a @media rule, "importRule" if specified by an @import rule, "linkedSheet" if specified by a "media" attribute in a linked stylesheet's LINK tag, "inlineSheet" if specified by a "media" attribute in an inline stylesheet's STYLE tag.
+        pub source: CSSMediaSource,
+        /// URL of the document containing the media query description.
+        #[serde(rename = "sourceURL")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub source_url: Option<String>,
+        /// The associated rule (@media or @import) header range in the enclosing stylesheet (if available).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<SourceRange>,
+        /// Identifier of the stylesheet containing this object (if exists).
+        #[serde(rename = "styleSheetId")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub style_sheet_id: Option<super::dom::StyleSheetId>,
+        /// Array of media queries.
+        #[serde(rename = "mediaList")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub media_list: Option<Vec<MediaQuery>>,
+    }
+
+    string_enum! {
+        /// Source of the media query: "mediaRule" if specified by a @media rule, "importRule" if specified by an @import rule, "linkedSheet" if specified by a "media" attribute in a linked stylesheet's LINK tag, "inlineSheet" if specified by a "media" attribute in an inline stylesheet's STYLE tag.
+        CSSMediaSource {
+            MediaRule = "mediaRule",
+            ImportRule = "importRule",
+            LinkedSheet = "linkedSheet",
+            InlineSheet = "inlineSheet",
+        }
+    }
+
+    /// Media query descriptor.
+    #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+    #[serde(default)]
+    pub struct MediaQuery {
+        /// Array of media query expressions.
+        pub expressions: Vec<MediaQueryExpression>,
+        /// Whether the media query condition is satisfied.
+        pub active: bool,
+    }
+
+    /// Media query expression descriptor.
+    #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+    #[serde(default)]
+    pub struct MediaQueryExpression {
+        /// Media query expression value.
+        pub value: f64,
+        /// Media query expression units.
+        pub unit: String,
+        /// Media query expression feature.
+        pub feature: String,
+        /// The associated range of the value text in the enclosing stylesheet (if available).
+        #[serde(rename = "valueRange")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub value_range: Option<SourceRange>,
+        /// Computed length of media query expression (if applicable).
+        #[serde(rename = "computedLength")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub computed_length: Option<f64>,
+    }
+
+    /// CSS container query rule descriptor.
+    #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+    #[serde(default)]
+    pub struct CSSContainerQuery {
+        /// Container query text. (Deprecated.)
+        pub text: String,
+        /// The associated rule header range in the enclosing stylesheet (if available).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<SourceRange>,
+        /// Identifier of the stylesheet containing this object (if exists).
+        #[serde(rename = "styleSheetId")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub style_sheet_id: Option<super::dom::StyleSheetId>,
+        /// Optional name for the container.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        /// Optional physical axes queried for the container.
+        #[serde(rename = "physicalAxes")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub physical_axes: Option<super::dom::PhysicalAxes>,
+        /// Optional logical axes queried for the container.
+        #[serde(rename = "logicalAxes")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub logical_axes: Option<super::dom::LogicalAxes>,
+        /// true if the query contains scroll-state() queries.
+        #[serde(rename = "queriesScrollState")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub queries_scroll_state: Option<bool>,
+        /// true if the query contains anchored() queries.
+        #[serde(rename = "queriesAnchored")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub queries_anchored: Option<bool>,
+        /// CSSContainerRule.conditionText
+        #[serde(rename = "conditionText")]
+        pub condition_text: String,
+    }
+
+    /// CSS Supports at-rule descriptor.
+    #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+    #[serde(default)]
+    pub struct CSSSupports {
+        /// Supports rule text.
+        pub text: String,
+        /// Whether the supports condition is satisfied.
+        pub active: bool,
+        /// The associated rule header range in the enclosing stylesheet (if available).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<SourceRange>,
+        /// Identifier of the stylesheet containing this object (if exists).
+        #[serde(rename = "styleSheetId")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub style_sheet_id: Option<super::dom::StyleSheetId>,
+    }
+
+    /// CSS Navigation at-rule descriptor.
+    #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+    #[serde(default)]
+    pub struct CSSNavigation {
+        /// Navigation rule text.
+        pub text: String,
+        /// Whether the navigation condition is satisfied.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub active: Option<bool>,
+        /// The associated rule header range in the enclosing stylesheet (if available).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<SourceRange>,
+        /// Identifier of the stylesheet containing this object (if exists).
+        #[serde(rename = "styleSheetId")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub style_sheet_id: Option<super::dom::StyleSheetId>,
+    }
+
+    /// CSS Scope at-rule descriptor.
+    #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+    #[serde(default)]
+    pub struct CSSScope {
+        /// Scope rule text.
+        pub text: String,
+        /// The associated rule header range in the enclosing stylesheet (if available).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<SourceRange>,
+        /// Identifier of the stylesheet containing this object (if exists).
+        #[serde(rename = "styleSheetId")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub style_sheet_id: Option<super::dom::StyleSheetId>,
+    }
+
+    /// CSS Layer at-rule descriptor.
+    #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+    #[serde(default)]
+    pub struct CSSLayer {
+        /// Layer name.
+        pub text: String,
+        /// The associated rule header range in the enclosing stylesheet (if available).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<SourceRange>,
+        /// Identifier of the stylesheet containing this object (if exists).
+        #[serde(rename = "styleSheetId")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub style_sheet_id: Option<super::dom::StyleSheetId>,
+    }
+
+    /// CSS Starting Style at-rule descriptor.
+    #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+    #[serde(default)]
+    pub struct CSSStartingStyle {
+        /// The associated rule header range in the enclosing stylesheet (if available).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<SourceRange>,
+        /// Identifier of the stylesheet containing this object (if exists).
+        #[serde(rename = "styleSheetId")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub style_sheet_id: Option<super::dom::StyleSheetId>,
+    }
+
+    /// CSS @position-try rule representation.
+    #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+    #[serde(default)]
+    pub struct CSSPositionTryRule {
+        /// The prelude dashed-ident name
+        pub name: Value,
+        /// The css style sheet identifier (absent for user agent stylesheet and user-specified stylesheet rules) this rule came from.
+        #[serde(rename = "styleSheetId")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub style_sheet_id: Option<super::dom::StyleSheetId>,
+        /// Parent stylesheet's origin.
+        pub origin: StyleSheetOrigin,
+        /// Associated style declaration.
+        pub style: CSSStyle,
+        pub active: bool,
+    }
+
+    /// CSS keyframes rule representation.
+    #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+    #[serde(default)]
+    pub struct CSSKeyframesRule {
+        /// Animation name.
+        #[serde(rename = "animationName")]
+        pub animation_name: Value,
+        /// List of keyframes.
+        pub keyframes: Vec<CSSKeyframeRule>,
+    }
+
+    /// Representation of a custom property registration through CSS.registerProperty
+    #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+    #[serde(default)]
+    pub struct CSSPropertyRegistration {
+        #[serde(rename = "propertyName")]
+        pub property_name: String,
+        #[serde(rename = "initialValue")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub initial_value: Option<Value>,
+        pub inherits: bool,
+        pub syntax: String,
+    }
+
+    /// CSS generic @rule representation.
+    #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+    #[serde(default)]
+    pub struct CSSAtRule {
+        /// Type of at-rule.
+        pub r#type: CSSAtRuleType,
+        /// Subsection of font-feature-values, if this is a subsection.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub subsection: Option<CSSAtRuleSubsection>,
+        /// LINT.ThenChange(//third_party/blink/renderer/core/inspector/inspector_style_sheet.cc:FontVariantAlternatesFeatureType,//third_party/blink/renderer/core/inspector/inspector_css_agent.cc:FontVariantAlternatesFeatureType) Associated name, if applicable.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub name: Option<Value>,
+        /// The css style sheet identifier (absent for user agent stylesheet and user-specified stylesheet rules) this rule came from.
+        #[serde(rename = "styleSheetId")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub style_sheet_id: Option<super::dom::StyleSheetId>,
+        /// Parent stylesheet's origin.
+        pub origin: StyleSheetOrigin,
+        /// Associated style declaration.
+        pub style: CSSStyle,
+    }
+
+    string_enum! {
+        /// Type of at-rule.
+        CSSAtRuleType {
+            FontFace = "font-face",
+            FontFeatureValues = "font-feature-values",
+            FontPaletteValues = "font-palette-values",
+            CounterStyle = "counter-style",
+        }
+    }
+
+    string_enum! {
+        /// Subsection of font-feature-values, if this is a subsection.
+        CSSAtRuleSubsection {
+            Swash = "swash",
+            Annotation = "annotation",
+            Ornaments = "ornaments",
+            Stylistic = "stylistic",
+            Styleset = "styleset",
+            CharacterVariant = "character-variant",
+        }
+    }
+
+    /// CSS property at-rule representation.
+    #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+    #[serde(default)]
+    pub struct CSSPropertyRule {
+        /// The css style sheet identifier (absent for user agent stylesheet and user-specified stylesheet rules) this rule came from.
+        #[serde(rename = "styleSheetId")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub style_sheet_id: Option<super::dom::StyleSheetId>,
+        /// Parent stylesheet's origin.
+        pub origin: StyleSheetOrigin,
+        /// Associated property name.
+        #[serde(rename = "propertyName")]
+        pub property_name: Value,
+        /// Associated style declaration.
+        pub style: CSSStyle,
+    }
+
+    /// CSS function argument representation.
+    #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+    #[serde(default)]
+    pub struct CSSFunctionParameter {
+        /// The parameter name.
+        pub name: String,
+        /// The parameter type.
+        pub r#type: String,
+    }
+
+    /// CSS function conditional block representation.
+    #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+    #[serde(default)]
+    pub struct CSSFunctionConditionNode {
+        /// Media query for this conditional block.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub media: Option<CSSMedia>,
+        /// Container query for this conditional block.
+        #[serde(rename = "containerQueries")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub container_queries: Option<CSSContainerQuery>,
+        /// @supports CSS at-rule condition.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub supports: Option<CSSSupports>,
+        /// @navigation condition.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub navigation: Option<CSSNavigation>,
+        /// Block body.
+        pub children: Vec<CSSFunctionNode>,
+        /// The condition text.
+        #[serde(rename = "conditionText")]
+        pub condition_text: String,
+    }
+
+    /// Section of the body of a CSS function rule.
+    #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+    #[serde(default)]
+    pub struct CSSFunctionNode {
+        /// A conditional block.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub condition: Option<CSSFunctionConditionNode>,
+        /// Values set by this node.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub style: Option<CSSStyle>,
+    }
+
+    /// CSS function at-rule representation.
+    #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+    #[serde(default)]
+    pub struct CSSFunctionRule {
+        /// Name of the function.
+        pub name: Value,
+        /// The css style sheet identifier (absent for user agent stylesheet and user-specified stylesheet rules) this rule came from.
+        #[serde(rename = "styleSheetId")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub style_sheet_id: Option<super::dom::StyleSheetId>,
+        /// Parent stylesheet's origin.
+        pub origin: StyleSheetOrigin,
+        /// List of parameters.
+        pub parameters: Vec<CSSFunctionParameter>,
+        /// Function body.
+        pub children: Vec<CSSFunctionNode>,
+        /// The BackendNodeId of the DOM node that constitutes the origin tree scope of this rule.
+        #[serde(rename = "originTreeScopeNodeId")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub origin_tree_scope_node_id: Option<super::dom::BackendNodeId>,
+    }
+
+    /// CSS keyframe rule representation.
+    #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+    #[serde(default)]
+    pub struct CSSKeyframeRule {
+        /// The css style sheet identifier (absent for user agent stylesheet and user-specified stylesheet rules) this rule came from.
+        #[serde(rename = "styleSheetId")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub style_sheet_id: Option<super::dom::StyleSheetId>,
+        /// Parent stylesheet's origin.
+        pub origin: StyleSheetOrigin,
+        /// Associated key text.
+        #[serde(rename = "keyText")]
+        pub key_text: Value,
+        /// Associated style declaration.
+        pub style: CSSStyle,
+    }
+
+    /// Enables the CSS agent for the given page.
+    #[derive(Debug, Clone, Default, serde::Serialize)]
+    pub struct EnableParams {}
+
+    /// What `CSS.enable` returns.
+    #[derive(Debug, Clone, Default, serde::Deserialize)]
+    #[serde(default)]
+    pub struct EnableReturns {}
+
+    impl crate::cdp::Command for EnableParams {
+        const METHOD: &'static str = "CSS.enable";
+        type Returns = EnableReturns;
+    }
+
+    /// Returns requested styles for a DOM node identified by `nodeId`.
+    #[derive(Debug, Clone, Default, serde::Serialize)]
+    pub struct GetMatchedStylesForNodeParams {
+        #[serde(rename = "nodeId")]
+        pub node_id: super::dom::NodeId,
+    }
+
+    /// What `CSS.getMatchedStylesForNode` returns.
+    #[derive(Debug, Clone, Default, serde::Deserialize)]
+    #[serde(default)]
+    pub struct GetMatchedStylesForNodeReturns {
+        /// Inline style for the specified DOM node.
+        #[serde(rename = "inlineStyle")]
+        pub inline_style: Option<CSSStyle>,
+        /// Attribute-defined element style (e.g. resulting from "width=20 height=100%").
+        #[serde(rename = "attributesStyle")]
+        pub attributes_style: Option<CSSStyle>,
+        /// CSS rules matching this node, from all applicable stylesheets.
+        #[serde(rename = "matchedCSSRules")]
+        pub matched_css_rules: Option<Vec<RuleMatch>>,
+        /// Pseudo style matches for this node.
+        #[serde(rename = "pseudoElements")]
+        pub pseudo_elements: Option<Vec<PseudoElementMatches>>,
+        /// A chain of inherited styles (from the immediate node parent up to the DOM tree root).
+        pub inherited: Option<Vec<InheritedStyleEntry>>,
+        /// A chain of inherited pseudo element styles (from the immediate node parent up to the DOM tree root).
+        #[serde(rename = "inheritedPseudoElements")]
+        pub inherited_pseudo_elements: Option<Vec<InheritedPseudoElementMatches>>,
+        /// A list of CSS keyframed animations matching this node.
+        #[serde(rename = "cssKeyframesRules")]
+        pub css_keyframes_rules: Option<Vec<CSSKeyframesRule>>,
+        /// A list of CSS @position-try rules matching this node, based on the position-try-fallbacks property.
+        #[serde(rename = "cssPositionTryRules")]
+        pub css_position_try_rules: Option<Vec<CSSPositionTryRule>>,
+        /// Index of the active fallback in the applied position-try-fallback property, will not be set if there is no active position-try fallback.
+        #[serde(rename = "activePositionFallbackIndex")]
+        pub active_position_fallback_index: Option<i64>,
+        /// A list of CSS at-property rules matching this node.
+        #[serde(rename = "cssPropertyRules")]
+        pub css_property_rules: Option<Vec<CSSPropertyRule>>,
+        /// A list of CSS property registrations matching this node.
+        #[serde(rename = "cssPropertyRegistrations")]
+        pub css_property_registrations: Option<Vec<CSSPropertyRegistration>>,
+        /// A list of simple @rules matching this node or its pseudo-elements.
+        #[serde(rename = "cssAtRules")]
+        pub css_at_rules: Option<Vec<CSSAtRule>>,
+        /// Id of the first parent element that does not have display: contents.
+        #[serde(rename = "parentLayoutNodeId")]
+        pub parent_layout_node_id: Option<super::dom::NodeId>,
+        /// A list of CSS at-function rules referenced by styles of this node.
+        #[serde(rename = "cssFunctionRules")]
+        pub css_function_rules: Option<Vec<CSSFunctionRule>>,
+    }
+
+    impl crate::cdp::Command for GetMatchedStylesForNodeParams {
+        const METHOD: &'static str = "CSS.getMatchedStylesForNode";
+        type Returns = GetMatchedStylesForNodeReturns;
+    }
+
+    /// Fired whenever an active document stylesheet is added.
+    #[derive(Debug, Clone, Default, serde::Deserialize)]
+    #[serde(default)]
+    pub struct StyleSheetAddedEvent {
+        /// Added stylesheet metainfo.
+        pub header: CSSStyleSheetHeader,
+    }
+
+    impl crate::cdp::Event for StyleSheetAddedEvent {
+        const NAME: &'static str = "CSS.styleSheetAdded";
+    }
+
+    /// Fired whenever an active document stylesheet is removed.
+    #[derive(Debug, Clone, Default, serde::Deserialize)]
+    #[serde(default)]
+    pub struct StyleSheetRemovedEvent {
+        /// Identifier of the removed stylesheet.
+        #[serde(rename = "styleSheetId")]
+        pub style_sheet_id: super::dom::StyleSheetId,
+    }
+
+    impl crate::cdp::Event for StyleSheetRemovedEvent {
+        const NAME: &'static str = "CSS.styleSheetRemoved";
+    }
+}
+
 /// This domain exposes DOM read/write operations.
 pub mod dom {
     /// Unique DOM node identifier.
@@ -617,6 +1408,24 @@ pub mod dom {
             QuirksMode = "QuirksMode",
             LimitedQuirksMode = "LimitedQuirksMode",
             NoQuirksMode = "NoQuirksMode",
+        }
+    }
+
+    string_enum! {
+        /// ContainerSelector physical axes
+        PhysicalAxes {
+            Horizontal = "Horizontal",
+            Vertical = "Vertical",
+            Both = "Both",
+        }
+    }
+
+    string_enum! {
+        /// ContainerSelector logical axes
+        LogicalAxes {
+            Inline = "Inline",
+            Block = "Block",
+            Both = "Both",
         }
     }
 

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use super::call::{Calls, Outcome};
-use super::{console, emulation, memory, network, screencast, script, snapshot};
+use super::{console, css, emulation, memory, network, screencast, script, snapshot};
 use crate::browser::{Browser, CallId, Host, PageId, RawEvent, Runtime};
 use crate::pagetools::{self, PageHost, Tables};
 use crate::settings::Settings;
@@ -29,6 +29,7 @@ pub struct Ctx {
     pub scripts: PerPage<script::PageScripts>,
     pub heap_captures: PerPage<memory::Captures>,
     pub recordings: PerPage<screencast::Recording>,
+    pub css_sheets: PerPage<css::Sheets>,
 }
 
 impl Ctx {
@@ -48,6 +49,7 @@ impl Ctx {
             scripts: PerPage::default(),
             heap_captures: PerPage::default(),
             recordings: PerPage::default(),
+            css_sheets: PerPage::default(),
         }
     }
 }
@@ -148,6 +150,7 @@ impl Host for Ctx {
         self.scripts.remove(page);
         self.heap_captures.remove(page);
         self.recordings.remove(page);
+        self.css_sheets.remove(page);
         self.tools_changed();
     }
 
@@ -160,5 +163,6 @@ impl Host for Ctx {
         console::on_event(self, page, event);
         network::on_event(self, page, event);
         memory::on_event(self, page, event);
+        css::on_event(self, page, event);
     }
 }

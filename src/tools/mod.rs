@@ -7,6 +7,7 @@ pub mod args;
 pub mod base64;
 pub mod call;
 pub mod console;
+pub mod css;
 pub mod ctx;
 pub mod emulation;
 pub mod exposed;
@@ -96,6 +97,7 @@ pub fn all() -> impl Iterator<Item = &'static Tool> {
         .iter()
         .chain(script::TOOLS)
         .chain(snapshot::TOOLS)
+        .chain(css::TOOLS)
         .chain(thirdparty::TOOLS)
         .chain(input::TOOLS)
         .chain(screenshot::TOOLS)

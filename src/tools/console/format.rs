@@ -267,6 +267,16 @@ pub struct Paging {
     page_idx: Option<Number>,
 }
 
+impl Paging {
+    /// Pages of `size`, showing page `idx` (as another tool's defaults ask).
+    pub fn of(size: u64, idx: u64) -> Paging {
+        Paging {
+            page_size: Some(size.into()),
+            page_idx: Some(idx.into()),
+        }
+    }
+}
+
 /// One page of a listing, as the reference computes it: without `pageSize` and `pageIdx`
 /// everything; otherwise pages of `pageSize` (default 20), and an out-of-range `pageIdx`
 /// falls back to the first page.

@@ -102,7 +102,7 @@ fn take_snapshot(cx: &mut Ctx, call: CallId, args: Value) {
 /// trees and documents as the browser sent them.
 #[derive(serde::Serialize)]
 #[serde(transparent)]
-struct AsJson<C>(C);
+pub(crate) struct AsJson<C>(pub C);
 
 impl<C: Command> Command for AsJson<C> {
     const METHOD: &'static str = C::METHOD;
