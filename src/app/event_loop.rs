@@ -183,6 +183,8 @@ pub fn run(settings: Settings) -> io::Result<()> {
             quit = true;
         }
     }
+    // Open subscriptions end with their answer, the graceful close of MCP 2026-07-28.
+    server.close_subscriptions();
     // Answers already computed still go out (bounded: a client that stopped reading
     // does not hold us).
     let deadline = Instant::now() + Duration::from_millis(200);
