@@ -146,7 +146,10 @@ fn tools_list_is_cacheable_complete_and_in_a_fixed_order() {
     // Exposed page tools change with the page: stale at once, and private.
     let exposing = Mcp::start(&["--exposePageTools"]);
     let list = modern_ok(&exposing, "tools/list", json!({}));
-    assert_eq!((&list["ttlMs"], &list["cacheScope"]), (&json!(0), &json!("private")));
+    assert_eq!(
+        (&list["ttlMs"], &list["cacheScope"]),
+        (&json!(0), &json!("private"))
+    );
 }
 
 #[test]
@@ -218,7 +221,10 @@ fn list_changes_go_only_to_subscriptions() {
     let subscription = listen(&mcp);
     call_text(&mcp, "navigate_page", json!({"type": "reload"}));
     let note = mcp.wait_notification(LIST_CHANGED, NOTIFIED);
-    assert_eq!(note["params"]["_meta"][SUBSCRIPTION_ID], subscription, "{note}");
+    assert_eq!(
+        note["params"]["_meta"][SUBSCRIPTION_ID], subscription,
+        "{note}"
+    );
     until_late_tool_runs(&mcp);
     // Cancelled: the stream ends without an answer, and nothing more comes.
     mcp.cancel(subscription, "done");

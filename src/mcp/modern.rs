@@ -187,7 +187,10 @@ impl Subscription {
             true => json!({"toolsListChanged": true}),
             false => json!({}),
         };
-        self.note("notifications/subscriptions/acknowledged", Some(notifications))
+        self.note(
+            "notifications/subscriptions/acknowledged",
+            Some(notifications),
+        )
     }
 
     pub fn tools_changed(&self) -> StreamNote<'_> {
@@ -283,7 +286,10 @@ mod tests {
         assert_eq!(r["_meta"]["x"], 1);
         assert_eq!(r["_meta"][SERVER_INFO_KEY]["name"], "devtools-mcp");
         let list = tools_list(vec![], true);
-        assert_eq!((list["ttlMs"].clone(), list["cacheScope"].clone()), (json!(0), json!("private")));
+        assert_eq!(
+            (list["ttlMs"].clone(), list["cacheScope"].clone()),
+            (json!(0), json!("private"))
+        );
         let d = discover();
         assert_eq!(d["supportedVersions"], json!(["2026-07-28"]));
         assert_eq!(d["cacheScope"], "public");
@@ -305,7 +311,10 @@ mod tests {
         assert!(serde_json::to_string(&s.closed())
             .unwrap()
             .starts_with(r#"{"jsonrpc":"2.0","id":18446744073709551616,"#));
-        assert_eq!(honoured(&json!({"notifications": {"promptsListChanged": true}})), Some(false));
+        assert_eq!(
+            honoured(&json!({"notifications": {"promptsListChanged": true}})),
+            Some(false)
+        );
         assert_eq!(honoured(&json!({})), None);
     }
 }
