@@ -733,8 +733,9 @@ async def modern() -> None:
             await client.session.send_request(types.PingRequest(), types.EmptyResult)
             R.check("ping at 2026-07-28 is method-not-found", False, 0, "ping answered")
         except MCPError as e:
-            R.check(f"ping at 2026-07-28 is method-not-found ({e.error.code})", e.error.code == -32601, 0,
-                    e.error.message)
+            # The server's own words ("Method not found: ping"), not an SDK-side refusal.
+            R.check(f"ping at 2026-07-28 is method-not-found ({e.error.code}: {e.error.message})",
+                    e.error.code == -32601 and e.error.message == "Method not found: ping", 0, e.error.message)
 
 
 # ---------------------------------------------------------------------------------------------
