@@ -183,6 +183,15 @@ pub fn run(settings: Settings) -> io::Result<()> {
             quit = true;
         }
     }
+    last_words(&mut server);
+    browser::shutdown(&mut server.cx);
+    Ok(())
+}
+
+/// What still goes to the client once the loop ends.
+fn last_words(server: &mut Server) {
+    // Open subscriptions end with their answer, the graceful close of MCP 2026-07-28.
+    server.close_subscriptions();
     // Answers already computed still go out (bounded: a client that stopped reading
     // does not hold us).
     let deadline = Instant::now() + Duration::from_millis(200);
@@ -192,8 +201,6 @@ pub fn run(settings: Settings) -> io::Result<()> {
         }
         std::thread::sleep(Duration::from_millis(1));
     }
-    browser::shutdown(&mut server.cx);
-    Ok(())
 }
 
 /// How long the loop may sleep: until the tools' or the MCP layer's next deadline.

@@ -262,6 +262,17 @@ pub fn error(id: &RawValue, code: i64, text: &str) -> Reply {
     }
 }
 
+/// An error response with `data` (what the client needs to recover, e.g. the versions we
+/// speak).
+pub fn error_with_data(id: &RawValue, code: i64, text: &str, data: Value) -> Reply {
+    Reply {
+        jsonrpc: "2.0",
+        id: id.to_owned(),
+        result: None,
+        error: Some(json!({"code": code, "message": text, "data": data})),
+    }
+}
+
 /// A notification, built from its members, moving them in (`json!` would deep-copy a value
 /// given to it).
 pub fn notification(method: &str, params: Value) -> Value {

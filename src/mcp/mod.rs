@@ -3,6 +3,7 @@
 
 pub mod framing;
 pub mod jsonrpc;
+pub mod modern;
 pub mod output;
 pub mod roots;
 pub mod server;

@@ -50,6 +50,15 @@ impl Server {
         self.send(json!({"jsonrpc": "2.0", "id": id, "method": "roots/list"}));
     }
 
+    /// The client left the legacy session (a modern request came): its roots no longer
+    /// apply, and an answer still to come is not awaited.
+    pub(super) fn forget_roots(&mut self) {
+        self.roots.capable = false;
+        self.roots.request = None;
+        self.cx.client_roots = None;
+        self.release_held();
+    }
+
     pub(super) fn roots_timed_out(&mut self) {
         log!("the client did not answer roots/list within {WAIT:?}; going on without its roots");
         self.roots.request = None;
@@ -83,7 +92,7 @@ impl Server {
     fn release_held(&mut self) {
         self.roots.deadline = None;
         for (id, name, args) in std::mem::take(&mut self.roots.held) {
-            self.start_call(id, &name, args);
+            self.start_call(id, &name, args, false);
         }
     }
 }

@@ -1,6 +1,15 @@
 //! The MCP lifecycle and request dispatch: `initialize`, `ping`, `tools/list`, `tools/call`,
-//! cancellation. Every request is answered (or, when cancelled, deliberately not), and a bad
-//! line is answered with an error while the server carries on.
+//! cancellation; and, beside them, MCP 2026-07-28 (`server/discover`, `subscriptions/listen`,
+//! the per-request envelope: see [`super::modern`]). Every request is answered (or, when
+//! cancelled, deliberately not), and a bad line is answered with an error while the server
+//! carries on.
+//!
+//! Which protocol a request speaks: one whose `_meta` names a protocol version is modern
+//! (`initialize` excepted) and puts the connection in the modern era; `initialize` puts it in
+//! the legacy era. A request without the envelope is served as before, except in the modern
+//! era, where it is refused for lacking it. Entering the modern era forgets the legacy
+//! session (no list changes without a subscription, no client roots); `initialize` ends the
+//! open subscriptions.
 //!
 //! The server owns the tools' state ([`Ctx`]) and sees tools only through the registry
 //! (`tools::list`, `tools::call`) and the answers they leave in the outbox.
@@ -13,6 +22,7 @@ use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
 use super::jsonrpc::{self, id_key, request_id, Id, Incoming, INVALID_PARAMS, METHOD_NOT_FOUND};
+use super::modern::{self, Subscription};
 use super::output::Output;
 use super::roots::Roots;
 use crate::log::log;
@@ -28,8 +38,13 @@ pub struct Server {
     protocol_version: Option<String>,
     initialized: bool,
     pub(super) roots: Roots,
-    /// The JSON-RPC id each call in flight answers, as the client wrote it.
-    rpc_ids: HashMap<CallId, Id>,
+    /// Which protocol the connection speaks, once a request said.
+    era: Era,
+    /// The open `subscriptions/listen` streams (modern era only).
+    subscriptions: Vec<Subscription>,
+    /// The JSON-RPC id each call in flight answers, as the client wrote it, and whether the
+    /// call came in the modern protocol (its result then says so).
+    rpc_ids: HashMap<CallId, (Id, bool)>,
     /// `tools/list_changed` coalescing: the current window's start and how many went out in
     /// it, and when the next is due (a change came after the window's allowance was spent).
     list_changed_window: (Instant, u32),
@@ -43,6 +58,14 @@ pub struct Server {
 const LIST_CHANGED_WINDOW: Duration = Duration::from_secs(1);
 const LIST_CHANGED_BURST: u32 = 10;
 
+#[derive(Clone, Copy, PartialEq)]
+enum Era {
+    /// No `initialize` and no modern request yet: requests are served as legacy ones.
+    Unknown,
+    Legacy,
+    Modern,
+}
+
 impl Server {
     pub fn new(cx: Ctx) -> Server {
         Server {
@@ -51,6 +74,8 @@ impl Server {
             protocol_version: None,
             initialized: false,
             roots: Roots::default(),
+            era: Era::Unknown,
+            subscriptions: Vec::new(),
             rpc_ids: HashMap::new(),
             list_changed_window: (Instant::now(), 0),
             list_changed_due: None,
@@ -84,6 +109,8 @@ impl Server {
 
     fn notification(&mut self, method: &str, params: Option<&RawValue>) {
         match method {
+            // A modern client has no session to start.
+            "notifications/initialized" if self.era == Era::Modern => {}
             "notifications/initialized" => {
                 self.initialized = true;
                 self.ask_roots();
@@ -93,19 +120,27 @@ impl Server {
                 let Some(id) = request_id(params) else {
                     return;
                 };
-                let found = self.rpc_ids.iter().find(|(_, rpc)| id_key(rpc) == id);
+                let found = self.rpc_ids.iter().find(|(_, (rpc, _))| id_key(rpc) == id);
                 if let Some(call) = found.map(|(call, _)| *call) {
                     self.rpc_ids.remove(&call);
                     call::cancel(&mut self.cx, call);
                 }
+                // A cancelled subscription ends without an answer.
+                self.subscriptions.retain(|s| id_key(&s.id) != id);
             }
             _ => {}
         }
     }
 
     fn request(&mut self, id: Id, method: &str, params: Value) {
+        // In the modern era a request without the envelope is refused for lacking it.
+        if method != "initialize" && (self.era == Era::Modern || modern::has_envelope(&params)) {
+            return self.modern_request(id, method, &params);
+        }
         match method {
             "initialize" => {
+                self.era = Era::Legacy;
+                self.close_subscriptions();
                 let version = super::negotiate(params["protocolVersion"].as_str());
                 self.protocol_version = Some(version.to_string());
                 self.roots.capable = params["capabilities"]["roots"].is_object();
@@ -121,7 +156,7 @@ impl Server {
                 let result = json!({"tools": tools::list(&self.cx)});
                 self.send(jsonrpc::response(&id, result));
             }
-            "tools/call" => self.tools_call(id, &params),
+            "tools/call" => self.tools_call(id, &params, false),
             _ => {
                 let message = format!("Method not found: {method}");
                 self.send(jsonrpc::error(&id, METHOD_NOT_FOUND, &message));
@@ -129,7 +164,52 @@ impl Server {
         }
     }
 
-    fn tools_call(&mut self, id: Id, params: &Value) {
+    /// A request in the modern protocol: its envelope checked, its result marked complete.
+    fn modern_request(&mut self, id: Id, method: &str, params: &Value) {
+        if let Err(refusal) = modern::check_envelope(params) {
+            return self.send(refusal.reply(&id));
+        }
+        if self.era != Era::Modern {
+            self.era = Era::Modern;
+            self.initialized = false;
+            self.forget_roots();
+        }
+        match method {
+            "server/discover" => self.send(jsonrpc::response(&id, modern::discover())),
+            "subscriptions/listen" => self.listen(id, params),
+            "tools/list" => {
+                let exposed = self.cx.settings.expose_page_tools;
+                let result = modern::tools_list(tools::list(&self.cx), exposed);
+                self.send(jsonrpc::response(&id, result));
+            }
+            "tools/call" => self.tools_call(id, params, true),
+            _ => {
+                let message = format!("Method not found: {method}");
+                self.send(jsonrpc::error(&id, METHOD_NOT_FOUND, &message));
+            }
+        }
+    }
+
+    /// Opens a notification stream: acknowledged at once, answered when the server ends it.
+    fn listen(&mut self, id: Id, params: &Value) {
+        let Some(tools) = modern::honoured(params) else {
+            let msg = "subscriptions/listen needs a \"notifications\" object";
+            return self.send(jsonrpc::error(&id, INVALID_PARAMS, msg));
+        };
+        let subscription = Subscription { id, tools };
+        self.send(subscription.acknowledged());
+        self.subscriptions.push(subscription);
+    }
+
+    /// Ends every open subscription gracefully (the server shuts down, or the client switched
+    /// to the handshake).
+    pub fn close_subscriptions(&mut self) {
+        for subscription in std::mem::take(&mut self.subscriptions) {
+            self.send(subscription.closed());
+        }
+    }
+
+    fn tools_call(&mut self, id: Id, params: &Value, modern: bool) {
         let Some(name) = params["name"].as_str() else {
             let msg = "tools/call needs a string \"name\"";
             return self.send(jsonrpc::error(&id, INVALID_PARAMS, msg));
@@ -142,18 +222,18 @@ impl Server {
                 return self.send(jsonrpc::error(&id, INVALID_PARAMS, msg));
             }
         };
-        if self.roots.pending() {
+        if !modern && self.roots.pending() {
             // A path is never judged against roots that are not known yet.
             self.roots.held.push((id, name.to_owned(), args));
             return;
         }
-        self.start_call(id, name, args);
+        self.start_call(id, name, args, modern);
     }
 
-    pub(super) fn start_call(&mut self, id: Id, name: &str, args: Value) {
+    pub(super) fn start_call(&mut self, id: Id, name: &str, args: Value, modern: bool) {
         match tools::call(&mut self.cx, name, args) {
             Ok(call) => {
-                self.rpc_ids.insert(call, id);
+                self.rpc_ids.insert(call, (id, modern));
             }
             Err(text) => self.send(jsonrpc::error(&id, INVALID_PARAMS, &text)),
         }
@@ -164,11 +244,18 @@ impl Server {
         for outcome in std::mem::take(&mut self.cx.outbox) {
             match outcome {
                 Outcome::Answer(call, result) => {
-                    if let Some(id) = self.rpc_ids.remove(&call) {
-                        self.send(jsonrpc::response(&id, result.into_json()));
-                    }
+                    let Some((id, modern)) = self.rpc_ids.remove(&call) else {
+                        continue;
+                    };
+                    let result = match modern {
+                        true => modern::complete(result.into_json()),
+                        false => result.into_json(),
+                    };
+                    self.send(jsonrpc::response(&id, result));
                 }
-                Outcome::ToolsChanged if self.initialized => self.tools_changed(),
+                Outcome::ToolsChanged if self.initialized || self.listening() => {
+                    self.tools_changed()
+                }
                 Outcome::ToolsChanged => {}
             }
         }
@@ -190,11 +277,21 @@ impl Server {
         self.send_list_changed();
     }
 
+    /// Whether a subscription wants tool list changes.
+    fn listening(&self) -> bool {
+        self.subscriptions.iter().any(|s| s.tools)
+    }
+
     fn send_list_changed(&mut self) {
         self.list_changed_window.1 += 1;
         self.list_changed_due = None;
-        let note = jsonrpc::notification("notifications/tools/list_changed", json!({}));
-        self.send(note);
+        if self.initialized {
+            let note = jsonrpc::notification("notifications/tools/list_changed", json!({}));
+            self.send(note);
+        }
+        for subscription in self.subscriptions.iter().filter(|s| s.tools) {
+            self.out.push(&subscription.tools_changed());
+        }
     }
 
     /// The next deadline of the MCP layer itself.

@@ -3,7 +3,8 @@
 # run it: one `npx @modelcontextprotocol/inspector --cli <binary> <flags> --method ...` per call.
 #
 #   A. the reference's launch flags: tools/list, tools/list with the server/discover probe
-#      (--protocol-era auto), new_page on a local page, evaluate_script, and the bad inputs;
+#      (--protocol-era auto) and at MCP 2026-07-28 (--protocol-era modern), new_page on a local
+#      page, evaluate_script, and the bad inputs;
 #   B. one shared Chromium reached with --browserUrl, so pages survive between CLI calls: page
 #      tools on the basic page, Prebid.js 11 and Angular 22;
 #   C. the Inspector's own load test on evaluate_script and execute_3p_developer_tool.
@@ -101,6 +102,12 @@ EOF
 echo "== A. launched browser, the reference's flags (REF_FLAGS = ${REF_FLAGS[*]})"
 run ok "tools/list" '"execute_3p_developer_tool"' REF_FLAGS --method tools/list
 run ok "tools/list after the server/discover probe (--protocol-era auto)" '"list_pages"' REF_FLAGS --method tools/list --protocol-era auto
+# MCP 2026-07-28 pinned: no handshake, the per-request _meta envelope on every request.
+run ok "tools/list at 2026-07-28 (--protocol-era modern)" '"list_pages"' REF_FLAGS --method tools/list --protocol-era modern
+# The needle is in the result's _meta: only a 2026-07-28 result names the server there.
+run ok "evaluate_script at 2026-07-28 (--protocol-era modern), the result signed in _meta" \
+  'io.modelcontextprotocol/serverInfo' REF_FLAGS --protocol-era modern \
+  --method tools/call --tool-name evaluate_script --tool-arg 'function=() => navigator.userAgent'
 run ok "tools/list --strict (schema portability)" '"new_page"' REF_FLAGS --method tools/list --strict
 run ok "new_page on a local page shows its tools" 'Basic: Tools of the acceptance page' REF_FLAGS \
   --method tools/call --tool-name new_page --tool-arg "url=$BASE/basic.html"

@@ -4,16 +4,19 @@ Starts the release binary with the reference's flags (see acceptlib.REFERENCE_FL
 tests/acceptance/pages on 127.0.0.1, and drives:
   1. the classic client: stdio_client -> ClientSession.initialize -> tools, pages, scripts, page tools,
      snapshots and every bad input the SDK lets us send;
-  2. the SDK's newer `Client` (mode="auto"), which sends `server/discover` first: it must connect at once;
+  2. the SDK's newer `Client` (mode="auto"), which sends `server/discover` first: it must connect at once,
+     at MCP 2026-07-28 (mode="legacy": at 2025-11-25 through `initialize`);
   3. published libraries: Prebid.js 11 (npm prebuilt bundle) and Angular 22 in dev mode (JIT);
   4. hostile pages: sabotaged globals, console floods, dialogs, a 100 MB result, a tool that never
      settles, a busy loop, navigation and reload mid-call, a renderer crash and the browser killed
      mid-call -- with `ping` answered throughout;
-  5. late registration (notifications/tools/list_changed) and --exposePageTools.
+  5. late registration (notifications/tools/list_changed) and --exposePageTools;
+  6. MCP 2026-07-28 through `Client` in its default mode: list, call, and a tool list change received
+     on a `subscriptions/listen` stream when a page registers tools late.
 Every step is timed. Run tests/acceptance/setup.sh first. Exit status 1 when any check failed.
 
 Usage: $ACCEPT_DIR/venv/bin/python tests/acceptance/python_sdk.py [section ...]
-       sections: basics discover expose prebid angular hostile (default: all)
+       sections: basics discover expose modern prebid angular hostile (default: all)
 """
 
 from __future__ import annotations
@@ -341,6 +344,9 @@ async def discover_client() -> None:
                     names = {t.name for t in tools.tools}
                     if "execute_3p_developer_tool" not in names:
                         err = f"tools/list lacks execute_3p_developer_tool: {sorted(names)}"
+                    expected = "2026-07-28" if mode == "auto" else "2025-11-25"
+                    if version != expected and not os.environ.get("ACCEPT_REFERENCE"):
+                        err = f"negotiated {version}, expected {expected}"
         except BaseException as e:  # noqa: BLE001
             connected = time.perf_counter() - t0
             err = f"{type(e).__name__}: {e}"
@@ -676,6 +682,63 @@ async def expose() -> None:
 
 
 # ---------------------------------------------------------------------------------------------
+# 6. MCP 2026-07-28: the SDK's default mode, list, call, and a list change on a listen stream
+
+
+async def modern() -> None:
+    import mcp_types as types
+    from mcp.client.client import Client
+    from mcp.client.subscriptions import ToolsListChanged
+
+    async with Client(server_params(), mode="auto") as client:
+        version = client.protocol_version
+        R.check(f"Client() default mode negotiates 2026-07-28 (got {version}, server "
+                f"{client.server_info.name if client.server_info else None})", version == "2026-07-28", 0, "")
+        with A.Timer() as t:
+            tools = await client.list_tools()
+        names = [x.name for x in tools.tools]
+        R.check(f"2026-07-28 tools/list: {len(names)} tools", "new_page" in names, t.seconds, f"{names}")
+        with A.Timer() as t:
+            res = await client.call_tool("list_pages", {})
+        R.check("2026-07-28 tools/call list_pages", not res.is_error and "## Pages" in text_of(res),
+                t.seconds, short(text_of(res)))
+        events: list[float] = []
+        async with client.listen(tools_list_changed=True) as sub:
+            R.check(f"subscriptions/listen acknowledged ({sub.honored})", bool(sub.honored.tools_list_changed),
+                    0, f"{sub.honored}")
+            t_open = time.perf_counter()
+            res = await client.call_tool("new_page", {"url": f"{BASE}/pages/late.html"})
+            ok = not res.is_error and "Shell: Present from the start" in text_of(res)
+            R.check("2026-07-28 tools/call new_page late.html", ok, time.perf_counter() - t_open,
+                    short(text_of(res)))
+            # Each change is followed by a try of the late route's tool: the change that
+            # announces it is the one after which it runs.
+            ran = ""
+            with anyio.move_on_after(8):
+                async for event in sub:
+                    if not isinstance(event, ToolsListChanged):
+                        continue
+                    events.append(time.perf_counter())
+                    res = await client.call_tool("execute_3p_developer_tool",
+                                                 {"toolName": "cart:total", "params": '{"currency": "EUR"}'})
+                    if not res.is_error and "42.5" in text_of(res):
+                        ran = text_of(res)
+                        break
+            R.check(f"tools list changes on the listen stream ({len(events)}, the last "
+                    f"{(events[-1] - t_open) if events else -1:.2f}s after new_page); the late tool runs after one",
+                    bool(ran), (events[-1] - t_open) if events else 0,
+                    f"events at {[round(e - t_open, 2) for e in events]}; {short(ran)}")
+        # ping does not exist at 2026-07-28: the SDK refuses it itself, the server answers -32601.
+        try:
+            await client.session.send_request(types.PingRequest(), types.EmptyResult)
+            R.check("ping at 2026-07-28 is method-not-found", False, 0, "ping answered")
+        except MCPError as e:
+            # The server's own words ("Method not found: ping"), not an SDK-side refusal.
+            R.check(f"ping at 2026-07-28 is method-not-found ({e.error.code}: {e.error.message})",
+                    e.error.code == -32601 and e.error.message == "Method not found: ping", 0, e.error.message)
+
+
+# ---------------------------------------------------------------------------------------------
 
 
 async def main(sections: list[str]) -> int:
@@ -688,7 +751,9 @@ async def main(sections: list[str]) -> int:
         await discover_client()
     if "expose" in sections:
         await expose()
-    rest = [s for s in sections if s not in ("discover", "expose")]
+    if "modern" in sections:
+        await modern()
+    rest = [s for s in sections if s not in ("discover", "expose", "modern")]
     if rest:
         t0 = time.perf_counter()
         errlog = open(os.environ.get("SERVER_STDERR", os.devnull), "w")
@@ -738,5 +803,5 @@ async def main(sections: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    wanted = sys.argv[1:] or ["basics", "discover", "expose", "prebid", "angular", "hostile"]
+    wanted = sys.argv[1:] or ["basics", "discover", "expose", "modern", "prebid", "angular", "hostile"]
     sys.exit(anyio.run(main, wanted))

@@ -1,8 +1,9 @@
 """Acceptance of the MCP framing with a raw subprocess: what no SDK will send.
 
-Malformed lines, non-object JSON, batches, unknown methods (server/discover among them),
-version negotiation, huge and non-UTF-8 lines, cancellation, requests before initialize,
-and shutdown on EOF and on SIGTERM (the browser and profile gone within a second).
+Malformed lines, non-object JSON, batches, unknown methods (server/discover without the
+2026-07-28 envelope among them), version negotiation, MCP 2026-07-28 by hand (envelope errors,
+the listen stream ended on EOF), huge and non-UTF-8 lines, cancellation, requests before
+initialize, and shutdown on EOF and on SIGTERM (the browser and profile gone within a second).
 Runs the release binary with the reference's flags. Prints each exchange and its time.
 
 Usage: python3 tests/acceptance/raw_stdio.py      (no third-party packages needed)
@@ -263,6 +264,49 @@ def versions() -> None:
         s.close()
 
 
+MODERN = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+          "io.modelcontextprotocol/clientCapabilities": {}}
+
+
+def modern() -> None:
+    """MCP 2026-07-28 by hand: what no SDK sends (broken envelopes), and the listen stream's end."""
+    s = Server()
+    try:
+        def req(i: str, method: str, meta: dict | None, **params) -> dict:
+            if meta is not None:
+                params["_meta"] = meta
+            return {"jsonrpc": "2.0", "id": i, "method": method, "params": params}
+
+        s.exchange("2026-07-28: server/discover with no handshake", req("d", "server/discover", MODERN), "d",
+                   lambda r: r.get("result", {}).get("supportedVersions") == ["2026-07-28"]
+                   and r["result"].get("resultType") == "complete", max_seconds=1)
+        s.exchange("2026-07-28: no clientCapabilities -> -32602",
+                   req("c", "tools/list", {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}), "c",
+                   err_code(-32602))
+        s.exchange("2026-07-28: an unknown version -> -32022 with data.supported and data.requested",
+                   req("v", "tools/list", {**MODERN, "io.modelcontextprotocol/protocolVersion": "1900-01-01"}), "v",
+                   lambda r: r.get("error", {}).get("code") == -32022
+                   and r["error"].get("data", {}).get("requested") == "1900-01-01"
+                   and "2026-07-28" in r["error"]["data"].get("supported", []))
+        s.exchange("2026-07-28: a request without the envelope -> -32602", req("n", "tools/list", None), "n",
+                   err_code(-32602))
+        s.exchange("2026-07-28: ping does not exist -> -32601", req("p", "ping", MODERN), "p", err_code(-32601))
+        s.exchange("2026-07-28: tools/list has resultType, ttlMs, cacheScope", req("l", "tools/list", MODERN), "l",
+                   lambda r: {"resultType", "ttlMs", "cacheScope", "tools"} <= set(r.get("result", {})))
+        s.send(req("sub", "subscriptions/listen", MODERN, notifications={"toolsListChanged": True}))
+        ack = s.recv(5)
+        R.check("2026-07-28: subscriptions/listen acknowledged with its id",
+                (ack or {}).get("method") == "notifications/subscriptions/acknowledged"
+                and ack["params"]["_meta"].get("io.modelcontextprotocol/subscriptionId") == "sub", 0, json.dumps(ack))
+        s.proc.stdin.close()
+        closed, _ = s.recv_id("sub", 10)
+        R.check("2026-07-28: stdin closed -> the listen request is answered (graceful end)",
+                (closed or {}).get("result", {}).get("_meta", {}).get("io.modelcontextprotocol/subscriptionId")
+                == "sub", 0, json.dumps(closed))
+    finally:
+        s.close()
+
+
 def sigterm() -> None:
     s = Server()
     try:
@@ -318,5 +362,6 @@ if __name__ == "__main__":
     print(f"binary: {A.BINARY}\n", flush=True)
     framing()
     versions()
+    modern()
     sigterm()
     sys.exit(R.finish())

@@ -23,6 +23,11 @@ impl Mcp {
         self.wait_for(&what, timeout, |inbox| inbox.responses.remove(&key))
     }
 
+    /// Whether a response to request `id` has arrived (taken or not), without waiting.
+    pub fn answered(&self, id: u64) -> bool {
+        lock(&self.shared.inbox).answered.contains(&id.to_string())
+    }
+
     /// Send a request and wait for its whole response (`result` or `error`), up to
     /// [`DEFAULT_TIMEOUT`].
     pub fn request(&self, method: &str, params: Value) -> Value {
