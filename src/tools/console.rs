@@ -25,6 +25,7 @@ use super::response::{finish, Response};
 use super::Tool;
 use crate::browser::{self, RawEvent};
 use crate::cdp::generated::{log, page as cdp_page, runtime};
+use crate::settings::Category;
 use crate::tools::call;
 use crate::tools::CallId;
 use crate::tools::Ctx;
@@ -89,6 +90,7 @@ pub const TOOLS: &[Tool] = &[
         required: &[],
         read_only: true,
         page_scoped: true,
+        category: Category::Debugging,
         run: list_console_messages,
     },
     Tool {
@@ -100,6 +102,7 @@ pub const TOOLS: &[Tool] = &[
         required: &["msgid"],
         read_only: true,
         page_scoped: true,
+        category: Category::Debugging,
         run: get_console_message,
     },
 ];

@@ -17,6 +17,7 @@ pub mod response;
 pub mod result;
 pub mod screenshot;
 pub mod script;
+pub mod slim;
 pub mod snapshot;
 pub mod thirdparty;
 
@@ -25,6 +26,7 @@ use std::sync::OnceLock;
 
 use crate::browser::Host;
 use crate::schema_problems;
+use crate::settings::{Category, Settings};
 
 use serde_json::{json, Map, Value};
 
@@ -46,6 +48,8 @@ pub struct Tool {
     pub read_only: bool,
     /// Works on one page: takes an optional `pageId`.
     pub page_scoped: bool,
+    /// The reference's category for the tool: its `--category<Name>` flag shows or hides it.
+    pub category: Category,
     pub run: fn(&mut Ctx, CallId, Value),
 }
 
@@ -58,7 +62,7 @@ impl Tool {
         if self.page_scoped {
             props.insert(
                 "pageId".into(),
-                json!({"type": "number", "minimum": 0, "maximum": args::max::ID, "description": "The page to work on (see list_pages). Defaults to the selected page."}),
+                json!({"type": "number", "minimum": 0, "maximum": args::max::ID, "description": "Page id (list_pages); default: selected page"}),
             );
         }
         let mut schema = json!({
@@ -77,16 +81,14 @@ impl Tool {
             "name": self.name,
             "description": self.description,
             "inputSchema": self.input_schema(),
-            "annotations": {
-                "readOnlyHint": self.read_only,
-                "destructiveHint": false,
-                "openWorldHint": true,
-            },
+            // openWorldHint is true by default (MCP), so it is not spelled out.
+            "annotations": {"readOnlyHint": self.read_only, "destructiveHint": false},
         })
     }
 }
 
-/// Every tool, in the order `tools/list` shows them.
+/// Every tool of either mode (the regular ones, then `--slim`'s), in the order `tools/list`
+/// shows them. A new family chains its `TOOLS` here; each `Tool` names its `category`.
 pub fn all() -> impl Iterator<Item = &'static Tool> {
     pages::TOOLS
         .iter()
@@ -98,6 +100,31 @@ pub fn all() -> impl Iterator<Item = &'static Tool> {
         .chain(emulation::TOOLS)
         .chain(console::TOOLS)
         .chain(network::TOOLS)
+        // --slim's tools last: they replace all the others in that mode.
+        .chain(slim::TOOLS)
+}
+
+/// Why the settings leave a tool out.
+enum Hidden {
+    /// `--slim` and the regular tools exclude each other: the tool is not registered at all.
+    OtherMode,
+    /// Its category's flag is off: the reference registers the tool disabled.
+    CategoryOff,
+}
+
+fn hidden(settings: &Settings, tool: &Tool) -> Option<Hidden> {
+    if slim::is_slim(tool) != settings.slim {
+        Some(Hidden::OtherMode)
+    } else if !settings.categories.on(tool.category) {
+        Some(Hidden::CategoryOff)
+    } else {
+        None
+    }
+}
+
+/// The tools these settings offer, in `tools/list` order.
+pub fn offered(settings: &Settings) -> impl Iterator<Item = &'static Tool> + '_ {
+    all().filter(|t| hidden(settings, t).is_none())
 }
 
 pub fn find(name: &str) -> Option<&'static Tool> {
@@ -106,7 +133,7 @@ pub fn find(name: &str) -> Option<&'static Tool> {
 
 /// Every tool as `tools/list` shows it, the selected page's exposed tools last.
 pub fn list(cx: &Ctx) -> Vec<Value> {
-    let mut tools: Vec<Value> = all().map(Tool::to_json).collect();
+    let mut tools: Vec<Value> = offered(&cx.settings).map(Tool::to_json).collect();
     tools.extend(exposed::list(cx));
     tools
 }
@@ -146,6 +173,12 @@ pub fn call(cx: &mut Ctx, name: &str, args: Value) -> Result<CallId, String> {
         // As the reference (and the MCP SDKs) do: a protocol error, not a tool result.
         return exposed::call(cx, name, args).ok_or_else(|| format!("Tool {name} not found"));
     };
+    // As the reference (its MCP SDK) answers these: protocol errors.
+    match hidden(&cx.settings, tool) {
+        Some(Hidden::OtherMode) => return Err(format!("Tool {name} not found")),
+        Some(Hidden::CategoryOff) => return Err(format!("Tool {name} disabled")),
+        None => {}
+    }
     let call = call::start(cx, tool.name);
     if let Some(problems) = check_args(tool, &args) {
         let text = format!("Input validation error: Invalid arguments for tool {name}: {problems}");

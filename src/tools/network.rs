@@ -25,6 +25,7 @@ use super::response::{finish, Response};
 use super::Tool;
 use crate::browser::{self, RawEvent};
 use crate::cdp::generated::network as cdp_network;
+use crate::settings::Category;
 use crate::tools::call;
 use crate::tools::CallId;
 use crate::tools::Ctx;
@@ -88,6 +89,7 @@ pub const TOOLS: &[Tool] = &[
         required: &[],
         read_only: true,
         page_scoped: true,
+        category: Category::Network,
         run: list_network_requests,
     },
     Tool {
@@ -103,6 +105,7 @@ pub const TOOLS: &[Tool] = &[
         required: &[],
         read_only: false,
         page_scoped: true,
+        category: Category::Network,
         run: get_network_request,
     },
 ];

@@ -12,6 +12,7 @@ use crate::browser::{self, navigation, pages, waiters, PageId};
 use crate::cdp::generated::{page as cdp_page, target};
 use crate::error::Error;
 use crate::pagetools::PageHost;
+use crate::settings::Category;
 use crate::tools::CallId;
 use crate::tools::Ctx;
 
@@ -28,6 +29,7 @@ pub const TOOLS: &[Tool] = &[
         required: &[],
         read_only: true,
         page_scoped: false,
+        category: Category::Navigation,
         run: list_pages,
     },
     Tool {
@@ -42,6 +44,7 @@ pub const TOOLS: &[Tool] = &[
         required: &["pageId"],
         read_only: true,
         page_scoped: false,
+        category: Category::Navigation,
         run: select_page,
     },
     Tool {
@@ -53,6 +56,7 @@ pub const TOOLS: &[Tool] = &[
         required: &["pageId"],
         read_only: false,
         page_scoped: false,
+        category: Category::Navigation,
         run: close_page,
     },
     Tool {
@@ -68,6 +72,7 @@ pub const TOOLS: &[Tool] = &[
         required: &["url"],
         read_only: false,
         page_scoped: false,
+        category: Category::Navigation,
         run: new_page,
     },
     Tool {
@@ -86,6 +91,7 @@ pub const TOOLS: &[Tool] = &[
         required: &[],
         read_only: false,
         page_scoped: true,
+        category: Category::Navigation,
         run: navigate_page,
     },
     Tool {
@@ -100,6 +106,7 @@ pub const TOOLS: &[Tool] = &[
         required: &["text"],
         read_only: true,
         page_scoped: true,
+        category: Category::Navigation,
         run: wait_for,
     },
 ];

@@ -12,6 +12,7 @@ use crate::browser::{self, pages, RawEvent};
 use crate::cdp::generated::{page as cdp_page, runtime};
 use crate::error::Error;
 use crate::pagetools::page_code;
+use crate::settings::Category;
 use crate::tools::call;
 use crate::tools::files::{self, Roots};
 use crate::tools::CallId;
@@ -37,6 +38,7 @@ The page's own developer tools can be composed here: `window.__dtmcp.executeTool
     required: &[],
     read_only: false,
     page_scoped: true,
+    category: Category::Debugging,
     run: evaluate_script,
 }];
 

@@ -13,6 +13,7 @@ use super::{call, fail, snapshot, CallId, Ctx, Tool};
 use crate::browser::pages;
 use crate::error::Error;
 use crate::pagetools::{self, run};
+use crate::settings::Category;
 
 pub const TOOLS: &[Tool] = &[
     Tool {
@@ -24,6 +25,7 @@ Run one with execute_3p_developer_tool, or from evaluate_script with `window.__d
         required: &[],
         read_only: true,
         page_scoped: true,
+        category: Category::ThirdParty,
         run: list_tools,
     },
     Tool {
@@ -40,6 +42,7 @@ Run one with execute_3p_developer_tool, or from evaluate_script with `window.__d
         required: &["toolName"],
         read_only: false,
         page_scoped: true,
+        category: Category::ThirdParty,
         run: execute_tool,
     },
 ];

@@ -12,6 +12,7 @@ use serde_json::{json, Value};
 
 use crate::browser::{navigation, pages, PageId};
 use crate::error::Error;
+use crate::settings::Category;
 use crate::tools::args::max;
 use crate::tools::response::{finish, Response};
 use crate::tools::screenshot::{dialog_blocks, unless_dialog};
@@ -83,6 +84,7 @@ empty string), so pass every setting you want in one call. Settings stay in effe
     required: &[],
     read_only: false,
     page_scoped: true,
+    category: Category::Emulation,
     run: emulate,
 };
 

@@ -12,6 +12,7 @@ use crate::cdp::generated::browser::{
 };
 use crate::cdp::generated::runtime;
 use crate::error::{Error, Fault};
+use crate::settings::Category;
 use crate::tools::args::{self, Shared};
 use crate::tools::response::{finish, Response};
 use crate::tools::screenshot::{unless_dialog, Work};
@@ -29,6 +30,7 @@ pub const RESIZE_PAGE: Tool = Tool {
     required: &["width", "height"],
     read_only: false,
     page_scoped: true,
+    category: Category::Emulation,
     run: resize_page,
 };
 

@@ -8,6 +8,7 @@ use super::element::{self, Element};
 use super::{act_and_reply, begin, dispatch, elements, watch, INCLUDE_SNAPSHOT, UID};
 use crate::browser::{self, PageId};
 use crate::cdp::generated::runtime;
+use crate::settings::Category;
 use crate::tools::args::{self, max, Shared};
 use crate::tools::{fail, CallId, Ctx, Done, Tool};
 
@@ -25,6 +26,7 @@ pub const TOOL: Tool = Tool {
     required: &["uid"],
     read_only: false,
     page_scoped: true,
+    category: Category::Input,
     run,
 };
 

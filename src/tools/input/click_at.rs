@@ -4,6 +4,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::{act_and_reply, begin, dispatch, session, watch, INCLUDE_SNAPSHOT};
+use crate::settings::Category;
 use crate::tools::args::{self, max, Shared};
 use crate::tools::{CallId, Ctx, Tool};
 
@@ -21,6 +22,7 @@ pub const TOOL: Tool = Tool {
     required: &["x", "y"],
     read_only: false,
     page_scoped: true,
+    category: Category::Input,
     run,
 };
 

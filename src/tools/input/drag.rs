@@ -10,6 +10,7 @@ use super::element::{self, Element};
 use super::{act_and_reply, begin, dispatch, elements, watch, INCLUDE_SNAPSHOT};
 use crate::browser;
 use crate::cdp::generated::runtime;
+use crate::settings::Category;
 use crate::tools::args::{self, max, Shared};
 use crate::tools::{fail, CallId, Ctx, Done, Tool};
 
@@ -26,6 +27,7 @@ pub const TOOL: Tool = Tool {
     required: &["from_uid", "to_uid"],
     read_only: false,
     page_scoped: true,
+    category: Category::Input,
     run,
 };
 

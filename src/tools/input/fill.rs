@@ -12,6 +12,7 @@ use super::{act_and_reply, begin, click, dispatch, elements, watch, INCLUDE_SNAP
 use crate::browser;
 use crate::cdp::generated::runtime;
 use crate::pagetools::page_code;
+use crate::settings::Category;
 use crate::tools::args::{self, max, Shared};
 use crate::tools::{fail, CallId, Ctx, Done, Tool};
 
@@ -28,6 +29,7 @@ pub const TOOL: Tool = Tool {
     required: &["uid", "value"],
     read_only: false,
     page_scoped: true,
+    category: Category::Input,
     run,
 };
 

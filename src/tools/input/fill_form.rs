@@ -10,6 +10,7 @@ use super::element::Element;
 use super::{begin, fill, reply, watch, INCLUDE_SNAPSHOT};
 use crate::browser::{pages, PageId};
 use crate::error::Error;
+use crate::settings::Category;
 use crate::tools::args::{self, max, Shared};
 use crate::tools::{fail, snapshot, CallId, Ctx, Done, Tool};
 
@@ -38,6 +39,7 @@ pub const TOOL: Tool = Tool {
     required: &["elements"],
     read_only: false,
     page_scoped: true,
+    category: Category::Input,
     run,
 };
 

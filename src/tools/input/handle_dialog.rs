@@ -5,6 +5,7 @@ use serde_json::{json, Value};
 
 use crate::browser::{self, pages};
 use crate::cdp::generated::page::HandleJavaScriptDialogParams;
+use crate::settings::Category;
 use crate::tools::args;
 use crate::tools::args::{max, Shared};
 use crate::tools::response::{finish, Response};
@@ -22,6 +23,7 @@ pub const TOOL: Tool = Tool {
     required: &["action"],
     read_only: false,
     page_scoped: true,
+    category: Category::Input,
     run,
 };
 

@@ -4,6 +4,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::{act_and_reply, begin, dispatch, keys, session, watch, INCLUDE_SNAPSHOT};
+use crate::settings::Category;
 use crate::tools::args::{self, max, Shared};
 use crate::tools::{fail, CallId, Ctx, Tool};
 
@@ -19,6 +20,7 @@ pub const TOOL: Tool = Tool {
     required: &["key"],
     read_only: false,
     page_scoped: true,
+    category: Category::Input,
     run,
 };
 

@@ -7,6 +7,7 @@ use serde_json::{json, Value};
 use super::{begin, dispatch, keys, reply, said, session, watch};
 use crate::browser::PageId;
 use crate::error::Error;
+use crate::settings::Category;
 use crate::tools::args::{self, max, Shared};
 use crate::tools::{fail, CallId, Ctx, Tool};
 
@@ -22,6 +23,7 @@ pub const TOOL: Tool = Tool {
     required: &["text"],
     read_only: false,
     page_scoped: true,
+    category: Category::Input,
     run,
 };
 

@@ -15,6 +15,7 @@ use crate::cdp::generated::page::{FileChooserOpenedEvent, SetInterceptFileChoose
 use crate::cdp::generated::{dom, runtime};
 use crate::error::Error;
 use crate::settings::BrowserSource;
+use crate::settings::Category;
 use crate::tools::args::{self, max, Shared};
 use crate::tools::{fail, CallId, Ctx, Done, Once, Tool};
 
@@ -32,6 +33,7 @@ pub const TOOL: Tool = Tool {
     required: &["uid", "filePaths"],
     read_only: false,
     page_scoped: true,
+    category: Category::Input,
     run,
 };
 

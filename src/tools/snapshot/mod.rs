@@ -9,6 +9,7 @@ use serde_json::{json, Value};
 use super::args::{self, max, Shared};
 use super::response::{finish, Response};
 use super::{fail, Tool};
+use crate::settings::Category;
 pub mod model;
 
 use crate::browser::{self, pages};
@@ -36,6 +37,7 @@ pub const TOOLS: &[Tool] = &[Tool {
     // It can write a file (filePath), so, as in the reference, not read-only.
     read_only: false,
     page_scoped: true,
+    category: Category::Debugging,
     run: take_snapshot,
 }];
 
