@@ -62,7 +62,7 @@ impl Tool {
         if self.page_scoped {
             props.insert(
                 "pageId".into(),
-                json!({"type": "number", "minimum": 0, "maximum": args::max::ID, "description": "Page id (list_pages); default: selected page"}),
+                json!({"type": "number", "minimum": 0, "maximum": args::max::ID, "description": "Default: selected page"}),
             );
         }
         let mut schema = json!({
@@ -77,13 +77,57 @@ impl Tool {
     }
 
     fn to_json(&self) -> Value {
+        let mut schema = self.input_schema();
+        unlisted_limits(&mut schema);
+        // MCP's defaults say the rest: openWorldHint is true, and destructiveHint only means
+        // something for a tool that is not read-only.
+        let annotations = if self.read_only {
+            json!({"readOnlyHint": true})
+        } else {
+            json!({"readOnlyHint": false, "destructiveHint": false})
+        };
         json!({
             "name": self.name,
             "description": self.description,
-            "inputSchema": self.input_schema(),
-            // openWorldHint is true by default (MCP), so it is not spelled out.
-            "annotations": {"readOnlyHint": self.read_only, "destructiveHint": false},
+            "inputSchema": schema,
+            "annotations": annotations,
         })
+    }
+}
+
+/// Takes out of a listed schema what the server enforces only to refuse runaway input: the
+/// size caps of strings and lists, the ceilings of ids, counts, timeouts and coordinates (see
+/// `args::max`), and `additionalProperties: false`. The check before each call still uses the
+/// whole schema ([`Tool::input_schema`]); listing these would cost every client tokens on every
+/// session and tell an agent nothing. Limits that mean something (a quality of 0–100, a
+/// throttling rate of 1–20) stay.
+fn unlisted_limits(schema: &mut Value) {
+    let Value::Object(map) = schema else {
+        return;
+    };
+    map.remove("maxLength");
+    map.remove("maxItems");
+    map.remove("additionalProperties");
+    let ceilings = [
+        args::max::ID as f64,
+        args::max::COUNT as f64,
+        args::max::TIMEOUT_MS as f64,
+        args::max::COORD,
+    ];
+    let ceiling = map.get("maximum").and_then(Value::as_f64);
+    if ceiling.is_some_and(|c| ceilings.contains(&c)) {
+        map.remove("maximum");
+        let floor = map.get("minimum").and_then(Value::as_f64);
+        if floor.is_some_and(|f| f == 0.0 || f == -args::max::COORD) {
+            map.remove("minimum");
+        }
+    }
+    for value in map.values_mut() {
+        match value {
+            Value::Object(_) => unlisted_limits(value),
+            Value::Array(items) => items.iter_mut().for_each(unlisted_limits),
+            _ => {}
+        }
     }
 }
 

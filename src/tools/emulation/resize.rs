@@ -20,11 +20,11 @@ use crate::tools::{call, fail, CallId, Ctx, Tool};
 
 pub const RESIZE_PAGE: Tool = Tool {
     name: "resize_page",
-    description: "Resize the page's window so that the page's own area (window.innerWidth/innerHeight) gets the given size in CSS pixels.",
+    description: "Resize the page's viewport (innerWidth × innerHeight) in CSS pixels.",
     properties: || {
         json!({
-            "width": {"type": "integer", "minimum": 1, "maximum": MAX_SIDE, "description": "Width of the page in CSS pixels."},
-            "height": {"type": "integer", "minimum": 1, "maximum": MAX_SIDE, "description": "Height of the page in CSS pixels."},
+            "width": {"type": "integer", "minimum": 1, "maximum": MAX_SIDE},
+            "height": {"type": "integer", "minimum": 1, "maximum": MAX_SIDE},
         })
     },
     required: &["width", "height"],

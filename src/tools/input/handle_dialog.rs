@@ -13,11 +13,12 @@ use crate::tools::{call, fail, CallId, Ctx, Tool};
 
 pub const TOOL: Tool = Tool {
     name: "handle_dialog",
-    description: "Answer the JavaScript dialog (alert, confirm, prompt, beforeunload) that is open on the page.",
+    description:
+        "Accept or dismiss the open JavaScript dialog (alert, confirm, prompt, beforeunload).",
     properties: || {
         json!({
-            "action": {"type": "string", "enum": ["accept", "dismiss"], "description": "Accept (OK) or dismiss (Cancel) the dialog."},
-            "promptText": {"type": "string", "maxLength": max::TEXT, "description": "For a prompt: the text to answer with."},
+            "action": {"type": "string", "enum": ["accept", "dismiss"]},
+            "promptText": {"type": "string", "maxLength": max::TEXT},
         })
     },
     required: &["action"],

@@ -28,30 +28,25 @@ use files::{decode_base64, decoded_len};
 
 pub const TOOLS: &[Tool] = &[Tool {
     name: "take_screenshot",
-    description: "Take a screenshot of the visible part of the page, of the whole page, or of one element. \
-The image comes back in the answer, or is written to filePath. To read a page's content, take_snapshot is \
-cheaper and gives element uids.",
+    description: "Screenshot the viewport, the full page or an element; returns the image, or saves it to filePath. To read a page, take_snapshot is cheaper.",
     properties: || {
         json!({
             "format": {
                 "type": "string", "enum": ["png", "jpeg", "webp"], "default": "png",
-                "description": "Image format (default \"png\").",
             },
             "quality": {
                 "type": "number", "minimum": 0, "maximum": 100,
-                "description": "Compression quality for jpeg and webp, 0-100 (higher: better and larger). Not used for png.",
+                "description": "jpeg/webp only",
             },
             "uid": {
                 "type": "string", "maxLength": max::UID,
-                "description": "Screenshot only this element: its uid from take_snapshot. Leave out for the page.",
+                "description": "Only this element",
             },
             "fullPage": {
                 "type": "boolean",
-                "description": "Capture the whole page, not only what the viewport shows. Not with uid.",
             },
             "filePath": {
                 "type": "string", "maxLength": max::PATH,
-                "description": "Write the image to this file (absolute, or relative to the working directory) instead of returning it. The extension is set to match the format.",
             },
         })
     },
