@@ -281,6 +281,28 @@ mod tests {
     }
 
     #[test]
+    fn the_listed_schema_keeps_meaningful_limits_only() {
+        let listed = |name: &str| find(name).map(Tool::to_json).unwrap_or_default();
+        let emulate = listed("emulate");
+        let rate = &emulate["inputSchema"]["properties"]["cpuThrottlingRate"];
+        assert_eq!(
+            (&rate["minimum"], &rate["maximum"]),
+            (&json!(1), &json!(20))
+        );
+        assert!(emulate["inputSchema"].get("additionalProperties").is_none());
+        let page = &emulate["inputSchema"]["properties"]["pageId"];
+        assert_eq!(page["type"], "number");
+        assert!(page.get("maximum").is_none() && page.get("minimum").is_none());
+        let wait = listed("wait_for");
+        let text = &wait["inputSchema"]["properties"]["text"];
+        assert!(text.get("maxItems").is_none() && text["items"].get("maxLength").is_none());
+        assert_eq!(text["minItems"], 1);
+        // The check before a call still has them.
+        let too_many = problems("wait_for", json!({"text": vec!["x"; 1001]}));
+        assert!(too_many.contains("more than 1000 items"), "{too_many}");
+    }
+
+    #[test]
     fn short_values_are_echoed_whole() {
         let text = problems("click_at", json!({"x": "left", "y": 1}));
         assert_eq!(text, "x: \"left\" is not of type \"number\"");
