@@ -145,3 +145,30 @@ fn slim_tools_navigate_evaluate_and_screenshot_a_real_page() {
         "Error: Navigating to chrome: URLs is not allowed."
     );
 }
+
+#[test]
+fn with_third_party_tools_off_answers_and_the_list_leave_the_pages_tools_out() {
+    let fx = Fixtures::start();
+    let url = common::thirdparty::page_url(&fx, "sync.html");
+    let group = "Sync: Tools answered synchronously.";
+    // On (the default): new_page's answer lists the page's tools, and so does tools/list.
+    let on = started_with(&["--exposePageTools"]);
+    let builtin = on.list_tools().len();
+    let opened = on.call_ok("new_page", json!({"url": url}));
+    assert!(opened.text.contains(group), "{}", opened.text);
+    assert!(on.list_tools().len() > builtin);
+    // Off: neither.
+    let off = started_with(&[
+        "--exposePageTools",
+        "--categoryExperimentalThirdParty=false",
+    ]);
+    let builtin = names(&off);
+    let opened = off.call_ok("new_page", json!({"url": url}));
+    assert!(!opened.text.contains(group), "{}", opened.text);
+    let structured = opened.structured.unwrap_or_default();
+    assert!(
+        structured.get("thirdPartyDeveloperTools").is_none(),
+        "{structured}"
+    );
+    assert_eq!(names(&off), builtin);
+}

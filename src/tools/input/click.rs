@@ -14,7 +14,7 @@ use crate::tools::{fail, CallId, Ctx, Done, Tool};
 
 pub const TOOL: Tool = Tool {
     name: "click",
-    description: "Click an element by uid.",
+    description: "Click an element by uid (from take_snapshot).",
     properties: || {
         json!({
             "uid": {"type": "string", "maxLength": max::UID},
