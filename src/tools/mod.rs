@@ -122,12 +122,12 @@ fn unlisted_limits(schema: &mut Value) {
             map.remove("minimum");
         }
     }
-    for value in map.values_mut() {
-        match value {
-            Value::Object(_) => unlisted_limits(value),
-            Value::Array(items) => items.iter_mut().for_each(unlisted_limits),
-            _ => {}
-        }
+    // Into the schemas below this one (not into the names of properties).
+    if let Some(Value::Object(props)) = map.get_mut("properties") {
+        props.values_mut().for_each(unlisted_limits);
+    }
+    if let Some(items) = map.get_mut("items") {
+        unlisted_limits(items);
     }
 }
 
