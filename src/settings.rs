@@ -33,9 +33,91 @@ pub struct Settings {
     pub file_roots: Vec<PathBuf>,
     /// Files anywhere, when the client offers no roots.
     pub unrestricted_paths: bool,
+    /// Tool categories and --slim (issue 10): the reference's three slim tools instead of the
+    /// rest, and which categories of tools are shown.
+    pub slim: bool,
+    pub categories: Categories,
 }
 
 /// Under the 30 s that clients commonly allow a request, so a hung call ends as an error the
 /// client still sees rather than as the client giving up.
 pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(25);
 pub const DEFAULT_MAX_RESULT_BYTES: usize = 1_000_000;
+
+// ---------------------------------------------------------------- tool categories and --slim
+
+/// The reference's tool categories. Each has a `--category<Name>` flag (`--categoryNetwork=false`,
+/// `--categoryExtensions`) that shows or hides its tools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Category {
+    Input,
+    Navigation,
+    Emulation,
+    Performance,
+    Network,
+    Debugging,
+    Extensions,
+    ThirdParty,
+    Memory,
+    Webmcp,
+    Pwa,
+}
+
+impl Category {
+    pub const ALL: [Category; 11] = [
+        Category::Input,
+        Category::Navigation,
+        Category::Emulation,
+        Category::Performance,
+        Category::Network,
+        Category::Debugging,
+        Category::Extensions,
+        Category::ThirdParty,
+        Category::Memory,
+        Category::Webmcp,
+        Category::Pwa,
+    ];
+
+    /// The name in the reference's flag, after `category`: `Emulation` in `--categoryEmulation`.
+    pub fn flag_suffix(self) -> &'static str {
+        match self {
+            Category::Input => "Input",
+            Category::Navigation => "Navigation",
+            Category::Emulation => "Emulation",
+            Category::Performance => "Performance",
+            Category::Network => "Network",
+            Category::Debugging => "Debugging",
+            Category::Extensions => "Extensions",
+            Category::ThirdParty => "ExperimentalThirdParty",
+            Category::Memory => "Memory",
+            Category::Webmcp => "ExperimentalWebmcp",
+            Category::Pwa => "Pwa",
+        }
+    }
+
+    /// Shown unless its flag says otherwise. As in the reference, except third-party developer
+    /// tools: they are this server's headline feature, so on unless turned off.
+    pub fn on_by_default(self) -> bool {
+        !matches!(
+            self,
+            Category::Extensions | Category::Webmcp | Category::Pwa
+        )
+    }
+}
+
+/// Which categories are shown: the defaults, changed by the flags given.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Categories {
+    /// The flags given, in order; a later one wins.
+    pub given: Vec<(Category, bool)>,
+}
+
+impl Categories {
+    pub fn on(&self, c: Category) -> bool {
+        self.given
+            .iter()
+            .rev()
+            .find(|(g, _)| *g == c)
+            .map_or(c.on_by_default(), |(_, on)| *on)
+    }
+}

@@ -11,7 +11,9 @@ use std::time::Duration;
 
 use argh::FromArgs;
 
-use crate::settings::{BrowserSource, Settings, DEFAULT_MAX_RESULT_BYTES, DEFAULT_TOOL_TIMEOUT};
+use crate::settings::{
+    BrowserSource, Categories, Category, Settings, DEFAULT_MAX_RESULT_BYTES, DEFAULT_TOOL_TIMEOUT,
+};
 
 /// A small, fast MCP server that drives Chromium over the Chrome DevTools Protocol and runs
 /// the developer tools a page exposes.
@@ -54,9 +56,14 @@ pub struct Flags {
     #[argh(option)]
     pub log_file: Option<String>,
 
-    /// third-party developer tools (on by default; accepted for compatibility)
+    /// show or hide a category of tools, as the reference's --category<Name>[=false] (e.g.
+    /// --categoryNetwork=false, --categoryExtensions); repeatable
     #[argh(option)]
-    pub category_experimental_third_party: Option<bool>,
+    pub category: Vec<String>,
+
+    /// only the reference's three slim tools: navigate, evaluate, screenshot (default false)
+    #[argh(option)]
+    pub slim: Option<bool>,
 
     /// also list each page tool as an MCP tool of its own (default false)
     #[argh(option)]
@@ -88,8 +95,8 @@ pub struct Flags {
 const BOOL_FLAGS: &[&str] = &[
     "headless",
     "isolated",
-    "categoryExperimentalThirdParty",
     "exposePageTools",
+    "slim",
     "allowUnrestrictedPaths",
 ];
 
@@ -102,16 +109,10 @@ const IGNORED_FLAGS: &[(&str, bool)] = &[
     ("experimentalIncludeAllPages", false),
     ("acceptInsecureCerts", false),
     ("autoConnect", false),
-    ("slim", false),
     ("sourceMaps", false),
     ("redactNetworkHeaders", false),
     ("javascriptEvaluation", false),
     ("fileNavigations", false),
-    ("categoryEmulation", false),
-    ("categoryPerformance", false),
-    ("categoryNetwork", false),
-    ("categoryExtensions", false),
-    ("categoryExperimentalWebmcp", false),
     ("experimentalVision", false),
     ("experimentalScreencast", false),
     ("experimentalInteropTools", false),
@@ -213,24 +214,59 @@ pub fn normalize(args: &[String]) -> (Vec<String>, Vec<String>) {
             notes.push(format!("--{name} has no effect in devtools-mcp; ignored"));
             continue;
         }
+        // Tool categories: `--categoryNetwork=false` → `--category Network=false`.
+        if let Some(c) = category_named(&name) {
+            let value = bool_value(negated, inline, args, &mut i);
+            out.push("--category".into());
+            out.push(format!("{}={value}", c.flag_suffix()));
+            continue;
+        }
         out.push(format!("--{}", kebab(&name)));
         if BOOL_FLAGS.contains(&name.as_str()) {
-            let value = if negated {
-                "false".to_string()
-            } else if let Some(v) = inline {
-                v
-            } else if i < args.len() && is_bool_word(&args[i]) {
-                i += 1;
-                args[i - 1].clone()
-            } else {
-                "true".to_string()
-            };
-            out.push(value);
+            out.push(bool_value(negated, inline, args, &mut i));
         } else if let Some(v) = inline {
             out.push(v);
         }
     }
     (out, notes)
+}
+
+/// A boolean flag's value: `--no-flag`, `--flag=v`, `--flag true|false` or a bare `--flag`.
+fn bool_value(negated: bool, inline: Option<String>, args: &[String], i: &mut usize) -> String {
+    if negated {
+        "false".to_string()
+    } else if let Some(v) = inline {
+        v
+    } else if *i < args.len() && is_bool_word(&args[*i]) {
+        *i += 1;
+        args[*i - 1].clone()
+    } else {
+        "true".to_string()
+    }
+}
+
+/// The category a `--category<Name>` flag names.
+fn category_named(flag: &str) -> Option<Category> {
+    let suffix = flag.strip_prefix("category")?;
+    Category::ALL
+        .into_iter()
+        .find(|c| c.flag_suffix() == suffix)
+}
+
+/// `--category` values (`Network=false`) as the categories they show or hide.
+fn categories(given: &[String]) -> Result<Categories, String> {
+    let parse = |v: &String| {
+        let (name, on) = v.split_once('=').unwrap_or((v.as_str(), "true"));
+        let bad = || format!("unknown tool category or value: --category{name}={on}");
+        let c = Category::ALL
+            .into_iter()
+            .find(|c| c.flag_suffix().eq_ignore_ascii_case(name))
+            .ok_or_else(bad)?;
+        let on = on.parse::<bool>().map_err(|_| bad())?;
+        Ok((c, on))
+    };
+    let given = given.iter().map(parse).collect::<Result<_, String>>()?;
+    Ok(Categories { given })
 }
 
 fn lower_first(s: &str) -> String {
@@ -242,7 +278,9 @@ fn lower_first(s: &str) -> String {
 }
 
 fn is_boolean_name(name: &str) -> bool {
-    BOOL_FLAGS.contains(&name) || IGNORED_FLAGS.iter().any(|(n, v)| *n == name && !*v)
+    BOOL_FLAGS.contains(&name)
+        || category_named(name).is_some()
+        || IGNORED_FLAGS.iter().any(|(n, v)| *n == name && !*v)
 }
 
 impl Flags {
@@ -288,6 +326,8 @@ pub fn settings(flags: &Flags) -> Result<Settings, String> {
         max_result_bytes: flags.max_result_bytes.unwrap_or(DEFAULT_MAX_RESULT_BYTES),
         file_roots: flags.filesystem_root.iter().map(PathBuf::from).collect(),
         unrestricted_paths: flags.allow_unrestricted_paths.unwrap_or(false),
+        slim: flags.slim.unwrap_or(false),
+        categories: categories(&flags.category)?,
     })
 }
 
@@ -332,7 +372,7 @@ mod tests {
         assert_eq!(f.executable_path.as_deref(), Some("/usr/bin/chromium"));
         assert_eq!(f.headless, Some(true));
         assert_eq!(f.isolated, Some(true));
-        assert_eq!(f.category_experimental_third_party, Some(true));
+        assert_eq!(f.category, vec!["ExperimentalThirdParty=true"]);
         assert_eq!(f.chrome_arg, vec!["--no-sandbox", "--disable-gpu"]);
         assert_eq!(f.viewport.as_deref(), Some("800x600"));
     }
@@ -382,6 +422,31 @@ mod tests {
         let (out, notes) = normalize(&owned);
         assert_eq!(out, vec!["--isolated", "true"]);
         assert_eq!(notes.len(), 2);
+    }
+
+    #[test]
+    fn slim_and_tool_categories() {
+        let f = parse(&[
+            "--slim",
+            "--categoryEmulation=false",
+            "--no-category-network",
+            "--categoryExtensions",
+            "--categoryPerformance",
+            "false",
+            "--categoryExperimentalThirdParty=false",
+        ]);
+        assert_eq!(f.slim, Some(true));
+        let s = settings(&f).unwrap();
+        assert!(s.slim);
+        let on = |c| s.categories.on(c);
+        assert!(!on(Category::Emulation) && !on(Category::Network));
+        assert!(!on(Category::Performance) && !on(Category::ThirdParty));
+        assert!(on(Category::Extensions) && on(Category::Input));
+        // Off by default, as in the reference.
+        assert!(!on(Category::Pwa) && !on(Category::Webmcp));
+        let d = settings(&Flags::default()).unwrap();
+        assert!(!d.slim && d.categories.on(Category::ThirdParty));
+        assert!(settings(&parse(&["--category", "Nope=false"])).is_err());
     }
 
     #[test]

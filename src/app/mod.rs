@@ -42,9 +42,6 @@ pub fn main(args: Vec<String>) -> ExitCode {
     for note in notes {
         log::log!("{note}");
     }
-    if flags.category_experimental_third_party == Some(false) {
-        log::log!("third-party developer tools are always on; --categoryExperimentalThirdParty=false is ignored");
-    }
     let settings = match flags::settings(&flags) {
         Ok(s) => s,
         Err(e) => {

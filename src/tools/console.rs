@@ -25,6 +25,7 @@ use super::response::{finish, Response};
 use super::Tool;
 use crate::browser::{self, RawEvent};
 use crate::cdp::generated::{log, page as cdp_page, runtime};
+use crate::settings::Category;
 use crate::tools::call;
 use crate::tools::CallId;
 use crate::tools::Ctx;
@@ -70,36 +71,37 @@ const TYPES: &[&str] = &[
 pub const TOOLS: &[Tool] = &[
     Tool {
         name: "list_console_messages",
-        description: "List the console messages of the page since its last navigation: console.* calls, uncaught exceptions, unhandled promise rejections and browser messages such as failed loads. Each has a msgid for get_console_message. Repeated identical messages are shown once with a count. At most 1000 messages are kept per page (the oldest are dropped first).",
+        description: "List the page's console messages since its last navigation (logs, errors, exceptions), each with a msgid for get_console_message.",
         properties: || {
             json!({
-                "pageSize": {"type": "integer", "exclusiveMinimum": 0, "maximum": max::COUNT, "description": "How many messages to return per page of results. Without it (and without pageIdx) every message is returned."},
-                "pageIdx": {"type": "integer", "minimum": 0, "maximum": max::COUNT, "description": "Which page of results to return, counting from 0 (default 0)."},
+                "pageSize": {"type": "integer", "exclusiveMinimum": 0, "maximum": max::COUNT, "description": "Default: all"},
+                "pageIdx": {"type": "integer", "minimum": 0, "maximum": max::COUNT, "description": "From 0"},
                 "types": {
                     "type": "array",
                     "maxItems": max::ITEMS,
                     "items": {"type": "string", "enum": TYPES},
-                    "description": "Only return messages of these types. Empty or absent: all types.",
                 },
-                "includePreservedMessages": {"type": "boolean", "default": false, "description": "Also return the messages of the two documents before the current one (the last 3 navigations)."},
-                "includeStackTraces": {"type": "boolean", "default": false, "description": "Add each message's stack trace when it has one (makes the answer longer)."},
-                "serviceWorkerId": {"type": "string", "maxLength": max::NAME, "description": "Return the messages of this service worker instead (not collected by this server)."},
+                "includePreservedMessages": {"type": "boolean", "description": "Also the 2 previous navigations'"},
+                "includeStackTraces": {"type": "boolean"},
+                "serviceWorkerId": {"type": "string", "maxLength": max::NAME, "description": "Not collected here"},
             })
         },
         required: &[],
         read_only: true,
         page_scoped: true,
+        category: Category::Debugging,
         run: list_console_messages,
     },
     Tool {
         name: "get_console_message",
-        description: "Show one console message in full by its msgid (from list_console_messages): its arguments as JSON and its stack trace.",
+        description: "Show one console message in full (arguments, stack trace) by msgid.",
         properties: || {
-            json!({"msgid": {"type": "number", "minimum": 0, "maximum": max::ID, "description": "The msgid of the message, as listed by list_console_messages."}})
+            json!({"msgid": {"type": "number", "minimum": 0, "maximum": max::ID}})
         },
         required: &["msgid"],
         read_only: true,
         page_scoped: true,
+        category: Category::Debugging,
         run: get_console_message,
     },
 ];

@@ -8,6 +8,7 @@ use super::thirdparty::run_tool;
 use super::{call as calls, CallId, Ctx};
 use crate::browser::Host;
 use crate::pagetools::{exposed, Table};
+use crate::settings::Category;
 
 /// A name one of the server's own tools takes.
 fn reserved(name: &str) -> bool {
@@ -16,7 +17,9 @@ fn reserved(name: &str) -> bool {
 
 /// The selected page's table, when its tools are exposed.
 fn table(cx: &Ctx) -> Option<&Table> {
-    if !cx.settings.expose_page_tools {
+    // Page tools are third-party tools: their category hides them too, as does --slim.
+    let s = &cx.settings;
+    if !s.expose_page_tools || s.slim || !s.categories.on(Category::ThirdParty) {
         return None;
     }
     cx.browser.pages.selected.and_then(|id| cx.tables.get(id))

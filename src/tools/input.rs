@@ -43,10 +43,6 @@ pub const TOOLS: &[Tool] = &[
     upload_file::TOOL,
 ];
 
-const UID: &str = "The uid of an element, from the latest take_snapshot of the page.";
-const INCLUDE_SNAPSHOT: &str =
-    "Also return a fresh snapshot of the page after the action (default false).";
-
 /// Gets the call's page and refuses to act while a dialog blocks it (the page would not take
 /// the input anyway).
 fn begin(

@@ -14,6 +14,7 @@ use serde_json::{json, Value};
 
 use crate::browser::{self, pages, PageId, RawEvent};
 use crate::cdp::generated::heap_profiler;
+use crate::settings::Category;
 use crate::tools::args::{self, max, Shared};
 use crate::tools::files::{self, Roots};
 use crate::tools::response::{finish, Response};
@@ -29,11 +30,12 @@ analyse memory use and leaks (open it in DevTools' Memory panel).",
         json!({
             "filePath": {
                 "type": "string", "maxLength": max::PATH,
-                "description": "The file to write; its extension becomes .heapsnapshot.",
+
             },
         })
     },
     required: &["filePath"],
+    category: Category::Memory,
     read_only: false,
     page_scoped: true,
     run: take_heapsnapshot,

@@ -21,6 +21,7 @@ pub mod result;
 pub mod screencast;
 pub mod screenshot;
 pub mod script;
+pub mod slim;
 pub mod snapshot;
 pub mod stream;
 pub mod thirdparty;
@@ -30,6 +31,7 @@ use std::sync::OnceLock;
 
 use crate::browser::Host;
 use crate::schema_problems;
+use crate::settings::{Category, Settings};
 
 use serde_json::{json, Map, Value};
 
@@ -51,6 +53,8 @@ pub struct Tool {
     pub read_only: bool,
     /// Works on one page: takes an optional `pageId`.
     pub page_scoped: bool,
+    /// The reference's category for the tool: its `--category<Name>` flag shows or hides it.
+    pub category: Category,
     pub run: fn(&mut Ctx, CallId, Value),
 }
 
@@ -63,7 +67,7 @@ impl Tool {
         if self.page_scoped {
             props.insert(
                 "pageId".into(),
-                json!({"type": "number", "minimum": 0, "maximum": args::max::ID, "description": "The page to work on (see list_pages). Defaults to the selected page."}),
+                json!({"type": "number", "minimum": 0, "maximum": args::max::ID, "description": "Default: selected page"}),
             );
         }
         let mut schema = json!({
@@ -78,20 +82,62 @@ impl Tool {
     }
 
     fn to_json(&self) -> Value {
+        let mut schema = self.input_schema();
+        unlisted_limits(&mut schema);
+        // MCP's defaults say the rest: openWorldHint is true, and destructiveHint only means
+        // something for a tool that is not read-only.
+        let annotations = if self.read_only {
+            json!({"readOnlyHint": true})
+        } else {
+            json!({"readOnlyHint": false, "destructiveHint": false})
+        };
         json!({
             "name": self.name,
             "description": self.description,
-            "inputSchema": self.input_schema(),
-            "annotations": {
-                "readOnlyHint": self.read_only,
-                "destructiveHint": false,
-                "openWorldHint": true,
-            },
+            "inputSchema": schema,
+            "annotations": annotations,
         })
     }
 }
 
-/// Every tool, in the order `tools/list` shows them.
+/// Takes out of a listed schema what the server enforces only to refuse runaway input: the
+/// size caps of strings and lists, the ceilings of ids, counts, timeouts and coordinates (see
+/// `args::max`), and `additionalProperties: false`. The check before each call still uses the
+/// whole schema ([`Tool::input_schema`]); listing these would cost every client tokens on every
+/// session and tell an agent nothing. Limits that mean something (a quality of 0–100, a
+/// throttling rate of 1–20) stay.
+fn unlisted_limits(schema: &mut Value) {
+    let Value::Object(map) = schema else {
+        return;
+    };
+    map.remove("maxLength");
+    map.remove("maxItems");
+    map.remove("additionalProperties");
+    let ceilings = [
+        args::max::ID as f64,
+        args::max::COUNT as f64,
+        args::max::TIMEOUT_MS as f64,
+        args::max::COORD,
+    ];
+    let ceiling = map.get("maximum").and_then(Value::as_f64);
+    if ceiling.is_some_and(|c| ceilings.contains(&c)) {
+        map.remove("maximum");
+        let floor = map.get("minimum").and_then(Value::as_f64);
+        if floor.is_some_and(|f| f == 0.0 || f == -args::max::COORD) {
+            map.remove("minimum");
+        }
+    }
+    // Into the schemas below this one (not into the names of properties).
+    if let Some(Value::Object(props)) = map.get_mut("properties") {
+        props.values_mut().for_each(unlisted_limits);
+    }
+    if let Some(items) = map.get_mut("items") {
+        unlisted_limits(items);
+    }
+}
+
+/// Every tool of either mode (the regular ones, then `--slim`'s), in the order `tools/list`
+/// shows them. A new family chains its `TOOLS` here; each `Tool` names its `category`.
 pub fn all() -> impl Iterator<Item = &'static Tool> {
     pages::TOOLS
         .iter()
@@ -106,6 +152,31 @@ pub fn all() -> impl Iterator<Item = &'static Tool> {
         .chain(network::TOOLS)
         .chain(memory::TOOLS)
         .chain(screencast::TOOLS)
+        // --slim's tools last: they replace all the others in that mode.
+        .chain(slim::TOOLS)
+}
+
+/// Why the settings leave a tool out.
+enum Hidden {
+    /// `--slim` and the regular tools exclude each other: the tool is not registered at all.
+    OtherMode,
+    /// Its category's flag is off: the reference registers the tool disabled.
+    CategoryOff,
+}
+
+fn hidden(settings: &Settings, tool: &Tool) -> Option<Hidden> {
+    if slim::is_slim(tool) != settings.slim {
+        Some(Hidden::OtherMode)
+    } else if !settings.categories.on(tool.category) {
+        Some(Hidden::CategoryOff)
+    } else {
+        None
+    }
+}
+
+/// The tools these settings offer, in `tools/list` order.
+pub fn offered(settings: &Settings) -> impl Iterator<Item = &'static Tool> + '_ {
+    all().filter(|t| hidden(settings, t).is_none())
 }
 
 pub fn find(name: &str) -> Option<&'static Tool> {
@@ -114,7 +185,7 @@ pub fn find(name: &str) -> Option<&'static Tool> {
 
 /// Every tool as `tools/list` shows it, the selected page's exposed tools last.
 pub fn list(cx: &Ctx) -> Vec<Value> {
-    let mut tools: Vec<Value> = all().map(Tool::to_json).collect();
+    let mut tools: Vec<Value> = offered(&cx.settings).map(Tool::to_json).collect();
     tools.extend(exposed::list(cx));
     tools
 }
@@ -154,6 +225,12 @@ pub fn call(cx: &mut Ctx, name: &str, args: Value) -> Result<CallId, String> {
         // As the reference (and the MCP SDKs) do: a protocol error, not a tool result.
         return exposed::call(cx, name, args).ok_or_else(|| format!("Tool {name} not found"));
     };
+    // As the reference (its MCP SDK) answers these: protocol errors.
+    match hidden(&cx.settings, tool) {
+        Some(Hidden::OtherMode) => return Err(format!("Tool {name} not found")),
+        Some(Hidden::CategoryOff) => return Err(format!("Tool {name} disabled")),
+        None => {}
+    }
     let call = call::start(cx, tool.name);
     if let Some(problems) = check_args(tool, &args) {
         let text = format!("Input validation error: Invalid arguments for tool {name}: {problems}");
@@ -209,6 +286,28 @@ mod tests {
         let key = "k".repeat(1_100_000);
         let text = problems("list_pages", json!({ key: 1 }));
         assert!(text.len() < 1000, "{} chars", text.len());
+    }
+
+    #[test]
+    fn the_listed_schema_keeps_meaningful_limits_only() {
+        let listed = |name: &str| find(name).map(Tool::to_json).unwrap_or_default();
+        let emulate = listed("emulate");
+        let rate = &emulate["inputSchema"]["properties"]["cpuThrottlingRate"];
+        assert_eq!(
+            (&rate["minimum"], &rate["maximum"]),
+            (&json!(1), &json!(20))
+        );
+        assert!(emulate["inputSchema"].get("additionalProperties").is_none());
+        let page = &emulate["inputSchema"]["properties"]["pageId"];
+        assert_eq!(page["type"], "number");
+        assert!(page.get("maximum").is_none() && page.get("minimum").is_none());
+        let wait = listed("wait_for");
+        let text = &wait["inputSchema"]["properties"]["text"];
+        assert!(text.get("maxItems").is_none() && text["items"].get("maxLength").is_none());
+        assert_eq!(text["minItems"], 1);
+        // The check before a call still has them.
+        let too_many = problems("wait_for", json!({"text": vec!["x"; 1001]}));
+        assert!(too_many.contains("more than 1000 items"), "{too_many}");
     }
 
     #[test]

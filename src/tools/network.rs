@@ -25,6 +25,7 @@ use super::response::{finish, Response};
 use super::Tool;
 use crate::browser::{self, RawEvent};
 use crate::cdp::generated::network as cdp_network;
+use crate::settings::Category;
 use crate::tools::call;
 use crate::tools::CallId;
 use crate::tools::Ctx;
@@ -71,38 +72,40 @@ const RESOURCE_TYPES: &[&str] = &[
 pub const TOOLS: &[Tool] = &[
     Tool {
         name: "list_network_requests",
-        description: "List the requests the page made since its last navigation, one line each: reqid, method, URL and status (or the error of a failed request). At most 1000 requests are kept per page (the oldest are dropped first).",
+        description:
+            "List the page's requests since its last navigation: reqid, method, URL, status.",
         properties: || {
             json!({
-                "pageSize": {"type": "integer", "exclusiveMinimum": 0, "maximum": max::COUNT, "description": "How many requests to return per page of results. Without it (and without pageIdx) every request is returned."},
-                "pageIdx": {"type": "integer", "minimum": 0, "maximum": max::COUNT, "description": "Which page of results to return, counting from 0 (default 0)."},
+                "pageSize": {"type": "integer", "exclusiveMinimum": 0, "maximum": max::COUNT, "description": "Default: all"},
+                "pageIdx": {"type": "integer", "minimum": 0, "maximum": max::COUNT, "description": "From 0"},
                 "resourceTypes": {
                     "type": "array",
                     "maxItems": max::ITEMS,
                     "items": {"type": "string", "enum": RESOURCE_TYPES},
-                    "description": "Only return requests of these resource types. Empty or absent: all types.",
                 },
-                "includePreservedRequests": {"type": "boolean", "default": false, "description": "Also return the requests of the two documents before the current one (the last 3 navigations)."},
+                "includePreservedRequests": {"type": "boolean", "description": "Also the 2 previous navigations'"},
             })
         },
         required: &[],
         read_only: true,
         page_scoped: true,
+        category: Category::Network,
         run: list_network_requests,
     },
     Tool {
         name: "get_network_request",
-        description: "Show one request in full by its reqid (from list_network_requests): status, request and response headers (including Cookie and Set-Cookie), bodies (text up to 10000 characters inline; give requestFilePath/responseFilePath to save them whole, binary ones included), failure, redirect chain and timing.",
+        description: "Show one request in full by reqid: headers, bodies, timing, redirects.",
         properties: || {
             json!({
-                "reqid": {"type": "number", "minimum": 0, "maximum": max::ID, "description": "The reqid of the request, as listed by list_network_requests."},
-                "requestFilePath": {"type": "string", "maxLength": max::PATH, "description": "Save the request body to this file (its extension becomes .network-request) instead of showing it."},
-                "responseFilePath": {"type": "string", "maxLength": max::PATH, "description": "Save the response body to this file (its extension becomes .network-response) instead of showing it."},
+                "reqid": {"type": "number", "minimum": 0, "maximum": max::ID},
+                "requestFilePath": {"type": "string", "maxLength": max::PATH, "description": "Save the request body here"},
+                "responseFilePath": {"type": "string", "maxLength": max::PATH, "description": "Save the response body here"},
             })
         },
         required: &[],
         read_only: false,
         page_scoped: true,
+        category: Category::Network,
         run: get_network_request,
     },
 ];

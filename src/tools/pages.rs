@@ -12,6 +12,7 @@ use crate::browser::{self, navigation, pages, waiters, PageId};
 use crate::cdp::generated::{page as cdp_page, target};
 use crate::error::Error;
 use crate::pagetools::PageHost;
+use crate::settings::Category;
 use crate::tools::CallId;
 use crate::tools::Ctx;
 
@@ -23,89 +24,95 @@ pub const WAIT_TIMEOUT: Duration = Duration::from_secs(5);
 pub const TOOLS: &[Tool] = &[
     Tool {
         name: "list_pages",
-        description: "List the pages (tabs) open in the browser, with their ids; the selected page is the one page tools work on by default.",
+        description: "List the open pages (tabs) and their ids. Page tools act on the selected page unless given a pageId.",
         properties: || json!({}),
         required: &[],
         read_only: true,
         page_scoped: false,
+        category: Category::Navigation,
         run: list_pages,
     },
     Tool {
         name: "select_page",
-        description: "Make a page the one that later tool calls work on by default.",
+        description: "Select a page: later page tools act on it by default.",
         properties: || {
             json!({
-                "pageId": {"type": "number", "minimum": 0, "maximum": max::ID, "description": "The id of the page to select (see list_pages)."},
-                "bringToFront": {"type": "boolean", "description": "Also focus the page and bring it to the top."},
+                "pageId": {"type": "number", "minimum": 0, "maximum": max::ID},
+                "bringToFront": {"type": "boolean", "description": "Also focus it"},
             })
         },
         required: &["pageId"],
         read_only: true,
         page_scoped: false,
+        category: Category::Navigation,
         run: select_page,
     },
     Tool {
         name: "close_page",
-        description: "Close a page by its id. The last open page stays open.",
+        description: "Close a page by id (the last page stays open); returns the remaining pages.",
         properties: || {
-            json!({"pageId": {"type": "number", "minimum": 0, "maximum": max::ID, "description": "The id of the page to close (see list_pages)."}})
+            json!({"pageId": {"type": "number", "minimum": 0, "maximum": max::ID}})
         },
         required: &["pageId"],
         read_only: false,
         page_scoped: false,
+        category: Category::Navigation,
         run: close_page,
     },
     Tool {
         name: "new_page",
-        description: "Open a new tab, load a URL in it and select it.",
+        description: "Open a URL in a new tab and select it; returns the pages.",
         properties: || {
             json!({
-                "url": {"type": "string", "maxLength": max::URL, "description": "The URL to load in the new page."},
-                "background": {"type": "boolean", "description": "Open the page without bringing it to the front (default false)."},
+                "url": {"type": "string", "maxLength": max::URL},
+                "background": {"type": "boolean", "description": "Don't bring it to the front"},
                 "timeout": timeout_schema(),
             })
         },
         required: &["url"],
         read_only: false,
         page_scoped: false,
+        category: Category::Navigation,
         run: new_page,
     },
     Tool {
         name: "navigate_page",
-        description: "Load a URL in the page, or go back, forward, or reload.",
+        description: "Load a URL in the page, or go back, forward or reload; says how it went.",
         properties: || {
             json!({
-                "type": {"type": "string", "enum": ["url", "back", "forward", "reload"], "description": "Load a URL (default when url is given), go back or forward in history, or reload."},
-                "url": {"type": "string", "maxLength": max::URL, "description": "The URL to load (type=url only)."},
-                "ignoreCache": {"type": "boolean", "description": "Bypass the cache when reloading."},
-                "handleBeforeUnload": {"type": "string", "enum": ["accept", "dismiss"], "description": "What to do with a beforeunload dialog this navigation raises (default accept)."},
-                "initScript": {"type": "string", "maxLength": max::SCRIPT, "description": "JavaScript to run in the next document before any of its own scripts."},
+                "type": {"type": "string", "enum": ["url", "back", "forward", "reload"], "description": "Default: url"},
+                "url": {"type": "string", "maxLength": max::URL},
+                "ignoreCache": {"type": "boolean", "description": "On reload"},
+                "handleBeforeUnload": {"type": "string", "enum": ["accept", "dismiss"], "description": "Default: accept"},
+                "initScript": {"type": "string", "maxLength": max::SCRIPT, "description": "JS run before the new document's scripts"},
                 "timeout": timeout_schema(),
             })
         },
         required: &[],
         read_only: false,
         page_scoped: true,
+        category: Category::Navigation,
         run: navigate_page,
     },
     Tool {
         name: "wait_for",
-        description: "Wait until any of the given texts appears on the page.",
+        description: "Wait until any of the texts appears on the page; returns a snapshot.",
         properties: || {
             json!({
-                "text": {"type": "array", "items": {"type": "string", "maxLength": max::TEXT}, "minItems": 1, "maxItems": max::ITEMS, "description": "Texts to wait for; the wait ends when any one appears."},
+                "text": {"type": "array", "items": {"type": "string", "maxLength": max::TEXT}, "minItems": 1, "maxItems": max::ITEMS},
                 "timeout": timeout_schema(),
             })
         },
         required: &["text"],
         read_only: true,
         page_scoped: true,
+        category: Category::Navigation,
         run: wait_for,
     },
 ];
 
 fn timeout_schema() -> Value {
-    json!({"type": "integer", "minimum": 0, "maximum": max::TIMEOUT_MS, "description": "Maximum wait in milliseconds; 0 or absent means the default."})
+    json!({"type": "integer", "minimum": 0, "maximum": max::TIMEOUT_MS, "description": "ms (0: default)"})
 }
 
 fn pages_response(page: PageId) -> Response {

@@ -8,6 +8,7 @@ use crate::browser;
 use crate::browser::Host;
 use crate::cdp::generated::target;
 use crate::pagetools;
+use crate::settings::Category;
 use crate::tools::call;
 use crate::tools::CallId;
 use crate::tools::{result::text_block, ToolResult};
@@ -48,7 +49,9 @@ impl Response {
 /// Sends the answer, first discovering the page's tools when the answer lists them and
 /// refreshing titles when it lists pages (a title can change after the load event, and the
 /// browser tells us a moment later than the answer would go out).
-pub fn finish(cx: &mut Ctx, call: CallId, resp: Response) {
+pub fn finish(cx: &mut Ctx, call: CallId, mut resp: Response) {
+    // As in the reference, answers list the page's tools only while their category is on.
+    resp.list_tools &= cx.settings.categories.on(Category::ThirdParty);
     match (resp.list_tools, resp.page) {
         // An open dialog holds the page's scripts: the table as it stands is the answer.
         (true, Some(page))

@@ -12,6 +12,7 @@ use serde_json::{json, Value};
 use crate::browser::{self, pages, PageId};
 use crate::cdp::generated::{page as cdp_page, runtime};
 use crate::error::{Error, Fault};
+use crate::settings::Category;
 use crate::tools::args::{self, max, Shared};
 use crate::tools::files::{self, Roots};
 use crate::tools::response::{finish, Response};
@@ -26,20 +27,22 @@ pub const TOOLS: &[Tool] = &[
             json!({
                 "filePath": {
                     "type": "string", "maxLength": max::PATH,
-                    "description": "Output file (.mp4). Default: a new file in a temporary folder.",
+                    "description": "Default: a temporary file.",
                 },
             })
         },
         required: &[],
+        category: Category::Debugging,
         read_only: false,
         page_scoped: true,
         run: screencast_start,
     },
     Tool {
         name: "screencast_stop",
-        description: "Stop the page's screen recording and save it.",
+        description: "Stop and save the recording.",
         properties: || json!({}),
         required: &[],
+        category: Category::Debugging,
         read_only: false,
         page_scoped: true,
         run: screencast_stop,

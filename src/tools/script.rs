@@ -12,6 +12,7 @@ use crate::browser::{self, pages, RawEvent};
 use crate::cdp::generated::{page as cdp_page, runtime};
 use crate::error::Error;
 use crate::pagetools::page_code;
+use crate::settings::Category;
 use crate::tools::call;
 use crate::tools::files::{self, Roots};
 use crate::tools::CallId;
@@ -19,24 +20,23 @@ use crate::tools::Ctx;
 
 pub const TOOLS: &[Tool] = &[Tool {
     name: "evaluate_script",
-    description: "Run JavaScript in the page and return the result as JSON (so it must be JSON-serializable). \
-The page's own developer tools can be composed here: `window.__dtmcp.executeTool(toolName, params)` runs one \
-(see list_3p_developer_tools).",
+    description: "Run a JS function in the page; returns its result as JSON. Page tools are callable as window.__dtmcp.executeTool(name, params).",
     properties: || {
         json!({
-            "function": {"type": "string", "maxLength": max::SCRIPT, "description": "A JavaScript function declaration to run in the page, e.g. `() => document.title`, `async () => await fetch(\"/api\").then(r => r.status)`, or with element arguments `(el) => el.innerText`."},
-            "args": {"type": "array", "maxItems": max::ITEMS, "items": {"type": "string", "maxLength": max::UID, "description": "An element uid from take_snapshot."}, "description": "Element uids (from take_snapshot) passed to the function as its arguments."},
-            "format": {"type": "string", "enum": ["function", "script"], "description": "\"function\" (default): the source is a function declaration and takes args. \"script\": classic JavaScript whose completion value is returned."},
-            "sourcePath": {"type": "string", "maxLength": max::PATH, "description": "Read the source from this local file instead of `function`."},
-            "filePath": {"type": "string", "maxLength": max::PATH, "description": "Write the result to this file instead of returning it inline."},
-            "dialogAction": {"type": "string", "maxLength": max::TEXT, "description": "What to do with a dialog the script opens: \"accept\" (default), \"dismiss\", or the text to answer a prompt with."},
-            "waitForStableDom": {"type": "boolean", "description": "When the script changed the DOM, wait for it to settle before answering (default true). Scripts that change nothing never wait."},
-            "timeout": {"type": "integer", "minimum": 0, "maximum": max::TIMEOUT_MS, "description": "Give up after this many milliseconds (default 25000, or the server's --toolTimeout)."},
+            "function": {"type": "string", "maxLength": max::SCRIPT, "description": "e.g. () => document.title, or (el) => el.innerText with args"},
+            "args": {"type": "array", "maxItems": max::ITEMS, "items": {"type": "string", "maxLength": max::UID}, "description": "Element uids passed as arguments"},
+            "format": {"type": "string", "enum": ["function", "script"], "description": "script: classic script, its completion value returned"},
+            "sourcePath": {"type": "string", "maxLength": max::PATH, "description": "Read the source from this file"},
+            "filePath": {"type": "string", "maxLength": max::PATH, "description": "Save the result here"},
+            "dialogAction": {"type": "string", "maxLength": max::TEXT, "description": "accept (default), dismiss, or a prompt's answer"},
+            "waitForStableDom": {"type": "boolean", "description": "Wait for DOM changes to settle (default true)"},
+            "timeout": {"type": "integer", "minimum": 0, "maximum": max::TIMEOUT_MS, "description": "ms (default: --toolTimeout)"},
         })
     },
     required: &[],
     read_only: false,
     page_scoped: true,
+    category: Category::Debugging,
     run: evaluate_script,
 }];
 

@@ -13,33 +13,34 @@ use super::{call, fail, snapshot, CallId, Ctx, Tool};
 use crate::browser::pages;
 use crate::error::Error;
 use crate::pagetools::{self, run};
+use crate::settings::Category;
 
 pub const TOOLS: &[Tool] = &[
     Tool {
         name: "list_3p_developer_tools",
-        description: "List the third-party developer tools the page exposes about itself (registered through the 'devtoolstooldiscovery' event): their groups, names, descriptions and input schemas.\n\
-Run one with execute_3p_developer_tool, or from evaluate_script with `window.__dtmcp.executeTool(toolName, params)` \
-(useful to compose tools, or when a tool returns values that are not JSON).",
+        description: "List the tools the page itself exposes (devtoolstooldiscovery) with their schemas; run one with execute_3p_developer_tool.",
         properties: || json!({}),
         required: &[],
         read_only: true,
         page_scoped: true,
+        category: Category::ThirdParty,
         run: list_tools,
     },
     Tool {
         name: "execute_3p_developer_tool",
-        description: "Run one of the page's third-party developer tools (see list_3p_developer_tools). Its params are checked against the tool's inputSchema first; elements are passed as {\"uid\": \"<uid from take_snapshot>\"}.",
+        description: "Run one of the page's own tools (see list_3p_developer_tools); returns its result.",
         properties: || {
             json!({
-                "toolName": {"type": "string", "maxLength": max::NAME, "description": "The name of the tool to run."},
-                "params": {"type": "string", "maxLength": max::PARAMS, "description": "The tool's parameters as a JSON object, stringified."},
-                "filePath": {"type": "string", "maxLength": max::PATH, "description": "Write the whole result to this file instead of returning it inline (no size cap)."},
-                "timeout": {"type": "integer", "minimum": 0, "maximum": max::TIMEOUT_MS, "description": "Give up after this many milliseconds (default 25000, or the server's --toolTimeout)."},
+                "toolName": {"type": "string", "maxLength": max::NAME},
+                "params": {"type": "string", "maxLength": max::PARAMS, "description": "JSON object text; elements as {\"uid\": …}"},
+                "filePath": {"type": "string", "maxLength": max::PATH, "description": "Save the whole result here"},
+                "timeout": {"type": "integer", "minimum": 0, "maximum": max::TIMEOUT_MS, "description": "ms (default: --toolTimeout)"},
             })
         },
         required: &["toolName"],
         read_only: false,
         page_scoped: true,
+        category: Category::ThirdParty,
         run: execute_tool,
     },
 ];

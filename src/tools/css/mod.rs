@@ -22,6 +22,7 @@ use serde_json::{json, Value};
 use crate::browser::{self, pages, PageId, RawEvent};
 use crate::cdp::generated::{css as cdp_css, dom};
 use crate::error::Error;
+use crate::settings::Category;
 use crate::tools::args::{self, max, Shared};
 use crate::tools::console::format::{paginate, Paging};
 use crate::tools::response::{finish, Response};
@@ -32,16 +33,16 @@ use crate::tools::{call, fail, CallId, Ctx, Done, Tool};
 
 pub const TOOLS: &[Tool] = &[Tool {
     name: "get_css_styles",
-    description: "CSS rules matching an element (by take_snapshot uid), most precedent first with \
-source lines; losing declarations are tagged [overloaded]; then inherited styles. Paginated (10 rules a page).",
+    description: "CSS rules applying to an element (uid), most precedent first with sources; losing declarations marked [overloaded]; inherited styles too. 10 rules a page.",
     properties: || {
         json!({
-            "uid": {"type": "string", "maxLength": max::UID, "description": "The element's uid from take_snapshot."},
-            "pageSize": {"type": "integer", "minimum": 1, "maximum": max::COUNT, "default": 10, "description": "Rules per page (default 10)."},
-            "pageIdx": {"type": "integer", "minimum": 0, "maximum": max::COUNT, "default": 0, "description": "Page to return, from 0."},
+            "uid": {"type": "string", "maxLength": max::UID, "description": "From take_snapshot."},
+            "pageSize": {"type": "integer", "minimum": 1, "maximum": max::COUNT, "default": 10},
+            "pageIdx": {"type": "integer", "minimum": 0, "maximum": max::COUNT, "default": 0},
         })
     },
     required: &["uid"],
+    category: Category::Debugging,
     read_only: true,
     page_scoped: true,
     run: get_css_styles,

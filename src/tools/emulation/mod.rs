@@ -12,6 +12,7 @@ use serde_json::{json, Value};
 
 use crate::browser::{navigation, pages, PageId};
 use crate::error::Error;
+use crate::settings::Category;
 use crate::tools::args::max;
 use crate::tools::response::{finish, Response};
 use crate::tools::screenshot::{dialog_blocks, unless_dialog};
@@ -31,58 +32,50 @@ pub const TOOLS: &[Tool] = &[EMULATE, resize::RESIZE_PAGE];
 
 const EMULATE: Tool = Tool {
     name: "emulate",
-    description: "Make the page emulate a device or environment: viewport, color scheme and other media features, \
-network and CPU throttling, geolocation, user agent, extra HTTP headers. Each call sets the whole emulation: \
-a setting left out is turned off (extraHttpHeaders excepted: they stay until replaced or cleared with an \
-empty string), so pass every setting you want in one call. Settings stay in effect across navigations.",
+    description: "Emulate device conditions on the page. Each call replaces every setting (omitted ones reset, except extraHttpHeaders); they persist across navigations.",
     properties: || {
         json!({
             "networkConditions": {
                 "type": "string",
                 "enum": ["Offline", "Slow 3G", "Fast 3G", "Slow 4G", "Fast 4G"],
-                "description": "Throttle the network to this preset, or cut it off. Leave out for no throttling.",
             },
             "cpuThrottlingRate": {
                 "type": "number", "minimum": 1, "maximum": 20,
-                "description": "Slow the CPU down by this factor. Leave out, or 1, for full speed.",
+                "description": "Slowdown factor",
             },
             "geolocation": {
                 "type": "string", "maxLength": max::NAME,
-                "description": "Position to report, as `<latitude>,<longitude>` (latitude -90..90, longitude -180..180). Leave out to stop overriding it.",
+                "description": "\"<latitude>,<longitude>\"",
             },
             "userAgent": {
                 "type": "string", "maxLength": max::URL,
-                "description": "User agent string to send and report. Leave out, or empty, for the browser's own.",
             },
             "colorScheme": {
                 "type": "string", "enum": ["dark", "light", "auto"],
-                "description": "Force dark or light mode (prefers-color-scheme). Leave out, or \"auto\", for the default.",
             },
             "forcedColors": {
                 "type": "string", "enum": ["active", "none", "auto"],
-                "description": "Value of the `forced-colors` media feature. Leave out, or \"auto\", for the default.",
             },
             "prefersContrast": {
                 "type": "string", "enum": ["more", "less", "custom", "no-preference", "auto"],
-                "description": "Value of the `prefers-contrast` media feature. Leave out, or \"auto\", for the default.",
             },
             "prefersReducedMotion": {
                 "type": "string", "enum": ["reduce", "no-preference", "auto"],
-                "description": "Value of the `prefers-reduced-motion` media feature. Leave out, or \"auto\", for the default.",
             },
             "viewport": {
                 "type": "string", "maxLength": max::NAME,
-                "description": "Viewport as '<width>x<height>x<devicePixelRatio>[,mobile][,touch][,landscape]', e.g. '390x844x3,mobile,touch'. Leave out to stop overriding it.",
+                "description": "\"<width>x<height>x<dpr>[,mobile][,touch][,landscape]\"",
             },
             "extraHttpHeaders": {
                 "type": "string", "maxLength": max::URL,
-                "description": "Headers to add to every request the page makes, as a JSON object string, e.g. {\"X-Test\": \"1\"}. They stay across navigations; an empty string removes them.",
+                "description": "JSON object text; \"\" clears",
             },
         })
     },
     required: &[],
     read_only: false,
     page_scoped: true,
+    category: Category::Emulation,
     run: emulate,
 };
 

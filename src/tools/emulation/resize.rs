@@ -12,6 +12,7 @@ use crate::cdp::generated::browser::{
 };
 use crate::cdp::generated::runtime;
 use crate::error::{Error, Fault};
+use crate::settings::Category;
 use crate::tools::args::{self, Shared};
 use crate::tools::response::{finish, Response};
 use crate::tools::screenshot::{unless_dialog, Work};
@@ -19,16 +20,17 @@ use crate::tools::{call, fail, CallId, Ctx, Tool};
 
 pub const RESIZE_PAGE: Tool = Tool {
     name: "resize_page",
-    description: "Resize the page's window so that the page's own area (window.innerWidth/innerHeight) gets the given size in CSS pixels.",
+    description: "Resize the page's viewport (innerWidth × innerHeight) in CSS pixels.",
     properties: || {
         json!({
-            "width": {"type": "integer", "minimum": 1, "maximum": MAX_SIDE, "description": "Width of the page in CSS pixels."},
-            "height": {"type": "integer", "minimum": 1, "maximum": MAX_SIDE, "description": "Height of the page in CSS pixels."},
+            "width": {"type": "integer", "minimum": 1, "maximum": MAX_SIDE},
+            "height": {"type": "integer", "minimum": 1, "maximum": MAX_SIDE},
         })
     },
     required: &["width", "height"],
     read_only: false,
     page_scoped: true,
+    category: Category::Emulation,
     run: resize_page,
 };
 

@@ -5,26 +5,27 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::element::{self, Element};
-use super::{act_and_reply, begin, dispatch, elements, watch, INCLUDE_SNAPSHOT, UID};
+use super::{act_and_reply, begin, dispatch, elements, watch};
 use crate::browser::{self, PageId};
 use crate::cdp::generated::runtime;
+use crate::settings::Category;
 use crate::tools::args::{self, max, Shared};
 use crate::tools::{fail, CallId, Ctx, Done, Tool};
 
 pub const TOOL: Tool = Tool {
     name: "click",
-    description:
-        "Click an element (a real mouse click at its centre, after scrolling it into view).",
+    description: "Click an element by uid (from take_snapshot).",
     properties: || {
         json!({
-            "uid": {"type": "string", "maxLength": max::UID, "description": UID},
-            "dblClick": {"type": "boolean", "description": "Double-click instead (default false)."},
-            "includeSnapshot": {"type": "boolean", "description": INCLUDE_SNAPSHOT},
+            "uid": {"type": "string", "maxLength": max::UID},
+            "dblClick": {"type": "boolean"},
+            "includeSnapshot": {"type": "boolean"},
         })
     },
     required: &["uid"],
     read_only: false,
     page_scoped: true,
+    category: Category::Input,
     run,
 };
 

@@ -3,24 +3,26 @@
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::{act_and_reply, begin, dispatch, session, watch, INCLUDE_SNAPSHOT};
+use super::{act_and_reply, begin, dispatch, session, watch};
+use crate::settings::Category;
 use crate::tools::args::{self, max, Shared};
 use crate::tools::{CallId, Ctx, Tool};
 
 pub const TOOL: Tool = Tool {
     name: "click_at",
-    description: "Click at a point of the page's viewport, in CSS pixels.",
+    description: "Click at a point of the viewport, in CSS pixels.",
     properties: || {
         json!({
-            "x": {"type": "number", "minimum": -max::COORD, "maximum": max::COORD, "description": "Distance from the viewport's left edge."},
-            "y": {"type": "number", "minimum": -max::COORD, "maximum": max::COORD, "description": "Distance from the viewport's top edge."},
-            "dblClick": {"type": "boolean", "description": "Double-click instead (default false)."},
-            "includeSnapshot": {"type": "boolean", "description": INCLUDE_SNAPSHOT},
+            "x": {"type": "number", "minimum": -max::COORD, "maximum": max::COORD},
+            "y": {"type": "number", "minimum": -max::COORD, "maximum": max::COORD},
+            "dblClick": {"type": "boolean"},
+            "includeSnapshot": {"type": "boolean"},
         })
     },
     required: &["x", "y"],
     read_only: false,
     page_scoped: true,
+    category: Category::Input,
     run,
 };
 

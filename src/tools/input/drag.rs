@@ -7,25 +7,27 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::element::{self, Element};
-use super::{act_and_reply, begin, dispatch, elements, watch, INCLUDE_SNAPSHOT};
+use super::{act_and_reply, begin, dispatch, elements, watch};
 use crate::browser;
 use crate::cdp::generated::runtime;
+use crate::settings::Category;
 use crate::tools::args::{self, max, Shared};
 use crate::tools::{fail, CallId, Ctx, Done, Tool};
 
 pub const TOOL: Tool = Tool {
     name: "drag",
-    description: "Drag one element and drop it onto another, with the mouse.",
+    description: "Drag an element onto another, by uid.",
     properties: || {
         json!({
-            "from_uid": {"type": "string", "maxLength": max::UID, "description": "The uid of the element to pick up."},
-            "to_uid": {"type": "string", "maxLength": max::UID, "description": "The uid of the element to drop it on."},
-            "includeSnapshot": {"type": "boolean", "description": INCLUDE_SNAPSHOT},
+            "from_uid": {"type": "string", "maxLength": max::UID},
+            "to_uid": {"type": "string", "maxLength": max::UID},
+            "includeSnapshot": {"type": "boolean"},
         })
     },
     required: &["from_uid", "to_uid"],
     read_only: false,
     page_scoped: true,
+    category: Category::Input,
     run,
 };
 

@@ -8,26 +8,28 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::element::{self, argument, failed, Element};
-use super::{act_and_reply, begin, click, dispatch, elements, watch, INCLUDE_SNAPSHOT, UID};
+use super::{act_and_reply, begin, click, dispatch, elements, watch};
 use crate::browser;
 use crate::cdp::generated::runtime;
 use crate::pagetools::page_code;
+use crate::settings::Category;
 use crate::tools::args::{self, max, Shared};
 use crate::tools::{fail, CallId, Ctx, Done, Tool};
 
 pub const TOOL: Tool = Tool {
     name: "fill",
-    description: "Give a form element a value: types into text inputs, text areas and editable content, picks the matching option of a <select>, and sets checkboxes, radios and switches (\"true\" or \"false\").",
+    description: "Set a form element's value: types text, picks a <select> option, or sets a checkbox (\"true\"/\"false\").",
     properties: || {
         json!({
-            "uid": {"type": "string", "maxLength": max::UID, "description": UID},
-            "value": {"type": "string", "maxLength": max::TEXT, "description": "The value: text to enter, the option's text (or value) for a select, \"true\" or \"false\" for a checkbox, radio or switch."},
-            "includeSnapshot": {"type": "boolean", "description": INCLUDE_SNAPSHOT},
+            "uid": {"type": "string", "maxLength": max::UID},
+            "value": {"type": "string", "maxLength": max::TEXT},
+            "includeSnapshot": {"type": "boolean"},
         })
     },
     required: &["uid", "value"],
     read_only: false,
     page_scoped: true,
+    category: Category::Input,
     run,
 };
 

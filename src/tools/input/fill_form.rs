@@ -7,37 +7,37 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::element::Element;
-use super::{begin, fill, reply, watch, INCLUDE_SNAPSHOT};
+use super::{begin, fill, reply, watch};
 use crate::browser::{pages, PageId};
 use crate::error::Error;
+use crate::settings::Category;
 use crate::tools::args::{self, max, Shared};
 use crate::tools::{fail, snapshot, CallId, Ctx, Done, Tool};
 
 pub const TOOL: Tool = Tool {
     name: "fill_form",
-    description: "Fill several form elements in one call, in order (text inputs, selects, checkboxes, radios). Faster and cheaper than one fill or click per field.",
+    description: "Fill several form elements in one call, each as fill would.",
     properties: || {
         json!({
             "elements": {
                 "type": "array",
                 "maxItems": max::ITEMS,
-                "description": "The elements to fill, in order.",
                 "items": {
                     "type": "object",
-                    "description": "One element and its value.",
                     "properties": {
-                        "uid": {"type": "string", "maxLength": max::UID, "description": "The element's uid from the latest snapshot."},
-                        "value": {"type": "string", "maxLength": max::TEXT, "description": "Its value, as for fill (\"true\"/\"false\" for checkboxes and radios)."},
+                        "uid": {"type": "string", "maxLength": max::UID},
+                        "value": {"type": "string", "maxLength": max::TEXT},
                     },
                     "required": ["uid", "value"],
                 },
             },
-            "includeSnapshot": {"type": "boolean", "description": INCLUDE_SNAPSHOT},
+            "includeSnapshot": {"type": "boolean"},
         })
     },
     required: &["elements"],
     read_only: false,
     page_scoped: true,
+    category: Category::Input,
     run,
 };
 

@@ -5,6 +5,7 @@ use serde_json::{json, Value};
 
 use crate::browser::{self, pages};
 use crate::cdp::generated::page::HandleJavaScriptDialogParams;
+use crate::settings::Category;
 use crate::tools::args;
 use crate::tools::args::{max, Shared};
 use crate::tools::response::{finish, Response};
@@ -12,16 +13,18 @@ use crate::tools::{call, fail, CallId, Ctx, Tool};
 
 pub const TOOL: Tool = Tool {
     name: "handle_dialog",
-    description: "Answer the JavaScript dialog (alert, confirm, prompt, beforeunload) that is open on the page.",
+    description:
+        "Accept or dismiss the open JavaScript dialog (alert, confirm, prompt, beforeunload).",
     properties: || {
         json!({
-            "action": {"type": "string", "enum": ["accept", "dismiss"], "description": "Accept (OK) or dismiss (Cancel) the dialog."},
-            "promptText": {"type": "string", "maxLength": max::TEXT, "description": "For a prompt: the text to answer with."},
+            "action": {"type": "string", "enum": ["accept", "dismiss"]},
+            "promptText": {"type": "string", "maxLength": max::TEXT},
         })
     },
     required: &["action"],
     read_only: false,
     page_scoped: true,
+    category: Category::Input,
     run,
 };
 

@@ -3,22 +3,24 @@
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::{act_and_reply, begin, dispatch, element, elements, watch, INCLUDE_SNAPSHOT, UID};
+use super::{act_and_reply, begin, dispatch, element, elements, watch};
+use crate::settings::Category;
 use crate::tools::args::{self, max, Shared};
 use crate::tools::{fail, CallId, Ctx, Tool};
 
 pub const TOOL: Tool = Tool {
     name: "hover",
-    description: "Move the mouse over an element (after scrolling it into view).",
+    description: "Move the mouse over an element, by uid.",
     properties: || {
         json!({
-            "uid": {"type": "string", "maxLength": max::UID, "description": UID},
-            "includeSnapshot": {"type": "boolean", "description": INCLUDE_SNAPSHOT},
+            "uid": {"type": "string", "maxLength": max::UID},
+            "includeSnapshot": {"type": "boolean"},
         })
     },
     required: &["uid"],
     read_only: false,
     page_scoped: true,
+    category: Category::Input,
     run,
 };
 

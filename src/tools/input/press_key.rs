@@ -3,22 +3,25 @@
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::{act_and_reply, begin, dispatch, keys, session, watch, INCLUDE_SNAPSHOT};
+use super::{act_and_reply, begin, dispatch, keys, session, watch};
+use crate::settings::Category;
 use crate::tools::args::{self, max, Shared};
 use crate::tools::{fail, CallId, Ctx, Tool};
 
 pub const TOOL: Tool = Tool {
     name: "press_key",
-    description: "Press a key or a key combination on the focused element, e.g. for shortcuts or keys fill cannot send.",
+    description:
+        "Press a key or combination on the focused element, e.g. \"Enter\", \"Control+A\".",
     properties: || {
         json!({
-            "key": {"type": "string", "maxLength": max::NAME, "description": "A key name or combination joined by \"+\": \"Enter\", \"Tab\", \"ArrowDown\", \"Control+A\", \"Control+Shift+R\", \"Control++\". Modifiers: Control, Shift, Alt, Meta."},
-            "includeSnapshot": {"type": "boolean", "description": INCLUDE_SNAPSHOT},
+            "key": {"type": "string", "maxLength": max::NAME},
+            "includeSnapshot": {"type": "boolean"},
         })
     },
     required: &["key"],
     read_only: false,
     page_scoped: true,
+    category: Category::Input,
     run,
 };
 

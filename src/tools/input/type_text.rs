@@ -7,21 +7,23 @@ use serde_json::{json, Value};
 use super::{begin, dispatch, keys, reply, said, session, watch};
 use crate::browser::PageId;
 use crate::error::Error;
+use crate::settings::Category;
 use crate::tools::args::{self, max, Shared};
 use crate::tools::{fail, CallId, Ctx, Tool};
 
 pub const TOOL: Tool = Tool {
     name: "type_text",
-    description: "Type text with the keyboard into the element that has focus.",
+    description: "Type text into the focused element.",
     properties: || {
         json!({
-            "text": {"type": "string", "maxLength": max::TEXT, "description": "The text to type: the first 4096 characters key by key, any further text inserted as text (no key events)."},
-            "submitKey": {"type": "string", "maxLength": max::NAME, "description": "A key to press after the text, e.g. \"Enter\" or \"Tab\"."},
+            "text": {"type": "string", "maxLength": max::TEXT},
+            "submitKey": {"type": "string", "maxLength": max::NAME, "description": "Key to press after, e.g. Enter"},
         })
     },
     required: &["text"],
     read_only: false,
     page_scoped: true,
+    category: Category::Input,
     run,
 };
 

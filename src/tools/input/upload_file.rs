@@ -9,29 +9,31 @@ use serde_json::{json, Value};
 
 use super::click::click_element;
 use super::element::{argument, failed, Element};
-use super::{begin, elements, reply, said, watch, INCLUDE_SNAPSHOT};
+use super::{begin, elements, reply, said, watch};
 use crate::browser::{self, waiters};
 use crate::cdp::generated::page::{FileChooserOpenedEvent, SetInterceptFileChooserDialogParams};
 use crate::cdp::generated::{dom, runtime};
 use crate::error::Error;
 use crate::settings::BrowserSource;
+use crate::settings::Category;
 use crate::tools::args::{self, max, Shared};
 use crate::tools::{fail, CallId, Ctx, Done, Once, Tool};
 
 pub const TOOL: Tool = Tool {
     name: "upload_file",
     description:
-        "Upload files through a file input, or through an element whose click opens a file chooser.",
+        "Upload files through a file input, or an element that opens a file chooser, by uid.",
     properties: || {
         json!({
-            "uid": {"type": "string", "maxLength": max::UID, "description": "The uid of an <input type=file>, or of an element that opens a file chooser when clicked."},
-            "filePaths": {"type": "array", "items": {"type": "string", "maxLength": max::PATH}, "minItems": 1, "maxItems": max::ITEMS, "description": "Paths of the files to upload, on the machine the browser runs on."},
-            "includeSnapshot": {"type": "boolean", "description": INCLUDE_SNAPSHOT},
+            "uid": {"type": "string", "maxLength": max::UID},
+            "filePaths": {"type": "array", "items": {"type": "string", "maxLength": max::PATH}, "minItems": 1, "maxItems": max::ITEMS},
+            "includeSnapshot": {"type": "boolean"},
         })
     },
     required: &["uid", "filePaths"],
     read_only: false,
     page_scoped: true,
+    category: Category::Input,
     run,
 };
 

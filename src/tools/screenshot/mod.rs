@@ -5,6 +5,7 @@
 //! stays; the call refuses at once when a dialog is open and gives up as soon as one opens.
 //! The same dialog guards serve `emulate` ([`dialog_blocks`], [`unless_dialog`]).
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use serde::Deserialize;
@@ -13,6 +14,7 @@ use serde_json::{json, Value};
 use crate::browser::{self, pages, waiters, PageId};
 use crate::cdp::generated::page as cdp_page;
 use crate::error::Error;
+use crate::settings::Category;
 use crate::tools::args::{self, max, Shared};
 use crate::tools::response::{finish, Response};
 use crate::tools::{call, fail, CallId, Ctx, Done, Once, Tool};
@@ -26,36 +28,32 @@ use clip::element_clip;
 
 pub const TOOLS: &[Tool] = &[Tool {
     name: "take_screenshot",
-    description: "Take a screenshot of the visible part of the page, of the whole page, or of one element. \
-The image comes back in the answer, or is written to filePath. To read a page's content, take_snapshot is \
-cheaper and gives element uids.",
+    description: "Screenshot the viewport, the full page or an element; returns the image, or saves it to filePath. To read a page, take_snapshot is cheaper.",
     properties: || {
         json!({
             "format": {
                 "type": "string", "enum": ["png", "jpeg", "webp"], "default": "png",
-                "description": "Image format (default \"png\").",
             },
             "quality": {
                 "type": "number", "minimum": 0, "maximum": 100,
-                "description": "Compression quality for jpeg and webp, 0-100 (higher: better and larger). Not used for png.",
+                "description": "jpeg/webp only",
             },
             "uid": {
                 "type": "string", "maxLength": max::UID,
-                "description": "Screenshot only this element: its uid from take_snapshot. Leave out for the page.",
+                "description": "Only this element",
             },
             "fullPage": {
                 "type": "boolean",
-                "description": "Capture the whole page, not only what the viewport shows. Not with uid.",
             },
             "filePath": {
                 "type": "string", "maxLength": max::PATH,
-                "description": "Write the image to this file (absolute, or relative to the working directory) instead of returning it. The extension is set to match the format.",
             },
         })
     },
     required: &[],
     read_only: false,
     page_scoped: true,
+    category: Category::Debugging,
     run: take_screenshot,
 }];
 
@@ -170,10 +168,7 @@ fn take_screenshot(cx: &mut Ctx, call: CallId, args: Value) {
             cx,
             &session.clone(),
             CAPTURE_TIMEOUT,
-            format!(
-                "The screenshot was not taken within {} s: the page is not painting (is its main thread busy?).",
-                CAPTURE_TIMEOUT.as_secs()
-            ),
+            not_painting(),
             Box::new(move |cx, done| capture(cx, page, session, area, format, quality, done)),
             Box::new(move |cx, r: Result<String, Error>| match r {
                 Ok(data) => answer(cx, call, page, shot, line, data),
@@ -181,6 +176,42 @@ fn take_screenshot(cx: &mut Ctx, call: CallId, args: Value) {
             }),
         );
     });
+}
+
+fn not_painting() -> String {
+    format!(
+        "The screenshot was not taken within {} s: the page is not painting (is its main thread busy?).",
+        CAPTURE_TIMEOUT.as_secs()
+    )
+}
+
+/// `--slim`'s `screenshot`: the viewport as a PNG in a new temporary file, whose path `done`
+/// gets. Refused while a dialog is open, as `take_screenshot` is.
+pub fn viewport_to_temp_file(cx: &mut Ctx, page: PageId, done: Done<PathBuf>) {
+    if let Some(message) = dialog_blocks(cx, page) {
+        return done(cx, Err(Error::Page(message)));
+    }
+    let session = match pages::session_of(&cx.browser.pages, page) {
+        Ok(s) => s,
+        Err(e) => return done(cx, Err(e)),
+    };
+    let (format, area) = (Format::Png, Area::Viewport);
+    unless_dialog(
+        cx,
+        &session.clone(),
+        CAPTURE_TIMEOUT,
+        not_painting(),
+        Box::new(move |cx, d| capture(cx, page, session, area, format, None, d)),
+        Box::new(move |cx, r: Result<String, Error>| {
+            let roots = Roots::of(cx);
+            let saved = r.and_then(|data| {
+                decode_base64(&data)
+                    .and_then(|bytes| files::save_temp(&roots, format.name(), &bytes))
+                    .map_err(Error::Page)
+            });
+            done(cx, saved)
+        }),
+    );
 }
 
 /// Captures `area` and hands over the image, base64-encoded as the browser sent it.

@@ -9,6 +9,7 @@ use serde_json::{json, Value};
 use super::args::{self, max, Shared};
 use super::response::{finish, Response};
 use super::{fail, Tool};
+use crate::settings::Category;
 pub mod model;
 
 use crate::browser::{self, pages};
@@ -25,17 +26,18 @@ use model::{FrameTree, SnapshotInput};
 
 pub const TOOLS: &[Tool] = &[Tool {
     name: "take_snapshot",
-    description: "Take a text snapshot of the page's accessibility tree. Each element has a uid that other tools (click, fill, evaluate_script args, page tools taking elements) use to target it. Prefer this over screenshots to read a page.",
+    description: "Text snapshot of the page's accessibility tree; each element has a uid for other tools. Prefer it to screenshots for reading a page.",
     properties: || {
         json!({
-            "verbose": {"type": "boolean", "description": "Include every node of the accessibility tree, not only the interesting ones (default false)."},
-            "filePath": {"type": "string", "maxLength": max::PATH, "description": "Write the snapshot to this file instead of returning it inline."},
+            "verbose": {"type": "boolean", "description": "All nodes, not only interesting ones"},
+            "filePath": {"type": "string", "maxLength": max::PATH, "description": "Save it here"},
         })
     },
     required: &[],
     // It can write a file (filePath), so, as in the reference, not read-only.
     read_only: false,
     page_scoped: true,
+    category: Category::Debugging,
     run: take_snapshot,
 }];
 

@@ -1,0 +1,265 @@
+//! `--slim`: the reference's three slim tools, which replace all the others in that mode so a
+//! client pays for three short schemas. Names, arguments and answers are the reference's: the
+//! answer is the bare result line (or `Error: …`), with no page list or dialog section.
+
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::args::{self, max};
+use super::{call, fail, screenshot, CallId, Ctx, Tool, ToolResult};
+use crate::browser::{self, navigation, pages};
+use crate::cdp::generated::runtime;
+use crate::error::Error;
+use crate::pagetools::page_code;
+use crate::settings::Category;
+
+/// The reference's slim `navigate` waits this long for the load.
+const NAVIGATE_TIMEOUT: Duration = Duration::from_secs(30);
+
+pub const TOOLS: &[Tool] = &[
+    Tool {
+        name: "screenshot",
+        description: "Screenshot the selected page's viewport to a PNG file; returns its path.",
+        properties: || json!({}),
+        required: &[],
+        read_only: false,
+        page_scoped: false,
+        category: Category::Debugging,
+        run: take,
+    },
+    Tool {
+        name: "navigate",
+        description: "Load a URL in the selected page; returns the URL it ended on.",
+        properties: || json!({"url": {"type": "string", "maxLength": max::URL, "description": "URL to load"}}),
+        required: &["url"],
+        read_only: false,
+        page_scoped: false,
+        category: Category::Navigation,
+        run: navigate,
+    },
+    Tool {
+        name: "evaluate",
+        description: "Run a JavaScript expression in the selected page; returns its value as JSON.",
+        properties: || json!({"script": {"type": "string", "maxLength": max::SCRIPT, "description": "JavaScript expression (awaited if a promise)"}}),
+        required: &["script"],
+        read_only: false,
+        page_scoped: false,
+        category: Category::Debugging,
+        run: evaluate,
+    },
+];
+
+/// Whether `tool` is one of the slim tools (they are offered only with `--slim`).
+pub fn is_slim(tool: &Tool) -> bool {
+    TOOLS.iter().any(|t| t.name == tool.name)
+}
+
+fn answer(cx: &mut Ctx, call: CallId, r: Result<String, Error>) {
+    match r {
+        Ok(line) => call::finish(cx, call, ToolResult::text(line)),
+        Err(e) => fail(cx, call, e),
+    }
+}
+
+fn take(cx: &mut Ctx, call: CallId, _args: Value) {
+    call::on_page(cx, call, None, move |cx, page| {
+        let done = move |cx: &mut Ctx, r: Result<std::path::PathBuf, Error>| {
+            answer(cx, call, r.map(|path| path.display().to_string()))
+        };
+        screenshot::viewport_to_temp_file(cx, page, Box::new(done));
+    });
+}
+
+#[derive(Deserialize)]
+struct NavigateArgs {
+    url: String,
+}
+
+fn navigate(cx: &mut Ctx, call: CallId, args: Value) {
+    let Some(args) = args::for_call::<NavigateArgs>(cx, call, args) else {
+        return;
+    };
+    let extensions = cx.settings.categories.on(Category::Extensions);
+    if let Err(message) = refused_url(&args.url, extensions) {
+        return fail(cx, call, message);
+    }
+    call::on_page(cx, call, None, move |cx, page| {
+        let done = move |cx: &mut Ctx, r: Result<(), Error>| {
+            let r = r.map(|()| {
+                let url = cx.browser.pages.get(page).map(|p| p.url.as_str());
+                format!("Navigated to {}.", url.unwrap_or_default())
+            });
+            answer(cx, call, r)
+        };
+        navigation::goto(cx, page, args.url, NAVIGATE_TIMEOUT, Box::new(done));
+    });
+}
+
+/// The reference's checks on a URL before it navigates: a URL must have a scheme, and browser
+/// pages (`chrome:`, except the new-tab page and `chrome://inspect`) are off limits, as are
+/// extension pages unless the extensions category is on.
+fn refused_url(url: &str, extensions: bool) -> Result<(), String> {
+    let scheme = url
+        .split_once(':')
+        .map(|(s, _)| s)
+        .filter(|s| s.starts_with(|c: char| c.is_ascii_alphabetic()))
+        .filter(|s| {
+            s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+        })
+        .map(str::to_ascii_lowercase);
+    let Some(scheme) = scheme else {
+        return Err(format!(
+            "Invalid URL: \"{url}\". URLs must be valid according to the URL standard."
+        ));
+    };
+    let rest = url[scheme.len() + 1..]
+        .trim_start_matches('/')
+        .to_ascii_lowercase();
+    let allowed =
+        match scheme.as_str() {
+            "chrome" => ["newtab", "new-tab-page", "inspect"]
+                .iter()
+                .any(|p| rest.starts_with(p)),
+            "chrome-untrusted" => false,
+            "chrome-extension" if !extensions => return Err(
+                "Navigating to chrome-extension: URLs is not allowed without --categoryExtensions."
+                    .into(),
+            ),
+            _ => true,
+        };
+    if allowed {
+        Ok(())
+    } else {
+        Err(format!("Navigating to {scheme}: URLs is not allowed."))
+    }
+}
+
+#[derive(Deserialize)]
+struct EvaluateArgs {
+    script: String,
+}
+
+fn evaluate(cx: &mut Ctx, call: CallId, args: Value) {
+    let Some(args) = args::for_call::<EvaluateArgs>(cx, call, args) else {
+        return;
+    };
+    call::limit_by_default(cx, call, |ms| {
+        format!("evaluate timed out after {ms} ms: the script did not settle.")
+    });
+    call::on_live_page(cx, call, None, move |cx, page| {
+        if let Some(message) = screenshot::dialog_blocks(cx, page) {
+            return fail(cx, call, message);
+        }
+        let session = match pages::session_of(&cx.browser.pages, page) {
+            Ok(s) => s,
+            Err(e) => return fail(cx, call, e),
+        };
+        call::runs_page_code(cx, call, &session);
+        let request = runtime::EvaluateParams {
+            expression: args.script,
+            context_id: cx.browser.pages.get(page).and_then(|p| p.context),
+            return_by_value: Some(true),
+            await_promise: Some(true),
+            user_gesture: Some(true),
+            ..Default::default()
+        };
+        browser::send(cx, Some(&session), request, move |cx, r| {
+            let r = r
+                .map_err(page_code::page_error)
+                .and_then(|a| match a.exception_details {
+                    Some(ex) => Err(Error::Page(thrown(&ex))),
+                    None => as_json(a.result),
+                });
+            answer(cx, call, r)
+        });
+    });
+}
+
+/// What the page threw, as the reference words it: an object's message, and `undefined` for
+/// a thrown primitive (`throw "x"`), whose `message` the reference reads.
+fn thrown(ex: &runtime::ExceptionDetails) -> String {
+    match &ex.exception {
+        Some(e) if e.object_id.is_none() && e.r#type != runtime::RemoteObjectType::Object => {
+            "undefined".into()
+        }
+        _ => page_code::exception_message(ex),
+    }
+}
+
+/// The value as the reference prints it, `JSON.stringify` of what the page returned: nothing
+/// for `undefined`, `null` for the numbers JSON cannot hold.
+fn as_json(v: runtime::RemoteObject) -> Result<String, Error> {
+    if let Some(u) = v.unserializable_value {
+        return match u.as_str() {
+            "-0" => Ok("0".into()),
+            u if u.ends_with('n') => {
+                Err(Error::Page("Do not know how to serialize a BigInt".into()))
+            }
+            _ => Ok("null".into()),
+        };
+    }
+    Ok(match v.value {
+        Some(value) => value.to_string(),
+        // A `null` arrives as `"value": null`, which decodes as no value.
+        None if v.subtype == Some(runtime::RemoteObjectSubtype::Null) => "null".into(),
+        None => String::new(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(v: Value) -> Result<String, String> {
+        let object = serde_json::from_value(v).map_err(|e| e.to_string())?;
+        as_json(object).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn values_print_as_json_stringify_would() {
+        let ok = |s: &str| Ok(s.to_owned());
+        assert_eq!(text(json!({"type": "number", "value": 3})), ok("3"));
+        assert_eq!(
+            text(json!({"type": "string", "value": "a\"b"})),
+            ok("\"a\\\"b\"")
+        );
+        assert_eq!(
+            text(json!({"type": "object", "value": {"a": [1, true]}})),
+            ok("{\"a\":[1,true]}")
+        );
+        assert_eq!(text(json!({"type": "undefined"})), ok(""));
+        assert_eq!(
+            text(json!({"type": "object", "subtype": "null", "value": null})),
+            ok("null")
+        );
+        assert_eq!(
+            text(json!({"type": "number", "unserializableValue": "NaN"})),
+            ok("null")
+        );
+        assert_eq!(
+            text(json!({"type": "number", "unserializableValue": "-0"})),
+            ok("0")
+        );
+        assert!(text(json!({"type": "bigint", "unserializableValue": "12n"})).is_err());
+    }
+
+    #[test]
+    fn urls_are_checked_as_the_reference_checks_them() {
+        assert_eq!(refused_url("http://127.0.0.1:1/", false), Ok(()));
+        assert_eq!(refused_url("about:blank", false), Ok(()));
+        assert_eq!(refused_url("chrome://newtab/", false), Ok(()));
+        assert_eq!(
+            refused_url("nope", false),
+            Err("Invalid URL: \"nope\". URLs must be valid according to the URL standard.".into())
+        );
+        assert_eq!(
+            refused_url("chrome://settings", false),
+            Err("Navigating to chrome: URLs is not allowed.".into())
+        );
+        assert!(refused_url("chrome-extension://abc/x.html", false).is_err());
+        assert_eq!(refused_url("chrome-extension://abc/x.html", true), Ok(()));
+    }
+}
