@@ -25,7 +25,9 @@
 //! [`PROMPT`] and [`browser_main_process`].
 //!
 //! Only the standard library and serde_json are used, so the harness never drifts from what the
-//! tests exercise: real sockets, a real browser, the real binary.
+//! tests exercise: real sockets, a real browser, the real binary. Two exceptions use the crate
+//! itself: [`fake`] (the server in-process) and [`chrome_path`], which picks the browser by the
+//! server's own rule so the tests and the server can never disagree on it.
 
 // Each test binary uses a different subset of the harness; the rest would warn as dead code.
 #![allow(dead_code, unused_imports)]
