@@ -32,6 +32,11 @@ pub struct Flags {
     #[argh(option)]
     pub headless_shell: Option<bool>,
 
+    /// start the browser in the background right after initialize, not at the first tool
+    /// call that needs it (default false)
+    #[argh(option)]
+    pub prelaunch: Option<bool>,
+
     /// use a fresh temporary profile, deleted on exit (default unless --userDataDir is given)
     #[argh(option)]
     pub isolated: Option<bool>,
@@ -95,6 +100,7 @@ const BOOL_FLAGS: &[&str] = &[
     "headless",
     // Lean browser.
     "headlessShell",
+    "prelaunch",
     "isolated",
     "categoryExperimentalThirdParty",
     "exposePageTools",
@@ -287,6 +293,7 @@ pub fn settings(flags: &Flags) -> Result<Settings, String> {
         executable_path: flags.executable_path.clone(),
         headless,
         headless_shell: flags.headless_shell,
+        prelaunch: flags.prelaunch.unwrap_or(false),
         user_data_dir: if isolated {
             None
         } else {

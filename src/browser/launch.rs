@@ -62,6 +62,11 @@ const DEFAULT_SWITCHES: &[&str] = &[
     "--disable-popup-blocking",
     "--disable-prompt-on-repost",
     "--disable-features=Translate,OptimizationHints,MediaRouter,DialMediaRouteProvider,AutofillServerCommunication,CertificateTransparencyComponentUpdater,InterestFeedContentSuggestions,BackForwardCache",
+    // Lean browser: the network service and the GPU thread in the browser process, two fewer
+    // processes and ~10-15 MB less PSS (measured, see ARCHITECTURE.md "Lean browser"), with no
+    // change a page or a CDP client can see.
+    "--enable-features=NetworkServiceInProcess2",
+    "--in-process-gpu",
     "--metrics-recording-only",
     "--no-service-autorun",
     "--password-store=basic",
@@ -359,6 +364,7 @@ mod tests {
             executable_path: None,
             headless,
             headless_shell,
+            prelaunch: false,
             user_data_dir: None,
             chrome_args: Vec::new(),
             viewport: None,

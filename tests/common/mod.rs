@@ -85,3 +85,10 @@ pub fn browser_main_process(mcp: &Mcp) -> procs::Proc {
         .cloned()
         .unwrap_or_else(|| panic!("no browser among the server's children: {all:?}"))
 }
+
+/// Whether the server's browser is the headless shell (lean browser: some things differ there).
+pub fn runs_headless_shell(mcp: &Mcp) -> bool {
+    browser_main_process(mcp)
+        .command()
+        .contains("headless-shell")
+}
