@@ -35,7 +35,11 @@ fn main() {
     std::thread::sleep(Duration::from_secs(2));
 
     println!("server: {} (pid {server_pid})", server());
-    println!("floor browser: {} {}", chromium(), CHROMIUM_FLAGS.join(" "));
+    println!(
+        "floor browser: {} {}",
+        default_browser().exe,
+        CHROMIUM_FLAGS.join(" ")
+    );
     println!();
 
     let mut sides = Sides {

@@ -1,6 +1,8 @@
 //! Memory: the server's peak RSS (VmHWM of /proc/<pid>/status, its lifetime high-water mark)
 //! after a series of calls like the other benches make, read at checkpoints so the phase that
-//! raises the peak shows; and the size of the release binary.
+//! raises the peak shows; the browser tree's PSS and process count after those calls, on each
+//! installed browser, beside the same browser started raw with the same pages; and the size of
+//! the release binary.
 //!
 //!     cargo bench --bench memory
 
@@ -9,17 +11,47 @@ mod common;
 use common::*;
 use serde_json::json;
 
+type Checkpoint = (String, Option<u64>, Option<u64>);
+
 fn main() {
-    let iterations = env_count("BENCH_ITERATIONS", 200);
-    let big_iterations = env_count("BENCH_BIG_ITERATIONS", 10);
     let fixtures = Fixtures::start(&[("/tools.html", tools_page())]);
     let url = fixtures.url("/tools.html");
-
     let binary = std::fs::metadata(server()).map(|m| m.len()).unwrap_or(0);
+    println!("server: {}", server());
+    println!(
+        "release binary size: {} bytes ({:.2} MB; target ≤ 6 MB)",
+        binary,
+        binary as f64 / 1024.0 / 1024.0
+    );
+    let mut footprints = Vec::new();
+    for browser in browsers() {
+        let (checkpoints, ours) = run(&browser, &url);
+        print_checkpoints(&browser, &checkpoints);
+        let floor = floor_footprint(&browser.exe, &url);
+        footprints.push((browser.label, ours, floor));
+    }
+    println!();
+    println!(
+        "{:<44} {:>12} {:>10}",
+        "browser tree after the bench", "PSS MB", "processes"
+    );
+    for (label, ours, floor) in footprints {
+        let row = |name: String, (pss, n): (u64, usize)| {
+            println!("{name:<44} {:>12.1} {n:>10}", pss as f64 / 1024.0);
+        };
+        row(format!("[{label}] ours (about:blank + 4 pages)"), ours);
+        row(format!("[{label}] floor: raw, the same 5 tabs"), floor);
+    }
+}
 
-    let mut mcp = Mcp::spawn();
+/// The bench's calls on one browser: the server's checkpoints, and the browser tree's
+/// footprint (PSS kB, processes) at the end, before the server is closed.
+fn run(browser: &BrowserKind, url: &str) -> (Vec<Checkpoint>, (u64, usize)) {
+    let iterations = env_count("BENCH_ITERATIONS", 200);
+    let big_iterations = env_count("BENCH_BIG_ITERATIONS", 10);
+    let mut mcp = Mcp::spawn_on(browser);
     let pid = mcp.pid();
-    let mut checkpoints: Vec<(String, Option<u64>, Option<u64>)> = Vec::new();
+    let mut checkpoints: Vec<Checkpoint> = Vec::new();
     let mut checkpoint = |name: &str| {
         checkpoints.push((
             name.to_owned(),
@@ -70,40 +102,53 @@ fn main() {
     mcp.call_ok("take_snapshot", json!({}));
     checkpoint("after 3 more new_page + take_snapshot");
 
-    let browser_pids = children(pid);
+    let footprint = tree_pss(&descendants(pid));
     mcp.close();
-
-    print_report(pid, binary, &checkpoints, browser_pids.len());
+    (checkpoints, footprint)
 }
 
-/// The binary's size, then the checkpoints, then the peak.
-fn print_report(
-    pid: u32,
-    binary: u64,
-    checkpoints: &[(String, Option<u64>, Option<u64>)],
-    browser_children: usize,
-) {
-    println!("server: {} (pid {pid})", server());
-    println!(
-        "release binary size: {} bytes ({:.2} MB; target ≤ 6 MB)",
-        binary,
-        binary as f64 / 1024.0 / 1024.0
-    );
+/// The same browser started raw with the tabs the bench leaves open (the first, blank, and
+/// four of the fixture page), measured the same way.
+fn floor_footprint(exe: &str, url: &str) -> (u64, usize) {
+    let mut browser = Browser::launch_exe(exe);
+    for _ in 0..4 {
+        let (target, _) = browser.call("Target.createTarget", json!({"url": "about:blank"}), None);
+        let (attached, _) = browser.call(
+            "Target.attachToTarget",
+            json!({"targetId": target["targetId"], "flatten": true}),
+            None,
+        );
+        let session = attached["sessionId"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        browser.navigate(&session, url);
+    }
+    let footprint = tree_pss(&browser.pids());
+    browser.close();
+    footprint
+}
+
+/// One browser's server checkpoints and the server's peak.
+fn print_checkpoints(browser: &BrowserKind, checkpoints: &[Checkpoint]) {
     println!();
-    println!("{:<52} {:>12} {:>12}", "checkpoint", "VmHWM kB", "VmRSS kB");
+    println!(
+        "[{}] {:<48} {:>12} {:>12}",
+        browser.label, "checkpoint", "VmHWM kB", "VmRSS kB"
+    );
     for (name, hwm, rss) in checkpoints {
         println!(
-            "{:<52} {:>12} {:>12}",
+            "[{}] {:<48} {:>12} {:>12}",
+            browser.label,
             name,
             hwm.map(|v| v.to_string()).unwrap_or("-".into()),
             rss.map(|v| v.to_string()).unwrap_or("-".into())
         );
     }
     let peak = checkpoints.iter().filter_map(|c| c.1).max().unwrap_or(0);
-    println!();
     println!(
-        "server peak RSS (VmHWM): {peak} kB = {:.2} MB (target ≤ 8 MB); browser children seen: {}",
+        "[{}] server peak RSS (VmHWM): {peak} kB = {:.2} MB (target ≤ 8 MB everyday, ≤ 12 MB after ~1 MB results)",
+        browser.label,
         peak as f64 / 1024.0,
-        browser_children
     );
 }

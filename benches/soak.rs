@@ -110,36 +110,3 @@ fn newest_page(message: &Value) -> Option<u64> {
     let pages = message["result"]["structuredContent"]["pages"].as_array()?;
     pages.iter().filter_map(|p| p["id"].as_u64()).max()
 }
-
-/// Every process below `pid` (the browser and its helpers), by each process's parent in
-/// /proc (a child started by another thread of its parent counts too).
-fn descendants(pid: u32) -> Vec<u32> {
-    let mut parents: Vec<(u32, u32)> = Vec::new();
-    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
-        let Some(p) = entry
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        let stat = std::fs::read_to_string(format!("/proc/{p}/stat")).unwrap_or_default();
-        let after_name = stat.rsplit_once(')').map(|(_, rest)| rest).unwrap_or("");
-        if let Some(ppid) = after_name
-            .split_whitespace()
-            .nth(1)
-            .and_then(|v| v.parse().ok())
-        {
-            parents.push((p, ppid));
-        }
-    }
-    let mut all = Vec::new();
-    let mut todo = vec![pid];
-    while let Some(p) = todo.pop() {
-        for (child, _) in parents.iter().filter(|(_, parent)| *parent == p) {
-            all.push(*child);
-            todo.push(*child);
-        }
-    }
-    all
-}

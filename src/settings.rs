@@ -20,6 +20,11 @@ pub struct Settings {
     pub source: BrowserSource,
     pub executable_path: Option<String>,
     pub headless: bool,
+    /// Lean browser: `Some(true)` starts the headless shell, `Some(false)` full Chromium,
+    /// `None` the shell when headless and installed (see `browser::launch::find_executable`).
+    pub headless_shell: Option<bool>,
+    /// Start the browser right after the client's `initialized`, not at the first call.
+    pub prelaunch: bool,
     /// `None`: a fresh temporary profile, deleted on exit.
     pub user_data_dir: Option<PathBuf>,
     pub chrome_args: Vec<String>,

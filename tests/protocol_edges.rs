@@ -95,8 +95,8 @@ fn error_answers_to_unparseable_lines_have_a_null_id() {
 /// or however written, and no other.
 #[test]
 fn cancellation_matches_ids_by_their_exact_value() {
-    let chrome = common::chrome_path();
-    let mut args = vec!["--headless", "--isolated", "--executablePath", &chrome];
+    let mut args = vec!["--headless", "--isolated"];
+    args.extend_from_slice(common::mcp::browser_choice());
     args.extend_from_slice(common::mcp::BROWSER_FLAGS);
     let mut server = Raw::spawn_exactly(&args);
     let answers = server.lines();

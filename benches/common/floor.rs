@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use devtools_mcp::browser::launch::{self, Process};
 use serde_json::{json, Value};
 
-use super::{chromium, CHROMIUM_FLAGS};
+use super::{default_browser, CHROMIUM_FLAGS};
 
 pub struct Browser {
     process: Process,
@@ -25,9 +25,14 @@ pub struct Browser {
 static PROFILE_COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 impl Browser {
-    /// Starts Chromium with CHROMIUM_FLAGS, a fresh profile and the pipe on fds 3 and 4, the
-    /// way the server starts it (`launch::spawn_piped`) but with none of its switches.
+    /// [`Browser::launch_exe`] on the server's default browser.
     pub fn launch() -> Browser {
+        Browser::launch_exe(&default_browser().exe)
+    }
+
+    /// Starts `exe` with CHROMIUM_FLAGS, a fresh profile and the pipe on fds 3 and 4, the
+    /// way the server starts it (`launch::spawn_piped`) but with none of its switches.
+    pub fn launch_exe(exe: &str) -> Browser {
         let n = PROFILE_COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let profile = std::env::temp_dir().join(format!(
             "devtools-mcp-bench-profile-{}-{n}",
@@ -35,7 +40,7 @@ impl Browser {
         ));
         let _ = std::fs::remove_dir_all(&profile);
         std::fs::create_dir_all(&profile).expect("create a profile dir");
-        let mut cmd = Command::new(chromium());
+        let mut cmd = Command::new(exe);
         cmd.args(CHROMIUM_FLAGS)
             .arg(format!("--user-data-dir={}", profile.display()))
             .arg("--remote-debugging-pipe")
@@ -197,6 +202,14 @@ impl Browser {
         self.call("Runtime.disable", json!({}), Some(session));
         self.clear_events();
         id.unwrap_or_default()
+    }
+
+    /// The browser process and its helpers.
+    pub fn pids(&self) -> Vec<u32> {
+        let pid = self.process.child.id();
+        let mut all = vec![pid];
+        all.extend(super::descendants(pid));
+        all
     }
 
     /// Ends the browser and all its helpers, and deletes the profile.

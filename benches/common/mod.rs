@@ -33,9 +33,59 @@ pub fn server() -> String {
     std::env::var("BENCH_SERVER").unwrap_or_else(|_| SERVER.to_owned())
 }
 
-/// The browser both the server and the floor run.
-pub fn chromium() -> String {
-    std::env::var("CHROME_PATH").unwrap_or_else(|_| "/usr/bin/chromium".into())
+/// A browser the benches measure: the server is told to pick it (`--headlessShell=…`), and
+/// the floor starts the executable the server's own rule resolves that flag to.
+#[derive(Clone, Debug)]
+pub struct BrowserKind {
+    pub label: &'static str,
+    pub exe: String,
+    server_flag: &'static str,
+}
+
+/// The browsers installed here, the server's default first: the headless shell, then full
+/// Chromium. `BENCH_BROWSER=shell` or `=full` keeps one; with `CHROME_PATH` set both
+/// resolve to that executable, so it is measured once.
+pub fn browsers() -> Vec<BrowserKind> {
+    let only = std::env::var("BENCH_BROWSER").unwrap_or_default();
+    let mut kinds: Vec<BrowserKind> = Vec::new();
+    for (label, server_flag) in [
+        ("shell", "--headlessShell=true"),
+        ("full", "--headlessShell=false"),
+    ] {
+        if !only.is_empty() && only != label {
+            continue;
+        }
+        let Some(exe) = executable_for(server_flag) else {
+            continue;
+        };
+        if kinds.iter().all(|k| k.exe != exe) {
+            kinds.push(BrowserKind {
+                label,
+                exe,
+                server_flag,
+            });
+        }
+    }
+    assert!(
+        !kinds.is_empty(),
+        "no browser to measure (BENCH_BROWSER={only:?})"
+    );
+    kinds
+}
+
+/// The executable the server starts with `--headless` and `flag`, by its own rule.
+fn executable_for(flag: &str) -> Option<String> {
+    use devtools_mcp::app::flags::{self, Flags};
+    let args = ["--headless".to_string(), flag.to_string()];
+    let (parsed, _) = Flags::parse("devtools-mcp", &args).ok()?;
+    let settings = flags::settings(&parsed).ok()?;
+    let exe = devtools_mcp::browser::launch::find_executable(&settings).ok()?;
+    Some(exe.path.display().to_string())
+}
+
+/// The browser the server starts by default (the first of [`browsers`]).
+pub fn default_browser() -> BrowserKind {
+    browsers().remove(0)
 }
 
 /// Chromium switches this machine needs (root, no network); the floor browser gets exactly
@@ -53,9 +103,9 @@ pub const CHROMIUM_FLAGS: &[&str] = &[
 
 /// The server's command line: the reference's flags as /work/shared/bench/reference.sh
 /// passes them, so a configuration written for the reference runs unchanged.
-pub fn server_args() -> Vec<String> {
+pub fn server_args(browser: &BrowserKind) -> Vec<String> {
     let mut args = vec![
-        format!("--executablePath={}", chromium()),
+        browser.server_flag.into(),
         "--headless".into(),
         "--isolated".into(),
         "--categoryExperimentalThirdParty=true".into(),
@@ -253,6 +303,55 @@ pub fn status_kb(pid: u32, key: &str) -> Option<u64> {
         .and_then(|v| v.parse().ok())
 }
 
+/// The proportional set size of a process in kB (shared pages split among their users, so
+/// a tree's sum counts each page once).
+pub fn pss_kb(pid: u32) -> Option<u64> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).ok()?;
+    text.lines()
+        .find(|l| l.starts_with("Pss:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse().ok())
+}
+
+/// A browser tree's footprint: (PSS in kB summed over the processes, how many processes).
+pub fn tree_pss(pids: &[u32]) -> (u64, usize) {
+    let alive: Vec<u64> = pids.iter().filter_map(|p| pss_kb(*p)).collect();
+    (alive.iter().sum(), alive.len())
+}
+
+/// Every process below `pid` (the browser and its helpers), by each process's parent in
+/// /proc (a child started by another thread of its parent counts too).
+pub fn descendants(pid: u32) -> Vec<u32> {
+    let mut parents: Vec<(u32, u32)> = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Some(p) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let stat = std::fs::read_to_string(format!("/proc/{p}/stat")).unwrap_or_default();
+        let after_name = stat.rsplit_once(')').map(|(_, rest)| rest).unwrap_or("");
+        if let Some(ppid) = after_name
+            .split_whitespace()
+            .nth(1)
+            .and_then(|v| v.parse().ok())
+        {
+            parents.push((p, ppid));
+        }
+    }
+    let mut all = Vec::new();
+    let mut todo = vec![pid];
+    while let Some(p) = todo.pop() {
+        for (child, _) in parents.iter().filter(|(_, parent)| *parent == p) {
+            all.push(*child);
+            todo.push(*child);
+        }
+    }
+    all
+}
+
 /// Direct children of a process.
 pub fn children(pid: u32) -> Vec<u32> {
     let path = format!("/proc/{pid}/task/{pid}/children");
@@ -308,14 +407,19 @@ impl Answer {
 static STDERR_COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 impl Mcp {
+    /// The server on its default browser.
     pub fn spawn() -> Mcp {
+        Mcp::spawn_on(&default_browser())
+    }
+
+    pub fn spawn_on(browser: &BrowserKind) -> Mcp {
         let n = STDERR_COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let stderr_path =
             std::env::temp_dir().join(format!("devtools-mcp-bench-{}-{n}.log", std::process::id()));
         let stderr = File::create(&stderr_path).expect("create the server's stderr log");
         let spawned = Instant::now();
         let mut child = Command::new(server())
-            .args(server_args())
+            .args(server_args(browser))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(stderr)

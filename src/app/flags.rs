@@ -19,14 +19,25 @@ use crate::settings::{
 /// the developer tools a page exposes.
 #[derive(FromArgs, Debug, Default)]
 pub struct Flags {
-    /// path to the Chromium or Chrome executable (default: CHROME_PATH, then chromium,
-    /// chromium-browser, google-chrome, google-chrome-stable on PATH)
+    /// path to the Chromium or Chrome executable (default: CHROME_PATH, then when headless
+    /// chromium-headless-shell or chrome-headless-shell, then chromium, chromium-browser,
+    /// google-chrome, google-chrome-stable on PATH)
     #[argh(option, short = 'e')]
     pub executable_path: Option<String>,
 
     /// run the browser headless (default true)
     #[argh(option)]
     pub headless: Option<bool>,
+
+    /// lean browser: true starts the headless shell, false full Chromium (default: the shell
+    /// when headless and installed)
+    #[argh(option)]
+    pub headless_shell: Option<bool>,
+
+    /// start the browser in the background right after initialize, not at the first tool
+    /// call that needs it (default false)
+    #[argh(option)]
+    pub prelaunch: Option<bool>,
 
     /// use a fresh temporary profile, deleted on exit (default unless --userDataDir is given)
     #[argh(option)]
@@ -94,6 +105,9 @@ pub struct Flags {
 /// Flags that take a boolean: a bare `--flag` means true.
 const BOOL_FLAGS: &[&str] = &[
     "headless",
+    // Lean browser.
+    "headlessShell",
+    "prelaunch",
     "isolated",
     "exposePageTools",
     "slim",
@@ -307,10 +321,17 @@ pub fn settings(flags: &Flags) -> Result<Settings, String> {
         Some(v) => Some(parse_viewport(v)?),
     };
     let isolated = flags.isolated.unwrap_or(flags.user_data_dir.is_none());
+    // Lean browser: the shell has no window to show.
+    let headless = flags.headless.unwrap_or(true);
+    if flags.headless_shell == Some(true) && !headless {
+        return Err("--headlessShell runs only headless; drop it or --headless=false".into());
+    }
     Ok(Settings {
         source,
         executable_path: flags.executable_path.clone(),
-        headless: flags.headless.unwrap_or(true),
+        headless,
+        headless_shell: flags.headless_shell,
+        prelaunch: flags.prelaunch.unwrap_or(false),
         user_data_dir: if isolated {
             None
         } else {
@@ -399,6 +420,10 @@ mod tests {
         assert_eq!(parse(&["--headless", "false"]).headless, Some(false));
         assert_eq!(parse(&["--no-headless"]).headless, Some(false));
         assert_eq!(parse(&["--headless", "--isolated"]).isolated, Some(true));
+        assert_eq!(parse(&["--headlessShell"]).headless_shell, Some(true));
+        assert_eq!(parse(&["--no-headless-shell"]).headless_shell, Some(false));
+        let window_and_shell = parse(&["--headless=false", "--headlessShell"]);
+        assert!(settings(&window_and_shell).is_err());
     }
 
     #[test]

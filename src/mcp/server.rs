@@ -114,6 +114,10 @@ impl Server {
             "notifications/initialized" => {
                 self.initialized = true;
                 self.ask_roots();
+                // Lean browser: the session is set up; start the browser in the background.
+                if self.cx.settings.prelaunch {
+                    tools::prelaunch(&mut self.cx);
+                }
             }
             "notifications/roots/list_changed" => self.ask_roots(),
             "notifications/cancelled" => {

@@ -190,6 +190,20 @@ pub fn list(cx: &Ctx) -> Vec<Value> {
     tools
 }
 
+/// Lean browser, `--prelaunch`: starts the browser now, before any call needs it, so the first
+/// call finds it up. A failure is logged; the first call that needs the browser tries again
+/// and reports it.
+pub fn prelaunch(cx: &mut Ctx) {
+    crate::browser::ready(
+        cx,
+        Box::new(|_, started| {
+            if let Err(e) = started {
+                crate::log::log!("--prelaunch: {e}");
+            }
+        }),
+    );
+}
+
 /// Compiled argument validators, one per tool, built on first use.
 fn validators() -> &'static HashMap<&'static str, jsonschema::Validator> {
     static V: OnceLock<HashMap<&'static str, jsonschema::Validator>> = OnceLock::new();

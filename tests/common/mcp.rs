@@ -33,6 +33,8 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
 use std::time::Duration;
 
+use devtools_mcp::app::flags::{self, Flags};
+use devtools_mcp::browser::launch;
 use serde_json::{json, Value};
 
 use super::{procs, slots};
@@ -73,9 +75,30 @@ pub const BROWSER_FLAGS: &[&str] = &[
     "--chromeArg=--disable-sync",
 ];
 
-/// The browser executable for tests: `CHROME_PATH` if set, else `/usr/bin/chromium`.
+/// Which browser the tests run, as server flags: none (the server's own choice: the headless
+/// shell when installed, else full Chromium), or from `DEVTOOLS_MCP_TEST_BROWSER`: `full` for
+/// full Chromium, `shell` to insist on the shell. `CHROME_PATH` still names a binary outright.
+pub fn browser_choice() -> &'static [&'static str] {
+    match std::env::var("DEVTOOLS_MCP_TEST_BROWSER").as_deref() {
+        Ok("full") => &["--headlessShell=false"],
+        Ok("shell") => &["--headlessShell=true"],
+        Ok("") | Err(_) => &[],
+        Ok(other) => panic!("DEVTOOLS_MCP_TEST_BROWSER={other}: expected full or shell"),
+    }
+}
+
+/// The browser executable the server picks with the tests' flags, by the server's own rule
+/// (for tests that start a browser themselves).
 pub fn chrome_path() -> String {
-    std::env::var("CHROME_PATH").unwrap_or_else(|_| "/usr/bin/chromium".to_string())
+    let mut args = vec!["--headless".to_string()];
+    args.extend(browser_choice().iter().map(|s| s.to_string()));
+    let flags = match Flags::parse("devtools-mcp", &args) {
+        Ok((flags, _)) => flags,
+        Err(e) => panic!("{}", e.output),
+    };
+    let settings = flags::settings(&flags).unwrap_or_else(|e| panic!("{e}"));
+    let exe = launch::find_executable(&settings).unwrap_or_else(|e| panic!("{e}"));
+    exe.path.display().to_string()
 }
 
 /// A running `devtools-mcp` server process and a JSON-RPC client for it. Dropping it closes stdin,
@@ -101,8 +124,8 @@ pub struct Mcp {
 static SPAWNED: AtomicUsize = AtomicUsize::new(0);
 
 impl Mcp {
-    /// Spawn the server with the flags this machine needs — `--headless --isolated
-    /// --executablePath <CHROME_PATH or /usr/bin/chromium>` and [`BROWSER_FLAGS`] — followed by
+    /// Spawn the server with the flags this machine needs — `--headless --isolated`,
+    /// [`browser_choice`] and [`BROWSER_FLAGS`] — followed by
     /// `extra_args`. Nothing is sent yet; call [`Mcp::initialize`] next.
     pub fn start(extra_args: &[&str]) -> Mcp {
         Mcp::start_with_env(extra_args, &[])
@@ -110,8 +133,8 @@ impl Mcp {
 
     /// [`Mcp::start`] with extra environment variables, as [`Mcp::spawn`] takes them.
     pub fn start_with_env(extra_args: &[&str], env: &[(&str, &str)]) -> Mcp {
-        let chrome = chrome_path();
-        let mut args: Vec<&str> = vec!["--headless", "--isolated", "--executablePath", &chrome];
+        let mut args: Vec<&str> = vec!["--headless", "--isolated"];
+        args.extend_from_slice(browser_choice());
         args.extend_from_slice(BROWSER_FLAGS);
         args.extend_from_slice(extra_args);
         Mcp::spawn(&args, env)

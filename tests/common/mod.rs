@@ -25,7 +25,9 @@
 //! [`PROMPT`] and [`browser_main_process`].
 //!
 //! Only the standard library and serde_json are used, so the harness never drifts from what the
-//! tests exercise: real sockets, a real browser, the real binary.
+//! tests exercise: real sockets, a real browser, the real binary. Two exceptions use the crate
+//! itself: [`fake`] (the server in-process) and [`chrome_path`], which picks the browser by the
+//! server's own rule so the tests and the server can never disagree on it.
 
 // Each test binary uses a different subset of the harness; the rest would warn as dead code.
 #![allow(dead_code, unused_imports)]
@@ -82,4 +84,11 @@ pub fn browser_main_process(mcp: &Mcp) -> procs::Proc {
         .find(|p| p.ppid == mcp.pid() && p.command().contains("--remote-debugging-pipe"))
         .cloned()
         .unwrap_or_else(|| panic!("no browser among the server's children: {all:?}"))
+}
+
+/// Whether the server's browser is the headless shell (lean browser: some things differ there).
+pub fn runs_headless_shell(mcp: &Mcp) -> bool {
+    browser_main_process(mcp)
+        .command()
+        .contains("headless-shell")
 }
