@@ -25,6 +25,8 @@ pub struct Settings {
     pub chrome_args: Vec<String>,
     pub viewport: Option<(u32, u32)>,
     pub expose_page_tools: bool,
+    /// WebMCP: serve list_webmcp_tools and execute_webmcp_tool (--categoryExperimentalWebmcp).
+    pub webmcp_tools: bool,
     /// The default time limit of a call that runs page code.
     pub tool_timeout: Duration,
     /// The longest tool result text sent inline; longer text is truncated with a marker.

@@ -58,6 +58,10 @@ pub struct Flags {
     #[argh(option)]
     pub category_experimental_third_party: Option<bool>,
 
+    /// offer the WebMCP tools list_webmcp_tools and execute_webmcp_tool (default false)
+    #[argh(option)]
+    pub category_experimental_webmcp: Option<bool>,
+
     /// also list each page tool as an MCP tool of its own (default false)
     #[argh(option)]
     pub expose_page_tools: Option<bool>,
@@ -89,6 +93,7 @@ const BOOL_FLAGS: &[&str] = &[
     "headless",
     "isolated",
     "categoryExperimentalThirdParty",
+    "categoryExperimentalWebmcp", // WebMCP
     "exposePageTools",
     "allowUnrestrictedPaths",
 ];
@@ -111,7 +116,6 @@ const IGNORED_FLAGS: &[(&str, bool)] = &[
     ("categoryPerformance", false),
     ("categoryNetwork", false),
     ("categoryExtensions", false),
-    ("categoryExperimentalWebmcp", false),
     ("experimentalVision", false),
     ("experimentalScreencast", false),
     ("experimentalInteropTools", false),
@@ -281,6 +285,7 @@ pub fn settings(flags: &Flags) -> Result<Settings, String> {
         chrome_args: flags.chrome_arg.clone(),
         viewport,
         expose_page_tools: flags.expose_page_tools.unwrap_or(false),
+        webmcp_tools: flags.category_experimental_webmcp.unwrap_or(false),
         tool_timeout: flags
             .tool_timeout
             .map(Duration::from_millis)

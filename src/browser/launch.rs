@@ -145,10 +145,23 @@ pub fn arguments(settings: &Settings, profile: &Path) -> Vec<OsString> {
         log!("running as root: starting the browser with --no-sandbox");
         args.push("--no-sandbox".into());
     }
-    args.extend(settings.chrome_args.iter().map(OsString::from));
+    // WebMCP: the feature joins every --enable-features the user passes, as one switch
+    // (Chromium keeps only one value of a switch).
+    let mut features = vec![WEBMCP_FEATURE];
+    for arg in &settings.chrome_args {
+        match arg.strip_prefix(ENABLE_FEATURES) {
+            Some(theirs) => features.push(theirs),
+            None => args.push(arg.into()),
+        }
+    }
+    args.push(format!("{ENABLE_FEATURES}{}", features.join(",")).into());
     args.push("about:blank".into());
     args
 }
+
+/// WebMCP: pages may register tools with `document.modelContext` (off by default in Chromium).
+const WEBMCP_FEATURE: &str = "WebMCP";
+const ENABLE_FEATURES: &str = "--enable-features=";
 
 /// Starts the browser. Returns the process and our ends of its pipes.
 pub fn launch(settings: &Settings) -> Result<(Process, Sender, Receiver), String> {
@@ -278,5 +291,51 @@ impl Process {
             }
             log!("could not delete the temporary profile {}", dir.display());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::settings::BrowserSource;
+
+    fn arguments_with(chrome_args: &[&str]) -> Vec<String> {
+        let settings = Settings {
+            source: BrowserSource::Launch,
+            executable_path: None,
+            headless: true,
+            user_data_dir: None,
+            chrome_args: chrome_args.iter().map(|a| a.to_string()).collect(),
+            viewport: None,
+            expose_page_tools: false,
+            webmcp_tools: false,
+            tool_timeout: crate::settings::DEFAULT_TOOL_TIMEOUT,
+            max_result_bytes: crate::settings::DEFAULT_MAX_RESULT_BYTES,
+            file_roots: Vec::new(),
+            unrestricted_paths: false,
+        };
+        arguments(&settings, Path::new("/tmp/p"))
+            .into_iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect()
+    }
+
+    fn features(args: &[String]) -> Vec<&String> {
+        args.iter()
+            .filter(|a| a.starts_with(ENABLE_FEATURES))
+            .collect()
+    }
+
+    #[test]
+    fn webmcp_is_enabled_and_merged_with_the_users_features() {
+        let plain = arguments_with(&[]);
+        assert_eq!(features(&plain), ["--enable-features=WebMCP"]);
+        let theirs = arguments_with(&[
+            "--enable-features=A,B",
+            "--mute-audio",
+            "--enable-features=C",
+        ]);
+        assert_eq!(features(&theirs), ["--enable-features=WebMCP,A,B,C"]);
+        assert_eq!(theirs.iter().filter(|a| *a == "--mute-audio").count(), 2);
     }
 }

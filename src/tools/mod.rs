@@ -19,6 +19,7 @@ pub mod screenshot;
 pub mod script;
 pub mod snapshot;
 pub mod thirdparty;
+pub mod webmcp;
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -93,6 +94,7 @@ pub fn all() -> impl Iterator<Item = &'static Tool> {
         .chain(script::TOOLS)
         .chain(snapshot::TOOLS)
         .chain(thirdparty::TOOLS)
+        .chain(webmcp::TOOLS)
         .chain(input::TOOLS)
         .chain(screenshot::TOOLS)
         .chain(emulation::TOOLS)
@@ -106,9 +108,17 @@ pub fn find(name: &str) -> Option<&'static Tool> {
 
 /// Every tool as `tools/list` shows it, the selected page's exposed tools last.
 pub fn list(cx: &Ctx) -> Vec<Value> {
-    let mut tools: Vec<Value> = all().map(Tool::to_json).collect();
+    let mut tools: Vec<Value> = all()
+        .filter(|t| offered(cx, t))
+        .map(Tool::to_json)
+        .collect();
     tools.extend(exposed::list(cx));
     tools
+}
+
+/// WebMCP: list_webmcp_tools and execute_webmcp_tool only with --categoryExperimentalWebmcp.
+fn offered(cx: &Ctx, tool: &Tool) -> bool {
+    cx.settings.webmcp_tools || !webmcp::gated(tool)
 }
 
 /// Compiled argument validators, one per tool, built on first use.
@@ -142,7 +152,7 @@ pub fn check_args(tool: &Tool, args: &Value) -> Option<String> {
 /// Starts a call of tool `name`. Its answer arrives in [`Ctx::outbox`] (at once, when the
 /// arguments are wrong). `Err`: there is no such tool.
 pub fn call(cx: &mut Ctx, name: &str, args: Value) -> Result<CallId, String> {
-    let Some(tool) = find(name) else {
+    let Some(tool) = find(name).filter(|t| offered(cx, t)) else {
         // As the reference (and the MCP SDKs) do: a protocol error, not a tool result.
         return exposed::call(cx, name, args).ok_or_else(|| format!("Tool {name} not found"));
     };
