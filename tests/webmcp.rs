@@ -149,7 +149,7 @@ fn a_hanging_tool_times_out_and_is_cancelled_in_the_page() {
         "execute_3p_developer_tool",
         json!({"toolName": "dbg_hang"}),
     );
-    until_page_says(&mcp, "() => window.hangStarted", json!(2));
+    until_page_says(&mcp, "() => window.hangStarted || 0", json!(2));
     mcp.cancel(id, "test");
     until_page_says(&mcp, "() => window.cancels", json!(2));
     // The page still answers.
@@ -293,4 +293,33 @@ fn the_headless_shell_runs_webmcp_tools_too() {
     let mcp = Mcp::start_raw(&args);
     mcp.initialize();
     checks_listing_and_runs(&mcp, &fx);
+}
+
+#[test]
+fn a_renderer_crash_ends_a_running_tool_and_the_page_recovers() {
+    let fx = Fixtures::start();
+    let mcp = started_with(&[]);
+    open_tools(&mcp, &fx);
+    let args = json!({"toolName": "dbg_hang", "timeout": 60000});
+    let hanging = call_async(&mcp, "execute_3p_developer_tool", args);
+    until_page_says(&mcp, "() => window.hangStarted || 0", json!(1));
+    mcp.call(
+        "navigate_page",
+        json!({"type": "url", "url": "chrome://crash"}),
+    );
+    let r = tool_result(&mcp.wait_response_timeout(hanging, common::PROMPT));
+    assert!(
+        r.is_error && r.text.to_lowercase().contains("crash"),
+        "{}",
+        r.text
+    );
+    let dead = exec(&mcp, "dbg_echo", Some(r#"{"text":"x"}"#));
+    assert!(
+        dead.is_error && dead.text.to_lowercase().contains("crash"),
+        "{}",
+        dead.text
+    );
+    // The next document registers its tools again.
+    open_tools(&mcp, &fx);
+    assert_eq!(exec_ok(&mcp, "dbg_odd", Some(r#"{"kind":"number"}"#)), "42");
 }
