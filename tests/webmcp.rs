@@ -323,3 +323,34 @@ fn a_renderer_crash_ends_a_running_tool_and_the_page_recovers() {
     open_tools(&mcp, &fx);
     assert_eq!(exec_ok(&mcp, "dbg_odd", Some(r#"{"kind":"number"}"#)), "42");
 }
+
+#[test]
+fn an_iframes_tools_are_not_the_pages() {
+    let fx = Fixtures::start();
+    let mcp = started_with(&[]);
+    let frame = fx.url("/webmcp/tools.html");
+    let host = fx.page_url_with_html(&format!(
+        "<title>host</title><iframe src=\"{frame}\"></iframe>"
+    ));
+    mcp.call_ok("navigate_page", json!({"type": "url", "url": host}));
+    until_page_says(
+        &mcp,
+        "() => !!(frames[0] && frames[0].registerLate)",
+        json!(true),
+    );
+    // Registered after the frame's tools: once it is listed, the frame's have been reported.
+    let register = "() => { document.modelContext.registerTool({name: 'host_dbg', description: 'host', \
+        inputSchema: {type: 'object', properties: {}}, annotations: {debugging: true}, execute: () => 'host' }); return 1; }";
+    assert_eq!(eval(&mcp, register), json!(1));
+    until_notified(&mcp, "host_dbg", || list(&mcp).text.contains("host_dbg"));
+    let text = list(&mcp).text;
+    assert!(
+        !text.contains("dbg_echo") && !text.contains("event_ping"),
+        "{text}"
+    );
+    assert_error(
+        &exec(&mcp, "dbg_echo", Some(r#"{"text":"x"}"#)),
+        "Tool dbg_echo not found",
+    );
+    assert_eq!(exec_ok(&mcp, "host_dbg", None), "\"host\"");
+}

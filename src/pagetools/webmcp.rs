@@ -168,20 +168,21 @@ pub fn attach<H: PageHost>(h: &mut H, page: PageId, session: &str) {
 
 /// The domain's events: registrations come and go.
 pub fn on_event<H: PageHost>(h: &mut H, page: PageId, event: &RawEvent) {
-    let Some(main_frame) = h.browser().pages.get(page).map(|p| p.target_id.clone()) else {
-        return;
-    };
     let changed = if let Some(e) = event.decode::<web_mcp::ToolsAddedEvent>() {
+        let Some(main_frame) = main_frame(h, page) else {
+            return;
+        };
         let table = h.tables().entry(page);
         let mut changed = false;
-        for t in e.tools {
-            // Main frame only, like event-based tools: an iframe's tools are not the page's.
-            if t.frame_id == main_frame {
-                changed |= table.webmcp.add(t);
-            }
+        // Main frame only, like event-based tools: an iframe's tools are not the page's.
+        for t in e.tools.into_iter().filter(|t| t.frame_id == main_frame) {
+            changed |= table.webmcp.add(t);
         }
         changed
     } else if let Some(e) = event.decode::<web_mcp::ToolsRemovedEvent>() {
+        let Some(main_frame) = main_frame(h, page) else {
+            return;
+        };
         let table = h.tables().entry(page);
         let mut changed = false;
         for r in e.tools.iter().filter(|r| r.frame_id == main_frame) {
@@ -189,12 +190,16 @@ pub fn on_event<H: PageHost>(h: &mut H, page: PageId, event: &RawEvent) {
         }
         changed
     } else {
-        false
+        return;
     };
     if changed {
         h.tables().entry(page).content_changed();
         h.tools_changed();
     }
+}
+
+fn main_frame<H: PageHost>(h: &mut H, page: PageId) -> Option<String> {
+    h.browser().pages.get(page).map(|p| p.target_id.clone())
 }
 
 /// The page's main frame committed a new document (or crashed): invocations still waiting
