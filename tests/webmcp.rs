@@ -354,3 +354,46 @@ fn an_iframes_tools_are_not_the_pages() {
     );
     assert_eq!(exec_ok(&mcp, "host_dbg", None), "\"host\"");
 }
+
+#[test]
+fn an_open_dialog_refuses_webmcp_runs_at_once() {
+    let fx = Fixtures::start();
+    let mcp = started_with(&["--categoryExperimentalWebmcp"]);
+    open_tools(&mcp, &fx);
+    eval(
+        &mcp,
+        "() => { setTimeout(() => alert('page alert'), 0); return 1; }",
+    );
+    let add = json!({"toolName": "plain_add", "input": r#"{"a":1,"b":2}"#});
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let refused = loop {
+        let r = mcp.call("execute_webmcp_tool", add.clone());
+        if r.is_error {
+            break r;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the page's alert never blocked a run"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert!(
+        refused
+            .text
+            .starts_with("# Open dialog\nalert: page alert.")
+            && refused
+                .text
+                .ends_with("Error: A dialog is open (alert: page alert)."),
+        "{}",
+        refused.text
+    );
+    let r = exec(&mcp, "dbg_echo", Some(r#"{"text":"x"}"#));
+    assert!(
+        r.text
+            .ends_with("Error: A dialog is open (alert: page alert)."),
+        "{}",
+        r.text
+    );
+    mcp.call_ok("handle_dialog", json!({"action": "accept"}));
+    assert!(!mcp.call("execute_webmcp_tool", add).is_error);
+}

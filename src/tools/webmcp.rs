@@ -152,6 +152,10 @@ fn execute_tool(cx: &mut Ctx, call: CallId, args: Value) {
     );
     call::limit(cx, call, timeout, message);
     call::on_live_page(cx, call, args.shared.page(), move |cx, page| {
+        // As for page tools: the browser would hold the invocation until the dialog closes.
+        if super::refuse_if_dialog(cx, call, page) {
+            return;
+        }
         let table = cx.tables.get(page);
         if table.is_some_and(|t| t.webmcp.available == Some(false)) {
             return fail(cx, call, webmcp::unavailable());
