@@ -364,19 +364,18 @@ fn an_open_dialog_refuses_webmcp_runs_at_once() {
         &mcp,
         "() => { setTimeout(() => alert('page alert'), 0); return 1; }",
     );
-    let add = json!({"toolName": "plain_add", "input": r#"{"a":1,"b":2}"#});
+    // Wait for the dialog with a call that runs no page code (a run would accept it).
     let deadline = Instant::now() + Duration::from_secs(10);
-    let refused = loop {
-        let r = mcp.call("execute_webmcp_tool", add.clone());
-        if r.is_error {
-            break r;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the page's alert never blocked a run"
-        );
+    while !mcp
+        .call_ok("list_webmcp_tools", json!({}))
+        .text
+        .contains("# Open dialog")
+    {
+        assert!(Instant::now() < deadline, "the page's alert never opened");
         std::thread::sleep(Duration::from_millis(100));
-    };
+    }
+    let add = json!({"toolName": "plain_add", "input": r#"{"a":1,"b":2}"#});
+    let refused = mcp.call("execute_webmcp_tool", add.clone());
     assert!(
         refused
             .text
