@@ -62,10 +62,9 @@ const DEFAULT_SWITCHES: &[&str] = &[
     "--disable-popup-blocking",
     "--disable-prompt-on-repost",
     "--disable-features=Translate,OptimizationHints,MediaRouter,DialMediaRouteProvider,AutofillServerCommunication,CertificateTransparencyComponentUpdater,InterestFeedContentSuggestions,BackForwardCache",
-    // Lean browser: the network service and the GPU thread in the browser process, two fewer
-    // processes and ~10-15 MB less PSS (measured, see ARCHITECTURE.md "Lean browser"), with no
-    // change a page or a CDP client can see.
-    "--enable-features=NetworkServiceInProcess2",
+    // Lean browser: the GPU thread in the browser process (with the network service, see
+    // DEFAULT_FEATURES), two fewer processes and ~10-15 MB less PSS (measured, see
+    // ARCHITECTURE.md "Lean browser"), with no change a page or a CDP client can see.
     "--in-process-gpu",
     "--metrics-recording-only",
     "--no-service-autorun",
@@ -217,10 +216,24 @@ pub fn arguments(settings: &Settings, profile: &Path) -> Vec<OsString> {
         log!("running as root: starting the browser with --no-sandbox");
         args.push("--no-sandbox".into());
     }
-    args.extend(settings.chrome_args.iter().map(OsString::from));
+    // Our features join every --enable-features the user passes, as one switch (Chromium
+    // keeps only one value of a switch).
+    let mut features = DEFAULT_FEATURES.to_vec();
+    for arg in &settings.chrome_args {
+        match arg.strip_prefix(ENABLE_FEATURES) {
+            Some(theirs) => features.push(theirs),
+            None => args.push(arg.into()),
+        }
+    }
+    args.push(format!("{ENABLE_FEATURES}{}", features.join(",")).into());
     args.push("about:blank".into());
     args
 }
+
+/// Features we turn on: WebMCP, so pages may register tools with `document.modelContext` (off
+/// by default in Chromium); the network service in the browser process (lean browser).
+const DEFAULT_FEATURES: [&str; 2] = ["WebMCP", "NetworkServiceInProcess2"];
+const ENABLE_FEATURES: &str = "--enable-features=";
 
 /// Starts the browser. Returns the process and our ends of its pipes.
 pub fn launch(settings: &Settings) -> Result<(Process, Sender, Receiver), String> {
@@ -373,7 +386,43 @@ mod tests {
             max_result_bytes: crate::settings::DEFAULT_MAX_RESULT_BYTES,
             file_roots: Vec::new(),
             unrestricted_paths: false,
+            slim: false,
+            categories: Default::default(),
         }
+    }
+
+    fn arguments_with(chrome_args: &[&str]) -> Vec<String> {
+        let mut settings = settings(true, None);
+        settings.chrome_args = chrome_args.iter().map(|a| a.to_string()).collect();
+        arguments(&settings, Path::new("/tmp/p"))
+            .into_iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect()
+    }
+
+    fn features(args: &[String]) -> Vec<&String> {
+        args.iter()
+            .filter(|a| a.starts_with(ENABLE_FEATURES))
+            .collect()
+    }
+
+    #[test]
+    fn webmcp_is_enabled_and_merged_with_the_users_features() {
+        let plain = arguments_with(&[]);
+        assert_eq!(
+            features(&plain),
+            ["--enable-features=WebMCP,NetworkServiceInProcess2"]
+        );
+        let theirs = arguments_with(&[
+            "--enable-features=A,B",
+            "--mute-audio",
+            "--enable-features=C",
+        ]);
+        assert_eq!(
+            features(&theirs),
+            ["--enable-features=WebMCP,NetworkServiceInProcess2,A,B,C"]
+        );
+        assert_eq!(theirs.iter().filter(|a| *a == "--mute-audio").count(), 2);
     }
 
     /// A directory holding empty executables with these names.

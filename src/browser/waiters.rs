@@ -120,6 +120,13 @@ pub fn fail_session<H: Host>(h: &mut H, session: &str, err: Error) {
     }
 }
 
+/// Fails the waiters for the event `E` on `session` (what they wait for can no longer come).
+pub fn fail_event<H: Host, E: Event>(h: &mut H, session: &str, err: Error) {
+    for w in take(h, |w| w.session == session && w.method == E::NAME) {
+        fail(h, w, err.clone());
+    }
+}
+
 pub fn fail_all<H: Host>(h: &mut H, err: Error) {
     for w in take(h, |_| true) {
         fail(h, w, err.clone());

@@ -6075,3 +6075,194 @@ pub mod target {
         const NAME: &'static str = "Target.targetInfoChanged";
     }
 }
+
+pub mod web_mcp {
+    /// Tool annotations
+    #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+    #[serde(default)]
+    pub struct Annotation {
+        /// A hint indicating that the tool does not modify any state.
+        #[serde(rename = "readOnly")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub read_only: Option<bool>,
+        /// A hint indicating that the tool output may contain untrusted content, ex: UGC, 3rd party data.
+        #[serde(rename = "untrustedContent")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub untrusted_content: Option<bool>,
+        /// A hint indicating that executing the tool will result in consequential actions, ex: booking a flight, transferring money.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub consequential: Option<bool>,
+        /// If true, indicates that the tool is intended for debugging and developer tooling rather than end-user interactions.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub debugging: Option<bool>,
+        /// If the declarative tool was declared with the autosubmit attribute.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub autosubmit: Option<bool>,
+    }
+
+    string_enum! {
+        /// Represents the status of a tool invocation.
+        InvocationStatus {
+            Completed = "Completed",
+            Canceled = "Canceled",
+            Error = "Error",
+        }
+    }
+
+    /// Unique identifier of a registered tool.
+    pub type ToolId = String;
+
+    /// Definition of a tool that can be invoked.
+    #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+    #[serde(default)]
+    pub struct Tool {
+        /// Tool identifier.
+        #[serde(rename = "toolId")]
+        pub tool_id: ToolId,
+        /// Tool name.
+        pub name: String,
+        /// Tool description.
+        pub description: String,
+        /// Schema for the tool's input parameters.
+        #[serde(rename = "inputSchema")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub input_schema: Option<serde_json::Value>,
+        /// Schema for the tool's output structure.
+        #[serde(rename = "outputSchema")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub output_schema: Option<serde_json::Value>,
+        /// Optional annotations for the tool.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub annotations: Option<Annotation>,
+        /// Frame identifier associated with the tool registration.
+        #[serde(rename = "frameId")]
+        pub frame_id: super::page::FrameId,
+        /// Optional node ID for declarative tools.
+        #[serde(rename = "backendNodeId")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub backend_node_id: Option<super::dom::BackendNodeId>,
+        /// The stack trace at the time of the registration.
+        #[serde(rename = "stackTrace")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub stack_trace: Option<super::runtime::StackTrace>,
+    }
+
+    /// Definition of a tool that was removed.
+    #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+    #[serde(default)]
+    pub struct RemovedTool {
+        /// Identifier of the removed tool.
+        #[serde(rename = "toolId")]
+        pub tool_id: ToolId,
+        /// Tool name.
+        pub name: String,
+        /// Frame identifier associated with the tool registration.
+        #[serde(rename = "frameId")]
+        pub frame_id: super::page::FrameId,
+    }
+
+    /// Enables the WebMCP domain, allowing events to be sent.
+    #[derive(Debug, Clone, Default, serde::Serialize)]
+    pub struct EnableParams {}
+
+    /// What `WebMCP.enable` returns.
+    #[derive(Debug, Clone, Default, serde::Deserialize)]
+    #[serde(default)]
+    pub struct EnableReturns {}
+
+    impl crate::cdp::Command for EnableParams {
+        const METHOD: &'static str = "WebMCP.enable";
+        type Returns = EnableReturns;
+    }
+
+    /// Invokes a registered tool.
+    #[derive(Debug, Clone, Default, serde::Serialize)]
+    pub struct InvokeToolParams {
+        /// Frame in which to invoke the tool.
+        #[serde(rename = "frameId")]
+        pub frame_id: super::page::FrameId,
+        /// Name of the tool to invoke.
+        #[serde(rename = "toolName")]
+        pub tool_name: String,
+        /// Input parameters for the tool, matching the tool's inputSchema.
+        pub input: serde_json::Value,
+    }
+
+    /// What `WebMCP.invokeTool` returns.
+    #[derive(Debug, Clone, Default, serde::Deserialize)]
+    #[serde(default)]
+    pub struct InvokeToolReturns {
+        /// Unique identifier for this invocation.
+        #[serde(rename = "invocationId")]
+        pub invocation_id: String,
+    }
+
+    impl crate::cdp::Command for InvokeToolParams {
+        const METHOD: &'static str = "WebMCP.invokeTool";
+        type Returns = InvokeToolReturns;
+    }
+
+    /// Cancels a pending tool invocation.
+    #[derive(Debug, Clone, Default, serde::Serialize)]
+    pub struct CancelInvocationParams {
+        /// Invocation identifier to cancel.
+        #[serde(rename = "invocationId")]
+        pub invocation_id: String,
+    }
+
+    /// What `WebMCP.cancelInvocation` returns.
+    #[derive(Debug, Clone, Default, serde::Deserialize)]
+    #[serde(default)]
+    pub struct CancelInvocationReturns {}
+
+    impl crate::cdp::Command for CancelInvocationParams {
+        const METHOD: &'static str = "WebMCP.cancelInvocation";
+        type Returns = CancelInvocationReturns;
+    }
+
+    /// Event fired when new tools are added.
+    #[derive(Debug, Clone, Default, serde::Deserialize)]
+    #[serde(default)]
+    pub struct ToolsAddedEvent {
+        /// Array of tools that were added.
+        pub tools: Vec<Tool>,
+    }
+
+    impl crate::cdp::Event for ToolsAddedEvent {
+        const NAME: &'static str = "WebMCP.toolsAdded";
+    }
+
+    /// Event fired when tools are removed.
+    #[derive(Debug, Clone, Default, serde::Deserialize)]
+    #[serde(default)]
+    pub struct ToolsRemovedEvent {
+        /// Array of tools that were removed.
+        pub tools: Vec<RemovedTool>,
+    }
+
+    impl crate::cdp::Event for ToolsRemovedEvent {
+        const NAME: &'static str = "WebMCP.toolsRemoved";
+    }
+
+    /// Event fired when a tool invocation completes or fails.
+    #[derive(Debug, Clone, Default, serde::Deserialize)]
+    #[serde(default)]
+    pub struct ToolRespondedEvent {
+        /// Invocation identifier.
+        #[serde(rename = "invocationId")]
+        pub invocation_id: String,
+        /// Status of the invocation.
+        pub status: InvocationStatus,
+        /// Output or error delivered as delivered to the agent.
+        pub output: Option<serde_json::Value>,
+        /// Error text for protocol users.
+        #[serde(rename = "errorText")]
+        pub error_text: Option<String>,
+        /// The exception object, if the javascript tool threw an error>
+        pub exception: Option<super::runtime::RemoteObject>,
+    }
+
+    impl crate::cdp::Event for ToolRespondedEvent {
+        const NAME: &'static str = "WebMCP.toolResponded";
+    }
+}

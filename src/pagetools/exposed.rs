@@ -8,6 +8,7 @@ use std::collections::HashSet;
 use serde_json::{json, Value};
 
 use super::table::{PageTool, Table};
+use super::webmcp;
 
 const MAX_NAME: usize = 64;
 
@@ -16,6 +17,10 @@ pub struct Exposed<'a> {
     pub name: String,
     pub group: &'a str,
     pub tool: &'a PageTool,
+    /// A WebMCP registration (run through the WebMCP domain, not the shim).
+    pub webmcp: bool,
+    /// The page marks the tool's output as untrusted content.
+    untrusted: bool,
 }
 
 /// An MCP tool name for a page tool: letters, digits, `_` and `-` only.
@@ -40,12 +45,29 @@ pub fn entries<'a>(table: &'a Table, reserved: &dyn Fn(&str) -> bool) -> Vec<Exp
     let mut used: HashSet<String> = HashSet::new();
     let mut seen_tools: HashSet<&str> = HashSet::new();
     let mut out = Vec::new();
-    for tool in table.tools() {
+    // WebMCP's tools first, as their group is listed first (and shadows a same-named
+    // event-based tool).
+    let web = table
+        .webmcp
+        .tools()
+        .map(|w| (w.tool.name.as_str(), true, w.untrusted()));
+    let event = table.tools().map(|t| (t.name.as_str(), false, false));
+    for (name, is_webmcp, untrusted) in web.chain(event).collect::<Vec<_>>() {
         // The first registration of a name is the one that runs; later ones are not callable.
-        if !seen_tools.insert(&tool.name) {
+        if !seen_tools.insert(name) {
             continue;
         }
-        let group = table.group_of(tool).name.as_str();
+        let (group, tool) = if is_webmcp {
+            match table.webmcp.tools().find(|w| w.tool.name == name) {
+                Some(w) => (webmcp::GROUP, &w.tool),
+                None => continue,
+            }
+        } else {
+            match table.find(name) {
+                Some(t) => (table.group_of(t).name.as_str(), t),
+                None => continue,
+            }
+        };
         let base = sanitize(group, &tool.name);
         let mut name = base.clone();
         let mut n = 2;
@@ -57,17 +79,27 @@ pub fn entries<'a>(table: &'a Table, reserved: &dyn Fn(&str) -> bool) -> Vec<Exp
             n += 1;
         }
         used.insert(name.clone());
-        out.push(Exposed { name, group, tool });
+        out.push(Exposed {
+            name,
+            group,
+            tool,
+            webmcp: is_webmcp,
+            untrusted,
+        });
     }
     out
 }
 
-/// The page tool an MCP name stands for.
-pub fn tool_named(table: &Table, reserved: &dyn Fn(&str) -> bool, name: &str) -> Option<String> {
+/// The page tool an MCP name stands for, and whether it is a WebMCP one.
+pub fn tool_named(
+    table: &Table,
+    reserved: &dyn Fn(&str) -> bool,
+    name: &str,
+) -> Option<(String, bool)> {
     entries(table, reserved)
         .into_iter()
         .find(|e| e.name == name)
-        .map(|e| e.tool.name.clone())
+        .map(|e| (e.tool.name.clone(), e.webmcp))
 }
 
 /// The table's tools as `tools/list` shows them.
@@ -86,11 +118,17 @@ impl Exposed<'_> {
         if schema.get("type").is_none() {
             schema["type"] = json!("object");
         }
+        // The page wrote the description: agents are told whose words they read.
+        let untrusted = if self.untrusted {
+            " The page marks its output as untrusted content."
+        } else {
+            ""
+        };
         json!({
             "name": self.name,
             "title": format!("{group}: {tool}"),
             "description": format!(
-                "Page tool \"{tool}\" of group \"{group}\" on the selected page. {}",
+                "Page tool \"{tool}\" of group \"{group}\" on the selected page.{untrusted} Description supplied by the page: {}",
                 self.tool.description.as_deref().unwrap_or_default()
             ),
             "inputSchema": schema,
@@ -124,7 +162,10 @@ mod tests {
         let reserved = |n: &str| n == "h__b";
         let names: Vec<String> = entries(&t, &reserved).into_iter().map(|e| e.name).collect();
         assert_eq!(names, ["g__a", "h__b_2"]);
-        assert_eq!(tool_named(&t, &reserved, "h__b_2").as_deref(), Some("b"));
+        assert_eq!(
+            tool_named(&t, &reserved, "h__b_2"),
+            Some(("b".to_string(), false))
+        );
         assert_eq!(list(&t, &reserved)[0]["inputSchema"]["type"], "object");
     }
 }

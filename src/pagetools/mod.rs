@@ -13,6 +13,7 @@ pub mod limits;
 pub mod page_code;
 pub mod run;
 pub mod table;
+pub mod webmcp;
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -85,12 +86,15 @@ pub fn attach<H: PageHost>(h: &mut H, page: PageId, session: &str, paused: bool)
         };
         browser::send(h, s, now, |_, _| {});
     }
+    webmcp::attach(h, page, session);
 }
 
-/// Page events this layer listens to: the shim's binding calls.
+/// Page events this layer listens to: the shim's binding calls, WebMCP's registrations.
 pub fn on_event<H: PageHost>(h: &mut H, page: PageId, event: &RawEvent) {
     if let Some(e) = event.decode::<runtime::BindingCalledEvent>() {
         on_binding(h, page, e);
+    } else {
+        webmcp::on_event(h, page, event);
     }
 }
 

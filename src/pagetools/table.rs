@@ -33,6 +33,17 @@ pub struct PageTool {
 }
 
 impl PageTool {
+    /// A tool outside any event-based group (a WebMCP registration).
+    pub fn new(name: String, description: Option<String>, input_schema: Value) -> PageTool {
+        PageTool {
+            name,
+            description,
+            input_schema,
+            group: usize::MAX,
+            validator: OnceCell::new(),
+        }
+    }
+
     /// The argument validator, compiled now if this is the tool's first run.
     pub fn validator(&self) -> Result<&jsonschema::Validator, &str> {
         match self
@@ -75,12 +86,15 @@ pub struct Table {
     rendered: std::cell::OnceCell<(Option<String>, Option<Value>)>,
     /// The target's secrets and the context it trusts; kept across documents.
     pub guard: super::guard::Guard,
+    /// The page's WebMCP registrations (its tools go with the document, like the rest).
+    pub webmcp: super::webmcp::WebMcp,
 }
 
 impl Table {
     /// Forgets everything (a new document). Returns whether there was anything to forget.
     pub fn reset(&mut self) -> bool {
         let had = !self.groups.is_empty() || !self.problems.is_empty();
+        let had = self.webmcp.reset() || had;
         self.groups.clear();
         self.tools.clear();
         self.problems.clear();
@@ -109,9 +123,14 @@ impl Table {
         &self.groups[tool.group]
     }
 
-    /// The tool that runs for `name`: the first registered one.
+    /// The event-based tool that runs for `name`: the first registered one.
     pub fn find(&self, name: &str) -> Option<&PageTool> {
         self.tools.iter().find(|t| t.name == name)
+    }
+
+    /// Something listed changed outside a report (WebMCP registrations): render afresh.
+    pub fn content_changed(&mut self) {
+        self.rendered = Default::default();
     }
 
     /// A discovery found the table unchanged (the shim answered with our seq).
@@ -256,6 +275,12 @@ impl Table {
     fn build_section(&self) -> (Option<String>, Option<Value>) {
         let mut lines: Vec<String> = Vec::new();
         let mut structured = Vec::new();
+        // WebMCP's debugging tools come first, as the reference lists them.
+        if let Some((group_lines, group)) = self.webmcp.group_section() {
+            lines.push("## Third-party developer tools".into());
+            lines.extend(group_lines);
+            structured.push(group);
+        }
         for g in &self.groups {
             if lines.is_empty() {
                 lines.push("## Third-party developer tools".into());

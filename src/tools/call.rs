@@ -12,7 +12,7 @@ use super::result::ToolResult;
 use super::Ctx;
 pub use crate::browser::CallId;
 use crate::browser::{self, Host, PageId};
-use crate::cdp::generated::runtime;
+use crate::cdp::generated::{runtime, web_mcp};
 use crate::log::log;
 use crate::timers::TimerId;
 
@@ -23,6 +23,9 @@ pub struct Call {
     timer: Option<TimerId>,
     /// The page session whose JavaScript this call runs, so a timeout can stop a busy page.
     page_session: Option<String>,
+    /// The WebMCP invocation this call waits for (session, invocation id), cancelled in the
+    /// page when the call ends without its answer.
+    invocation: Option<(String, String)>,
 }
 
 /// What the tools layer has for the MCP layer, in the order it happened.
@@ -59,6 +62,7 @@ pub fn start(cx: &mut Ctx, tool: &'static str) -> CallId {
         started: Instant::now(),
         timer: None,
         page_session: None,
+        invocation: None,
     };
     cx.calls.calls.insert(id, call);
     id
@@ -110,6 +114,7 @@ pub fn cancel(cx: &mut Ctx, call: CallId) {
     if let Some(session) = &c.page_session {
         stop_page_script(cx, session);
     }
+    cancel_invocation(cx, c.invocation);
     log!(
         "call {call} ({}) cancelled by the client after {} ms",
         c.tool,
@@ -129,15 +134,19 @@ pub fn limit_by_default(cx: &mut Ctx, call: CallId, message: impl FnOnce(u128) -
 pub fn limit(cx: &mut Ctx, call: CallId, after: Duration, message: String) {
     let timer = cx.run_as(None, |cx| {
         cx.after(after, move |cx| {
-            let session = cx.calls.calls.get_mut(&call).and_then(|c| {
-                c.timer = None;
-                c.page_session.clone()
-            });
+            let (session, invocation) = match cx.calls.calls.get_mut(&call) {
+                Some(c) => {
+                    c.timer = None;
+                    (c.page_session.clone(), c.invocation.take())
+                }
+                None => (None, None),
+            };
             // Worded like every other failed call.
             fail(cx, call, message);
             if let Some(session) = session {
                 stop_page_script(cx, &session);
             }
+            cancel_invocation(cx, invocation);
         })
     });
     if let Some(c) = cx.calls.calls.get_mut(&call) {
@@ -153,6 +162,25 @@ pub fn runs_page_code(cx: &mut Ctx, call: CallId, session: &str) {
     if let Some(c) = cx.calls.calls.get_mut(&call) {
         c.page_session = Some(session.to_owned());
     }
+}
+
+/// Marks the call as waiting for the WebMCP invocation `id` on `session`: a timeout or a
+/// cancel cancels it in the page.
+pub fn runs_invocation(cx: &mut Ctx, call: CallId, session: &str, id: &str) {
+    if let Some(c) = cx.calls.calls.get_mut(&call) {
+        c.invocation = Some((session.to_owned(), id.to_owned()));
+    }
+}
+
+/// WebMCP: tells the page to abandon an invocation nobody waits for any more.
+fn cancel_invocation(cx: &mut Ctx, invocation: Option<(String, String)>) {
+    let Some((session, invocation_id)) = invocation else {
+        return;
+    };
+    cx.run_as(None, |cx| {
+        let cancel = web_mcp::CancelInvocationParams { invocation_id };
+        browser::fire(cx, Some(&session), cancel);
+    });
 }
 
 /// A busy loop in the page would keep its main thread from ever answering again; stopping

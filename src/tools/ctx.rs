@@ -136,6 +136,7 @@ impl Host for Ctx {
 
     fn document_changed(&mut self, page: PageId) {
         self.snapshots.new_document(page);
+        pagetools::webmcp::document_changed(self, page);
         if self.tables.reset(page) {
             self.tools_changed();
         }

@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use super::thirdparty::run_tool;
-use super::{call as calls, CallId, Ctx};
+use super::{call as calls, webmcp, CallId, Ctx};
 use crate::browser::Host;
 use crate::pagetools::{exposed, Table};
 use crate::settings::Category;
@@ -33,7 +33,7 @@ pub fn list(cx: &Ctx) -> Vec<Value> {
 pub fn call(cx: &mut Ctx, name: &str, args: Value) -> Option<CallId> {
     // The MCP name gives the tool's name; the run looks the tool up by it once the page is
     // at hand (the table may change while the call waits for the browser).
-    let tool = exposed::tool_named(table(cx)?, &reserved, name)?;
+    let (tool, is_webmcp) = exposed::tool_named(table(cx)?, &reserved, name)?;
     let page = cx.browser.pages.selected?;
     let id = calls::start(cx, "page tool");
     let timeout = cx.settings.tool_timeout;
@@ -44,7 +44,11 @@ pub fn call(cx: &mut Ctx, name: &str, args: Value) -> Option<CallId> {
         );
         calls::limit(cx, id, timeout, message);
         calls::on_page(cx, id, Some(page), move |cx, page| {
-            run_tool(cx, id, page, tool, args, None)
+            if is_webmcp {
+                webmcp::run_page_tool(cx, id, page, tool, args, None, webmcp::As::Exposed)
+            } else {
+                run_tool(cx, id, page, tool, args, None)
+            }
         });
     });
     Some(id)

@@ -25,6 +25,7 @@ pub mod slim;
 pub mod snapshot;
 pub mod stream;
 pub mod thirdparty;
+pub mod webmcp;
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -145,6 +146,7 @@ pub fn all() -> impl Iterator<Item = &'static Tool> {
         .chain(snapshot::TOOLS)
         .chain(css::TOOLS)
         .chain(thirdparty::TOOLS)
+        .chain(webmcp::TOOLS)
         .chain(input::TOOLS)
         .chain(screenshot::TOOLS)
         .chain(emulation::TOOLS)

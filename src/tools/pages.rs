@@ -119,6 +119,7 @@ fn pages_response(page: PageId) -> Response {
     Response {
         include_pages: true,
         list_tools: true,
+        list_webmcp: true,
         ..Response::for_page(page)
     }
 }

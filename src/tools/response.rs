@@ -27,6 +27,8 @@ pub struct Response {
     pub list_tools: bool,
     /// Say so in words when the page has no third-party tools.
     pub say_no_tools: bool,
+    /// Append the page's `## WebMCP tools` (with --categoryExperimentalWebmcp).
+    pub list_webmcp: bool,
     pub snapshot: Option<String>,
     pub images: Vec<Value>,
     pub structured: Map<String, Value>,
@@ -144,6 +146,13 @@ fn render(cx: &mut Ctx, mut resp: Response) -> ToolResult {
             if let Some(groups) = groups {
                 structured.insert("thirdPartyDeveloperTools".into(), groups);
             }
+        }
+    }
+    if resp.list_webmcp && cx.settings.categories.on(crate::settings::Category::Webmcp) {
+        if let Some(id) = resp.page.filter(|id| cx.browser.pages.get(*id).is_some()) {
+            let (text, tools) = super::webmcp::section(cx, id);
+            out.push(text);
+            structured.insert("webmcpTools".into(), tools);
         }
     }
     let mut content = vec![text_block(join_lines(out))];

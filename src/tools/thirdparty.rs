@@ -9,7 +9,7 @@ use super::args::{self, max, Shared};
 use super::files::{self, Roots};
 use super::response::{finish, Response};
 use super::script::{self, DialogPolicy};
-use super::{call, fail, snapshot, CallId, Ctx, Tool};
+use super::{call, fail, snapshot, webmcp, CallId, Ctx, Tool};
 use crate::browser::pages;
 use crate::error::Error;
 use crate::pagetools::{self, run};
@@ -123,6 +123,11 @@ pub fn run_tool(
 ) {
     if super::refuse_if_dialog(cx, call, page) {
         return;
+    }
+    // WebMCP's debugging tools are listed first: their names win.
+    if webmcp::runs_as(cx, page, &tool, webmcp::As::ThirdParty) {
+        let how = webmcp::As::ThirdParty;
+        return webmcp::run_page_tool(cx, call, page, tool, params, file_path, how);
     }
     let places = match run::check(cx, page, &tool, &params) {
         Ok(p) => p,

@@ -12,11 +12,13 @@ tests/acceptance/pages on 127.0.0.1, and drives:
      mid-call -- with `ping` answered throughout;
   5. late registration (notifications/tools/list_changed) and --exposePageTools;
   6. MCP 2026-07-28 through `Client` in its default mode: list, call, and a tool list change received
-     on a `subscriptions/listen` stream when a page registers tools late.
+     on a `subscriptions/listen` stream when a page registers tools late;
+  7. WebMCP (issue 11): a debugging tool listed and run as a third-party tool, the plain ones
+     with --categoryExperimentalWebmcp.
 Every step is timed. Run tests/acceptance/setup.sh first. Exit status 1 when any check failed.
 
 Usage: $ACCEPT_DIR/venv/bin/python tests/acceptance/python_sdk.py [section ...]
-       sections: basics discover expose modern prebid angular hostile (default: all)
+       sections: basics discover expose modern prebid angular hostile webmcp (default: all)
 """
 
 from __future__ import annotations
@@ -739,6 +741,39 @@ async def modern() -> None:
 
 
 # ---------------------------------------------------------------------------------------------
+# 7. WebMCP: document.modelContext tools (the browser gets --enable-features=WebMCP)
+
+
+async def webmcp() -> None:
+    def show(c: Call) -> None:
+        print(f">>> {c.name} {json.dumps(c.args)}\n{c.text}\n", flush=True)
+
+    args = ["--categoryExperimentalWebmcp"]
+    async with stdio_client(server_params(args), errlog=open(os.devnull, "w")) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            c = await call(session, "new_page", {"url": f"{BASE}/pages/webmcp.html"})
+            c = await call(session, "list_3p_developer_tools")
+            show(c)
+            expect_ok("webmcp: the debugging tool is listed first, as group 'WebMCP Tools'", c,
+                      "## Third-party developer tools\nWebMCP Tools: Tools exposed via WebMCP\nAvailable tools:\n"
+                      "name=\"app_state\"", "\nShop: Event tools")
+            c = await call(session, "execute_3p_developer_tool",
+                           {"toolName": "app_state", "params": '{"key": "cart"}'})
+            show(c)
+            expect_ok("webmcp: execute_3p_developer_tool runs it", c, '"key": "cart"', '"value": 4')
+            c = await call(session, "execute_3p_developer_tool", {"toolName": "app_state", "params": "{}"})
+            show(c)
+            expect_error("webmcp: its params are checked against its inputSchema", c,
+                         "Invalid parameters for tool app_state")
+            c = await call(session, "list_webmcp_tools")
+            show(c)
+            expect_ok("webmcp: list_webmcp_tools lists the plain tool with its annotations", c,
+                      "## WebMCP tools\nname=\"search_products\"", '"untrustedContent":true')
+            c = await call(session, "execute_webmcp_tool", {"toolName": "search_products", "input": '{"q": "tea"}'})
+            show(c)
+            expect_ok("webmcp: execute_webmcp_tool answers {status, output}", c,
+                      '"status": "Completed"', "result for tea")
 
 
 async def main(sections: list[str]) -> int:
@@ -753,7 +788,9 @@ async def main(sections: list[str]) -> int:
         await expose()
     if "modern" in sections:
         await modern()
-    rest = [s for s in sections if s not in ("discover", "expose", "modern")]
+    if "webmcp" in sections:
+        await webmcp()
+    rest = [s for s in sections if s not in ("discover", "expose", "modern", "webmcp")]
     if rest:
         t0 = time.perf_counter()
         errlog = open(os.environ.get("SERVER_STDERR", os.devnull), "w")
@@ -803,5 +840,5 @@ async def main(sections: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    wanted = sys.argv[1:] or ["basics", "discover", "expose", "modern", "prebid", "angular", "hostile"]
+    wanted = sys.argv[1:] or ["basics", "discover", "expose", "modern", "prebid", "angular", "hostile", "webmcp"]
     sys.exit(anyio.run(main, wanted))

@@ -1,0 +1,366 @@
+//! WebMCP: the tools a page registers with `document.modelContext.registerTool`, which the
+//! browser reports on the page's session (the `WebMCP` domain) once it is enabled. Each
+//! page's WebMCP tools live in its [`Table`](super::Table), so they go with the document
+//! like its other tools. Only the main frame's registrations count, as for event-based
+//! tools. Tools annotated `debugging: true` are listed and run as third-party developer
+//! tools; the others through `list_webmcp_tools` / `execute_webmcp_tool`.
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use super::table::PageTool;
+use super::{limits, PageHost};
+use crate::browser::{self, pages, waiters, Done, PageId, RawEvent};
+use crate::cdp::generated::web_mcp;
+use crate::error::Error;
+use crate::log::log;
+use crate::schema_problems;
+
+/// The group the reference lists debugging WebMCP tools under, first.
+pub const GROUP: &str = "WebMCP Tools";
+pub const GROUP_DESCRIPTION: &str = "Tools exposed via WebMCP";
+
+/// One registered WebMCP tool of the main frame.
+pub struct WebTool {
+    /// The browser's id of this registration (a tool registered again gets a new one).
+    pub id: String,
+    /// Name, description and the schema arguments are checked against (`{}` when the page
+    /// gave none), with its validator.
+    pub tool: PageTool,
+    /// The schema as the page gave it.
+    pub input_schema: Option<Value>,
+    pub annotations: Option<web_mcp::Annotation>,
+}
+
+impl WebTool {
+    pub fn debugging(&self) -> bool {
+        self.annotations.as_ref().and_then(|a| a.debugging) == Some(true)
+    }
+
+    /// The page says the tool's output may hold content from elsewhere (user content,
+    /// third parties): agents are told so.
+    pub fn untrusted(&self) -> bool {
+        self.annotations.as_ref().and_then(|a| a.untrusted_content) == Some(true)
+    }
+}
+
+/// A page's WebMCP state.
+#[derive(Default)]
+pub struct WebMcp {
+    /// The current document's tools, in registration order (a name registered again keeps
+    /// its place, as the reference's map does).
+    tools: Vec<WebTool>,
+    /// `Some(false)`: the browser has no WebMCP domain (an older or differently built
+    /// browser reached with --browserUrl). Kept across documents.
+    pub available: Option<bool>,
+}
+
+impl WebMcp {
+    /// A new document: its tools are gone. Returns whether there were any.
+    pub fn reset(&mut self) -> bool {
+        let had = !self.tools.is_empty();
+        self.tools.clear();
+        had
+    }
+
+    pub fn tools(&self) -> impl Iterator<Item = &WebTool> {
+        self.tools.iter()
+    }
+
+    pub fn debugging_tools(&self) -> impl Iterator<Item = &WebTool> {
+        self.tools.iter().filter(|t| t.debugging())
+    }
+
+    pub fn plain_tools(&self) -> impl Iterator<Item = &WebTool> {
+        self.tools.iter().filter(|t| !t.debugging())
+    }
+
+    /// The debugging tool `name` (these shadow event-based tools of the same name, as
+    /// their group is listed first).
+    pub fn debugging_tool(&self, name: &str) -> Option<&WebTool> {
+        self.debugging_tools().find(|t| t.tool.name == name)
+    }
+
+    pub fn plain_tool(&self, name: &str) -> Option<&WebTool> {
+        self.plain_tools().find(|t| t.tool.name == name)
+    }
+
+    /// Adds (or replaces by name) a registration. `false` when it is over the limits.
+    fn add(&mut self, t: web_mcp::Tool) -> bool {
+        let schema = t.input_schema.clone().unwrap_or_else(|| json!({}));
+        let problem = limits::text_problem("tool", &t.name, Some(&t.description))
+            .or_else(|| limits::schema_problem(&schema));
+        let known = self.tools.iter().position(|w| w.tool.name == t.name);
+        if let Some(why) = problem {
+            log!("left out WebMCP tool {:?}: {why}", limits::shown(&t.name));
+            return false;
+        }
+        if known.is_none() && self.tools.len() >= limits::MAX_TOOLS {
+            log!(
+                "left out WebMCP tool {:?}: too many tools",
+                limits::shown(&t.name)
+            );
+            return false;
+        }
+        let tool = WebTool {
+            id: t.tool_id,
+            tool: PageTool::new(t.name, Some(t.description), schema),
+            input_schema: t.input_schema,
+            annotations: t.annotations,
+        };
+        match known {
+            Some(i) => self.tools[i] = tool,
+            None => self.tools.push(tool),
+        }
+        true
+    }
+
+    /// Removes a registration: by the browser's id when it gives one (so a late removal
+    /// for an earlier registration never takes a newer one of the same name), else by name.
+    fn remove(&mut self, r: &web_mcp::RemovedTool) -> bool {
+        let before = self.tools.len();
+        if r.tool_id.is_empty() {
+            self.tools.retain(|t| t.tool.name != r.name);
+        } else {
+            self.tools.retain(|t| t.id != r.tool_id);
+        }
+        self.tools.len() != before
+    }
+
+    /// The reference's "WebMCP Tools" group of `list_3p_developer_tools`: its lines and
+    /// structured form, `None` without debugging tools.
+    pub fn group_section(&self) -> Option<(Vec<String>, Value)> {
+        let mut lines = vec![
+            format!("{GROUP}: {GROUP_DESCRIPTION}"),
+            "Available tools:".into(),
+        ];
+        let mut tools = Vec::new();
+        for t in self.debugging_tools() {
+            let schema = &t.tool.input_schema;
+            lines.push(format!(
+                "name=\"{}\", description=\"{}\", inputSchema={schema}",
+                t.tool.name,
+                t.tool.description.as_deref().unwrap_or("")
+            ));
+            tools.push(json!({"name": t.tool.name, "description": t.tool.description, "inputSchema": schema}));
+        }
+        if tools.is_empty() {
+            return None;
+        }
+        let structured = json!({"name": GROUP, "description": GROUP_DESCRIPTION, "tools": tools});
+        Some((lines, structured))
+    }
+}
+
+/// A new page session: turn the domain on (the browser then reports the tools registered
+/// so far). A browser without it answers with an error: WebMCP is unavailable there.
+pub fn attach<H: PageHost>(h: &mut H, page: PageId, session: &str) {
+    let enable = web_mcp::EnableParams {};
+    browser::send(h, Some(session), enable, move |h, r| {
+        let available = r.is_ok();
+        if let Err(e) = r {
+            log!("WebMCP is not available on page {page}: {e}");
+        }
+        h.tables().entry(page).webmcp.available = Some(available);
+    });
+}
+
+/// The domain's events: registrations come and go.
+pub fn on_event<H: PageHost>(h: &mut H, page: PageId, event: &RawEvent) {
+    let changed = if let Some(e) = event.decode::<web_mcp::ToolsAddedEvent>() {
+        let Some(main_frame) = main_frame(h, page) else {
+            return;
+        };
+        let table = h.tables().entry(page);
+        let mut changed = false;
+        // Main frame only, like event-based tools: an iframe's tools are not the page's.
+        for t in e.tools.into_iter().filter(|t| t.frame_id == main_frame) {
+            changed |= table.webmcp.add(t);
+        }
+        changed
+    } else if let Some(e) = event.decode::<web_mcp::ToolsRemovedEvent>() {
+        let Some(main_frame) = main_frame(h, page) else {
+            return;
+        };
+        let table = h.tables().entry(page);
+        let mut changed = false;
+        for r in e.tools.iter().filter(|r| r.frame_id == main_frame) {
+            changed |= table.webmcp.remove(r);
+        }
+        changed
+    } else {
+        return;
+    };
+    if changed {
+        h.tables().entry(page).content_changed();
+        h.tools_changed();
+    }
+}
+
+fn main_frame<H: PageHost>(h: &mut H, page: PageId) -> Option<String> {
+    h.browser().pages.get(page).map(|p| p.target_id.clone())
+}
+
+/// The page's main frame committed a new document (or crashed): invocations still waiting
+/// for an answer fail now, as a page tool's run does when its document goes.
+pub fn document_changed<H: PageHost>(h: &mut H, page: PageId) {
+    let Some(p) = h.browser().pages.get(page) else {
+        return;
+    };
+    if p.crashed {
+        return; // the crash fails them, in its own words
+    }
+    let session = p.session.clone();
+    let gone = "The page navigated away (or reloaded) before the tool finished.";
+    waiters::fail_event::<H, web_mcp::ToolRespondedEvent>(
+        h,
+        &session,
+        Error::PageGone(gone.into()),
+    );
+}
+
+/// Checks `input` against the tool's inputSchema, worded as for event-based tools.
+pub fn check(tool: &WebTool, input: &Value) -> Result<(), Error> {
+    let name = &tool.tool.name;
+    let validator = tool.tool.validator().map_err(|e| {
+        Error::Invalid(format!(
+            "Tool {name} cannot be run: its inputSchema is not a valid JSON Schema: {e}"
+        ))
+    })?;
+    let problems = schema_problems::bounded(validator.iter_errors(input), |path, message| {
+        format!("data{path} {message}")
+    });
+    if problems.is_empty() {
+        return Ok(());
+    }
+    Err(Error::Invalid(format!(
+        "Invalid parameters for tool {name}: {}",
+        problems.join(", ")
+    )))
+}
+
+/// Invokes the main frame's tool `name` and waits (at most `timeout`) for its answer.
+/// `started` hears the invocation id first (to cancel it if the call ends early).
+pub fn invoke<H: PageHost>(
+    h: &mut H,
+    page: PageId,
+    name: String,
+    input: Value,
+    timeout: Duration,
+    started: impl FnOnce(&mut H, &str) + 'static,
+    done: Done<H, web_mcp::ToolRespondedEvent>,
+) {
+    if h.tables_ref().get(page).and_then(|t| t.webmcp.available) == Some(false) {
+        return done(h, Err(unavailable()));
+    }
+    let Some(p) = h.browser().pages.get(page) else {
+        return done(h, Err(pages::no_such_page(page)));
+    };
+    let (session, frame_id) = (p.session.clone(), p.target_id.clone());
+    let request = web_mcp::InvokeToolParams {
+        frame_id,
+        tool_name: name.clone(),
+        input,
+    };
+    browser::send(h, Some(&session.clone()), request, move |h, r| {
+        let id = match r {
+            Ok(answer) => answer.invocation_id,
+            Err(e) => return done(h, Err(e)),
+        };
+        started(h, &id);
+        // The browser answers the command before it sends the invocation's events.
+        let message = format!("Tool {name} did not answer.");
+        let mine = move |e: &web_mcp::ToolRespondedEvent| e.invocation_id == id;
+        waiters::wait(h, &session, mine, timeout, message, done);
+    });
+}
+
+/// What WebMCP answers say in a browser without the domain.
+pub fn unavailable() -> Error {
+    Error::Invalid(
+        "WebMCP is not available in this browser (it needs Chromium with --enable-features=WebMCP)."
+            .into(),
+    )
+}
+
+/// The error text of an invocation that did not complete, as the reference words it: the
+/// exception's description, else its value, else the browser's error text.
+pub fn failure_text(e: &web_mcp::ToolRespondedEvent) -> Option<String> {
+    if let Some(x) = &e.exception {
+        if let Some(d) = &x.description {
+            return Some(d.clone());
+        }
+        match &x.value {
+            Some(Value::String(s)) => return Some(s.clone()),
+            Some(v) => return Some(v.to_string()),
+            None => {}
+        }
+    }
+    e.error_text.clone()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tool(id: &str, name: &str, debugging: bool) -> web_mcp::Tool {
+        web_mcp::Tool {
+            tool_id: id.into(),
+            name: name.into(),
+            description: format!("{name} does it"),
+            input_schema: Some(
+                json!({"type": "object", "properties": {"a": {"type": "number"}}, "required": ["a"]}),
+            ),
+            annotations: Some(web_mcp::Annotation {
+                debugging: Some(debugging),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn tools_are_split_replaced_by_name_and_removed_by_id() {
+        let mut w = WebMcp::default();
+        assert!(w.group_section().is_none());
+        assert!(w.add(tool("1", "d", true)));
+        assert!(w.add(tool("2", "p", false)));
+        assert!(w.add(tool("3", "d2", true)));
+        assert_eq!(w.debugging_tools().count(), 2);
+        assert!(w.plain_tool("p").is_some() && w.plain_tool("d").is_none());
+        // Registered again: same place, new id; a removal of the old id changes nothing.
+        assert!(w.add(tool("4", "d", true)));
+        let old = web_mcp::RemovedTool {
+            tool_id: "1".into(),
+            name: "d".into(),
+            ..Default::default()
+        };
+        assert!(!w.remove(&old));
+        let (lines, structured) = w.group_section().unwrap();
+        assert_eq!(lines[0], "WebMCP Tools: Tools exposed via WebMCP");
+        assert!(lines[2].starts_with(
+            "name=\"d\", description=\"d does it\", inputSchema={\"type\":\"object\""
+        ));
+        assert_eq!(structured["tools"][1]["name"], "d2");
+        let new = web_mcp::RemovedTool {
+            tool_id: "4".into(),
+            name: "d".into(),
+            ..Default::default()
+        };
+        assert!(w.remove(&new));
+        assert!(w.debugging_tool("d").is_none());
+        assert!(w.reset());
+        assert!(!w.reset());
+    }
+
+    #[test]
+    fn arguments_are_checked_against_the_schema() {
+        let mut w = WebMcp::default();
+        w.add(tool("1", "d", true));
+        let t = w.debugging_tool("d").unwrap();
+        assert!(check(t, &json!({"a": 1})).is_ok());
+        let e = check(t, &json!({})).unwrap_err().to_string();
+        assert!(e.starts_with("Invalid parameters for tool d: "), "{e}");
+    }
+}
