@@ -7,6 +7,7 @@ pub mod host;
 pub mod launch;
 pub mod navigation;
 pub mod pages;
+pub mod url_rules;
 
 pub mod waiters;
 
