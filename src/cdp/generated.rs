@@ -4769,6 +4769,23 @@ pub mod security {
             InsecureBroken = "insecure-broken",
         }
     }
+
+    /// Enable/disable whether all certificate errors should be ignored.
+    #[derive(Debug, Clone, Default, serde::Serialize)]
+    pub struct SetIgnoreCertificateErrorsParams {
+        /// If true, all certificate errors will be ignored.
+        pub ignore: bool,
+    }
+
+    /// What `Security.setIgnoreCertificateErrors` returns.
+    #[derive(Debug, Clone, Default, serde::Deserialize)]
+    #[serde(default)]
+    pub struct SetIgnoreCertificateErrorsReturns {}
+
+    impl crate::cdp::Command for SetIgnoreCertificateErrorsParams {
+        const METHOD: &'static str = "Security.setIgnoreCertificateErrors";
+        type Returns = SetIgnoreCertificateErrorsReturns;
+    }
 }
 
 /// Supports additional targets discovery and allows to attach to them.

@@ -13,6 +13,7 @@ pub mod files;
 pub mod input;
 pub mod network;
 pub mod pages;
+pub mod policies;
 pub mod response;
 pub mod result;
 pub mod screenshot;
@@ -106,7 +107,12 @@ pub fn find(name: &str) -> Option<&'static Tool> {
 
 /// Every tool as `tools/list` shows it, the selected page's exposed tools last.
 pub fn list(cx: &Ctx) -> Vec<Value> {
-    let mut tools: Vec<Value> = all().map(Tool::to_json).collect();
+    // The flags of issue 10 part 3 take tools and arguments away, or require pageId.
+    let p = &cx.settings.policies;
+    let mut tools: Vec<Value> = all()
+        .filter(|t| policies::enabled(t, p))
+        .map(|t| policies::shape(t, t.to_json(), p))
+        .collect();
     tools.extend(exposed::list(cx));
     tools
 }
@@ -142,12 +148,15 @@ pub fn check_args(tool: &Tool, args: &Value) -> Option<String> {
 /// Starts a call of tool `name`. Its answer arrives in [`Ctx::outbox`] (at once, when the
 /// arguments are wrong). `Err`: there is no such tool.
 pub fn call(cx: &mut Ctx, name: &str, args: Value) -> Result<CallId, String> {
-    let Some(tool) = find(name) else {
+    let p = &cx.settings.policies;
+    let Some(tool) = find(name).filter(|t| policies::enabled(t, p)) else {
         // As the reference (and the MCP SDKs) do: a protocol error, not a tool result.
         return exposed::call(cx, name, args).ok_or_else(|| format!("Tool {name} not found"));
     };
     let call = call::start(cx, tool.name);
-    if let Some(problems) = check_args(tool, &args) {
+    let problems =
+        check_args(tool, &args).or_else(|| policies::problems(tool, &args, &cx.settings.policies));
+    if let Some(problems) = problems {
         let text = format!("Input validation error: Invalid arguments for tool {name}: {problems}");
         call::finish(cx, call, ToolResult::error(text));
         return Ok(call);
