@@ -283,3 +283,86 @@ fn config_files() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `openssl s_server` with a fresh self-signed certificate, on 127.0.0.1. Killed on drop.
+struct SelfSignedServer {
+    child: std::process::Child,
+    port: u16,
+    dir: std::path::PathBuf,
+}
+
+impl SelfSignedServer {
+    fn start() -> SelfSignedServer {
+        use std::process::{Command, Stdio};
+        let dir =
+            std::env::temp_dir().join(format!("devtools-mcp-tls-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (key, cert) = (dir.join("key.pem"), dir.join("cert.pem"));
+        let made = Command::new("openssl")
+            .args([
+                "req",
+                "-x509",
+                "-newkey",
+                "rsa:2048",
+                "-nodes",
+                "-days",
+                "1",
+                "-subj",
+                "/CN=127.0.0.1",
+            ])
+            .arg("-keyout")
+            .arg(&key)
+            .arg("-out")
+            .arg(&cert)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .expect("run openssl");
+        assert!(made.success(), "openssl req failed");
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port())
+            .unwrap();
+        let child = Command::new("openssl")
+            .args(["s_server", "-quiet", "-www", "-accept"])
+            .arg(format!("127.0.0.1:{port}"))
+            .arg("-cert")
+            .arg(&cert)
+            .arg("-key")
+            .arg(&key)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("run openssl s_server");
+        let listening = common::procs::wait_until(Duration::from_secs(10), || {
+            std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+        });
+        assert!(listening, "openssl s_server did not listen on {port}");
+        SelfSignedServer { child, port, dir }
+    }
+}
+
+impl Drop for SelfSignedServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+#[test]
+fn insecure_certificates_are_accepted_only_when_asked() {
+    let tls = SelfSignedServer::start();
+    let url = format!("https://127.0.0.1:{}/", tls.port);
+    let mcp = started_with(&[]);
+    let r = mcp.call_err("new_page", json!({"url": url}));
+    assert!(r.text.contains("ERR_CERT"), "{}", r.text);
+    drop(mcp);
+    let mcp = started_with(&["--acceptInsecureCerts"]);
+    let r = mcp.call_ok("new_page", json!({"url": url}));
+    assert!(r.text.contains(&format!("{url} [selected]")), "{}", r.text);
+    // The server's own page, not an interstitial.
+    let served = common::calls::eval(&mcp, "() => document.body.innerText.includes('s_server')");
+    assert_eq!(served, json!(true));
+}
