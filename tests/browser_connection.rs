@@ -161,8 +161,6 @@ fn browser_url_connects_to_a_running_browser() {
     assert_returned(&evaluate(&mcp, "() => 'connected'"), "\"connected\"");
 }
 
-/// A page's tools stay usable by the next server: its document predates that server (an
-/// earlier server's shim answers in it, not one that greeted this server).
 // ---------------------------------------------------------------- --wsHeaders (issue 10 part 3)
 
 /// A gateway in front of the browser's debugging port, as a browser farm runs one: it records
@@ -236,6 +234,8 @@ fn ws_headers_go_with_the_handshake() {
     assert!(last.contains("\r\nx-farm: 1\r\n"), "{last}");
 }
 
+/// A page's tools stay usable by the next server: its document predates that server (an
+/// earlier server's shim answers in it, not one that greeted this server).
 #[test]
 fn a_later_server_sees_the_tools_of_a_page_that_was_already_open() {
     let fx = Fixtures::start();
