@@ -234,6 +234,24 @@ fn ws_headers_go_with_the_handshake() {
     assert!(last.contains("\r\nx-farm: 1\r\n"), "{last}");
 }
 
+#[test]
+fn pages_on_blocked_urls_are_left_alone_when_connecting() {
+    let fx = Fixtures::start();
+    let browser = RunningBrowser::start();
+    let endpoint = browser.ws_endpoint();
+    let blocked = fx.page_url_with_html("<title>Blocked</title>");
+    let mcp = Mcp::spawn(&["--wsEndpoint", &endpoint], &[]);
+    mcp.initialize();
+    mcp.call_ok("new_page", json!({ "url": blocked }));
+    drop(mcp);
+    // A server with rules that forbid it does not see it (as the reference's Puppeteer).
+    let rule = format!("--blockedUrlPattern={}/inline/*", fx.origin());
+    let mcp = Mcp::spawn(&["--wsEndpoint", &endpoint, &rule], &[]);
+    mcp.initialize();
+    let listed = mcp.call_ok("list_pages", json!({}));
+    assert_eq!(listed.text, "## Pages\n1: about:blank [selected]");
+}
+
 /// A page's tools stay usable by the next server: its document predates that server (an
 /// earlier server's shim answers in it, not one that greeted this server).
 #[test]

@@ -111,6 +111,18 @@ pub fn attached<H: Host>(h: &mut H, e: target::AttachedToTargetEvent) {
         fire(h, Some(&session), runtime::RunIfWaitingForDebuggerParams {});
         return;
     }
+    // A page already open on a URL the rules forbid, when we connect: left alone, unseen
+    // (as the reference leaves it; issue 10 part 3).
+    let starting = h.browser().phase == super::Phase::Starting;
+    if starting && !super::url_rules::allowed(&h.settings().policies.url_rules, &info.url) {
+        fire(h, Some(&session), runtime::RunIfWaitingForDebuggerParams {});
+        let detach = target::DetachFromTargetParams {
+            session_id: Some(session),
+            ..Default::default()
+        };
+        fire(h, None, detach);
+        return;
+    }
     let pages = &mut h.browser().pages;
     if pages.by_target(&info.target_id).is_some() {
         return;

@@ -4944,6 +4944,29 @@ pub mod target {
         type Returns = CreateTargetReturns;
     }
 
+    /// Detaches session with given id.
+    #[derive(Debug, Clone, Default, serde::Serialize)]
+    pub struct DetachFromTargetParams {
+        /// Session to detach.
+        #[serde(rename = "sessionId")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub session_id: Option<SessionID>,
+        /// Deprecated. (Deprecated.)
+        #[serde(rename = "targetId")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub target_id: Option<TargetID>,
+    }
+
+    /// What `Target.detachFromTarget` returns.
+    #[derive(Debug, Clone, Default, serde::Deserialize)]
+    #[serde(default)]
+    pub struct DetachFromTargetReturns {}
+
+    impl crate::cdp::Command for DetachFromTargetParams {
+        const METHOD: &'static str = "Target.detachFromTarget";
+        type Returns = DetachFromTargetReturns;
+    }
+
     /// Retrieves a list of available targets.
     #[derive(Debug, Clone, Default, serde::Serialize)]
     pub struct GetTargetsParams {

@@ -149,7 +149,11 @@ pub fn check_args(tool: &Tool, args: &Value) -> Option<String> {
 /// arguments are wrong). `Err`: there is no such tool.
 pub fn call(cx: &mut Ctx, name: &str, args: Value) -> Result<CallId, String> {
     let p = &cx.settings.policies;
-    let Some(tool) = find(name).filter(|t| policies::enabled(t, p)) else {
+    if find(name).is_some_and(|t| !policies::enabled(t, p)) {
+        // The reference's (its MCP SDK's) words for a tool a flag turned off.
+        return Err(format!("Tool {name} disabled"));
+    }
+    let Some(tool) = find(name) else {
         // As the reference (and the MCP SDKs) do: a protocol error, not a tool result.
         return exposed::call(cx, name, args).ok_or_else(|| format!("Tool {name} not found"));
     };
