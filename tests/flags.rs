@@ -39,6 +39,18 @@ fn blocked_url_patterns_refuse_navigations_and_requests() {
     until(&mcp, "list_pages", json!({}), |t| t.contains("refused ("));
     assert!(fx.requests_to("/blocked/data.txt").is_empty());
 
+    // Throttling set with `emulate` goes after the rules: they still refuse.
+    mcp.call_ok("emulate", json!({"networkConditions": "Fast 4G"}));
+    let again = fx.page_url_with_html(
+        "<title>t</title><script>fetch('/blocked/data.txt').then(() => document.title = 'got again', \
+         () => document.title = 'refused again')</script>",
+    );
+    mcp.call_ok("navigate_page", json!({"url": again}));
+    until(&mcp, "list_pages", json!({}), |t| {
+        t.contains("refused again (")
+    });
+    assert!(fx.requests_to("/blocked/data.txt").is_empty());
+
     let blocked = fx.url("/blocked/data.txt");
     let r = mcp.call("navigate_page", json!({"url": blocked}));
     assert!(
@@ -114,7 +126,10 @@ fn javascript_evaluation_and_file_navigations_off() {
         "tools/call",
         json!({"name": "evaluate_script", "arguments": {"function": "() => 1"}}),
     );
-    assert!(r.get("error").is_some(), "{r}");
+    assert_eq!(
+        r["error"]["message"], "Tool evaluate_script disabled",
+        "{r}"
+    );
 
     for (url, words) in [
         (
