@@ -195,6 +195,9 @@ pub(crate) const IGNORED_FLAGS: &[(&str, bool)] = &[
     ("clearcutForceFlushIntervalMs", true),
     ("experimentalFfmpegPath", true),
     ("screencastFps", true),
+    // added in the reference's 1.12: config reloading, and how many navigations' requests it keeps
+    ("watchConfig", false),
+    ("maxNavigationSaved", true),
 ];
 
 /// kebab-case for argh: `executablePath` → `executable-path`.
