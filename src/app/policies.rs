@@ -47,12 +47,25 @@ fn ws_headers(text: &str) -> Result<Vec<(String, String)>, String> {
     let Value::Object(map) = value else {
         return Err(invalid("Headers must be a JSON object"));
     };
+    let token = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
     map.into_iter()
-        .map(|(name, value)| match value {
-            Value::String(s) => Ok((name, s)),
-            Value::Number(n) => Ok((name, n.to_string())),
-            Value::Bool(b) => Ok((name, b.to_string())),
-            _ => Err(invalid(&format!("the value of {name} must be a string"))),
+        .map(|(name, value)| {
+            if name.is_empty() || !name.chars().all(token) {
+                return Err(invalid(&format!("{name:?} is not a header name")));
+            }
+            let value = match value {
+                Value::String(s) => s,
+                Value::Number(n) => n.to_string(),
+                Value::Bool(b) => b.to_string(),
+                _ => return Err(invalid(&format!("the value of {name} must be a string"))),
+            };
+            // The values go into the request head as they are: no line breaks.
+            if value.chars().any(|c| c.is_control() && c != '\t') {
+                return Err(invalid(&format!(
+                    "the value of {name} has a control character"
+                )));
+            }
+            Ok((name, value))
         })
         .collect()
 }
@@ -250,6 +263,9 @@ mod tests {
         assert!(err(&["--wsEndpoint=ws://h/x", "--wsHeaders=[1]"])
             .contains("Headers must be a JSON object"));
         assert!(err(&["--wsHeaders={}"]).contains("wsHeaders -> wsEndpoint"));
+        let ws = |h: &str| err(&["--wsEndpoint=ws://h/x", &format!("--wsHeaders={h}")]);
+        assert!(ws(r#"{"a b": "x"}"#).contains("is not a header name"));
+        assert!(ws(r#"{"X": "a\r\nEvil: 1"}"#).contains("control character"));
         assert!(
             err(&["--blockedUrlPattern=*://a/*", "--allowedUrlPattern=*://b/*"])
                 .contains("mutually exclusive")

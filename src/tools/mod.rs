@@ -146,7 +146,7 @@ pub fn check_args(tool: &Tool, args: &Value) -> Option<String> {
 }
 
 /// Starts a call of tool `name`. Its answer arrives in [`Ctx::outbox`] (at once, when the
-/// arguments are wrong). `Err`: there is no such tool.
+/// arguments are wrong). `Err`: there is no such tool, or a flag turned it off.
 pub fn call(cx: &mut Ctx, name: &str, args: Value) -> Result<CallId, String> {
     let p = &cx.settings.policies;
     if find(name).is_some_and(|t| !policies::enabled(t, p)) {

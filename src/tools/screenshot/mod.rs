@@ -241,14 +241,14 @@ fn send_capture(
     full_page: bool,
     done: Done<String>,
 ) {
-    let session_ = session.to_owned();
+    let owned = session.to_owned();
     bounds::apply(
         cx,
         session,
         params,
         full_page,
         Box::new(move |cx, r| match r {
-            Ok(params) => send_bounded(cx, &session_, params, done),
+            Ok(params) => send_bounded(cx, &owned, params, done),
             Err(e) => done(cx, Err(e)),
         }),
     );
