@@ -42,6 +42,8 @@ pub struct Settings {
     /// rest, and which categories of tools are shown.
     pub slim: bool,
     pub categories: Categories,
+    /// The reference's newer flags (issue 10 part 3).
+    pub policies: Policies,
 }
 
 /// Under the 30 s that clients commonly allow a request, so a hung call ends as an error the
@@ -124,5 +126,72 @@ impl Categories {
             .rev()
             .find(|(g, _)| *g == c)
             .map_or(c.on_by_default(), |(_, on)| *on)
+    }
+}
+
+// --- The reference's newer flags (issue 10 part 3) ---
+
+/// `--blockedUrlPattern` / `--allowedUrlPattern`: URL patterns (URLPattern syntax, the subset
+/// without groups that `browser::url_rules` matches), at most one of the two lists non-empty.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct UrlRules {
+    pub blocked: Vec<String>,
+    pub allowed: Vec<String>,
+}
+
+impl UrlRules {
+    pub fn is_empty(&self) -> bool {
+        self.blocked.is_empty() && self.allowed.is_empty()
+    }
+}
+
+/// `--screenshotFormat/Quality/MaxWidth/MaxHeight`: `take_screenshot`'s defaults and bounds.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ScreenshotDefaults {
+    /// `png`, `jpeg` or `webp`; `None` is png.
+    pub format: Option<String>,
+    /// 0–100, for jpeg and webp when the call names none.
+    pub quality: Option<u32>,
+    /// Device pixels; a larger capture is scaled down, keeping its aspect ratio.
+    pub max_width: Option<u32>,
+    pub max_height: Option<u32>,
+}
+
+/// What the reference's newer flags set; all off (the reference's defaults) in `Default`,
+/// except where a field says otherwise.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Policies {
+    /// `--wsHeaders`: extra headers of the websocket handshake.
+    pub ws_headers: Vec<(String, String)>,
+    /// `--proxyServer`: the launched browser's `--proxy-server`.
+    pub proxy_server: Option<String>,
+    /// `--acceptInsecureCerts`: certificate errors are ignored.
+    pub accept_insecure_certs: bool,
+    pub url_rules: UrlRules,
+    /// `--javascriptEvaluation` (default true): false removes `evaluate_script` and
+    /// `initScript`, and refuses `javascript:`, `data:` and `vbscript:` navigations.
+    pub javascript_evaluation: bool,
+    /// `--fileNavigations` (default true): false refuses `file:` navigations.
+    pub file_navigations: bool,
+    /// `--redactNetworkHeaders`: header values outside a known-harmless list are redacted.
+    pub redact_network_headers: bool,
+    pub screenshot: ScreenshotDefaults,
+    /// `--pageIdRouting`: page tools require `pageId`.
+    pub page_id_routing: bool,
+}
+
+impl Default for Policies {
+    fn default() -> Self {
+        Policies {
+            ws_headers: Vec::new(),
+            proxy_server: None,
+            accept_insecure_certs: false,
+            url_rules: UrlRules::default(),
+            javascript_evaluation: true,
+            file_navigations: true,
+            redact_network_headers: false,
+            screenshot: ScreenshotDefaults::default(),
+            page_id_routing: false,
+        }
     }
 }

@@ -161,6 +161,97 @@ fn browser_url_connects_to_a_running_browser() {
     assert_returned(&evaluate(&mcp, "() => 'connected'"), "\"connected\"");
 }
 
+// ---------------------------------------------------------------- --wsHeaders (issue 10 part 3)
+
+/// A gateway in front of the browser's debugging port, as a browser farm runs one: it records
+/// each handshake's head and refuses (401) one without the token, else relays both ways.
+struct Gateway {
+    port: u16,
+    heads: Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl Gateway {
+    fn start(browser_port: u16) -> Gateway {
+        use std::io::{Read, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind the gateway");
+        let port = listener.local_addr().expect("gateway address").port();
+        let heads = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let seen = heads.clone();
+        std::thread::spawn(move || {
+            for client in listener.incoming().flatten() {
+                let mut client = client;
+                let mut head = Vec::new();
+                let mut byte = [0u8; 1];
+                while !head.ends_with(b"\r\n\r\n") && client.read_exact(&mut byte).is_ok() {
+                    head.push(byte[0]);
+                }
+                let text = String::from_utf8_lossy(&head).into_owned();
+                seen.lock().unwrap().push(text.clone());
+                if !text
+                    .to_ascii_lowercase()
+                    .contains("\r\nauthorization: bearer t0k3n\r\n")
+                {
+                    let _ =
+                        client.write_all(b"HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\n\r\n");
+                    continue;
+                }
+                let Ok(mut upstream) = std::net::TcpStream::connect(("127.0.0.1", browser_port))
+                else {
+                    continue;
+                };
+                let _ = upstream.write_all(&head);
+                let (mut c2, mut u2) = (client.try_clone().unwrap(), upstream.try_clone().unwrap());
+                std::thread::spawn(move || std::io::copy(&mut c2, &mut u2));
+                std::thread::spawn(move || std::io::copy(&mut upstream, &mut client));
+            }
+        });
+        Gateway { port, heads }
+    }
+}
+
+#[test]
+fn ws_headers_go_with_the_handshake() {
+    let browser = RunningBrowser::start();
+    let gateway = Gateway::start(browser.port);
+    let endpoint = format!("ws://127.0.0.1:{}{}", gateway.port, browser.ws_path);
+
+    // Without the token the gateway refuses, and the call says so.
+    let mcp = Mcp::spawn(&["--wsEndpoint", &endpoint], &[]);
+    mcp.initialize();
+    let r = mcp.call_err("list_pages", json!({}));
+    assert!(r.text.contains("401"), "{}", r.text);
+    drop(mcp);
+
+    let headers = r#"{"Authorization": "Bearer t0k3n", "X-Farm": "1"}"#;
+    let mcp = Mcp::spawn(&["--wsEndpoint", &endpoint, "--wsHeaders", headers], &[]);
+    mcp.initialize();
+    let listed = mcp.call_ok("list_pages", json!({}));
+    assert_eq!(listed.text, "## Pages\n1: about:blank [selected]");
+    assert_returned(&evaluate(&mcp, "() => 6 * 7"), "42");
+    let heads = gateway.heads.lock().unwrap().clone();
+    let last = heads.last().expect("a handshake").to_ascii_lowercase();
+    assert!(last.starts_with("get /devtools/browser/"), "{last}");
+    assert!(last.contains("\r\nx-farm: 1\r\n"), "{last}");
+}
+
+#[test]
+fn pages_on_blocked_urls_are_left_alone_when_connecting() {
+    let fx = Fixtures::start();
+    let browser = RunningBrowser::start();
+    let endpoint = browser.ws_endpoint();
+    let blocked = fx.page_url_with_html("<title>Blocked</title>");
+    let mcp = Mcp::spawn(&["--wsEndpoint", &endpoint], &[]);
+    mcp.initialize();
+    mcp.call_ok("new_page", json!({ "url": blocked }));
+    drop(mcp);
+    // A server with rules that forbid it does not see it (as the reference's Puppeteer).
+    let rule = format!("--blockedUrlPattern={}/inline/*", fx.origin());
+    let mcp = Mcp::spawn(&["--wsEndpoint", &endpoint, &rule], &[]);
+    mcp.initialize();
+    let listed = mcp.call_ok("list_pages", json!({}));
+    assert_eq!(listed.text, "## Pages\n1: about:blank [selected]");
+}
+
 /// A page's tools stay usable by the next server: its document predates that server (an
 /// earlier server's shim answers in it, not one that greeted this server).
 #[test]

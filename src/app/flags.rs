@@ -97,13 +97,70 @@ pub struct Flags {
     #[argh(option)]
     pub allow_unrestricted_paths: Option<bool>,
 
+    // --- The reference's newer flags (issue 10 part 3) ---
+    /// headers of the websocket handshake with --wsEndpoint/--browserUrl, as a JSON object
+    #[argh(option)]
+    pub ws_headers: Option<String>,
+
+    /// proxy server of the launched browser (its --proxy-server)
+    #[argh(option)]
+    pub proxy_server: Option<String>,
+
+    /// ignore certificate errors (self-signed, expired); use with caution (default false)
+    #[argh(option)]
+    pub accept_insecure_certs: Option<bool>,
+
+    /// block requests and navigations to URLs matching this URL pattern (repeatable)
+    #[argh(option)]
+    pub blocked_url_pattern: Vec<String>,
+
+    /// allow only requests and navigations to URLs matching this URL pattern (repeatable)
+    #[argh(option)]
+    pub allowed_url_pattern: Vec<String>,
+
+    /// false: no evaluate_script, no initScript, no javascript:/data:/vbscript: navigations
+    #[argh(option)]
+    pub javascript_evaluation: Option<bool>,
+
+    /// false: no navigations to file: URLs (default true)
+    #[argh(option)]
+    pub file_navigations: Option<bool>,
+
+    /// redact network header values that may be sensitive (default false)
+    #[argh(option)]
+    pub redact_network_headers: Option<bool>,
+
+    /// take_screenshot's default format: png, jpeg or webp
+    #[argh(option)]
+    pub screenshot_format: Option<String>,
+
+    /// take_screenshot's default quality for jpeg and webp (0-100)
+    #[argh(option)]
+    pub screenshot_quality: Option<String>,
+
+    /// scale screenshots wider than this many pixels down
+    #[argh(option)]
+    pub screenshot_max_width: Option<String>,
+
+    /// scale screenshots taller than this many pixels down
+    #[argh(option)]
+    pub screenshot_max_height: Option<String>,
+
+    /// page tools require pageId (default false here; see README)
+    #[argh(option)]
+    pub page_id_routing: Option<bool>,
+
+    /// a JSON file of these settings (camelCase keys); flags on the command line win
+    #[argh(option)]
+    pub config: Option<String>,
+
     /// print the version and exit
     #[argh(switch)]
     pub version: bool,
 }
 
 /// Flags that take a boolean: a bare `--flag` means true.
-const BOOL_FLAGS: &[&str] = &[
+pub(crate) const BOOL_FLAGS: &[&str] = &[
     "headless",
     // Lean browser.
     "headlessShell",
@@ -112,21 +169,30 @@ const BOOL_FLAGS: &[&str] = &[
     "exposePageTools",
     "slim",
     "allowUnrestrictedPaths",
+    // issue 10 part 3
+    "acceptInsecureCerts",
+    "javascriptEvaluation",
+    "fileNavigations",
+    "redactNetworkHeaders",
+    "pageIdRouting",
+];
+
+/// Flags that may be given more than once (arrays in a `--config` file).
+pub(crate) const REPEATED_FLAGS: &[&str] = &[
+    "chromeArg",
+    "filesystemRoot",
+    "blockedUrlPattern",
+    "allowedUrlPattern",
 ];
 
 /// Reference flags that change nothing here. `true` when the flag takes a value.
-const IGNORED_FLAGS: &[(&str, bool)] = &[
+pub(crate) const IGNORED_FLAGS: &[(&str, bool)] = &[
     ("usageStatistics", false),
     ("performanceCrux", false),
-    ("pageIdRouting", false),
     ("experimentalStructuredContent", false),
     ("experimentalIncludeAllPages", false),
-    ("acceptInsecureCerts", false),
     ("autoConnect", false),
     ("sourceMaps", false),
-    ("redactNetworkHeaders", false),
-    ("javascriptEvaluation", false),
-    ("fileNavigations", false),
     ("experimentalVision", false),
     ("experimentalScreencast", false),
     ("experimentalInteropTools", false),
@@ -134,17 +200,19 @@ const IGNORED_FLAGS: &[(&str, bool)] = &[
     ("devtoolsComments", false),
     ("memoryDebugging", false),
     ("channel", true),
-    ("wsHeaders", true),
-    ("proxyServer", true),
     ("ignoreDefaultChromeArg", true),
-    ("screenshotFormat", true),
-    ("screenshotQuality", true),
-    ("screenshotMaxWidth", true),
-    ("screenshotMaxHeight", true),
-    ("blockedUrlPattern", true),
-    ("allowedUrlPattern", true),
     ("experimentalDataFormat", true),
-    ("config", true),
+    // issue 10 part 3: the rest of the reference's telemetry and recording switches
+    ("experimentalToonFormat", false),
+    ("clearcutIncludePidHeader", false),
+    ("viaCli", false),
+    ("clearcutEndpoint", true),
+    ("clearcutForceFlushIntervalMs", true),
+    ("experimentalFfmpegPath", true),
+    ("screencastFps", true),
+    // added in the reference's 1.12: config reloading, and how many navigations' requests it keeps
+    ("watchConfig", false),
+    ("maxNavigationSaved", true),
 ];
 
 /// kebab-case for argh: `executablePath` → `executable-path`.
@@ -300,7 +368,28 @@ fn is_boolean_name(name: &str) -> bool {
 impl Flags {
     /// Parses the process arguments (without the program name).
     pub fn parse(program: &str, args: &[String]) -> Result<(Flags, Vec<String>), argh::EarlyExit> {
-        let (normalized, notes) = normalize(args);
+        let (mut normalized, mut notes) = normalize(args);
+        let refs: Vec<&str> = normalized.iter().map(String::as_str).collect();
+        let flags = Flags::from_args(&[program], &refs)?;
+        let Some(path) = &flags.config else {
+            return Ok((flags, notes));
+        };
+        // `--config` (issue 10 part 3): the file's settings join the command line's, which win.
+        let refuse = |output: String| argh::EarlyExit {
+            output,
+            status: Err(()),
+        };
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| refuse(format!("Invalid JSON config file: cannot read {path}: {e}")))?;
+        let given = normalized
+            .iter()
+            .filter_map(|a| a.strip_prefix("--"))
+            .map(camel)
+            .collect();
+        let (more, more_notes) =
+            normalize(&super::policies::config_args(&text, &given).map_err(refuse)?);
+        normalized.extend(more);
+        notes.extend(more_notes);
         let refs: Vec<&str> = normalized.iter().map(String::as_str).collect();
         Flags::from_args(&[program], &refs).map(|f| (f, notes))
     }
@@ -349,6 +438,7 @@ pub fn settings(flags: &Flags) -> Result<Settings, String> {
         unrestricted_paths: flags.allow_unrestricted_paths.unwrap_or(false),
         slim: flags.slim.unwrap_or(false),
         categories: categories(&flags.category)?,
+        policies: super::policies::policies(flags)?,
     })
 }
 

@@ -4,6 +4,7 @@
 pub mod cli;
 pub mod event_loop;
 pub mod flags;
+pub mod policies;
 
 use std::process::ExitCode;
 

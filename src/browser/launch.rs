@@ -211,6 +211,10 @@ pub fn arguments(settings: &Settings, profile: &Path) -> Vec<OsString> {
     if let Some((w, h)) = settings.viewport {
         args.push(format!("--window-size={w},{h}").into());
     }
+    // --proxyServer (issue 10 part 3), before --chromeArg as in the reference.
+    if let Some(proxy) = &settings.policies.proxy_server {
+        args.push(format!("--proxy-server={proxy}").into());
+    }
     let has = |switch: &str| settings.chrome_args.iter().any(|a| a == switch);
     if is_root() && !has("--no-sandbox") {
         log!("running as root: starting the browser with --no-sandbox");
@@ -388,6 +392,7 @@ mod tests {
             unrestricted_paths: false,
             slim: false,
             categories: Default::default(),
+            policies: Default::default(),
         }
     }
 

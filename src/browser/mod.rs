@@ -7,6 +7,7 @@ pub mod host;
 pub mod launch;
 pub mod navigation;
 pub mod pages;
+pub mod url_rules;
 
 pub mod waiters;
 
@@ -230,10 +231,14 @@ fn connect<H: Host>(h: &mut H) -> std::result::Result<(), String> {
             Transport::Pipe(Pipe::new(sender, receiver))
         }
         (None, BrowserSource::BrowserUrl(url)) => {
-            let ws_url = websocket::lookup_ws_url(url)?;
-            Transport::Ws(websocket::WsConn::connect(&ws_url)?)
+            let headers = &settings.policies.ws_headers;
+            let ws_url = websocket::lookup_ws_url(url, headers)?;
+            Transport::Ws(websocket::WsConn::connect(&ws_url, headers)?)
         }
-        (None, BrowserSource::WsEndpoint(url)) => Transport::Ws(websocket::WsConn::connect(url)?),
+        (None, BrowserSource::WsEndpoint(url)) => Transport::Ws(websocket::WsConn::connect(
+            url,
+            &settings.policies.ws_headers,
+        )?),
     };
     b.transport = Some(transport);
     let (registry, tokens) = (&b.registry, b.tokens);
@@ -270,6 +275,13 @@ fn start<H: Host>(h: &mut H) {
         }
     });
     use crate::cdp::generated::target;
+    if h.settings().policies.accept_insecure_certs {
+        // --acceptInsecureCerts (issue 10 part 3), as the reference's Puppeteer does it: for
+        // the whole browser, before any page loads.
+        let ignore =
+            crate::cdp::generated::security::SetIgnoreCertificateErrorsParams { ignore: true };
+        fire(h, None, ignore);
+    }
     fire(
         h,
         None,

@@ -18,6 +18,11 @@ pub fn goto<H: Host>(h: &mut H, page: PageId, url: String, timeout: Duration, do
         Ok(s) => s,
         Err(e) => return done(h, Err(e)),
     };
+    // --blockedUrlPattern / --allowedUrlPattern (issue 10 part 3): refused before it starts,
+    // in the reference's words.
+    if !super::url_rules::allowed(&h.settings().policies.url_rules, &url) {
+        return done(h, Err(Error::Invalid(super::url_rules::refused(&url))));
+    }
     let deadline = Instant::now() + timeout;
     // Page.navigate itself answers only once the server has sent the response head, which a
     // slow or stuck server may never do: the deadline covers that wait too.

@@ -3,7 +3,7 @@
 
 use super::host::{Done, Host, Owner};
 use super::{fire, send};
-use crate::cdp::generated::{page as cdp_page, runtime, target};
+use crate::cdp::generated::{network, page as cdp_page, runtime, target};
 use crate::error::{Error, Result};
 use crate::log::log;
 
@@ -103,8 +103,24 @@ pub fn attached<H: Host>(h: &mut H, e: target::AttachedToTargetEvent) {
     let session = e.session_id;
     let info = e.target_info;
     if info.r#type != "page" {
-        // Workers and the like: let them run; we do not drive them.
+        // Workers and the like: let them run; we do not drive them. Their requests follow
+        // the URL rules too (as in the reference).
+        if info.r#type.ends_with("worker") {
+            apply_url_rules(h, &session, true);
+        }
         fire(h, Some(&session), runtime::RunIfWaitingForDebuggerParams {});
+        return;
+    }
+    // A page already open on a URL the rules forbid, when we connect: left alone, unseen
+    // (as the reference leaves it; issue 10 part 3).
+    let starting = h.browser().phase == super::Phase::Starting;
+    if starting && !super::url_rules::allowed(&h.settings().policies.url_rules, &info.url) {
+        fire(h, Some(&session), runtime::RunIfWaitingForDebuggerParams {});
+        let detach = target::DetachFromTargetParams {
+            session_id: Some(session),
+            ..Default::default()
+        };
+        fire(h, None, detach);
         return;
     }
     let pages = &mut h.browser().pages;
@@ -144,6 +160,7 @@ fn initialize<H: Host>(h: &mut H, id: PageId, session: String, paused: bool) {
     fire(h, s, lifecycle);
     fire(h, s, runtime::EnableParams {});
     h.page_attached(id, &session, paused);
+    apply_url_rules(h, &session, false);
     send(
         h,
         s,
@@ -155,6 +172,24 @@ fn initialize<H: Host>(h: &mut H, id: PageId, session: String, paused: bool) {
             page_ready(h, id);
         },
     );
+}
+
+/// `--blockedUrlPattern` / `--allowedUrlPattern` (issue 10 part 3): the browser refuses
+/// matching requests (navigations and subresources) by taking them offline, set before the
+/// target runs.
+fn apply_url_rules<H: Host>(h: &mut H, session: &str, enable_network: bool) {
+    let rules = &h.settings().policies.url_rules;
+    if rules.is_empty() {
+        return;
+    }
+    let rule = network::EmulateNetworkConditionsByRuleParams {
+        matched_network_conditions: super::url_rules::conditions(rules),
+        ..Default::default()
+    };
+    if enable_network {
+        fire(h, Some(session), network::EnableParams::default());
+    }
+    fire(h, Some(session), rule);
 }
 
 fn page_ready<H: Host>(h: &mut H, id: PageId) {

@@ -5774,6 +5774,23 @@ pub mod security {
             InsecureBroken = "insecure-broken",
         }
     }
+
+    /// Enable/disable whether all certificate errors should be ignored.
+    #[derive(Debug, Clone, Default, serde::Serialize)]
+    pub struct SetIgnoreCertificateErrorsParams {
+        /// If true, all certificate errors will be ignored.
+        pub ignore: bool,
+    }
+
+    /// What `Security.setIgnoreCertificateErrors` returns.
+    #[derive(Debug, Clone, Default, serde::Deserialize)]
+    #[serde(default)]
+    pub struct SetIgnoreCertificateErrorsReturns {}
+
+    impl crate::cdp::Command for SetIgnoreCertificateErrorsParams {
+        const METHOD: &'static str = "Security.setIgnoreCertificateErrors";
+        type Returns = SetIgnoreCertificateErrorsReturns;
+    }
 }
 
 /// Supports additional targets discovery and allows to attach to them.
@@ -5930,6 +5947,29 @@ pub mod target {
     impl crate::cdp::Command for CreateTargetParams {
         const METHOD: &'static str = "Target.createTarget";
         type Returns = CreateTargetReturns;
+    }
+
+    /// Detaches session with given id.
+    #[derive(Debug, Clone, Default, serde::Serialize)]
+    pub struct DetachFromTargetParams {
+        /// Session to detach.
+        #[serde(rename = "sessionId")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub session_id: Option<SessionID>,
+        /// Deprecated. (Deprecated.)
+        #[serde(rename = "targetId")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub target_id: Option<TargetID>,
+    }
+
+    /// What `Target.detachFromTarget` returns.
+    #[derive(Debug, Clone, Default, serde::Deserialize)]
+    #[serde(default)]
+    pub struct DetachFromTargetReturns {}
+
+    impl crate::cdp::Command for DetachFromTargetParams {
+        const METHOD: &'static str = "Target.detachFromTarget";
+        type Returns = DetachFromTargetReturns;
     }
 
     /// Retrieves a list of available targets.

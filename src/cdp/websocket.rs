@@ -8,6 +8,8 @@ use std::io::{self, Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
 use std::time::Duration;
 
+use tungstenite::client::IntoClientRequest;
+use tungstenite::http::{HeaderName, HeaderValue};
 use tungstenite::{protocol::WebSocketConfig, Message, WebSocket};
 
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
@@ -17,14 +19,19 @@ pub struct WsConn {
 }
 
 /// Asks a browser started with `--remote-debugging-port` for its websocket URL.
-pub fn lookup_ws_url(browser_url: &str) -> Result<String, String> {
+/// `headers` (`--wsHeaders`) go with the request: a browser behind a gateway may need them.
+pub fn lookup_ws_url(browser_url: &str, headers: &[(String, String)]) -> Result<String, String> {
     let rest = browser_url
         .strip_prefix("http://")
         .ok_or_else(|| format!("--browserUrl must start with http:// (got {browser_url})"))?;
     let host = rest.split('/').next().unwrap_or(rest);
     let mut stream = connect(host)?;
+    let extra: String = headers
+        .iter()
+        .map(|(name, value)| format!("{name}: {value}\r\n"))
+        .collect();
     let request =
-        format!("GET /json/version HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n");
+        format!("GET /json/version HTTP/1.1\r\nHost: {host}\r\n{extra}Connection: close\r\n\r\n");
     stream
         .write_all(request.as_bytes())
         .map_err(|e| format!("cannot query {browser_url}/json/version: {e}"))?;
@@ -80,7 +87,9 @@ fn connect(host: &str) -> Result<TcpStream, String> {
 }
 
 impl WsConn {
-    pub fn connect(ws_url: &str) -> Result<WsConn, String> {
+    /// `headers` (`--wsHeaders`) are added to the handshake request (a token for a browser
+    /// farm, say).
+    pub fn connect(ws_url: &str, headers: &[(String, String)]) -> Result<WsConn, String> {
         let rest = ws_url
             .strip_prefix("ws://")
             .ok_or_else(|| format!("--wsEndpoint must start with ws:// (got {ws_url})"))?;
@@ -89,7 +98,17 @@ impl WsConn {
         let config = WebSocketConfig::default()
             .max_message_size(Some(256 << 20))
             .max_frame_size(Some(256 << 20));
-        let (ws, _) = tungstenite::client::client_with_config(ws_url, stream, Some(config))
+        let mut request = ws_url
+            .into_client_request()
+            .map_err(|e| format!("{ws_url} is not a websocket URL: {e}"))?;
+        for (name, value) in headers {
+            let name = HeaderName::from_bytes(name.as_bytes())
+                .map_err(|e| format!("--wsHeaders: bad header name {name}: {e}"))?;
+            let value = HeaderValue::from_str(value)
+                .map_err(|e| format!("--wsHeaders: bad value for {name}: {e}"))?;
+            request.headers_mut().insert(name, value);
+        }
+        let (ws, _) = tungstenite::client::client_with_config(request, stream, Some(config))
             .map_err(|e| format!("websocket handshake with {ws_url} failed: {e}"))?;
         let std_stream = ws.into_inner();
         std_stream

@@ -16,6 +16,7 @@ pub mod input;
 pub mod memory;
 pub mod network;
 pub mod pages;
+pub mod policies;
 pub mod response;
 pub mod result;
 pub mod screencast;
@@ -162,14 +163,16 @@ pub fn all() -> impl Iterator<Item = &'static Tool> {
 enum Hidden {
     /// `--slim` and the regular tools exclude each other: the tool is not registered at all.
     OtherMode,
-    /// Its category's flag is off: the reference registers the tool disabled.
+    /// Its category's flag (or `--javascriptEvaluation=false`) is off: the reference registers
+    /// the tool disabled.
     CategoryOff,
 }
 
 fn hidden(settings: &Settings, tool: &Tool) -> Option<Hidden> {
     if slim::is_slim(tool) != settings.slim {
         Some(Hidden::OtherMode)
-    } else if !settings.categories.on(tool.category) {
+    } else if !settings.categories.on(tool.category) || !policies::enabled(tool, &settings.policies)
+    {
         Some(Hidden::CategoryOff)
     } else {
         None
@@ -187,7 +190,11 @@ pub fn find(name: &str) -> Option<&'static Tool> {
 
 /// Every tool as `tools/list` shows it, the selected page's exposed tools last.
 pub fn list(cx: &Ctx) -> Vec<Value> {
-    let mut tools: Vec<Value> = offered(&cx.settings).map(Tool::to_json).collect();
+    // The flags of issue 10 part 3 shape what is left: pageId required, defaults.
+    let p = &cx.settings.policies;
+    let mut tools: Vec<Value> = offered(&cx.settings)
+        .map(|t| policies::shape(t, t.to_json(), p))
+        .collect();
     tools.extend(exposed::list(cx));
     tools
 }
@@ -235,7 +242,7 @@ pub fn check_args(tool: &Tool, args: &Value) -> Option<String> {
 }
 
 /// Starts a call of tool `name`. Its answer arrives in [`Ctx::outbox`] (at once, when the
-/// arguments are wrong). `Err`: there is no such tool.
+/// arguments are wrong). `Err`: there is no such tool, or a flag turned it off.
 pub fn call(cx: &mut Ctx, name: &str, args: Value) -> Result<CallId, String> {
     let Some(tool) = find(name) else {
         // As the reference (and the MCP SDKs) do: a protocol error, not a tool result.
@@ -248,7 +255,9 @@ pub fn call(cx: &mut Ctx, name: &str, args: Value) -> Result<CallId, String> {
         None => {}
     }
     let call = call::start(cx, tool.name);
-    if let Some(problems) = check_args(tool, &args) {
+    let problems =
+        check_args(tool, &args).or_else(|| policies::problems(tool, &args, &cx.settings.policies));
+    if let Some(problems) = problems {
         let text = format!("Input validation error: Invalid arguments for tool {name}: {problems}");
         call::finish(cx, call, ToolResult::error(text));
         return Ok(call);

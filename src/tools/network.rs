@@ -15,6 +15,7 @@
 
 mod bodies;
 mod record;
+mod redact;
 
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
@@ -264,7 +265,14 @@ fn get_network_request(cx: &mut Ctx, call: CallId, args: Value) {
         let Some(r) = found else {
             return fail_bare(cx, call, "Request not found for selected page");
         };
-        let detail = detail_of(log, r);
+        let mut detail = detail_of(log, r);
+        if cx.settings.policies.redact_network_headers {
+            // --redactNetworkHeaders (issue 10 part 3)
+            redact::redact(&mut detail.headers);
+            if let Some((headers, _)) = &mut detail.response {
+                redact::redact(headers);
+            }
+        }
         let wanted = bodies::Wanted {
             cdp_id: r.cdp_id.clone(),
             has_post_data: r.has_post_data,

@@ -235,6 +235,9 @@ fn new_page(cx: &mut Ctx, call: CallId, args: Value) {
     let Some(args) = args::for_call::<NewPageArgs>(cx, call, args) else {
         return;
     };
+    if let Some(refusal) = super::policies::refused_navigation(&args.url, &cx.settings.policies) {
+        return fail(cx, call, refusal);
+    }
     let timeout = args.shared.timeout_or(NAVIGATION_TIMEOUT);
     let (url, background) = (args.url, args.background);
     browser::ready(
@@ -307,6 +310,12 @@ fn navigate_page(cx: &mut Ctx, call: CallId, args: Value) {
         (None, Some(_)) => NavigationKind::Url,
         (None, None) => return fail(cx, call, "Either URL or a type is required."),
     };
+    let p = &cx.settings.policies;
+    if let Some(refusal) =
+        (args.url.as_deref()).and_then(|u| super::policies::refused_navigation(u, p))
+    {
+        return fail(cx, call, refusal);
+    }
     let timeout = args.shared.timeout_or(NAVIGATION_TIMEOUT);
     let mut nav = Navigation {
         kind,

@@ -26,6 +26,23 @@ fn command<C: CdpCommand + 'static>(session: Option<&str>, params: C) -> Command
     })
 }
 
+/// The throttling rule after the `--blockedUrlPattern`/`--allowedUrlPattern` rules (issue 10
+/// part 3): the browser keeps one list per page, and the first match wins.
+fn with_url_rules(
+    session: Option<&str>,
+    mut rule: network::EmulateNetworkConditionsByRuleParams,
+) -> Command {
+    let session = session.map(str::to_owned);
+    Box::new(move |cx, done| {
+        let mut all = browser::url_rules::conditions(&cx.settings.policies.url_rules);
+        all.append(&mut rule.matched_network_conditions);
+        rule.matched_network_conditions = all;
+        browser::send(cx, session.as_deref(), rule, move |cx, r| {
+            done(cx, r.map(|_| ()))
+        });
+    })
+}
+
 /// The commands that take the page from `previous` to `next`.
 pub fn commands(
     previous: &State,
@@ -36,7 +53,7 @@ pub fn commands(
     let page = Some(session);
     let (state, rule) = network_params(next.network.as_deref());
     // The state navigator.onLine and navigator.connection report, then the throttling itself.
-    let mut out = vec![command(page, state), command(page, rule)];
+    let mut out = vec![command(page, state), with_url_rules(page, rule)];
     let rate = next.cpu_rate.unwrap_or(1.0);
     out.push(command(
         page,

@@ -19,6 +19,7 @@ use crate::tools::args::{self, max, Shared};
 use crate::tools::response::{finish, Response};
 use crate::tools::{call, fail, CallId, Ctx, Done, Once, Tool};
 
+mod bounds;
 mod clip;
 mod files;
 
@@ -62,18 +63,16 @@ pub const TOOLS: &[Tool] = &[Tool {
 struct ScreenshotArgs {
     #[serde(flatten)]
     shared: Shared,
-    #[serde(default)]
-    format: Format,
+    format: Option<Format>,
     quality: Option<f64>,
     uid: Option<String>,
     #[serde(default)]
     full_page: bool,
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
 #[serde(rename_all = "lowercase")]
 enum Format {
-    #[default]
     Png,
     Jpeg,
     Webp,
@@ -136,9 +135,17 @@ fn take_screenshot(cx: &mut Ctx, call: CallId, args: Value) {
         return;
     };
     let page = args.shared.page();
+    // --screenshotFormat / --screenshotQuality (issue 10 part 3) when the call names none.
+    let defaults = &cx.settings.policies.screenshot;
+    let format = args.format.unwrap_or(match defaults.format.as_deref() {
+        Some("jpeg") => Format::Jpeg,
+        Some("webp") => Format::Webp,
+        _ => Format::Png,
+    });
+    let quality = args.quality.or(defaults.quality.map(f64::from));
     let shot = Shot {
-        quality: args.quality.filter(|_| args.format != Format::Png),
-        format: args.format,
+        quality: quality.filter(|_| format != Format::Png),
+        format,
         file_path: args.shared.file_path,
     };
     let (uid, full_page) = (args.uid, args.full_page);
@@ -234,12 +241,12 @@ fn capture(
     match area {
         Area::Viewport => {
             params.capture_beyond_viewport = Some(false);
-            send_capture(cx, &session, params, done);
+            send_capture(cx, &session, params, false, done);
         }
         Area::FullPage => {
             // Without a clip, capturing beyond the viewport takes the whole document.
             params.capture_beyond_viewport = Some(true);
-            send_capture(cx, &session, params, done);
+            send_capture(cx, &session, params, true, done);
         }
         Area::Element(uid) => element_clip(
             cx,
@@ -249,7 +256,7 @@ fn capture(
                 Ok(clip) => {
                     params.clip = Some(clip);
                     params.capture_beyond_viewport = Some(true);
-                    send_capture(cx, &session, params, done);
+                    send_capture(cx, &session, params, false, done);
                 }
                 Err(e) => done(cx, Err(e)),
             }),
@@ -257,7 +264,28 @@ fn capture(
     }
 }
 
+/// Captures, within the `--screenshotMax*` bounds.
 fn send_capture(
+    cx: &mut Ctx,
+    session: &str,
+    params: cdp_page::CaptureScreenshotParams,
+    full_page: bool,
+    done: Done<String>,
+) {
+    let owned = session.to_owned();
+    bounds::apply(
+        cx,
+        session,
+        params,
+        full_page,
+        Box::new(move |cx, r| match r {
+            Ok(params) => send_bounded(cx, &owned, params, done),
+            Err(e) => done(cx, Err(e)),
+        }),
+    );
+}
+
+fn send_bounded(
     cx: &mut Ctx,
     session: &str,
     params: cdp_page::CaptureScreenshotParams,
