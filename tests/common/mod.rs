@@ -24,8 +24,8 @@
 //! This file has the servers most tests start ([`started`], [`started_with`], [`started_in`]),
 //! [`PROMPT`] and [`browser_main_process`].
 //!
-//! Only the standard library, serde_json and libc (signals) are used, so the harness never drifts from what the
-//! tests exercise: real sockets, a real browser, the real binary.
+//! Only the standard library, serde_json and libc (signals) are used, so the harness never
+//! drifts from what the tests exercise: real sockets, a real browser, the real binary.
 
 // Each test binary uses a different subset of the harness; the rest would warn as dead code.
 #![allow(dead_code, unused_imports)]
