@@ -97,3 +97,13 @@ pub fn until_logged(mcp: &Mcp, page: Option<u32>, marker: &str) {
         list.contains(marker)
     });
 }
+
+/// Waits until the selected page shows the dialog `dialog` (`alert: text`): answers about a
+/// page carry its open dialog, and `list_console_messages` is one that never needs the
+/// page's main thread (which an open dialog holds).
+pub fn until_dialog(mcp: &Mcp, dialog: &str) {
+    let section = format!("# Open dialog\n{dialog}.");
+    super::console_network::until(mcp, "list_console_messages", json!({}), |answer| {
+        answer.contains(&section)
+    });
+}
