@@ -105,6 +105,27 @@ fn a_call_past_its_time_limit_fails_and_its_late_answer_is_dropped() {
     );
 }
 
+/// The README's default time limit (25 s, `--toolTimeout` not given), on the rig's clock: no
+/// real waiting.
+#[test]
+fn without_a_flag_a_call_runs_for_25_s() {
+    let mut rig = Rig::new(&[]);
+    rig.evaluate(5, "() => { while (true) {} }");
+    rig.boot();
+    rig.script_request("while (true)");
+
+    // Set a moment ago, the deadline has not passed 20 s on.
+    rig.time_passes(Duration::from_secs(20));
+    assert!(rig.output().is_empty(), "ended before 20 s");
+    rig.time_passes(Duration::from_secs(30));
+    let out = rig.output();
+    assert_eq!(out.len(), 1, "{out:?}");
+    assert_eq!(
+        text(&out[0]),
+        "Error: evaluate_script timed out after 25000 ms: the script did not settle."
+    );
+}
+
 #[test]
 fn a_cancelled_call_is_not_answered_and_its_page_code_is_stopped() {
     let mut rig = Rig::new(&[]);
