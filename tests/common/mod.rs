@@ -12,6 +12,7 @@
 //! - [`slots`]: caps how many real servers (browsers) run at once, machine-wide.
 //! - [`calls`]: tools called without waiting, values and uids read back, the reference's texts.
 //! - [`fake`]: the server against a scripted browser connection, without Chromium.
+//! - [`reference`]: the reference's answers kept as fixtures, recorded or compared.
 //!
 //! What one group of test files shares lives here too, one module per group:
 //!
@@ -40,6 +41,7 @@ pub mod input;
 pub mod mcp;
 pub mod pages;
 pub mod procs;
+pub mod reference;
 pub mod slots;
 pub mod thirdparty;
 
