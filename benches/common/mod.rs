@@ -309,6 +309,11 @@ static STDERR_COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::Atomi
 
 impl Mcp {
     pub fn spawn() -> Mcp {
+        Mcp::spawn_with(&[])
+    }
+
+    /// [`Mcp::spawn`] with `extra` flags after [`server_args`].
+    pub fn spawn_with(extra: &[&str]) -> Mcp {
         let n = STDERR_COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let stderr_path =
             std::env::temp_dir().join(format!("devtools-mcp-bench-{}-{n}.log", std::process::id()));
@@ -316,6 +321,7 @@ impl Mcp {
         let spawned = Instant::now();
         let mut child = Command::new(server())
             .args(server_args())
+            .args(extra)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(stderr)
