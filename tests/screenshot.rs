@@ -181,6 +181,33 @@ fn a_huge_screenshot_goes_to_a_file() {
     if let Some(dir) = std::path::Path::new(path).parent() {
         let _ = std::fs::remove_dir_all(dir);
     }
+
+    // The limit is 2,000,000 bytes: noise 1000 px wide makes about 2,970 bytes a row, so a
+    // 655 px viewport is just under it (sent inline) and a 720 px one just over (a file).
+    mcp.call_ok("resize_page", json!({"width": 1000, "height": 655}));
+    let (_, under) = image(&mcp.call_ok("take_screenshot", json!({})));
+    let n = under.len();
+    assert!(
+        (1_800_000..2_000_000).contains(&n),
+        "{n} bytes: not just under"
+    );
+    mcp.call_ok("resize_page", json!({"width": 1000, "height": 720}));
+    let r = mcp.call_ok("take_screenshot", json!({}));
+    assert!(r.images().is_empty(), "{}", r.text);
+    let path = r
+        .text
+        .lines()
+        .find_map(|l| l.strip_prefix("Saved screenshot to "))
+        .and_then(|p| p.strip_suffix('.'))
+        .unwrap_or_else(|| panic!("no saved path in {}", r.text));
+    let n = std::fs::read(path).unwrap().len();
+    assert!(
+        (2_000_000..2_200_000).contains(&n),
+        "{n} bytes: not just over"
+    );
+    if let Some(dir) = std::path::Path::new(path).parent() {
+        let _ = std::fs::remove_dir_all(dir);
+    }
 }
 
 // ---------------------------------------------------------------- dialogs
