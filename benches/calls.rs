@@ -25,7 +25,9 @@ fn main() {
     let session = floor.attach_first_page();
     floor.navigate(&session, &url);
 
-    let mut mcp = Mcp::spawn();
+    // The ~1 MB result is 1.26 M characters pretty-printed: over the default cap, so the cap
+    // is raised for it to come back whole, the same bytes the floor moves.
+    let mut mcp = Mcp::spawn_with(&[&format!("--maxResultBytes={BIG_CAP}")]);
     mcp.initialize();
     mcp.call_ok("new_page", json!({"url": url}));
     let listed = mcp.call_ok("list_3p_developer_tools", json!({}));
@@ -231,18 +233,34 @@ impl List {
     }
 }
 
+/// The server's result cap in this bench: above the ~1 MB result's pretty-printed size.
+const BIG_CAP: usize = 2_000_000;
+
+/// What the floor asks for: the ~1 MB result printed as the server prints a page tool's
+/// result (JSON with two-space indentation).
+const BIG_FLOOR: &str = "JSON.stringify(benchTools.big({}), null, 2)";
+
 /// What the ~1 MB series saw besides its timings.
 struct Big {
-    /// (MCP response line, floor value), in bytes.
-    bytes: (usize, usize),
-    /// Whether our answer held the last row (else it was cut at the server's result cap).
-    whole: bool,
+    /// Our MCP response line, in bytes.
+    line_bytes: usize,
+    /// The result's length in characters.
+    chars: usize,
 }
 
-/// ~1 MB result: execute 'big'  vs  Runtime.evaluate(JSON.stringify(benchTools.big()))
+/// ~1 MB result: execute 'big'  vs  Runtime.evaluate(JSON.stringify(benchTools.big(), null, 2)):
+/// both sides carry the same text, and each answer counts as correct only when it is that text.
 fn big_series(counts: &Counts, sides: &mut Sides) -> (Row, Big) {
     let session = sides.session;
-    let mut big_bytes = (0, 0);
+    let expected = match sides.floor.evaluate(session, BIG_FLOOR, false) {
+        (Value::String(s), _) => s,
+        (other, _) => panic!("the floor's ~1 MB result is not a string: {other}"),
+    };
+    assert!(
+        expected.len() < BIG_CAP && expected.contains(&format!("\"i\": {}", BIG_ROWS - 1)),
+        "the ~1 MB result is not what this bench expects ({} chars)",
+        expected.len()
+    );
     let series = alternate(
         counts.rounds.min(counts.big_iterations),
         counts.big_iterations,
@@ -254,42 +272,28 @@ fn big_series(counts: &Counts, sides: &mut Sides) -> (Row, Big) {
                 "execute_3p_developer_tool",
                 json!({"toolName": "big", "params": "{}"}),
             );
-            let text = a.text();
-            // A ~1 MB answer counts; whether it is whole (the last row) or cut at the server's
-            // result cap is reported below.
-            let ok = !a.is_error() && text.len() >= 1_000_000;
-            (a.latency, ok)
+            (a.latency, !a.is_error() && a.text() == expected)
         },
         |floor| {
-            let (v, took) = floor.evaluate(session, "JSON.stringify(benchTools.big({}))", false);
-            (took, v.as_str().is_some_and(|s| s.len() >= 1_000_000))
+            let (v, took) = floor.evaluate(session, BIG_FLOOR, false);
+            (took, v.as_str() == Some(expected.as_str()))
         },
     );
-    let a = sides.mcp.call(
+    let ours = sides.mcp.call(
         "execute_3p_developer_tool",
         json!({"toolName": "big", "params": "{}"}),
     );
-    big_bytes.0 = a.bytes;
-    let last_row = format!("\"i\": {}", BIG_ROWS - 1);
-    let big_whole = a.text().contains(&last_row);
-    if let (Value::String(s), _) =
-        sides
-            .floor
-            .evaluate(session, "JSON.stringify(benchTools.big({}))", false)
-    {
-        big_bytes.1 = s.len();
-    }
     let row = (
         "~1 MB result (execute 'big')",
-        "Runtime.evaluate `JSON.stringify(big())`",
+        "Runtime.evaluate `JSON.stringify(big(), null, 2)`",
         series,
         Some(1.3),
     );
     (
         row,
         Big {
-            bytes: big_bytes,
-            whole: big_whole,
+            line_bytes: ours.bytes,
+            chars: expected.len(),
         },
     )
 }
@@ -297,16 +301,8 @@ fn big_series(counts: &Counts, sides: &mut Sides) -> (Row, Big) {
 impl Big {
     fn print(&self) {
         println!(
-            "~1 MB sizes: MCP response line {} bytes, floor value {} bytes",
-            self.bytes.0, self.bytes.1
-        );
-        println!(
-            "~1 MB answer: {}",
-            if self.whole {
-                "whole (the last row is there)"
-            } else {
-                "cut at the server's result cap (the last row is missing)"
-            }
+            "~1 MB result: the same {} characters on both sides; our MCP response line {} bytes",
+            self.chars, self.line_bytes
         );
     }
 }
@@ -333,25 +329,12 @@ fn print_series(report: &[Row]) {
 /// The discovery shim the server installs on every page (compiled into the binary).
 const SHIM: &str = devtools_mcp::pagetools::SHIM;
 
-/// The wrapper evaluate_script puts around the agent's function (src/tools/script.rs), for
-/// `() => 1+1`; kept in step by hand, it is only used for the breakdown.
-const EVALUATE_WRAPPER: &str = "async function(...args) {
-  let changed = false;
-  const observer = new MutationObserver(() => { changed = true; });
-  observer.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
-  try {
-    const value = await (
-() => 1+1
-)(...args);
-    await Promise.resolve();
-    return [changed, JSON.stringify(value)];
-  } finally {
-    observer.disconnect();
-  }
-}";
-
-/// The function execute_3p_developer_tool calls (src/tools/thirdparty.rs).
-const RUN_TOOL: &str = "function(name, params, options, ...elements) { return window.__dtmcp.run(name, params, elements, options); }";
+/// What execute_3p_developer_tool sends for a tool without element arguments: the server's
+/// own expression (src/pagetools/run.rs) with the cap this bench gives the server.
+fn run_tool(tool: &str, params: Value) -> String {
+    let options = json!({"elementKeys": [], "maxChars": BIG_CAP});
+    devtools_mcp::pagetools::run::run_expression(tool, &params, &options)
+}
 
 fn page_side(
     floor: &mut Browser,
@@ -367,24 +350,22 @@ fn page_side(
     let mut time = |name: &str, count: usize, f: &mut dyn FnMut() -> Duration| {
         time_one(&mut out, name, count, f)
     };
+    // The server's own wrapper (src/tools/script.rs), as evaluate_script sends it.
+    let evaluate_wrapper = devtools_mcp::tools::script::page_function("() => 1+1", false);
     time(
         "callFunctionOn(evaluate_script wrapper of `() => 1+1`)",
         n,
         &mut || {
             floor
-                .call_function(session, context, EVALUATE_WRAPPER, json!([]), true)
+                .call_function(session, context, &evaluate_wrapper, json!([]), true)
                 .1
         },
     );
+    let add = run_tool("add", json!({"a": 2, "b": 3}));
     time(
-        "callFunctionOn(__dtmcp.run('add', {a:2,b:3}))",
+        "Runtime.evaluate(__dtmcp.run('add', {a:2,b:3}))",
         n,
-        &mut || {
-            let args = json!([{"value": "add"}, {"value": {"a": 2, "b": 3}}, {"value": {"elementKeys": [], "maxChars": 1_000_000}}]);
-            floor
-                .call_function(session, context, RUN_TOOL, args, true)
-                .1
-        },
+        &mut || floor.evaluate(session, &add, true).1,
     );
     time(
         "Runtime.evaluate(__dtmcp.discover()) (what each list does)",
@@ -399,7 +380,7 @@ fn page_side(
                 .1
         },
     );
-    big_page_side(floor, session, context, big_n, &mut out);
+    big_page_side(floor, session, big_n, &mut out);
     out
 }
 
@@ -407,51 +388,32 @@ fn page_side(
 fn big_page_side(
     floor: &mut Browser,
     session: &str,
-    context: i64,
     big_n: usize,
     out: &mut Vec<(String, Vec<f64>)>,
 ) {
     let mut time =
         |name: &str, count: usize, f: &mut dyn FnMut() -> Duration| time_one(out, name, count, f);
+    let big = run_tool("big", json!({}));
     time(
-        "callFunctionOn(__dtmcp.run('big', {})), maxChars 1000000",
+        "Runtime.evaluate(__dtmcp.run('big', {}))",
         big_n,
-        &mut || {
-            let args = json!([{"value": "big"}, {"value": {}}, {"value": {"elementKeys": [], "maxChars": 1_000_000}}]);
-            floor
-                .call_function(session, context, RUN_TOOL, args, true)
-                .1
-        },
+        &mut || floor.evaluate(session, &big, true).1,
     );
     // The same page work without the transfer: only the length comes back.
     time(
-        "  page work only: JSON.stringify(big()).length (floor's work)",
+        "  page work only: JSON.stringify(big(), null, 2).length (floor's work)",
         big_n,
         &mut || {
-            floor
-                .evaluate(session, "JSON.stringify(benchTools.big({})).length", false)
-                .1
+            let expression = format!("({BIG_FLOOR}).length");
+            floor.evaluate(session, &expression, false).1
         },
     );
     time(
         "  page work only: __dtmcp.run('big').length (the shim's work)",
         big_n,
         &mut || {
-            let expression = "Promise.resolve(window.__dtmcp.run('big', {}, [], {elementKeys: [], maxChars: 1000000})).then(s => s.length)";
-            floor.evaluate(session, expression, true).1
-        },
-    );
-    time(
-        "Runtime.evaluate(JSON.stringify(big(), null, 2)) (pretty, uncapped)",
-        big_n,
-        &mut || {
-            floor
-                .evaluate(
-                    session,
-                    "JSON.stringify(benchTools.big({}), null, 2)",
-                    false,
-                )
-                .1
+            let expression = format!("Promise.resolve({big}).then(s => s.length)");
+            floor.evaluate(session, &expression, true).1
         },
     );
 }

@@ -49,7 +49,7 @@ fn main() {
 fn run(browser: &BrowserKind, url: &str) -> (Vec<Checkpoint>, (u64, usize)) {
     let iterations = env_count("BENCH_ITERATIONS", 200);
     let big_iterations = env_count("BENCH_BIG_ITERATIONS", 10);
-    let mut mcp = Mcp::spawn_on(browser);
+    let mut mcp = Mcp::spawn_on(browser, &[]);
     let pid = mcp.pid();
     let mut checkpoints: Vec<Checkpoint> = Vec::new();
     let mut checkpoint = |name: &str| {

@@ -72,7 +72,7 @@ fn first_page_rows(browser: &BrowserKind, url: &str, runs: usize) -> String {
     let mut chromium_first_answer = Vec::new();
     let mut chromium_page_loaded = Vec::new();
     for _ in 0..runs {
-        let mut mcp = Mcp::spawn_on(browser);
+        let mut mcp = Mcp::spawn_on(browser, &[]);
         mcp.initialize();
         let page = mcp.call_ok("new_page", json!({"url": url}));
         first_page.push(ms(page.arrived - mcp.spawned));

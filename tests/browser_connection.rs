@@ -100,11 +100,7 @@ impl RunningBrowser {
 impl Drop for RunningBrowser {
     fn drop(&mut self) {
         // The whole process group: the browser and its zygotes, renderers and utilities.
-        let _ = Command::new("kill")
-            .args(["-KILL", "--", &format!("-{}", self.child.id())])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status();
+        procs::signal_group(self.child.id(), libc::SIGKILL);
         let _ = self.child.kill();
         let _ = self.child.wait();
         let _ = fs::remove_dir_all(&self.profile);

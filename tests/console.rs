@@ -334,4 +334,24 @@ fn the_console_record_is_bounded() {
         "{}",
         oldest.text
     );
+
+    // A message's text is kept up to 10,000 characters; one more is cut, saying so.
+    mcp.call_ok(
+        "evaluate_script",
+        json!({"function": "() => { console.log('k'.repeat(10000)); console.log('c'.repeat(10000) + 'd'); return 1 }"}),
+    );
+    let last_two = json!({"pageSize": 2, "pageIdx": 499});
+    let list = until(&mcp, "list_console_messages", last_two, |t| {
+        t.contains("ccc")
+    });
+    let kept = format!(" [log] {} (1 args)", "k".repeat(10_000));
+    let cut = format!(" [log] {}... <truncated> (1 args)", "c".repeat(10_000));
+    let lines: Vec<&str> = list
+        .text
+        .lines()
+        .filter(|l| l.starts_with("msgid="))
+        .collect();
+    assert_eq!(lines.len(), 2, "{}", list.text);
+    assert!(lines[0].ends_with(&kept), "{}", &lines[0][..60]);
+    assert!(lines[1].ends_with(&cut), "{}", &lines[1][..60]);
 }

@@ -10,9 +10,10 @@
 
 mod common;
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use common::fake::{Rig, SESSION};
+use devtools_mcp::tools::call::Outcome;
 use serde_json::{json, Value};
 
 fn text(answer: &Value) -> &str {
@@ -103,6 +104,100 @@ fn a_call_past_its_time_limit_fails_and_its_late_answer_is_dropped() {
         rig.output().is_empty(),
         "the late answer produced a message"
     );
+}
+
+/// The README's default time limit (25 s, `--toolTimeout` not given), on the rig's clock: no
+/// real waiting.
+#[test]
+fn without_a_flag_a_call_runs_for_25_s() {
+    let mut rig = Rig::new(&[]);
+    rig.evaluate(5, "() => { while (true) {} }");
+    rig.boot();
+    rig.script_request("while (true)");
+
+    // Set a moment ago, the deadline has not passed 20 s on.
+    rig.time_passes(Duration::from_secs(20));
+    assert!(rig.output().is_empty(), "ended before 20 s");
+    rig.time_passes(Duration::from_secs(30));
+    let out = rig.output();
+    assert_eq!(out.len(), 1, "{out:?}");
+    assert_eq!(
+        text(&out[0]),
+        "Error: evaluate_script timed out after 25000 ms: the script did not settle."
+    );
+}
+
+/// The README's wait for a client's roots (five seconds at most), on the server's own
+/// deadline: a call that comes while `roots/list` is unanswered is held until exactly then.
+#[test]
+fn a_call_waits_5_s_for_the_roots_of_a_client_that_does_not_answer() {
+    let mut rig = Rig::new(&[]);
+    let params = json!({"protocolVersion": "2025-06-18", "capabilities": {"roots": {}},
+        "clientInfo": {"name": "test", "version": "1"}});
+    rig.client(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params}));
+    let before = Instant::now();
+    rig.client(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let after = Instant::now();
+    let out = rig.output();
+    assert!(out.iter().any(|m| m["method"] == "roots/list"), "{out:?}");
+    let deadline = rig
+        .server
+        .next_deadline()
+        .expect("a deadline for the roots");
+    let wait = Duration::from_secs(5);
+    assert!(
+        before + wait <= deadline && deadline <= after + wait,
+        "the roots are not awaited for 5 s"
+    );
+
+    rig.evaluate(2, "() => 1");
+    rig.server.on_time(deadline - Duration::from_millis(1));
+    rig.settle();
+    assert_eq!(
+        rig.browser.connections(),
+        0,
+        "the call ran before the deadline"
+    );
+    rig.server.on_time(deadline);
+    rig.settle();
+    assert_eq!(rig.browser.connections(), 1, "the call is still held");
+}
+
+/// The README's bound on `notifications/tools/list_changed`: at most 10 in a second, and one
+/// more when the second is over, so the last change is always announced.
+#[test]
+fn tools_changing_without_end_are_announced_10_times_a_second() {
+    let created = Instant::now();
+    let mut rig = Rig::new(&[]);
+    let params = json!({"protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"}});
+    rig.client(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params}));
+    rig.client(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    rig.output();
+    let announced = |rig: &mut Rig| {
+        let out = rig.output();
+        out.iter()
+            .filter(|m| m["method"] == "notifications/tools/list_changed")
+            .count()
+    };
+
+    for _ in 0..50 {
+        rig.server.cx.outbox.push(Outcome::ToolsChanged);
+        rig.settle();
+    }
+    // The second began at the start or at a change (if the machine is very slow).
+    let changed = Instant::now();
+    assert_eq!(announced(&mut rig), 10);
+    let deadline = rig.server.next_deadline().expect("a notice is due");
+    let window = Duration::from_secs(1);
+    assert!(
+        created + window <= deadline && deadline <= changed + window,
+        "the next notice is not due when the second ends"
+    );
+    rig.server.on_time(deadline - Duration::from_millis(1));
+    assert_eq!(announced(&mut rig), 0);
+    rig.server.on_time(deadline);
+    assert_eq!(announced(&mut rig), 1);
 }
 
 #[test]

@@ -186,3 +186,51 @@ fn fifos_devices_and_sources_outside_are_refused_promptly() {
     let r = mcp.call_ok("evaluate_script", source(&inside));
     assert!(r.text.contains("\"ran\""), "{}", r.text);
 }
+
+#[test]
+fn a_source_path_is_read_up_to_4_mib_and_only_inside_the_roots() {
+    let s = Scratch::new("source");
+    let fx = Fixtures::start();
+    let mcp = s.server();
+    mcp.call_ok(
+        "new_page",
+        json!({"url": fx.url("/console_network/network.html")}),
+    );
+    let source = |path: &str| json!({ "sourcePath": path });
+    fs::create_dir_all(s.elsewhere.join("p")).expect("a folder outside");
+    fs::write(s.elsewhere.join("p/script.js"), "() => 'outside'").expect("a script outside");
+
+    // Out through a folder that does not exist, to a script that does: refused, naming where
+    // it leads.
+    let given = s.climbing("script.js");
+    let r = mcp.call_timeout("evaluate_script", source(&given), PROMPT);
+    let denied = format!(
+        "Access denied: path {given} (canonical: {}) is not within any of the configured workspace roots.",
+        s.elsewhere.join("p/script.js").display()
+    );
+    assert_eq!(r.text, error_text(&denied));
+    assert!(!s.root.join("nx").exists(), "created a folder for {given}");
+
+    // Through a missing folder and back in: `..` is resolved by name, so this is inside.
+    fs::write(s.root.join("inside.js"), "() => 'inside'").expect("a script inside");
+    let back_in = format!("{}/nx/../inside.js", s.root.display());
+    let r = mcp.call_ok("evaluate_script", source(&back_in));
+    assert!(r.text.contains("\"inside\""), "{}", r.text);
+
+    // 4 MiB is read; one byte more is refused, naming the limit.
+    const LIMIT: usize = 4 * 1024 * 1024;
+    let script = |len: usize| {
+        let code = "() => 'read whole' /*";
+        format!("{code}{}*/", " ".repeat(len - code.len() - 2))
+    };
+    let at_limit = s.root.join("at-limit.js");
+    fs::write(&at_limit, script(LIMIT)).expect("a 4 MiB script");
+    let r = mcp.call_ok("evaluate_script", source(at_limit.to_str().unwrap()));
+    assert!(r.text.contains("\"read whole\""), "{}", &r.text[..200]);
+    let over = s.root.join("over.js");
+    fs::write(&over, script(LIMIT + 1)).expect("a script of 4 MiB and a byte");
+    let given = over.display().to_string();
+    let r = mcp.call_timeout("evaluate_script", source(&given), PROMPT);
+    let too_large = format!("The file {given} is too large: at most 4194304 bytes are read.");
+    assert_eq!(r.text, error_text(&too_large));
+}

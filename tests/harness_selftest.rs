@@ -255,7 +255,7 @@ fn procs_finds_descendants_and_sees_them_die() {
     );
     assert_eq!(sleepers[0].cmdline, vec!["sleep", "300"]);
     let pids: Vec<u32> = sleepers.iter().map(|p| p.pid).collect();
-    procs::signal(&pids, "KILL");
+    procs::signal(&pids, libc::SIGKILL);
     let _ = child.wait();
     assert!(procs::wait_until(Duration::from_secs(2), || {
         pids.iter().all(|p| !procs::alive(*p))

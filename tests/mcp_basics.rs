@@ -179,11 +179,15 @@ fn invalid_requests_get_invalid_request() {
         assert_eq!(error_code(&response), -32600, "{line}: {response}");
         assert_eq!(mcp.request_ok("ping", json!({})), json!({}), "after {line}");
     }
-    // params must be an object (or array): -32600 by JSON-RPC, -32602 by some readings.
+    // params must be a structured value (JSON-RPC 2.0, section 4.2): a request with other
+    // params is not a valid Request object, so -32600, with the reason.
     mcp.send_line(r#"{"jsonrpc":"2.0","id":"params-string","method":"ping","params":"oops"}"#);
     let response = mcp.wait_raw_response(&json!("params-string"), PROMPT);
-    let code = error_code(&response);
-    assert!(code == -32600 || code == -32602, "{response}");
+    assert_eq!(error_code(&response), -32600, "{response}");
+    assert_eq!(
+        response["error"]["message"], "Invalid Request: params must be an object",
+        "{response}"
+    );
     // No usable id at all: answered with id null.
     for line in [
         r#"{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}"#,

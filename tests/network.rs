@@ -41,8 +41,9 @@ fn network_requests_bodies_statuses_and_failures() {
 
 /// The page's own requests, listed as the reference lists them.
 fn page_requests_are_listed(mcp: &Mcp, origin: &str) {
+    // Until every request has its status (a request listed as pending gets one later).
     let list = until(mcp, "list_network_requests", json!({}), |t| {
-        t.contains("network.js [")
+        t.contains("network.js [200]") && !t.contains("[pending]")
     });
     assert_eq!(
         lines(&list.text),
@@ -78,7 +79,7 @@ fn requests_of_every_outcome(mcp: &Mcp, origin: &str) -> String {
     );
     assert!(failed.text.contains("Failed to fetch"), "{}", failed.text);
     let list = until(mcp, "list_network_requests", json!({}), |t| {
-        t.contains("/nothing [")
+        t.contains("/nothing [net::") && !t.contains("[pending]")
     });
     let t = list.text.as_str();
     assert!(t.contains(&format!("POST {origin}/api/echo [200]")), "{t}");
@@ -279,7 +280,7 @@ fn a_redirect(mcp: &Mcp, fx: &Fixtures, origin: &str) {
         json!({"function": "() => getStatus('/hop')"}),
     );
     let hops = until(mcp, "list_network_requests", json!({}), |t| {
-        t.contains("via=hop [")
+        t.contains("via=hop [200]")
     });
     assert!(hops.text.contains(&format!("reqid=10 GET {origin}/hop [302]\nreqid=11 GET {origin}/console_network/style.css?via=hop [200]")), "{}", hops.text);
     let last = mcp.call_ok("get_network_request", json!({"reqid": 11}));
@@ -337,7 +338,7 @@ fn a_new_document(mcp: &Mcp, fx: &Fixtures, origin: &str) {
         json!({"url": fx.url("/console_network/nav.html?n=1")}),
     );
     let now = until(mcp, "list_network_requests", json!({}), |t| {
-        t.contains("pixel.png [")
+        t.contains("pixel.png [200]")
     });
     assert_eq!(
         lines(&now.text)[1..],
@@ -355,6 +356,26 @@ fn a_new_document(mcp: &Mcp, fx: &Fixtures, origin: &str) {
     mcp.call_ok("navigate_page", json!({"url": "about:blank"}));
     let blank = mcp.call_ok("list_network_requests", json!({}));
     assert_eq!(blank.text, "## Network requests\nNo requests found.");
+
+    // The preserved requests are those of the current document and the two before it.
+    for n in 2..=5 {
+        mcp.call_ok(
+            "navigate_page",
+            json!({"url": fx.url(&format!("/console_network/nav.html?n={n}"))}),
+        );
+        until(mcp, "list_network_requests", json!({}), |t| {
+            t.contains(&format!("nav.html?n={n} [200]")) && t.contains("pixel.png [200]")
+        });
+    }
+    let kept = mcp.call_ok(
+        "list_network_requests",
+        json!({"includePreservedRequests": true}),
+    );
+    let k = kept.text.as_str();
+    assert!(k.contains("Showing 1-6 of 6 (Page 1 of 1)."), "{k}");
+    for n in 3..=5 {
+        assert!(k.contains(&format!("nav.html?n={n} [200]")), "{k}");
+    }
 }
 
 #[test]
@@ -370,9 +391,12 @@ fn the_network_record_is_bounded() {
         "evaluate_script",
         json!({"function": "async () => { for (let b = 0; b < 11; b++) { await Promise.all(Array.from({length: 100}, (_, i) => fetch('/tiny?n=' + (b * 100 + i)).then(r => r.text()))); } return 1 }", "timeout": 60000}),
     );
-    let list = until(&mcp, "list_network_requests", json!({"pageSize": 1}), |t| {
-        t.contains("tiny?n=1099 [") || t.contains("of 1000 (Page 1 of 1000)")
+    // Until the last fetch is in (the record is full before that).
+    let last = json!({"pageSize": 1, "pageIdx": 999});
+    until(&mcp, "list_network_requests", last, |t| {
+        t.contains("tiny?n=1099 [200]")
     });
+    let list = mcp.call_ok("list_network_requests", json!({"pageSize": 1}));
     assert!(
         list.text.contains("Showing 1-1 of 1000 (Page 1 of 1000)."),
         "{}",
@@ -383,4 +407,22 @@ fn the_network_record_is_bounded() {
     mcp.call_err("get_network_request", json!({"reqid": 104}));
     let kept = mcp.call_ok("get_network_request", json!({"reqid": 105}));
     assert!(kept.text.contains("Status: 200"), "{}", kept.text);
+
+    // Header values are kept up to 10,000 characters; one more is cut, saying so.
+    mcp.call_ok(
+        "evaluate_script",
+        json!({"function": "() => fetch('/tiny?long', {headers: {'x-kept': 'k'.repeat(10000), 'x-cut': 'c'.repeat(10000) + 'd'}}).then(r => r.status)"}),
+    );
+    let last = json!({"pageSize": 1, "pageIdx": 999});
+    let list = until(&mcp, "list_network_requests", last, |t| {
+        t.contains("tiny?long [200]")
+    });
+    let long = mcp.call_ok(
+        "get_network_request",
+        json!({"reqid": reqid(&list.text, "tiny?long")}),
+    );
+    let kept = format!("\n- x-kept:{}\n", "k".repeat(10_000));
+    let cut = format!("\n- x-cut:{}... <truncated>\n", "c".repeat(10_000));
+    assert!(long.text.contains(&kept), "x-kept was changed");
+    assert!(long.text.contains(&cut), "x-cut was not cut at 10,000");
 }

@@ -3,12 +3,9 @@
 
 mod common;
 
-use std::process::Command;
-use std::thread;
-use std::time::Duration;
-
-use common::calls::{call_async, tool_result};
+use common::calls::{call_async, tool_result, until_logged};
 use common::pages::page_url;
+use common::procs;
 use common::{browser_main_process, started, Fixtures, Mcp, PROMPT};
 use serde_json::json;
 
@@ -23,14 +20,11 @@ fn kill_browser(mcp: &Mcp) {
     let hanging = call_async(
         mcp,
         "evaluate_script",
-        json!({"function": "() => new Promise(() => {})", "timeout": 60000}),
+        json!({"function": "() => { console.log('reached the page'); return new Promise(() => {}) }", "timeout": 60000}),
     );
-    // Let the script reach the page.
-    thread::sleep(Duration::from_millis(300));
+    until_logged(mcp, None, "reached the page");
     // The browser leads its own process group.
-    let _ = Command::new("kill")
-        .args(["-KILL", "--", &format!("-{}", browser.pid)])
-        .status();
+    procs::signal_group(browser.pid, libc::SIGKILL);
     let failed = tool_result(&mcp.wait_response_timeout(hanging, PROMPT));
     assert!(failed.is_error, "{}", failed.text);
     // Lost is not yet restarted: the call that saw the loss does not carry the note.

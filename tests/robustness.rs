@@ -6,16 +6,18 @@
 
 mod common;
 
-use std::thread;
 use std::time::{Duration, Instant};
 
-use common::calls::{assert_no_response, call_async, tool_result};
+use common::calls::{assert_no_response, call_async, tool_result, until_logged};
 use common::pages::{assert_returned, evaluate, page_url};
 use common::procs;
 use common::{browser_main_process, started, Fixtures, PROMPT};
 use serde_json::json;
 
 /// The reference's first line after the browser was lost and started again.
+/// A script that never settles, and says on the console that it reached the page.
+const HANG: &str = "() => { console.log('reached the page'); return new Promise(() => {}) }";
+
 const RESTART_NOTE: &str = "Note: the browser was restarted or reconnected since the last call. \
 Page ids have changed. Call list_pages to see open pages.";
 
@@ -35,8 +37,7 @@ fn others_answer_while_one_page_is_busy(function: &str) {
         "evaluate_script",
         json!({"function": function, "timeout": 60000}),
     );
-    // Let the script reach the page.
-    thread::sleep(Duration::from_millis(300));
+    until_logged(&mcp, None, "reached the page");
 
     let began = Instant::now();
     assert_eq!(
@@ -70,12 +71,16 @@ fn others_answer_while_one_page_is_busy(function: &str) {
 
 #[test]
 fn a_pending_promise_does_not_hold_up_other_calls() {
-    others_answer_while_one_page_is_busy("() => new Promise(() => {})");
+    others_answer_while_one_page_is_busy(
+        "() => { console.log('reached the page'); return new Promise(() => {}) }",
+    );
 }
 
 #[test]
 fn a_page_stuck_in_a_busy_loop_does_not_hold_up_other_calls() {
-    others_answer_while_one_page_is_busy("() => { while (true) {} }");
+    others_answer_while_one_page_is_busy(
+        "() => { console.log('reached the page'); while (true) {} }",
+    );
 }
 
 #[test]
@@ -84,13 +89,19 @@ fn a_cancelled_call_gets_no_answer_and_the_server_keeps_serving() {
     let mcp = started();
     mcp.call_ok("new_page", json!({"url": page_url(&fx, "start.html")}));
 
-    for function in ["() => new Promise(() => {})", "() => { while (true) {} }"] {
+    for (marker, function) in [
+        (
+            "pending",
+            "() => { console.log('pending'); return new Promise(() => {}) }",
+        ),
+        ("busy", "() => { console.log('busy'); while (true) {} }"),
+    ] {
         let id = call_async(
             &mcp,
             "evaluate_script",
             json!({"function": function, "timeout": 60000}),
         );
-        thread::sleep(Duration::from_millis(300));
+        until_logged(&mcp, None, marker);
         mcp.cancel(id, "the user changed their mind");
         assert_eq!(mcp.request_ok("ping", json!({})), json!({}));
         // The next call on the same page works, promptly.
@@ -122,11 +133,11 @@ fn a_dying_browser_fails_the_pending_call_and_the_next_call_relaunches_it() {
     let hanging = call_async(
         &mcp,
         "evaluate_script",
-        json!({"function": "() => new Promise(() => {})", "timeout": 60000}),
+        json!({"function": HANG, "timeout": 60000}),
     );
-    thread::sleep(Duration::from_millis(300));
+    until_logged(&mcp, None, "reached the page");
     let killed = Instant::now();
-    procs::signal(&[browser.pid], "KILL");
+    procs::signal(&[browser.pid], libc::SIGKILL);
     let failed = tool_result(&mcp.wait_response_timeout(hanging, PROMPT));
     assert!(failed.is_error, "{}", failed.text);
     assert!(
@@ -164,9 +175,9 @@ fn a_renderer_crash_is_reported_and_the_page_can_be_navigated_again() {
     let hanging = call_async(
         &mcp,
         "evaluate_script",
-        json!({"function": "() => new Promise(() => {})", "timeout": 60000}),
+        json!({"function": HANG, "timeout": 60000}),
     );
-    thread::sleep(Duration::from_millis(300));
+    until_logged(&mcp, None, "reached the page");
     // The navigation itself is aborted (the reference says the same); the crash follows it.
     let crash = mcp.call("navigate_page", json!({"url": "chrome://crash"}));
     assert!(

@@ -7,9 +7,9 @@ mod common;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use common::calls::{eval, uid_of};
+use common::calls::{call_async, eval, tool_result, uid_of, until_dialog, until_logged};
 use common::images::{image, png_size};
-use common::{started, Fixtures, Mcp};
+use common::{started, Fixtures, Mcp, Response};
 use serde_json::json;
 
 /// A folder under the temp dir for this test's files, removed if it was there.
@@ -181,6 +181,33 @@ fn a_huge_screenshot_goes_to_a_file() {
     if let Some(dir) = std::path::Path::new(path).parent() {
         let _ = std::fs::remove_dir_all(dir);
     }
+
+    // The limit is 2,000,000 bytes: noise 1000 px wide makes about 2,970 bytes a row, so a
+    // 655 px viewport is just under it (sent inline) and a 720 px one just over (a file).
+    mcp.call_ok("resize_page", json!({"width": 1000, "height": 655}));
+    let (_, under) = image(&mcp.call_ok("take_screenshot", json!({})));
+    let n = under.len();
+    assert!(
+        (1_800_000..2_000_000).contains(&n),
+        "{n} bytes: not just under"
+    );
+    mcp.call_ok("resize_page", json!({"width": 1000, "height": 720}));
+    let r = mcp.call_ok("take_screenshot", json!({}));
+    assert!(r.images().is_empty(), "{}", r.text);
+    let path = r
+        .text
+        .lines()
+        .find_map(|l| l.strip_prefix("Saved screenshot to "))
+        .and_then(|p| p.strip_suffix('.'))
+        .unwrap_or_else(|| panic!("no saved path in {}", r.text));
+    let n = std::fs::read(path).unwrap().len();
+    assert!(
+        (2_000_000..2_200_000).contains(&n),
+        "{n} bytes: not just over"
+    );
+    if let Some(dir) = std::path::Path::new(path).parent() {
+        let _ = std::fs::remove_dir_all(dir);
+    }
 }
 
 // ---------------------------------------------------------------- dialogs
@@ -195,7 +222,7 @@ fn an_open_dialog_gets_a_prompt_answer() {
         &mcp,
         "() => { setTimeout(() => alert('still here'), 200); return 1 }",
     );
-    std::thread::sleep(Duration::from_millis(800));
+    until_dialog(&mcp, "alert: still here");
 
     let started = Instant::now();
     let e = mcp.call_err("take_screenshot", json!({}));
@@ -234,43 +261,63 @@ fn an_open_dialog_gets_a_prompt_answer() {
 #[test]
 fn a_dialog_opening_during_a_capture_ends_it_at_once() {
     let fx = Fixtures::start();
+    fx.route_response("/gate", Response::text("closed"));
     let mcp = started();
     mcp.call_ok("new_page", json!({"url": fx.url("/screenshot/noise.html")}));
-    // Whether the alert comes before, during or after the capture, the call answers promptly:
-    // with the image, or with an error that names the dialog. Never a hang.
-    for delay in [0, 20, 60, 150] {
-        eval(
-            &mcp,
-            &format!("() => {{ setTimeout(() => alert('mid {delay}'), {delay}); return 1 }}"),
-        );
-        let started = Instant::now();
-        let r = mcp.call_timeout(
-            "take_screenshot",
-            json!({"fullPage": true, "filePath": scratch_dir("mid").join("shot").to_str().unwrap()}),
-            Duration::from_secs(20),
-        );
-        // A hang would last until the capture's own time limit (30 s).
-        assert!(
-            started.elapsed() < Duration::from_secs(15),
-            "took {:?}",
-            started.elapsed()
-        );
-        eprintln!(
-            "alert after {delay} ms: {} in {:?}",
-            if r.is_error { "refused" } else { "captured" },
-            started.elapsed()
-        );
-        if r.is_error {
-            assert!(
-                r.text
-                    .contains(&format!("A dialog is open (alert: mid {delay}).")),
-                "{}",
-                r.text
-            );
-        }
-        // Wait for the alert if it is still to come, then close it.
-        std::thread::sleep(Duration::from_millis(300));
-        mcp.call_ok("handle_dialog", json!({"action": "accept"}));
-    }
-    let _ = std::fs::remove_dir_all(scratch_dir("mid"));
+    // The page's main thread stays busy (it cannot paint, so no capture can finish) until the
+    // test opens the gate; the alert follows in the same task, before any frame. So the
+    // capture is surely under way when the dialog opens.
+    eval(
+        &mcp,
+        "() => { setTimeout(() => {
+            console.log('holding the main thread');
+            const gate = () => {
+                const x = new XMLHttpRequest();
+                x.open('GET', '/gate', false);
+                x.send();
+                return x.responseText;
+            };
+            while (gate() !== 'open') {}
+            alert('mid capture');
+        }, 0); return 1 }",
+    );
+    until_logged(&mcp, None, "holding the main thread");
+    let dir = scratch_dir("mid");
+    let began = Instant::now();
+    let shot = call_async(
+        &mcp,
+        "take_screenshot",
+        json!({"fullPage": true, "filePath": dir.join("shot").to_str().unwrap()}),
+    );
+    // The server takes requests in order: once `ping` is answered, the capture has started.
+    mcp.request_ok("ping", json!({}));
+    fx.route_response("/gate", Response::text("open"));
+    let r = tool_result(&mcp.wait_response_timeout(shot, Duration::from_secs(20)));
+    assert!(r.is_error, "{}", r.text);
+    assert!(
+        r.text
+            .ends_with("Error: A dialog is open (alert: mid capture)."),
+        "{}",
+        r.text
+    );
+    // A hang would last until the capture's own time limit (30 s).
+    assert!(
+        began.elapsed() < Duration::from_secs(15),
+        "took {:?}",
+        began.elapsed()
+    );
+    let written = std::fs::read_dir(&dir).map(|d| d.count()).unwrap_or(0);
+    assert_eq!(written, 0, "a file was written for the refused capture");
+    // Once the dialog is closed, the same capture works.
+    mcp.call_ok("handle_dialog", json!({"action": "accept"}));
+    let saved = mcp.call_ok(
+        "take_screenshot",
+        json!({"fullPage": true, "filePath": dir.join("shot").to_str().unwrap()}),
+    );
+    assert!(
+        saved.text.contains("Saved screenshot to "),
+        "{}",
+        saved.text
+    );
+    let _ = std::fs::remove_dir_all(dir);
 }

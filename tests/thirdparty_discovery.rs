@@ -206,3 +206,83 @@ fn an_spa_route_adds_tools_and_removed_listeners_take_theirs_away() {
     // The rest is untouched.
     assert_eq!(exec_ok(&mcp, "core_route", None), "\"#/a\"");
 }
+
+// ---------------------------------------------------------------- how long discovery waits
+
+/// A page whose responders answer after `turns` microtask turns each (one group per entry).
+fn microtask_page(fx: &Fixtures, turns: &[u32]) -> String {
+    let calls: Vec<String> = turns
+        .iter()
+        .map(|n| format!("after({n}, event);"))
+        .collect();
+    fx.page_url_with_html(&format!(
+        "<title>Turns</title><script>
+  const after = (turns, event) => {{
+    let p = Promise.resolve();
+    for (let i = 0; i < turns; i++) p = p.then(() => {{}});
+    p.then(() => event.respondWith({{name: 'After' + turns, tools: [{{name: 'after_' + turns,
+      description: 'x', inputSchema: {{type: 'object', properties: {{}}}}, execute: () => turns}}]}}));
+  }};
+  window.addEventListener('devtoolstooldiscovery', (event) => {{ {} }});
+</script>",
+        calls.join(" ")
+    ))
+}
+
+/// The README's 16 microtask turns: a responder that answers on the 15th turn after the
+/// dispatch is in the discovery's report, one that answers on the 16th comes late (and
+/// still reaches the table). Counted in turns, not time: no timing involved.
+#[test]
+fn discovery_waits_16_microtask_turns_for_responders() {
+    let fx = Fixtures::start();
+    let mcp = started();
+    mcp.call_ok("new_page", json!({"url": microtask_page(&fx, &[15, 16])}));
+    // The first discovery ends any in flight since the load; the second is the one measured.
+    let r = mcp.call_ok(
+        "evaluate_script",
+        json!({"function": "async () => { await window.__dtmcp.discover(); \
+            const report = await window.__dtmcp.discover(); return report.groups.map(g => g.name); }"}),
+    );
+    assert!(r.text.contains("\n[\"After15\"]\n"), "{}", r.text);
+    // The late answer was a valid group: it reaches the table (pushed by the page).
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while exec(&mcp, "after_16", None).is_error {
+        assert!(Instant::now() < deadline, "the late group never arrived");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// The README's grace period for promise responders (500 ms), on the page's own clock: a
+/// discovery waiting on a promise that never settles ends after a timer set for 400 ms before
+/// it and before one set for 650 ms (the page runs due timers in deadline order, however
+/// late a loaded machine runs them).
+#[test]
+fn discovery_waits_500_ms_for_pending_promises() {
+    let fx = Fixtures::start();
+    let mcp = started();
+    let url = fx.page_url_with_html(
+        "<title>Pending</title><script>
+  window.addEventListener('devtoolstooldiscovery', (event) => event.respondWith(new Promise(() => {})));
+</script>",
+    );
+    mcp.call_ok("new_page", json!({ "url": url }));
+    let r = mcp.call_ok(
+        "evaluate_script",
+        json!({"function": "async () => {
+            await window.__dtmcp.discover();
+            const order = [];
+            setTimeout(() => order.push('400 ms'), 400);
+            const later = new Promise((done) => setTimeout(() => { order.push('650 ms'); done(); }, 650));
+            const report = await window.__dtmcp.discover();
+            order.push('discovered, ' + report.pending + ' pending');
+            await later;
+            return order;
+        }"}),
+    );
+    assert!(
+        r.text
+            .contains("\n[\"400 ms\",\"discovered, 1 pending\",\"650 ms\"]\n"),
+        "{}",
+        r.text
+    );
+}

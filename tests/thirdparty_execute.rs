@@ -9,14 +9,11 @@
 
 mod common;
 
-use std::thread;
-use std::time::Duration;
-
 use common::calls::{assert_error, returned, uid_of};
 use common::thirdparty::{
-    assert_not_found, exec, exec_ok, json_body, list, open, page_url, EXECUTE, LIST,
+    assert_not_found, exec, exec_ok, json_body, list, open, page_url, until_notified, EXECUTE, LIST,
 };
-use common::{started, Fixtures, PROMPT};
+use common::{started, Fixtures, Mcp, PROMPT};
 use serde_json::json;
 
 // ---------------------------------------------------------------- execute: arguments
@@ -272,14 +269,18 @@ fn frames_can_never_put_tools_into_the_list() {
     let mcp = started();
     let url = format!("{}?cross={cross}", page_url(&fx, "evil-top.html"));
     mcp.call_ok("new_page", json!({ "url": url }));
-    other.wait_for_request("/thirdparty/evil-frame.html", PROMPT);
-    // Give the frames time for all their attempts (they retry after 300 ms and 1 s).
-    thread::sleep(Duration::from_millis(1500));
+    // Both frames (same origin, other site) made all their attempts (the last after 1 s).
+    fx.wait_for_request("/thirdparty/evil-frame-done", PROMPT * 2);
+    other.wait_for_request("/thirdparty/evil-frame-done", PROMPT * 2);
+    // The positive control: a report the page makes now does reach the list.
+    register_late_tool(&mcp);
     let text = list(&mcp).text;
     assert_eq!(
         text,
         "## Third-party developer tools\nTop: Tools of the top frame.\nAvailable tools:\n\
-name=\"top_tool\", description=\"Returns \"top\".\", inputSchema={\"type\":\"object\",\"properties\":{}}"
+name=\"top_tool\", description=\"Returns \"top\".\", inputSchema={\"type\":\"object\",\"properties\":{}}\n\
+Late: Registered after the frames were done.\nAvailable tools:\n\
+name=\"late_tool\", description=\"Returns \"late\".\", inputSchema={\"type\":\"object\",\"properties\":{}}"
     );
     for tool in ["evil_tool", "evil_own"] {
         assert_not_found(&exec(&mcp, tool, None), tool);
@@ -299,15 +300,33 @@ name=\"top_tool\", description=\"Returns \"top\".\", inputSchema={\"type\":\"obj
     );
     let url = format!("{}?cross={cross}", page_url(&fx, "iframe.html"));
     mcp.call_ok("navigate_page", json!({ "url": url }));
-    other.wait_for_request("/thirdparty/frame-tools.html", PROMPT);
-    thread::sleep(Duration::from_millis(500));
+    fx.wait_for_request("/thirdparty/frame-tools-done", PROMPT * 2);
+    other.wait_for_request("/thirdparty/frame-tools-done", PROMPT * 2);
+    register_late_tool(&mcp);
     let text = list(&mcp).text;
     assert!(text.contains("name=\"top_tool\""), "{text}");
+    assert!(text.contains("name=\"late_tool\""), "{text}");
     assert!(
         !text.contains("frame_tool") && !text.contains("Frame:"),
         "{text}"
     );
     assert_not_found(&exec(&mcp, "frame_tool", None), "frame_tool");
+}
+
+/// The top frame registers a tool late, and the test waits until the server has it (the
+/// page reports it without being asked): what the frames did before could have reached the
+/// list by then.
+fn register_late_tool(mcp: &Mcp) {
+    mcp.call_ok(
+        "evaluate_script",
+        json!({"function": "() => { window.addEventListener('devtoolstooldiscovery', (event) => \
+event.respondWith({name: 'Late', description: 'Registered after the frames were done.', \
+tools: [{name: 'late_tool', description: 'Returns \"late\".', \
+inputSchema: {type: 'object', properties: {}}, execute: () => 'late'}]})); return 1; }"}),
+    );
+    until_notified(mcp, "the late tool", || {
+        exec(mcp, "late_tool", None).text == "\"late\""
+    });
 }
 
 // ---------------------------------------------------------------- composition

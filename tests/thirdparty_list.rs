@@ -1,7 +1,8 @@
 //! Issue 3's `list_3p_developer_tools` against the real binary and real headless Chromium: bad
 //! registrations listed with their reasons, and the list text of chrome-devtools-mcp 1.11 (the
-//! reference; /work/notes/reference-responses.md section 3), also as the section that
-//! `new_page`, `navigate_page` and `select_page` append.
+//! reference; its answers are kept in `tests/fixtures/reference/` and compared by
+//! `reference_texts.rs`), also as the section that `new_page`, `navigate_page` and
+//! `select_page` append (the reference appends it after `navigate_page` only).
 //!
 //! Pages come from `tests/fixtures/thirdparty/` (its README says what each one registers) and,
 //! for one-off registrations, from inline pages on the fixture server; the helpers are in

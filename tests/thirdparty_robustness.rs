@@ -8,10 +8,9 @@
 
 mod common;
 
-use std::thread;
 use std::time::{Duration, Instant};
 
-use common::calls::{assert_error, assert_no_response, call_async, tool_result};
+use common::calls::{assert_error, assert_no_response, call_async, tool_result, until_logged};
 use common::thirdparty::{
     assert_not_found, exec, exec_ok, json_body, list, open, page_url, section, EXECUTE, LIST,
     LIST_CHANGED, NOTIFIED,
@@ -33,7 +32,7 @@ fn a_tool_that_never_settles_times_out_while_everything_else_answers() {
         EXECUTE,
         json!({"toolName": "never_settles", "pageId": 2, "timeout": 6000}),
     );
-    thread::sleep(Duration::from_millis(300));
+    until_logged(&mcp, Some(2), "never_settles started");
 
     let quick = Instant::now();
     assert_eq!(
@@ -87,7 +86,7 @@ fn a_tool_that_blocks_the_main_thread_is_stopped_at_its_timeout() {
         EXECUTE,
         json!({"toolName": "block_forever", "timeout": 4000}),
     );
-    thread::sleep(Duration::from_millis(300));
+    until_logged(&mcp, None, "block_forever started");
     assert_eq!(
         mcp.request_timeout("ping", json!({}), PROMPT)["result"],
         json!({})
@@ -136,7 +135,7 @@ fn a_cancelled_tool_call_gets_no_answer_and_frees_the_page() {
     open(&mcp, &fx, "behaviour.html");
     for tool in ["never_settles", "block_forever"] {
         let id = call_async(&mcp, EXECUTE, json!({"toolName": tool, "timeout": 60000}));
-        thread::sleep(Duration::from_millis(300));
+        until_logged(&mcp, None, &format!("{tool} started"));
         mcp.cancel(id, "the agent moved on");
         let began = Instant::now();
         assert_eq!(mcp.request_ok("ping", json!({})), json!({}));
@@ -264,7 +263,7 @@ fn a_renderer_crash_mid_call_is_reported_and_pages_work_afterwards() {
         EXECUTE,
         json!({"toolName": "never_settles", "timeout": 60000}),
     );
-    thread::sleep(Duration::from_millis(300));
+    until_logged(&mcp, None, "never_settles started");
     let began = Instant::now();
     mcp.call("navigate_page", json!({"url": "chrome://crash"}));
     let r = tool_result(&mcp.wait_response_timeout(hanging, PROMPT));
@@ -302,9 +301,9 @@ fn a_dying_browser_fails_a_running_tool_and_the_next_call_starts_a_new_one() {
         EXECUTE,
         json!({"toolName": "never_settles", "timeout": 60000}),
     );
-    thread::sleep(Duration::from_millis(300));
+    until_logged(&mcp, None, "never_settles started");
     let killed = Instant::now();
-    common::procs::signal(&[browser.pid], "KILL");
+    common::procs::signal(&[browser.pid], libc::SIGKILL);
     let r = tool_result(&mcp.wait_response_timeout(hanging, PROMPT));
     assert!(r.is_error, "{}", r.text);
     assert!(r.text.to_lowercase().contains("browser"), "{}", r.text);

@@ -409,10 +409,16 @@ static STDERR_COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::Atomi
 impl Mcp {
     /// The server on its default browser.
     pub fn spawn() -> Mcp {
-        Mcp::spawn_on(&default_browser())
+        Mcp::spawn_on(&default_browser(), &[])
     }
 
-    pub fn spawn_on(browser: &BrowserKind) -> Mcp {
+    /// The server on its default browser, with `extra` flags after [`server_args`].
+    pub fn spawn_with(extra: &[&str]) -> Mcp {
+        Mcp::spawn_on(&default_browser(), extra)
+    }
+
+    /// The server on `browser`, with `extra` flags after [`server_args`].
+    pub fn spawn_on(browser: &BrowserKind, extra: &[&str]) -> Mcp {
         let n = STDERR_COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let stderr_path =
             std::env::temp_dir().join(format!("devtools-mcp-bench-{}-{n}.log", std::process::id()));
@@ -420,6 +426,7 @@ impl Mcp {
         let spawned = Instant::now();
         let mut child = Command::new(server())
             .args(server_args(browser))
+            .args(extra)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(stderr)

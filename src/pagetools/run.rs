@@ -158,13 +158,8 @@ fn request(run: Run, context: Option<i64>, options: Value) -> Request {
         // Without elements one expression is cheaper for the page than a function call
         // with arguments. The params travel as JSON text parsed by the shim's own
         // JSON.parse (an object literal would treat a "__proto__" key differently).
-        let quoted = Value::String(run.params.to_string());
-        let expression = format!(
-            "window.__dtmcp.run({}, window.__dtmcp.parse({quoted}), [], {options})",
-            Value::String(run.tool)
-        );
         return Request::Evaluate(runtime::EvaluateParams {
-            expression,
+            expression: run_expression(&run.tool, &run.params, &options),
             context_id: context,
             await_promise: Some(true),
             return_by_value: Some(true),
@@ -184,6 +179,16 @@ fn request(run: Run, context: Option<i64>, options: Value) -> Request {
         return_by_value: Some(true),
         ..Default::default()
     })
+}
+
+/// The expression that runs page tool `tool` without element arguments. Public so that
+/// `benches/calls.rs` times the page's share of a call on this very expression.
+pub fn run_expression(tool: &str, params: &Value, options: &Value) -> String {
+    let quoted = Value::String(params.to_string());
+    format!(
+        "window.__dtmcp.run({}, window.__dtmcp.parse({quoted}), [], {options})",
+        Value::String(tool.to_owned())
+    )
 }
 
 fn by_value(value: Value) -> runtime::CallArgument {

@@ -134,17 +134,23 @@ fn evaluate_script(cx: &mut Ctx, call: CallId, args: Value) {
     });
 }
 
-/// The page-side wrapper: runs the user's code, notes whether it touched the DOM, and
-/// returns `[changedDom, JSON text or undefined]` in one round trip.
 fn wrapper(script: &Script) -> String {
-    let body = if script.format_script {
+    page_function(&script.source, script.format_script)
+}
+
+/// The page-side wrapper around `source` (a function, or a classic script when
+/// `format_script`): runs the user's code, notes whether it touched the DOM, and returns
+/// `[changedDom, JSON text or undefined]` in one round trip. Public so that `benches/calls.rs`
+/// times the page's share of a call on this very function.
+pub fn page_function(source: &str, format_script: bool) -> String {
+    let body = if format_script {
         // Indirect eval: classic script semantics, global scope, completion value.
         format!(
             "(0, eval)({})",
-            serde_json::to_string(&script.source).unwrap_or_default()
+            serde_json::to_string(source).unwrap_or_default()
         )
     } else {
-        let src = script.source.trim_end().trim_end_matches(';');
+        let src = source.trim_end().trim_end_matches(';');
         format!("(\n{src}\n)(...args)")
     };
     // Local names are prefixed so the user's function cannot see them in place of globals

@@ -84,3 +84,26 @@ pub fn uid(snapshot: &str, role: &str, name: &str) -> String {
     }
     panic!("no {role} \"{name}\" in the snapshot:\n{snapshot}");
 }
+
+/// Waits until the page `page` (the selected page when `None`) has logged `marker` to its
+/// console: how a test knows that a call it sent without waiting has reached the page (the
+/// script or page tool logs the marker first), instead of sleeping and hoping it has.
+pub fn until_logged(mcp: &Mcp, page: Option<u32>, marker: &str) {
+    let args = match page {
+        Some(id) => json!({ "pageId": id }),
+        None => json!({}),
+    };
+    super::console_network::until(mcp, "list_console_messages", args, |list| {
+        list.contains(marker)
+    });
+}
+
+/// Waits until the selected page shows the dialog `dialog` (`alert: text`): answers about a
+/// page carry its open dialog, and `list_console_messages` is one that never needs the
+/// page's main thread (which an open dialog holds).
+pub fn until_dialog(mcp: &Mcp, dialog: &str) {
+    let section = format!("# Open dialog\n{dialog}.");
+    super::console_network::until(mcp, "list_console_messages", json!({}), |answer| {
+        answer.contains(&section)
+    });
+}

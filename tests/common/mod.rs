@@ -12,6 +12,7 @@
 //! - [`slots`]: caps how many real servers (browsers) run at once, machine-wide.
 //! - [`calls`]: tools called without waiting, values and uids read back, the reference's texts.
 //! - [`fake`]: the server against a scripted browser connection, without Chromium.
+//! - [`reference`]: the reference's answers kept as fixtures, recorded or compared.
 //!
 //! What one group of test files shares lives here too, one module per group:
 //!
@@ -24,10 +25,11 @@
 //! This file has the servers most tests start ([`started`], [`started_with`], [`started_in`]),
 //! [`PROMPT`] and [`browser_main_process`].
 //!
-//! Only the standard library and serde_json are used, so the harness never drifts from what the
-//! tests exercise: real sockets, a real browser, the real binary. Two exceptions use the crate
-//! itself: [`fake`] (the server in-process) and [`chrome_path`], which picks the browser by the
-//! server's own rule so the tests and the server can never disagree on it.
+//! Only the standard library, serde_json and libc (signals) are used, so the harness never
+//! drifts from what the tests exercise: real sockets, a real browser, the real binary. Two
+//! exceptions use the crate itself: [`fake`] (the server in-process) and [`chrome_path`], which
+//! picks the browser by the server's own rule so the tests and the server can never disagree on
+//! it.
 
 // Each test binary uses a different subset of the harness; the rest would warn as dead code.
 #![allow(dead_code, unused_imports)]
@@ -42,6 +44,7 @@ pub mod input;
 pub mod mcp;
 pub mod pages;
 pub mod procs;
+pub mod reference;
 pub mod slots;
 pub mod thirdparty;
 

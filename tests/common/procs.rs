@@ -9,7 +9,6 @@
 
 use std::fs;
 use std::path::PathBuf;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// One process as read from `/proc/<pid>/stat` and `/proc/<pid>/cmdline`.
@@ -158,16 +157,23 @@ pub fn wait_until(timeout: Duration, mut done: impl FnMut() -> bool) -> bool {
     }
 }
 
-/// Send a signal (by name: `TERM`, `KILL`, `INT`, ...) to each pid with the system `kill` command
-/// (the harness stays std-only). Errors — typically "no such process" — are ignored.
-pub fn signal(pids: &[u32], signal: &str) {
-    if pids.is_empty() {
-        return;
+/// Send `signal` (`libc::SIGTERM`, `libc::SIGKILL`, ...) to each pid. Errors — typically "no
+/// such process" — are ignored. Through libc, not the `kill` command, so the harness does not
+/// depend on procps being installed.
+pub fn signal(pids: &[u32], signal: libc::c_int) {
+    for &pid in pids {
+        if let Ok(pid) = libc::pid_t::try_from(pid) {
+            // SAFETY: kill(2) only reads its two integer arguments.
+            unsafe { libc::kill(pid, signal) };
+        }
     }
-    let _ = Command::new("kill")
-        .arg(format!("-{signal}"))
-        .args(pids.iter().map(|p| p.to_string()))
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .status();
+}
+
+/// Send `signal` to every process in the process group `leader` leads (a browser started in
+/// its own group: its zygotes, renderers and utilities too). Errors are ignored.
+pub fn signal_group(leader: u32, signal: libc::c_int) {
+    if let Ok(pgid) = libc::pid_t::try_from(leader) {
+        // SAFETY: as above; a negative pid names the process group.
+        unsafe { libc::kill(-pgid, signal) };
+    }
 }

@@ -33,7 +33,7 @@ impl Mcp {
 
     /// Send SIGTERM to the server process (only the server, not its children).
     pub fn terminate(&self) {
-        procs::signal(&[self.pid], "TERM");
+        procs::signal(&[self.pid], libc::SIGTERM);
     }
 
     /// Wait up to `timeout` for the server to exit; `None` if it is still running.
@@ -164,7 +164,7 @@ impl Mcp {
             }
         }
         doomed.retain(|pid| procs::alive(*pid));
-        procs::signal(&doomed, "KILL");
+        procs::signal(&doomed, libc::SIGKILL);
         if !graceful {
             // A killed server cannot remove its temporary profile. Only directories under the
             // temp dir that the test did not pass in itself are removed.
