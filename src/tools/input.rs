@@ -85,7 +85,7 @@ fn elements(
     then: impl FnOnce(&mut Ctx, String, Vec<Element>) + 'static,
 ) {
     let wanted = uids.clone();
-    snapshot::resolve_uids(
+    snapshot::resolve_elements(
         cx,
         page,
         uids,
@@ -100,7 +100,11 @@ fn elements(
             let els = wanted
                 .into_iter()
                 .zip(objects)
-                .map(|(uid, object_id)| Element { uid, object_id })
+                .map(|(uid, o)| Element {
+                    uid,
+                    object_id: o.object_id,
+                    session: o.session,
+                })
                 .collect();
             then(cx, session, els)
         }),

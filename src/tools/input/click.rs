@@ -107,7 +107,6 @@ pub(super) fn click_element(
     let s = session.clone();
     element::aim(
         cx,
-        &session,
         &el,
         true,
         Box::new(move |cx, r| match r {
@@ -125,8 +124,13 @@ fn choose_option_or_click(cx: &mut Ctx, session: String, el: Element, done: Done
         return_by_value: Some(true),
         ..Default::default()
     };
-    browser::send(cx, Some(&session), params, move |cx, r| match r {
-        Ok(r) if r.result.value == Some(Value::Bool(true)) => done(cx, Ok(())),
-        _ => click_element(cx, s, el, false, done),
-    });
+    browser::send(
+        cx,
+        Some(&el.session.clone()),
+        params,
+        move |cx, r| match r {
+            Ok(r) if r.result.value == Some(Value::Bool(true)) => done(cx, Ok(())),
+            _ => click_element(cx, s, el, false, done),
+        },
+    );
 }

@@ -15,6 +15,8 @@ use crate::tools::{Ctx, Done};
 pub struct Element {
     pub uid: String,
     pub object_id: String,
+    /// The session its object lives in: the page's, or an out-of-process iframe's.
+    pub session: String,
 }
 
 /// The error for an element that cannot be acted on.
@@ -45,20 +47,35 @@ fn node_error(uid: &str, e: Error) -> Error {
     }
 }
 
-/// Scrolls the element into view and gives the viewport point at the centre of its visible
-/// box. With `hit_test`, also checks that a click there reaches the element.
-pub fn aim(cx: &mut Ctx, session: &str, element: &Element, hit_test: bool, done: Done<(f64, f64)>) {
+/// Scrolls the element into view and gives the page's viewport point at the centre of its
+/// visible box. With `hit_test`, also checks that a click there reaches the element. An
+/// element of an out-of-process iframe is aimed at in its frame, then moved by where the
+/// frame sits in the page.
+pub fn aim(cx: &mut Ctx, element: &Element, hit_test: bool, done: Done<(f64, f64)>) {
     let el = element.clone();
-    let s = session.to_owned();
+    let (uid, frame_session) = (element.uid.clone(), element.session.clone());
+    // Where the element is in its own frame's viewport, then where that frame is.
+    let in_frame: Done<(f64, f64)> = Box::new(move |cx, r| {
+        let (x, y) = match r {
+            Ok(p) => p,
+            Err(e) => return done(cx, Err(e)),
+        };
+        let moved: Done<(f64, f64)> = Box::new(move |cx, r| match r {
+            Ok((dx, dy)) => done(cx, Ok((x + dx, y + dy))),
+            Err(e) => done(cx, Err(failed(&uid, e))),
+        });
+        browser::frames::offset(cx, &frame_session, moved);
+    });
     let params = dom::ScrollIntoViewIfNeededParams {
         object_id: Some(element.object_id.clone()),
         ..Default::default()
     };
-    browser::send(cx, Some(session), params, move |cx, r| {
+    let s = element.session.clone();
+    browser::send(cx, Some(&element.session), params, move |cx, r| {
         if let Err(e) = r {
-            return done(cx, Err(node_error(&el.uid, e)));
+            return in_frame(cx, Err(node_error(&el.uid, e)));
         }
-        quads(cx, s, el, hit_test, done);
+        quads(cx, s, el, hit_test, in_frame);
     });
 }
 

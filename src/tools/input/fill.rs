@@ -144,7 +144,6 @@ pub(super) fn fill(cx: &mut Ctx, session: String, el: Element, value: String, do
     // Scrolling it into view first also proves it is displayed.
     element::aim(
         cx,
-        &session,
         &el.clone(),
         false,
         Box::new(move |cx, r| {
@@ -165,7 +164,7 @@ fn prepare(cx: &mut Ctx, session: String, el: Element, value: String, done: Done
         return_by_value: Some(true),
         ..Default::default()
     };
-    browser::send(cx, Some(&session), params, move |cx, r| {
+    browser::send(cx, Some(&el.session.clone()), params, move |cx, r| {
         let answer = match r {
             Ok(a) => a,
             Err(e) => return done(cx, Err(failed(&el.uid, e))),

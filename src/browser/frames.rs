@@ -1,0 +1,234 @@
+//! Out-of-process (cross-site) iframes. Each page session auto-attaches to its iframe targets
+//! (flat sessions, paused before their first script); the page owns the sessions of its
+//! frames, nested ones included, until they detach, crash or the page goes. A frame's
+//! target id is its frame id.
+
+use super::host::{Done, Host, RawEvent};
+use super::pages::{Page, PageId};
+use super::{fire, send};
+use crate::cdp::generated::{dom, inspector, runtime, target};
+use crate::error::{Error, Result};
+use crate::log::log;
+
+/// One out-of-process iframe of a page: its own target and session.
+pub struct FrameSession {
+    /// The frame's target id, which is also its frame id.
+    pub target_id: String,
+    pub session: String,
+    /// The session of the frame (page or iframe) that holds its `<iframe>` element.
+    pub parent_session: String,
+    pub crashed: bool,
+}
+
+/// Asks `session` (a page's or a frame's) to attach to its cross-site iframes.
+pub fn auto_attach<H: Host>(h: &mut H, session: &str) {
+    let params = target::SetAutoAttachParams {
+        auto_attach: true,
+        wait_for_debugger_on_start: true,
+        flatten: Some(true),
+        ..Default::default()
+    };
+    fire(h, Some(session), params);
+}
+
+/// The page that owns `session`, when it is one of its frames' sessions.
+pub fn page_of_frame<H: Host>(h: &mut H, session: &str) -> Option<PageId> {
+    let pages = &h.browser().pages;
+    let page = pages.iter().find(|p| frame(p, session).is_some())?;
+    Some(page.id)
+}
+
+fn frame<'a>(page: &'a Page, session: &str) -> Option<&'a FrameSession> {
+    page.frames.iter().find(|f| f.session == session)
+}
+
+/// The page whose session, or one of whose frames' sessions, is `session`.
+fn owner<H: Host>(h: &mut H, session: &str) -> Option<PageId> {
+    let pages = &h.browser().pages;
+    let page = pages
+        .iter()
+        .find(|p| p.session == session || frame(p, session).is_some())?;
+    Some(page.id)
+}
+
+/// Events on a page's or a frame's session that concern its child frames. Returns whether
+/// the event was one of those.
+pub fn on_child_event<H: Host>(h: &mut H, session: &str, event: &RawEvent) -> bool {
+    if let Some(e) = event.decode::<target::AttachedToTargetEvent>() {
+        attached(h, session, e);
+    } else if let Some(e) = event.decode::<target::DetachedFromTargetEvent>() {
+        detached(h, &e.session_id);
+    } else {
+        return false;
+    }
+    true
+}
+
+/// Events on a frame's own session that change what the browser layer keeps of it.
+pub fn on_frame_event<H: Host>(h: &mut H, session: &str, event: &RawEvent) {
+    if event.is::<inspector::TargetCrashedEvent>() {
+        crashed(h, session);
+    }
+}
+
+fn attached<H: Host>(h: &mut H, parent: &str, e: target::AttachedToTargetEvent) {
+    let session = e.session_id;
+    let resume = runtime::RunIfWaitingForDebuggerParams {};
+    let page = owner(h, parent);
+    let (Some(page), "iframe") = (page, e.target_info.r#type.as_str()) else {
+        // Workers and the like: let them run; we do not drive them.
+        fire(h, Some(&session), resume);
+        return;
+    };
+    let Some(p) = h.browser().pages.get_mut(page) else {
+        return;
+    };
+    p.frames.retain(|f| f.target_id != e.target_info.target_id);
+    p.frames.push(FrameSession {
+        target_id: e.target_info.target_id,
+        session: session.clone(),
+        parent_session: parent.to_owned(),
+        crashed: false,
+    });
+    let s = Some(session.as_str());
+    fire(h, s, runtime::EnableParams {});
+    auto_attach(h, &session);
+    h.frame_attached(page, &session);
+    send(h, s, resume, move |_, r| {
+        if let Err(e) = r {
+            log!("frame of page {page}: {e}");
+        }
+    });
+}
+
+/// A frame's session is gone (the frame was removed, navigated to another process or its
+/// page went): so are the sessions of the frames inside it.
+fn detached<H: Host>(h: &mut H, session: &str) {
+    let Some(page) = page_of_frame(h, session) else {
+        return;
+    };
+    let mut gone = vec![session.to_owned()];
+    let mut i = 0;
+    while i < gone.len() {
+        let parent = gone[i].clone();
+        if let Some(p) = h.browser().pages.get_mut(page) {
+            let children = p.frames.iter().filter(|f| f.parent_session == parent);
+            gone.extend(children.map(|f| f.session.clone()));
+            p.frames.retain(|f| f.session != parent);
+        }
+        i += 1;
+    }
+    for s in gone {
+        let err = Error::PageGone("The iframe is gone.".into());
+        super::fail_session(h, &s, err);
+    }
+}
+
+fn crashed<H: Host>(h: &mut H, session: &str) {
+    let page = page_of_frame(h, session);
+    let Some(p) = page.and_then(|id| h.browser().pages.get_mut(id)) else {
+        return;
+    };
+    if let Some(f) = p.frames.iter_mut().find(|f| f.session == session) {
+        log!("an iframe of page {} crashed", p.id);
+        f.crashed = true;
+    }
+    super::fail_session(h, session, Error::Crashed);
+}
+
+/// A frame target crashed (as the browser's own session tells it).
+pub fn target_crashed<H: Host>(h: &mut H, target_id: &str) -> bool {
+    let session = h
+        .browser()
+        .pages
+        .iter()
+        .flat_map(|p| p.frames.iter())
+        .find(|f| f.target_id == target_id)
+        .map(|f| f.session.clone());
+    match session {
+        Some(s) => {
+            crashed(h, &s);
+            true
+        }
+        None => false,
+    }
+}
+
+/// Whether `session` is a frame whose renderer crashed.
+pub fn is_crashed<H: Host>(h: &mut H, session: &str) -> bool {
+    let pages = &h.browser().pages;
+    pages
+        .iter()
+        .any(|p| frame(p, session).is_some_and(|f| f.crashed))
+}
+
+/// The session that holds `target_id`'s DOM on `page`: the page's own, or one of its
+/// frames'. `None` when that frame is gone.
+pub fn session_for_target<H: Host>(h: &mut H, page: PageId, target_id: &str) -> Option<String> {
+    let p = h.browser().pages.get(page)?;
+    if p.target_id == target_id {
+        return Some(p.session.clone());
+    }
+    p.frames
+        .iter()
+        .find(|f| f.target_id == target_id)
+        .map(|f| f.session.clone())
+}
+
+/// The session of frame `frame_id` of `page`, when it is an out-of-process frame.
+pub fn frame_session<H: Host>(h: &mut H, page: PageId, frame_id: &str) -> Option<String> {
+    let p = h.browser().pages.get(page)?;
+    let f = p.frames.iter().find(|f| f.target_id == frame_id)?;
+    Some(f.session.clone())
+}
+
+/// Where `session`'s viewport sits in the page's viewport: (0, 0) for the page's own
+/// session; for a frame, the top left of its `<iframe>`'s content box in the parent, added
+/// up to the page. No round trip for the page's own session.
+pub fn offset<H: Host>(h: &mut H, session: &str, done: Done<H, (f64, f64)>) {
+    let parent = h
+        .browser()
+        .pages
+        .iter()
+        .find_map(|p| frame(p, session))
+        .map(|f| (f.target_id.clone(), f.parent_session.clone()));
+    let Some((frame_id, parent)) = parent else {
+        return done(h, Ok((0.0, 0.0)));
+    };
+    let p = parent.clone();
+    let owner = dom::GetFrameOwnerParams { frame_id };
+    send(h, Some(&parent), owner, move |h, r| {
+        let backend = match r {
+            Ok(a) => a.backend_node_id,
+            Err(e) => return done(h, Err(e)),
+        };
+        let params = dom::GetBoxModelParams {
+            backend_node_id: Some(backend),
+            ..Default::default()
+        };
+        let parent = p.clone();
+        send(h, Some(&parent), params, move |h, r| {
+            let (x, y) = match r.map(|a| content_origin(&a.model.content)) {
+                Ok(Some(o)) => o,
+                Ok(None) => return done(h, Err(Error::Page("The iframe has no box.".into()))),
+                Err(e) => return done(h, Err(e)),
+            };
+            offset(
+                h,
+                &p,
+                Box::new(move |h, r: Result<(f64, f64)>| {
+                    done(h, r.map(|(px, py)| (px + x, py + y)))
+                }),
+            );
+        });
+    });
+}
+
+/// The top left corner of a content quad.
+fn content_origin(quad: &dom::Quad) -> Option<(f64, f64)> {
+    let xs = quad.iter().step_by(2);
+    let ys = quad.iter().skip(1).step_by(2);
+    let x = xs.copied().reduce(f64::min)?;
+    let y = ys.copied().reduce(f64::min)?;
+    Some((x, y))
+}

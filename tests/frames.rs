@@ -1,0 +1,106 @@
+//! Cross-site (out-of-process) iframes, issue 11 part 2: a page on 127.0.0.1 embeds a frame
+//! from localhost (another site, so another renderer under site isolation), which embeds one
+//! from 127.0.0.1 again (out of process from its parent too): two deep. Snapshots show their
+//! content with uids, input reaches them, their console calls and requests are listed, and a
+//! frame that navigates or crashes is handled.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::calls::uid;
+use common::{started, Fixtures, Mcp, ToolResult};
+use serde_json::json;
+
+/// The two sites: `main` serves 127.0.0.1 pages, `other` is reached as localhost.
+struct Sites {
+    main: Fixtures,
+    other: Fixtures,
+}
+
+impl Sites {
+    fn start() -> Sites {
+        let sites = Sites {
+            main: Fixtures::start(),
+            other: Fixtures::start(),
+        };
+        let mid = format!("http://localhost:{}/mid.html", sites.other.port());
+        let inner = sites.main.url("/inner.html");
+        sites.main.route_html(
+            "/main.html",
+            &format!(
+                r#"<h1>Main page</h1>
+<iframe id="f" src="{mid}" width="500" height="400" style="margin-left: 60px; border: 7px solid; padding: 3px"></iframe>"#
+            ),
+        );
+        sites.other.route_html(
+            "/mid.html",
+            &format!(
+                r#"<p>Mid frame</p>
+<button onclick="document.getElementById('out').textContent = 'mid clicked'">Mid button</button>
+<p id="out">mid idle</p>
+<input aria-label="Mid name">
+<a href="/mid2.html">Next mid</a>
+<script>console.log('hello from mid'); fetch('/mid-data.json');</script>
+<iframe src="{inner}" width="300" height="150" style="margin-top: 20px"></iframe>"#
+            ),
+        );
+        sites.other.route_html(
+            "/mid2.html",
+            "<p>Second mid page</p><button>Mid two</button>",
+        );
+        sites.other.route_html("/mid-data.json", "{}");
+        sites.main.route_html(
+            "/inner.html",
+            r#"<button onclick="document.getElementById('inner-out').textContent = 'inner clicked'">Inner button</button>
+<p id="inner-out">inner idle</p>"#,
+        );
+        sites
+    }
+}
+
+/// Snapshots until `done` holds of the text (frames attach and load on their own time).
+fn snapshot_until(mcp: &Mcp, done: impl Fn(&str) -> bool) -> String {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let text = mcp.call_ok("take_snapshot", json!({})).text;
+        if done(&text) {
+            return text;
+        }
+        assert!(Instant::now() < deadline, "never came: {text}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn open_main(mcp: &Mcp, sites: &Sites) -> String {
+    mcp.call_ok(
+        "navigate_page",
+        json!({"url": sites.main.url("/main.html")}),
+    );
+    snapshot_until(mcp, |t| t.contains("Inner button"))
+}
+
+fn click(mcp: &Mcp, uid: &str) -> ToolResult {
+    mcp.call("click", json!({"uid": uid}))
+}
+
+#[test]
+fn snapshot_shows_nested_cross_site_frames_with_uids() {
+    let sites = Sites::start();
+    let mcp = started();
+    let snap = open_main(&mcp, &sites);
+    for (role, name) in [
+        ("heading", "Main page"),
+        ("button", "Mid button"),
+        ("textbox", "Mid name"),
+        ("button", "Inner button"),
+    ] {
+        let u = uid(&snap, role, name);
+        assert!(u.contains('_'), "{u}");
+    }
+    // The frames hang where their <iframe> is: the mid frame's content comes after the
+    // main heading, the inner frame's after the mid frame's.
+    let at = |s: &str| snap.find(s).unwrap_or_else(|| panic!("{s}: {snap}"));
+    assert!(at("Main page") < at("Mid button"), "{snap}");
+    assert!(at("Mid button") < at("Inner button"), "{snap}");
+}
