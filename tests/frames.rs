@@ -39,7 +39,7 @@ impl Sites {
                 r#"<p>Mid frame</p>
 <button onclick="document.getElementById('out').textContent = 'mid clicked'">Mid button</button>
 <p id="out">mid idle</p>
-<input aria-label="Mid name">
+<input aria-label="Mid name" onmousedown="document.title = 'down'; document.getElementById('out').textContent += ' down'" onfocus="document.getElementById('out').textContent += ' focus'" onkeydown="document.getElementById('out').textContent += ' key'">
 <a href="/mid2.html">Next mid</a>
 <script>console.log('hello from mid'); fetch('/mid-data.json');</script>
 <iframe src="{inner}" width="300" height="150" style="margin-top: 20px"></iframe>"#
@@ -103,4 +103,85 @@ fn snapshot_shows_nested_cross_site_frames_with_uids() {
     let at = |s: &str| snap.find(s).unwrap_or_else(|| panic!("{s}: {snap}"));
     assert!(at("Main page") < at("Mid button"), "{snap}");
     assert!(at("Mid button") < at("Inner button"), "{snap}");
+}
+
+#[test]
+fn clicks_reach_buttons_in_both_frames_by_uid() {
+    let sites = Sites::start();
+    let mcp = started();
+    let snap = open_main(&mcp, &sites);
+    let r = click(&mcp, &uid(&snap, "button", "Mid button"));
+    assert!(!r.is_error, "{}", r.text);
+    assert!(
+        r.text.starts_with("Successfully clicked on the element"),
+        "{}",
+        r.text
+    );
+    let r = click(&mcp, &uid(&snap, "button", "Inner button"));
+    assert!(!r.is_error, "{}", r.text);
+    let after = mcp.call_ok("take_snapshot", json!({})).text;
+    assert!(after.contains("mid clicked"), "{after}");
+    assert!(after.contains("inner clicked"), "{after}");
+    // Uids of the unchanged elements carry over, as on the main frame.
+    assert_eq!(
+        uid(&after, "button", "Mid button"),
+        uid(&snap, "button", "Mid button")
+    );
+}
+
+#[test]
+fn fill_and_type_reach_an_input_in_a_frame() {
+    let sites = Sites::start();
+    let mcp = started();
+    let snap = open_main(&mcp, &sites);
+    let input = uid(&snap, "textbox", "Mid name");
+    let r = mcp.call("fill", json!({"uid": input, "value": "Ada"}));
+    assert!(!r.is_error, "{}", r.text);
+    let r = mcp.call("type_text", json!({"text": " Lovelace"}));
+    assert!(!r.is_error, "{}", r.text);
+    let after = mcp.call_ok("take_snapshot", json!({})).text;
+    assert!(after.contains("value=\"Ada Lovelace\""), "{after}");
+    let r = mcp.call(
+        "fill_form",
+        json!({"elements": [{"uid": input, "value": "Grace"}]}),
+    );
+    assert!(!r.is_error, "{}", r.text);
+    let after = mcp.call_ok("take_snapshot", json!({})).text;
+    assert!(after.contains("value=\"Grace\""), "{after}");
+}
+
+#[test]
+fn console_calls_and_requests_of_a_frame_are_listed() {
+    let sites = Sites::start();
+    let mcp = started();
+    open_main(&mcp, &sites);
+    let console = mcp.call_ok("list_console_messages", json!({})).text;
+    assert!(console.contains("hello from mid"), "{console}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let network = mcp.call_ok("list_network_requests", json!({})).text;
+        if network.contains("/mid-data.json") && network.contains("/inner.html") {
+            break;
+        }
+        assert!(Instant::now() < deadline, "{network}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let id = common::console_network::msgid(&console, "hello from mid");
+    let detail = mcp
+        .call_ok("get_console_message", json!({"msgid": id}))
+        .text;
+    assert!(detail.contains("hello from mid"), "{detail}");
+}
+
+#[test]
+fn typing_after_a_click_into_a_frame_reaches_it() {
+    let sites = Sites::start();
+    let mcp = started();
+    let snap = open_main(&mcp, &sites);
+    let r = click(&mcp, &uid(&snap, "textbox", "Mid name"));
+    assert!(!r.is_error, "{}", r.text);
+    let r = mcp.call("type_text", json!({"text": "Hopper", "submitKey": "Tab"}));
+    assert!(!r.is_error, "{}", r.text);
+    let after = mcp.call_ok("take_snapshot", json!({})).text;
+    assert!(after.contains("value=\"Hopper\""), "{after}");
 }

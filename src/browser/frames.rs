@@ -232,3 +232,71 @@ fn content_origin(quad: &dom::Quad) -> Option<(f64, f64)> {
     let y = ys.copied().reduce(f64::min)?;
     Some((x, y))
 }
+
+/// Finds the innermost focused element, through same-process frames; answers it when it
+/// is a frame's owner (the focus is inside that frame), else null.
+const FOCUSED_FRAME: &str = "(() => {
+  let a = document.activeElement;
+  while (a && a.contentDocument && a.contentDocument.activeElement) a = a.contentDocument.activeElement;
+  return a && (a.localName === 'iframe' || a.localName === 'frame') ? a : null;
+})()";
+
+/// The session whose document has the keyboard focus: the page's, or, when the focus is in
+/// an out-of-process iframe, that frame's (key events sent to the page's session do not all
+/// reach it). No round trip for a page without such frames.
+pub fn focused_session<H: Host>(h: &mut H, page: PageId, done: Done<H, String>) {
+    let Some(p) = h.browser().pages.get(page) else {
+        return done(h, Err(Error::PageGone(format!("Page {page} was closed."))));
+    };
+    let main = p.session.clone();
+    if p.frames.is_empty() {
+        return done(h, Ok(main));
+    }
+    descend(h, page, main, done)
+}
+
+fn descend<H: Host>(h: &mut H, page: PageId, session: String, done: Done<H, String>) {
+    let find = runtime::EvaluateParams {
+        expression: FOCUSED_FRAME.to_owned(),
+        ..Default::default()
+    };
+    let s = session.clone();
+    send(h, Some(&session), find, move |h, r| {
+        let Some(object_id) = r.ok().and_then(|a| a.result.object_id) else {
+            return focus_frame(h, page, s, done);
+        };
+        let describe = dom::DescribeNodeParams {
+            object_id: Some(object_id),
+            ..Default::default()
+        };
+        let s2 = s.clone();
+        send(h, Some(&s), describe, move |h, r| {
+            let frame = r.ok().and_then(|a| a.node.frame_id);
+            match frame.and_then(|f| frame_session(h, page, &f)) {
+                Some(inner) => descend(h, page, inner, done),
+                None => focus_frame(h, page, s2, done),
+            }
+        });
+    });
+}
+
+/// Makes the browser route key events to the frame whose document has the focus: a click
+/// focuses an element inside an out-of-process frame without making that frame the one the
+/// browser sends keys to, and they would go to the page. Focusing the element again from
+/// the frame's own script does (its blur and focus events fire once more). Nothing to do
+/// for the page's own session.
+fn focus_frame<H: Host>(h: &mut H, page: PageId, session: String, done: Done<H, String>) {
+    let main = h.browser().pages.get(page).map(|p| p.session.clone());
+    if main.as_deref() == Some(session.as_str()) {
+        return done(h, Ok(session));
+    }
+    let focus = runtime::EvaluateParams {
+        expression: "(() => { const a = document.activeElement; if (a && a !== document.body) { a.blur(); a.focus(); } })()".to_owned(),
+        ..Default::default()
+    };
+    let s = session.clone();
+    send(h, Some(&session), focus, move |h, r| match r {
+        Ok(_) => done(h, Ok(s)),
+        Err(e) => done(h, Err(e)),
+    });
+}

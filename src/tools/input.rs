@@ -76,6 +76,21 @@ fn session(cx: &mut Ctx, call: CallId, page: PageId) -> Option<String> {
     }
 }
 
+/// The session key events go to: the one whose document has the focus (see
+/// `browser::frames::focused_session`), or `None` once the call has failed for want of it.
+fn keyboard_session(
+    cx: &mut Ctx,
+    call: CallId,
+    page: PageId,
+    then: impl FnOnce(&mut Ctx, String) + 'static,
+) {
+    let found: crate::tools::Done<String> = Box::new(move |cx, r| match r {
+        Ok(s) => then(cx, s),
+        Err(e) => fail(cx, call, e),
+    });
+    crate::browser::frames::focused_session(cx, page, found);
+}
+
 /// Resolves uids of the page's latest snapshot to elements, or fails the call.
 fn elements(
     cx: &mut Ctx,

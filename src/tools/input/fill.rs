@@ -179,7 +179,7 @@ fn prepare(cx: &mut Ctx, session: String, el: Element, value: String, done: Done
             Some("type") => {
                 let text = plan["text"].as_str().unwrap_or("").to_owned();
                 let typing = dispatch::Typing::new(text, Default::default());
-                dispatch::typing(cx, s, typing, done)
+                dispatch::typing(cx, el.session.clone(), typing, done)
             }
             Some("click") => click::click_element(cx, s, el, false, done),
             Some("error") => {
