@@ -8,8 +8,9 @@ mod common;
 
 use std::time::{Duration, Instant};
 
+use common::calls::error_text;
 use common::calls::uid;
-use common::{started, Fixtures, Mcp, ToolResult};
+use common::{started, started_with, Fixtures, Mcp, ToolResult};
 use serde_json::json;
 
 /// The two sites: `main` serves 127.0.0.1 pages, `other` is reached as localhost.
@@ -39,8 +40,9 @@ impl Sites {
                 r#"<p>Mid frame</p>
 <button onclick="document.getElementById('out').textContent = 'mid clicked'">Mid button</button>
 <p id="out">mid idle</p>
-<input aria-label="Mid name" onmousedown="document.title = 'down'; document.getElementById('out').textContent += ' down'" onfocus="document.getElementById('out').textContent += ' focus'" onkeydown="document.getElementById('out').textContent += ' key'">
+<input aria-label="Mid name" onmousedown="document.title = 'down'; document.getElementById('out').textContent += ' down'" onfocus="document.getElementById('out').textContent += ' focus'" onblur="document.getElementById('out').textContent += ' blur'" onkeydown="document.getElementById('out').textContent += ' key'">
 <a href="/mid2.html">Next mid</a>
+<button onclick="const a = []; for (;;) a.push(new Array(1e6).fill(a.length));">Crash mid</button>
 <script>console.log('hello from mid'); fetch('/mid-data.json');</script>
 <iframe src="{inner}" width="300" height="150" style="margin-top: 20px"></iframe>"#
             ),
@@ -50,6 +52,7 @@ impl Sites {
             "<p>Second mid page</p><button>Mid two</button>",
         );
         sites.other.route_html("/mid-data.json", "{}");
+        sites.main.route_html("/back.html", "<p>Same site as the page</p><button onclick=\"this.textContent = 'back clicked'\">Back button</button>");
         sites.main.route_html(
             "/inner.html",
             r#"<button onclick="document.getElementById('inner-out').textContent = 'inner clicked'">Inner button</button>
@@ -184,4 +187,76 @@ fn typing_after_a_click_into_a_frame_reaches_it() {
     assert!(!r.is_error, "{}", r.text);
     let after = mcp.call_ok("take_snapshot", json!({})).text;
     assert!(after.contains("value=\"Hopper\""), "{after}");
+}
+
+#[test]
+fn a_frame_that_navigates_shows_its_new_document_and_refuses_old_uids() {
+    let sites = Sites::start();
+    let mcp = started();
+    let snap = open_main(&mcp, &sites);
+    let old_button = uid(&snap, "button", "Mid button");
+    // Same site: the frame keeps its process and its target, with a new document.
+    let r = click(&mcp, &uid(&snap, "link", "Next mid"));
+    assert!(!r.is_error, "{}", r.text);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let r = click(&mcp, &old_button);
+        if r.is_error {
+            let gone = format!("Element with uid {old_button} no longer exists on the page.");
+            assert_eq!(r.text, error_text(&gone), "{}", r.text);
+            break;
+        }
+        // The old document may still be there for a moment.
+        assert!(Instant::now() < deadline, "{}", r.text);
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let after = snapshot_until(&mcp, |t| t.contains("Second mid page"));
+    assert!(!after.contains("Mid button"), "{after}");
+    let r = click(&mcp, &old_button);
+    let not_found = format!("Element uid \"{old_button}\" not found on page 1.");
+    assert_eq!(r.text, error_text(&not_found), "{}", r.text);
+    let r = click(&mcp, &uid(&after, "button", "Mid two"));
+    assert!(!r.is_error, "{}", r.text);
+
+    // To the page's own site: the frame moves into the page's process (its target goes).
+    let back = sites.main.url("/back.html");
+    let script = format!("() => {{ document.getElementById('f').src = '{back}'; }}");
+    mcp.call_ok("evaluate_script", json!({"function": script}));
+    let same = snapshot_until(&mcp, |t| t.contains("Back button"));
+    let r = click(&mcp, &uid(&same, "button", "Back button"));
+    assert!(!r.is_error, "{}", r.text);
+    snapshot_until(&mcp, |t| t.contains("back clicked"));
+
+    // And out of it again.
+    let mid = format!("http://localhost:{}/mid.html", sites.other.port());
+    let script = format!("() => {{ document.getElementById('f').src = '{mid}'; }}");
+    mcp.call_ok("evaluate_script", json!({"function": script}));
+    let again = snapshot_until(&mcp, |t| t.contains("Inner button"));
+    let r = click(&mcp, &uid(&again, "button", "Mid button"));
+    assert!(!r.is_error, "{}", r.text);
+    snapshot_until(&mcp, |t| t.contains("mid clicked"));
+}
+
+#[test]
+fn a_frame_that_crashes_leaves_the_page_working() {
+    let sites = Sites::start();
+    // A small script heap: the mid frame's renderer dies of running out of it (a real crash
+    // of that process only; the page's renderer allocates little).
+    let mcp = started_with(&["--chromeArg=--js-flags=--max-old-space-size=32"]);
+    let snap = open_main(&mcp, &sites);
+    let mid_button = uid(&snap, "button", "Mid button");
+    // The click itself may end either way: the frame dies while handling it.
+    mcp.call("click", json!({"uid": uid(&snap, "button", "Crash mid")}));
+    let after = snapshot_until(&mcp, |t| !t.contains("Mid frame"));
+    assert!(after.contains("Main page"), "{after}");
+    let r = click(&mcp, &mid_button);
+    assert!(r.is_error, "{}", r.text);
+    let r = mcp.call_ok("list_pages", json!({}));
+    assert!(r.text.contains("main.html"), "{}", r.text);
+    // The page itself still runs code and takes input.
+    let title = mcp.call_ok(
+        "evaluate_script",
+        json!({"function": "() => document.querySelector('h1').textContent"}),
+    );
+    assert!(title.text.contains("Main page"), "{}", title.text);
 }

@@ -241,9 +241,23 @@ const FOCUSED_FRAME: &str = "(() => {
   return a && (a.localName === 'iframe' || a.localName === 'frame') ? a : null;
 })()";
 
+/// Notes that an input action (a click, a fill) focused `element` (a remote object) of
+/// `session`, a page's or one of its frames'.
+pub fn focused<H: Host>(h: &mut H, session: &str, element: &str) {
+    let page = owner(h, session);
+    if let Some(p) = page.and_then(|id| h.browser().pages.get_mut(id)) {
+        p.focused = Some((session.to_owned(), element.to_owned()));
+    }
+}
+
 /// The session whose document has the keyboard focus: the page's, or, when the focus is in
-/// an out-of-process iframe, that frame's (key events sent to the page's session do not all
-/// reach it). No round trip for a page without such frames.
+/// an out-of-process iframe, that frame's. No round trip for a page without such frames.
+///
+/// Key events go where the browser thinks the focus is, and a click in such a frame (sent,
+/// like all pointer events, through the page) leaves the focus there only for a moment.
+/// So when our last click or fill was in a frame that still lives, that element is focused
+/// again from the frame's own script first. Otherwise the page is asked which frame holds
+/// its focused element.
 pub fn focused_session<H: Host>(h: &mut H, page: PageId, done: Done<H, String>) {
     let Some(p) = h.browser().pages.get(page) else {
         return done(h, Err(Error::PageGone(format!("Page {page} was closed."))));
@@ -252,8 +266,28 @@ pub fn focused_session<H: Host>(h: &mut H, page: PageId, done: Done<H, String>) 
     if p.frames.is_empty() {
         return done(h, Ok(main));
     }
-    descend(h, page, main, done)
+    match p.focused.clone() {
+        Some((s, _)) if s == main => done(h, Ok(main)),
+        Some((s, element)) if frame(p, &s).is_some() => refocus(h, s, element, done),
+        _ => descend(h, page, main, done),
+    }
 }
+
+/// Focuses `element` of a frame from the frame's own script (blurred first when it still
+/// has the focus, so the frame tells the browser again), then answers the frame's session.
+fn refocus<H: Host>(h: &mut H, session: String, element: String, done: Done<H, String>) {
+    let focus = runtime::CallFunctionOnParams {
+        function_declaration: REFOCUS.to_owned(),
+        object_id: Some(element),
+        ..Default::default()
+    };
+    let s = session.clone();
+    // An element that is gone leaves the keys to whatever has the focus in that frame.
+    send(h, Some(&session), focus, move |h, _| done(h, Ok(s)));
+}
+
+const REFOCUS: &str =
+    "function() { if (document.activeElement === this) this.blur(); this.focus(); }";
 
 fn descend<H: Host>(h: &mut H, page: PageId, session: String, done: Done<H, String>) {
     let find = runtime::EvaluateParams {
@@ -280,23 +314,21 @@ fn descend<H: Host>(h: &mut H, page: PageId, session: String, done: Done<H, Stri
     });
 }
 
-/// Makes the browser route key events to the frame whose document has the focus: a click
-/// focuses an element inside an out-of-process frame without making that frame the one the
-/// browser sends keys to, and they would go to the page. Focusing the element again from
-/// the frame's own script does (its blur and focus events fire once more). Nothing to do
-/// for the page's own session.
+/// The walk ended in `session`: a frame's is refocused (see [`focused_session`]).
 fn focus_frame<H: Host>(h: &mut H, page: PageId, session: String, done: Done<H, String>) {
     let main = h.browser().pages.get(page).map(|p| p.session.clone());
     if main.as_deref() == Some(session.as_str()) {
         return done(h, Ok(session));
     }
-    let focus = runtime::EvaluateParams {
-        expression: "(() => { const a = document.activeElement; if (a && a !== document.body) { a.blur(); a.focus(); } })()".to_owned(),
+    let active = runtime::EvaluateParams {
+        expression: "document.activeElement".to_owned(),
         ..Default::default()
     };
     let s = session.clone();
-    send(h, Some(&session), focus, move |h, r| match r {
-        Ok(_) => done(h, Ok(s)),
-        Err(e) => done(h, Err(e)),
+    send(h, Some(&session), active, move |h, r| {
+        match r.ok().and_then(|a| a.result.object_id) {
+            Some(element) => refocus(h, s, element, done),
+            None => done(h, Ok(s)),
+        }
     });
 }

@@ -39,6 +39,9 @@ pub struct Page {
     pub loader_id: String,
     /// Its out-of-process iframes, nested ones included.
     pub frames: Vec<super::frames::FrameSession>,
+    /// The element our last click or fill focused, as (session, remote object): see
+    /// `frames::focused`.
+    pub focused: Option<(String, String)>,
 }
 
 pub struct Pages<H> {
@@ -128,6 +131,7 @@ pub fn attached<H: Host>(h: &mut H, e: target::AttachedToTargetEvent) {
         dialog: None,
         loader_id: String::new(),
         frames: Vec::new(),
+        focused: None,
     });
     if pages.selected.is_none() {
         pages.selected = Some(id);

@@ -105,6 +105,8 @@ pub(super) fn click_element(
     done: Done<()>,
 ) {
     let s = session.clone();
+    // Key events that follow go where this click puts the focus.
+    browser::frames::focused(cx, &el.session, &el.object_id);
     element::aim(
         cx,
         &el,

@@ -157,6 +157,7 @@ pub(super) fn fill(cx: &mut Ctx, session: String, el: Element, value: String, do
 
 fn prepare(cx: &mut Ctx, session: String, el: Element, value: String, done: Done<()>) {
     let s = session.clone();
+    browser::frames::focused(cx, &el.session, &el.object_id);
     let params = runtime::CallFunctionOnParams {
         function_declaration: PREPARE.to_owned(),
         object_id: Some(el.object_id.clone()),
