@@ -250,7 +250,14 @@ fn a_frame_that_crashes_leaves_the_page_working() {
     let after = snapshot_until(&mcp, |t| !t.contains("Mid frame"));
     assert!(after.contains("Main page"), "{after}");
     let r = click(&mcp, &mid_button);
-    assert!(r.is_error, "{}", r.text);
+    let not_found = format!("Element uid \"{mid_button}\" not found on page 1.");
+    assert_eq!(r.text, error_text(&not_found), "{}", r.text);
+    // The browser layer saw the crash (rather than, say, a frame that went away).
+    assert!(
+        mcp.stderr_log().contains("an iframe of page 1 crashed"),
+        "{}",
+        mcp.stderr_log()
+    );
     let r = mcp.call_ok("list_pages", json!({}));
     assert!(r.text.contains("main.html"), "{}", r.text);
     // The page itself still runs code and takes input.

@@ -129,7 +129,12 @@ fn crashed<H: Host>(h: &mut H, session: &str) {
     let Some(p) = page.and_then(|id| h.browser().pages.get_mut(id)) else {
         return;
     };
-    if let Some(f) = p.frames.iter_mut().find(|f| f.session == session) {
+    // Both the frame's session and the browser's tell of it: once is enough.
+    if let Some(f) = p
+        .frames
+        .iter_mut()
+        .find(|f| f.session == session && !f.crashed)
+    {
         log!("an iframe of page {} crashed", p.id);
         f.crashed = true;
     }
