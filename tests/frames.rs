@@ -43,7 +43,7 @@ impl Sites {
 <input aria-label="Mid name" onmousedown="document.title = 'down'; document.getElementById('out').textContent += ' down'" onfocus="document.getElementById('out').textContent += ' focus'" onblur="document.getElementById('out').textContent += ' blur'" onkeydown="document.getElementById('out').textContent += ' key'">
 <a href="/mid2.html">Next mid</a>
 <button onclick="const a = []; for (;;) a.push(new Array(1e6).fill(a.length));">Crash mid</button>
-<script>console.log('hello from mid'); fetch('/mid-data.json');</script>
+<script>console.log('hello from mid'); fetch('/mid-data.json').then(r => r.text());</script>
 <iframe src="{inner}" width="300" height="150" style="margin-top: 20px"></iframe>"#
             ),
         );
@@ -51,12 +51,20 @@ impl Sites {
             "/mid2.html",
             "<p>Second mid page</p><button>Mid two</button>",
         );
-        sites.other.route_html("/mid-data.json", "{}");
+        sites.other.route_response(
+            "/mid-data.json",
+            common::Response::json(&json!({"from": "mid frame data"})),
+        );
         sites.main.route_html("/back.html", "<p>Same site as the page</p><button onclick=\"this.textContent = 'back clicked'\">Back button</button>");
         sites.main.route_html(
             "/inner.html",
             r#"<button onclick="document.getElementById('inner-out').textContent = 'inner clicked'">Inner button</button>
-<p id="inner-out">inner idle</p>"#,
+<p id="inner-out">inner idle</p>
+<div role="button" aria-label="Drag me" style="display: inline-block; width: 80px; height: 30px; background: #ccc"
+  onmousedown="note('pressed')"></div>
+<div role="button" aria-label="Drop here" style="display: inline-block; width: 80px; height: 30px; margin-left: 40px; background: #eee"
+  onmouseenter="note('entered')" onmouseup="note('released here')"></div>
+<script>function note(t) { document.getElementById('inner-out').textContent += ' ' + t; }</script>"#,
         );
         sites
     }
@@ -164,6 +172,12 @@ fn console_calls_and_requests_of_a_frame_are_listed() {
     loop {
         let network = mcp.call_ok("list_network_requests", json!({})).text;
         if network.contains("/mid-data.json") && network.contains("/inner.html") {
+            // The body is read where the request was made: the frame's own session.
+            let id = common::console_network::reqid(&network, "/mid-data.json");
+            let detail = mcp
+                .call_ok("get_network_request", json!({"reqid": id}))
+                .text;
+            assert!(detail.contains("mid frame data"), "{network}\n{detail}");
             break;
         }
         assert!(Instant::now() < deadline, "{network}");
@@ -266,4 +280,23 @@ fn a_frame_that_crashes_leaves_the_page_working() {
         json!({"function": "() => document.querySelector('h1').textContent"}),
     );
     assert!(title.text.contains("Main page"), "{}", title.text);
+}
+
+#[test]
+fn hover_and_drag_reach_elements_two_frames_deep() {
+    let sites = Sites::start();
+    let mcp = started();
+    let snap = open_main(&mcp, &sites);
+    let target = uid(&snap, "button", "Drop here");
+    let r = mcp.call("hover", json!({"uid": target}));
+    assert!(!r.is_error, "{}", r.text);
+    snapshot_until(&mcp, |t| t.contains("inner idle entered"));
+    let r = mcp.call(
+        "drag",
+        json!({"from_uid": uid(&snap, "button", "Drag me"), "to_uid": target}),
+    );
+    assert!(!r.is_error, "{}", r.text);
+    snapshot_until(&mcp, |t| {
+        t.contains("pressed") && t.contains("released here")
+    });
 }
