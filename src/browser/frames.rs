@@ -7,7 +7,7 @@ use super::host::{Done, Host, RawEvent};
 use super::pages::{Page, PageId};
 use super::{fire, send};
 use crate::cdp::generated::{dom, inspector, runtime, target};
-use crate::error::{Error, Result};
+use crate::error::Error;
 use crate::log::log;
 
 /// One out-of-process iframe of a page: its own target and session.
@@ -187,9 +187,19 @@ pub fn frame_session<H: Host>(h: &mut H, page: PageId, frame_id: &str) -> Option
     Some(f.session.clone())
 }
 
+/// Whether `session` is one of the out-of-process iframes' (not a page's).
+pub fn is_frame<H: Host>(h: &mut H, session: &str) -> bool {
+    h.browser()
+        .pages
+        .iter()
+        .any(|p| frame(p, session).is_some())
+}
+
 /// Where `session`'s viewport sits in the page's viewport: (0, 0) for the page's own
 /// session; for a frame, the top left of its `<iframe>`'s content box in the parent, added
-/// up to the page. No round trip for the page's own session.
+/// up to the page. No round trip for the page's own session. The box is read by the
+/// parent frame's script: CDP geometry in a frame's session is in the frame's coordinates
+/// in some builds and in the page's in others (the headless shell).
 pub fn offset<H: Host>(h: &mut H, session: &str, done: Done<H, (f64, f64)>) {
     let parent = h
         .browser()
@@ -207,35 +217,44 @@ pub fn offset<H: Host>(h: &mut H, session: &str, done: Done<H, (f64, f64)>) {
             Ok(a) => a.backend_node_id,
             Err(e) => return done(h, Err(e)),
         };
-        let params = dom::GetBoxModelParams {
+        let resolve = dom::ResolveNodeParams {
             backend_node_id: Some(backend),
             ..Default::default()
         };
         let parent = p.clone();
-        send(h, Some(&parent), params, move |h, r| {
-            let (x, y) = match r.map(|a| content_origin(&a.model.content)) {
-                Ok(Some(o)) => o,
-                Ok(None) => return done(h, Err(Error::Page("The iframe has no box.".into()))),
-                Err(e) => return done(h, Err(e)),
-            };
-            offset(
-                h,
-                &p,
-                Box::new(move |h, r: Result<(f64, f64)>| {
-                    done(h, r.map(|(px, py)| (px + x, py + y)))
-                }),
-            );
+        send(h, Some(&parent), resolve, move |h, r| {
+            match r.ok().and_then(|a| a.object.object_id) {
+                Some(owner) => owner_box(h, p, owner, done),
+                None => done(h, Err(Error::Page("The iframe is gone.".into()))),
+            }
         });
     });
 }
 
-/// The top left corner of a content quad.
-fn content_origin(quad: &dom::Quad) -> Option<(f64, f64)> {
-    let xs = quad.iter().step_by(2);
-    let ys = quad.iter().skip(1).step_by(2);
-    let x = xs.copied().reduce(f64::min)?;
-    let y = ys.copied().reduce(f64::min)?;
-    Some((x, y))
+/// The top left of an `<iframe>`'s content box in its frame's viewport.
+const CONTENT_BOX: &str = "function() {
+  const r = this.getBoundingClientRect();
+  const style = getComputedStyle(this);
+  return [r.left + this.clientLeft + parseFloat(style.paddingLeft), r.top + this.clientTop + parseFloat(style.paddingTop)];
+}";
+
+fn owner_box<H: Host>(h: &mut H, parent: String, owner: String, done: Done<H, (f64, f64)>) {
+    let params = runtime::CallFunctionOnParams {
+        function_declaration: CONTENT_BOX.to_owned(),
+        object_id: Some(owner),
+        return_by_value: Some(true),
+        ..Default::default()
+    };
+    send(h, Some(&parent.clone()), params, move |h, r| {
+        let value = r.map(|a| a.result.value.unwrap_or_default());
+        let (x, y) = match value {
+            Ok(v) => (v[0].as_f64().unwrap_or(0.0), v[1].as_f64().unwrap_or(0.0)),
+            Err(e) => return done(h, Err(e)),
+        };
+        let add: Done<H, (f64, f64)> =
+            Box::new(move |h, r| done(h, r.map(|(px, py)| (px + x, py + y))));
+        offset(h, &parent, add);
+    });
 }
 
 /// Finds the innermost focused element, through same-process frames; answers it when it

@@ -80,6 +80,9 @@ pub fn aim(cx: &mut Ctx, element: &Element, hit_test: bool, done: Done<(f64, f64
 }
 
 fn quads(cx: &mut Ctx, session: String, el: Element, hit_test: bool, done: Done<(f64, f64)>) {
+    if browser::frames::is_frame(cx, &session) {
+        return frame_quads(cx, session, el, hit_test, done);
+    }
     // Both asked at once; the page answers in order, so the second answer finds the first.
     let quads = std::rc::Rc::new(std::cell::RefCell::new(None));
     let q = quads.clone();
@@ -90,9 +93,8 @@ fn quads(cx: &mut Ctx, session: String, el: Element, hit_test: bool, done: Done<
     browser::send(cx, Some(&session), params, move |_, r| {
         *q.borrow_mut() = Some(r)
     });
-    let s = session.clone();
     let metrics = page::GetLayoutMetricsParams {};
-    browser::send(cx, Some(&session), metrics, move |cx, r| {
+    browser::send(cx, Some(&session.clone()), metrics, move |cx, r| {
         let quads = match quads.borrow_mut().take() {
             Some(Ok(v)) => v.quads,
             Some(Err(e)) => return done(cx, Err(node_error(&el.uid, e))),
@@ -102,22 +104,66 @@ fn quads(cx: &mut Ctx, session: String, el: Element, hit_test: bool, done: Done<
             Ok(m) => m.css_layout_viewport,
             Err(e) => return done(cx, Err(e)),
         };
-        let width = extent(viewport.client_width);
-        let height = extent(viewport.client_height);
-        let Some((x, y)) = centre(&quads, width, height) else {
-            let reason = if has_area(&quads) {
-                "The element is outside the visible part of the page and could not be scrolled into view."
-            } else {
-                "The element is hidden: it has no visible size on the page."
-            };
-            return done(cx, Err(failed(&el.uid, reason)));
-        };
-        if hit_test {
-            check_hit(cx, s, el, x, y, done);
-        } else {
-            done(cx, Ok((x, y)))
-        }
+        let size = (
+            extent(viewport.client_width),
+            extent(viewport.client_height),
+        );
+        place(cx, session, el, hit_test, (quads, size), done);
     });
+}
+
+/// The element's boxes and its frame's viewport, read by the frame's own script: what
+/// `DOM.getContentQuads` answers in an out-of-process frame's session is in the frame's
+/// coordinates in some builds and in the page's in others (the headless shell).
+const FRAME_QUADS: &str = "function() {
+  const quads = Array.from(this.getClientRects(), r => [r.left, r.top, r.right, r.top, r.right, r.bottom, r.left, r.bottom]);
+  const root = document.documentElement;
+  return {quads, width: root.clientWidth, height: root.clientHeight};
+}";
+
+fn frame_quads(cx: &mut Ctx, session: String, el: Element, hit_test: bool, done: Done<(f64, f64)>) {
+    let params = runtime::CallFunctionOnParams {
+        function_declaration: FRAME_QUADS.to_owned(),
+        object_id: Some(el.object_id.clone()),
+        return_by_value: Some(true),
+        ..Default::default()
+    };
+    browser::send(cx, Some(&session.clone()), params, move |cx, r| {
+        let value = match r {
+            Ok(a) => a.result.value.unwrap_or_default(),
+            Err(e) => return done(cx, Err(node_error(&el.uid, e))),
+        };
+        let quads: Vec<dom::Quad> =
+            serde_json::from_value(value["quads"].clone()).unwrap_or_default();
+        let side = |v: &serde_json::Value| extent(v.as_f64().unwrap_or(0.0) as i64);
+        let size = (side(&value["width"]), side(&value["height"]));
+        place(cx, session, el, hit_test, (quads, size), done);
+    });
+}
+
+/// The centre of the element's visible box in its frame's viewport (`size`), checked by a
+/// hit test when asked.
+fn place(
+    cx: &mut Ctx,
+    session: String,
+    el: Element,
+    hit_test: bool,
+    (quads, (width, height)): (Vec<dom::Quad>, (f64, f64)),
+    done: Done<(f64, f64)>,
+) {
+    let Some((x, y)) = centre(&quads, width, height) else {
+        let reason = if has_area(&quads) {
+            "The element is outside the visible part of the page and could not be scrolled into view."
+        } else {
+            "The element is hidden: it has no visible size on the page."
+        };
+        return done(cx, Err(failed(&el.uid, reason)));
+    };
+    if hit_test {
+        check_hit(cx, session, el, x, y, done);
+    } else {
+        done(cx, Ok((x, y)))
+    }
 }
 
 /// A viewport side; an answer that leaves it out (it reads as 0) clips nothing.
