@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use common::calls::error_text;
 use common::calls::uid;
-use common::{started, started_with, Fixtures, Mcp, ToolResult};
+use common::{started_with, Fixtures, Mcp, ToolResult};
 use serde_json::json;
 
 /// The two sites: `main` serves 127.0.0.1 pages, `other` is reached as localhost.
@@ -70,6 +70,15 @@ impl Sites {
     }
 }
 
+/// A server whose browser puts every site in its own process: Chromium does by default, the
+/// headless shell does not. (Without the switch, the shell runs these frames in the page's
+/// process: all but the crash test pass that way too.)
+fn isolated(extra: &[&str]) -> Mcp {
+    let mut args = vec!["--chromeArg=--site-per-process"];
+    args.extend_from_slice(extra);
+    started_with(&args)
+}
+
 /// Snapshots until `done` holds of the text (frames attach and load on their own time).
 fn snapshot_until(mcp: &Mcp, done: impl Fn(&str) -> bool) -> String {
     let deadline = Instant::now() + Duration::from_secs(20);
@@ -98,7 +107,7 @@ fn click(mcp: &Mcp, uid: &str) -> ToolResult {
 #[test]
 fn snapshot_shows_nested_cross_site_frames_with_uids() {
     let sites = Sites::start();
-    let mcp = started();
+    let mcp = isolated(&[]);
     let snap = open_main(&mcp, &sites);
     for (role, name) in [
         ("heading", "Main page"),
@@ -119,7 +128,7 @@ fn snapshot_shows_nested_cross_site_frames_with_uids() {
 #[test]
 fn clicks_reach_buttons_in_both_frames_by_uid() {
     let sites = Sites::start();
-    let mcp = started();
+    let mcp = isolated(&[]);
     let snap = open_main(&mcp, &sites);
     let r = click(&mcp, &uid(&snap, "button", "Mid button"));
     assert!(!r.is_error, "{}", r.text);
@@ -143,7 +152,7 @@ fn clicks_reach_buttons_in_both_frames_by_uid() {
 #[test]
 fn fill_and_type_reach_an_input_in_a_frame() {
     let sites = Sites::start();
-    let mcp = started();
+    let mcp = isolated(&[]);
     let snap = open_main(&mcp, &sites);
     let input = uid(&snap, "textbox", "Mid name");
     let r = mcp.call("fill", json!({"uid": input, "value": "Ada"}));
@@ -164,7 +173,7 @@ fn fill_and_type_reach_an_input_in_a_frame() {
 #[test]
 fn console_calls_and_requests_of_a_frame_are_listed() {
     let sites = Sites::start();
-    let mcp = started();
+    let mcp = isolated(&[]);
     open_main(&mcp, &sites);
     let console = mcp.call_ok("list_console_messages", json!({})).text;
     assert!(console.contains("hello from mid"), "{console}");
@@ -193,7 +202,7 @@ fn console_calls_and_requests_of_a_frame_are_listed() {
 #[test]
 fn typing_after_a_click_into_a_frame_reaches_it() {
     let sites = Sites::start();
-    let mcp = started();
+    let mcp = isolated(&[]);
     let snap = open_main(&mcp, &sites);
     let r = click(&mcp, &uid(&snap, "textbox", "Mid name"));
     assert!(!r.is_error, "{}", r.text);
@@ -206,7 +215,7 @@ fn typing_after_a_click_into_a_frame_reaches_it() {
 #[test]
 fn a_frame_that_navigates_shows_its_new_document_and_refuses_old_uids() {
     let sites = Sites::start();
-    let mcp = started();
+    let mcp = isolated(&[]);
     let snap = open_main(&mcp, &sites);
     let old_button = uid(&snap, "button", "Mid button");
     // Same site: the frame keeps its process and its target, with a new document.
@@ -256,7 +265,7 @@ fn a_frame_that_crashes_leaves_the_page_working() {
     let sites = Sites::start();
     // A small script heap: the mid frame's renderer dies of running out of it (a real crash
     // of that process only; the page's renderer allocates little).
-    let mcp = started_with(&["--chromeArg=--js-flags=--max-old-space-size=32"]);
+    let mcp = isolated(&["--chromeArg=--js-flags=--max-old-space-size=32"]);
     let snap = open_main(&mcp, &sites);
     let mid_button = uid(&snap, "button", "Mid button");
     // The click itself may end either way: the frame dies while handling it.
@@ -285,7 +294,7 @@ fn a_frame_that_crashes_leaves_the_page_working() {
 #[test]
 fn hover_and_drag_reach_elements_two_frames_deep() {
     let sites = Sites::start();
-    let mcp = started();
+    let mcp = isolated(&[]);
     let snap = open_main(&mcp, &sites);
     let target = uid(&snap, "button", "Drop here");
     let r = mcp.call("hover", json!({"uid": target}));

@@ -160,7 +160,8 @@ fn place(
         return done(cx, Err(failed(&el.uid, reason)));
     };
     if hit_test {
-        check_hit(cx, session, el, x, y, done);
+        let corner = top_left(&quads).unwrap_or((x, y));
+        check_hit(cx, session, el, (x, y), corner, done);
     } else {
         done(cx, Ok((x, y)))
     }
@@ -212,24 +213,20 @@ fn centre(quads: &[dom::Quad], width: f64, height: f64) -> Option<(f64, f64)> {
 }
 
 /// Asks the page what a pointer at (x, y) would reach. Runs on the element (`this`); a text
-/// node stands for its parent element. The point is in the top document's viewport; for an
-/// element inside (same-process) frames it is moved into the frame's own viewport. Shadow
-/// roots are entered, and a label whose control is the element counts as the element (the
-/// usual styled checkbox).
-const HIT_TEST: &str = r#"function(x, y) {
+/// node stands for its parent element. The point is in the top document's viewport, and
+/// (qx, qy) is the top left of the element's boxes there; the point is moved into the
+/// element's own frame by where the element is in it, which needs no access to the frames
+/// in between (a cross-origin frame's `frameElement` is null). Shadow roots are entered, and
+/// a label whose control is the element counts as the element (the usual styled checkbox).
+const HIT_TEST: &str = r#"function(x, y, qx, qy) {
   const el = this.nodeType === Node.ELEMENT_NODE ? this : this.parentElement;
   if (!el || !el.isConnected) return {problem: 'gone'};
   if (el.matches(':disabled')) return {problem: 'disabled'};
   if (el.checkVisibility && !el.checkVisibility({visibilityProperty: true})) return {problem: 'invisible'};
   const doc = el.ownerDocument;
-  try {
-    for (let frame = doc.defaultView.frameElement; frame; frame = frame.ownerDocument.defaultView.frameElement) {
-      const box = frame.getBoundingClientRect();
-      const style = frame.ownerDocument.defaultView.getComputedStyle(frame);
-      x -= box.left + frame.clientLeft + parseFloat(style.paddingLeft);
-      y -= box.top + frame.clientTop + parseFloat(style.paddingTop);
-    }
-  } catch (e) {}
+  const own = this.nodeType === Node.ELEMENT_NODE ? this.getBoundingClientRect() : el.getBoundingClientRect();
+  x += own.left - qx;
+  y += own.top - qy;
   let hit = doc.elementFromPoint(x, y);
   while (hit && hit.shadowRoot) {
     const inner = hit.shadowRoot.elementFromPoint(x, y);
@@ -252,11 +249,27 @@ const HIT_TEST: &str = r#"function(x, y) {
   return {problem: 'covered', by: text};
 }"#;
 
-fn check_hit(cx: &mut Ctx, session: String, el: Element, x: f64, y: f64, done: Done<(f64, f64)>) {
+/// The top left corner of the boxes' union.
+fn top_left(quads: &[dom::Quad]) -> Option<(f64, f64)> {
+    let points: Vec<(f64, f64)> = quads.iter().filter_map(points).flatten().collect();
+    let x = points.iter().map(|p| p.0).reduce(f64::min)?;
+    let y = points.iter().map(|p| p.1).reduce(f64::min)?;
+    Some((x, y))
+}
+
+fn check_hit(
+    cx: &mut Ctx,
+    session: String,
+    el: Element,
+    (x, y): (f64, f64),
+    (qx, qy): (f64, f64),
+    done: Done<(f64, f64)>,
+) {
+    let arguments = [x, y, qx, qy].map(|v| argument(json!(v))).to_vec();
     let params = runtime::CallFunctionOnParams {
         function_declaration: HIT_TEST.to_owned(),
         object_id: Some(el.object_id.clone()),
-        arguments: Some(vec![argument(json!(x)), argument(json!(y))]),
+        arguments: Some(arguments),
         return_by_value: Some(true),
         ..Default::default()
     };
