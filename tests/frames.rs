@@ -143,10 +143,15 @@ fn clicks_reach_buttons_in_both_frames_by_uid() {
     assert!(after.contains("mid clicked"), "{after}");
     assert!(after.contains("inner clicked"), "{after}");
     // Uids of the unchanged elements carry over, as on the main frame.
-    assert_eq!(
-        uid(&after, "button", "Mid button"),
-        uid(&snap, "button", "Mid button")
+    let mid = uid(&snap, "button", "Mid button");
+    assert_eq!(uid(&after, "button", "Mid button"), mid);
+    // Page code runs in the main frame: it cannot take an element of another process.
+    let r = mcp.call(
+        "evaluate_script",
+        json!({"function": "(el) => el.textContent", "args": [mid]}),
     );
+    let refused = format!("Element with uid {mid} is inside a cross-site iframe; page code runs in the main frame and cannot take it.");
+    assert_eq!(r.text, error_text(&refused), "{}", r.text);
 }
 
 #[test]
