@@ -198,8 +198,7 @@ pub fn is_frame<H: Host>(h: &mut H, session: &str) -> bool {
 /// Where `session`'s viewport sits in the page's viewport: (0, 0) for the page's own
 /// session; for a frame, the top left of its `<iframe>`'s content box in the parent, added
 /// up to the page. No round trip for the page's own session. The box is read by the
-/// parent frame's script: CDP geometry in a frame's session is in the frame's coordinates
-/// in some builds and in the page's in others (the headless shell).
+/// parent frame's script, in that frame's CSS pixels, like the element's own boxes.
 pub fn offset<H: Host>(h: &mut H, session: &str, done: Done<H, (f64, f64)>) {
     let parent = h
         .browser()

@@ -112,9 +112,8 @@ fn quads(cx: &mut Ctx, session: String, el: Element, hit_test: bool, done: Done<
     });
 }
 
-/// The element's boxes and its frame's viewport, read by the frame's own script: what
-/// `DOM.getContentQuads` answers in an out-of-process frame's session is in the frame's
-/// coordinates in some builds and in the page's in others (the headless shell).
+/// The element's boxes and its frame's viewport, read by the frame's own script: in the
+/// frame's CSS pixels, the coordinates the hit test and the frame offsets use too.
 const FRAME_QUADS: &str = "function() {
   const quads = Array.from(this.getClientRects(), r => [r.left, r.top, r.right, r.top, r.right, r.bottom, r.left, r.bottom]);
   const root = document.documentElement;
