@@ -2,6 +2,7 @@
 //! crashes update the browser's own state; then the layers above hear every event
 //! (`Host::event`), and last any waiter that asked for it.
 
+use super::frames;
 use super::host::{Host, RawEvent};
 use super::pages::{self, Dialog, PageId};
 use crate::cdp::generated::{inspector, page as cdp_page, runtime, target};
@@ -9,20 +10,37 @@ use crate::error::Error;
 use crate::log::log;
 
 pub fn on_event<H: Host>(h: &mut H, event: RawEvent) {
-    let page = apply(h, &event);
-    h.event(page, &event);
+    match apply(h, &event) {
+        Some(Source::Page(page)) => h.event(Some(page), &event),
+        Some(Source::Frame(page)) => h.frame_event(page, &event),
+        None => h.event(None, &event),
+    }
     // Browser-level events are waited for under the session "".
     let session = event.session.as_deref().unwrap_or("");
     super::waiters::on_event(h, session, &event.method, &event.params);
 }
 
-/// Applies the event to the browser's state; returns the page whose session it came on.
-fn apply<H: Host>(h: &mut H, event: &RawEvent) -> Option<PageId> {
+/// Whose session an event came on.
+enum Source {
+    Page(PageId),
+    /// One of the page's out-of-process iframes.
+    Frame(PageId),
+}
+
+/// Applies the event to the browser's state; returns whose session it came on.
+fn apply<H: Host>(h: &mut H, event: &RawEvent) -> Option<Source> {
     let Some(session) = event.session.as_deref() else {
         browser_event(h, event);
         return None;
     };
-    let id = h.browser().pages.by_session(session)?.id;
+    if frames::on_child_event(h, session, event) {
+        return None;
+    }
+    let Some(id) = h.browser().pages.by_session(session).map(|p| p.id) else {
+        let page = frames::page_of_frame(h, session)?;
+        frames::on_frame_event(h, session, event);
+        return Some(Source::Frame(page));
+    };
     if event.is::<inspector::TargetCrashedEvent>() {
         crashed(h, session);
     } else if let Some(e) = event.decode::<cdp_page::FrameNavigatedEvent>() {
@@ -43,7 +61,7 @@ fn apply<H: Host>(h: &mut H, event: &RawEvent) -> Option<PageId> {
     } else {
         contexts(h, id, event);
     }
-    Some(id)
+    Some(Source::Page(id))
 }
 
 /// Events on the browser's own session: targets come, change, crash and go.
@@ -60,8 +78,11 @@ fn browser_event<H: Host>(h: &mut H, event: &RawEvent) {
             .pages
             .by_target(&e.target_id)
             .map(|p| p.session.clone());
-        if let Some(s) = session {
-            crashed(h, &s);
+        match session {
+            Some(s) => crashed(h, &s),
+            None => {
+                frames::target_crashed(h, &e.target_id);
+            }
         }
     }
 }

@@ -80,6 +80,11 @@ pub trait Host: Sized + 'static {
     /// A page target was attached. When `paused`, it waits before its first script, so what
     /// is set up now misses nothing; otherwise its document exists already.
     fn page_attached(&mut self, page: PageId, session: &str, paused: bool);
+    /// An out-of-process iframe of `page` was attached, paused before its first script:
+    /// the layers above enable what they collect from it on `session`.
+    fn frame_attached(&mut self, page: PageId, session: &str);
+    /// An event on the session of one of `page`'s out-of-process iframes.
+    fn frame_event(&mut self, page: PageId, event: &RawEvent);
     /// A page's main frame committed a new document (or the page crashed): state tied to
     /// the old document is void.
     fn document_changed(&mut self, page: PageId);

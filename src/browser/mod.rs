@@ -3,6 +3,7 @@
 //! answers, the call that owns it goes away, or the browser is lost.
 
 pub mod events;
+pub mod frames;
 pub mod host;
 pub mod launch;
 pub mod navigation;
@@ -113,7 +114,8 @@ fn send_raw<H: Host>(
     done: Done<H, Value>,
 ) -> u64 {
     if let Some(s) = session {
-        if needs_renderer(method) && h.browser().pages.by_session(s).is_some_and(|p| p.crashed) {
+        let page_crashed = h.browser().pages.by_session(s).is_some_and(|p| p.crashed);
+        if needs_renderer(method) && (page_crashed || frames::is_crashed(h, s)) {
             // The browser would hold such a command until the page is navigated again.
             h.resolve(done, Err(Error::Crashed));
             return 0;

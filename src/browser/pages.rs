@@ -37,6 +37,11 @@ pub struct Page {
     pub dialog: Option<Dialog>,
     /// The main frame's current loader id (part of what makes a snapshot uid).
     pub loader_id: String,
+    /// Its out-of-process iframes, nested ones included.
+    pub frames: Vec<super::frames::FrameSession>,
+    /// The element our last click or fill focused, as (session, remote object): see
+    /// `frames::focused`.
+    pub focused: Option<(String, String)>,
 }
 
 pub struct Pages<H> {
@@ -98,7 +103,6 @@ impl<H> Pages<H> {
 }
 
 /// Target.attachedToTarget: a new page (or an existing one, at start) is ours to set up.
-/// Target.attachedToTarget: a new page (or an existing one, at start) is ours to set up.
 pub fn attached<H: Host>(h: &mut H, e: target::AttachedToTargetEvent) {
     let session = e.session_id;
     let info = e.target_info;
@@ -142,6 +146,8 @@ pub fn attached<H: Host>(h: &mut H, e: target::AttachedToTargetEvent) {
         crashed: false,
         dialog: None,
         loader_id: String::new(),
+        frames: Vec::new(),
+        focused: None,
     });
     if pages.selected.is_none() {
         pages.selected = Some(id);
@@ -159,6 +165,7 @@ fn initialize<H: Host>(h: &mut H, id: PageId, session: String, paused: bool) {
     let lifecycle = cdp_page::SetLifecycleEventsEnabledParams { enabled: true };
     fire(h, s, lifecycle);
     fire(h, s, runtime::EnableParams {});
+    super::frames::auto_attach(h, &session);
     h.page_attached(id, &session, paused);
     apply_url_rules(h, &session, false);
     send(
@@ -234,6 +241,9 @@ pub fn detached<H: Host>(h: &mut H, session: &str) {
         pages.selected = pages.list.first().map(|p| p.id);
     }
     let err = Error::PageGone(format!("Page {} was closed.", page.id));
+    for f in &page.frames {
+        super::fail_session(h, &f.session, err.clone());
+    }
     super::fail_session(h, session, err);
     h.page_closed(page.id);
 }

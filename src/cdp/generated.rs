@@ -1823,6 +1823,30 @@ pub mod dom {
         const METHOD: &'static str = "DOM.setFileInputFiles";
         type Returns = SetFileInputFilesReturns;
     }
+
+    /// Returns iframe node that owns iframe with the given domain.
+    #[derive(Debug, Clone, Default, serde::Serialize)]
+    pub struct GetFrameOwnerParams {
+        #[serde(rename = "frameId")]
+        pub frame_id: super::page::FrameId,
+    }
+
+    /// What `DOM.getFrameOwner` returns.
+    #[derive(Debug, Clone, Default, serde::Deserialize)]
+    #[serde(default)]
+    pub struct GetFrameOwnerReturns {
+        /// Resulting node.
+        #[serde(rename = "backendNodeId")]
+        pub backend_node_id: BackendNodeId,
+        /// Id of the node at given coordinates, only when enabled and requested document.
+        #[serde(rename = "nodeId")]
+        pub node_id: Option<NodeId>,
+    }
+
+    impl crate::cdp::Command for GetFrameOwnerParams {
+        const METHOD: &'static str = "DOM.getFrameOwner";
+        type Returns = GetFrameOwnerReturns;
+    }
 }
 
 /// This domain emulates different environments for the page.

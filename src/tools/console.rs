@@ -154,6 +154,22 @@ pub fn on_event(cx: &mut Ctx, page: u32, event: &RawEvent) {
     release(cx, session, evicted);
 }
 
+/// An event of one of the page's out-of-process iframes. Like the reference, only their
+/// console API calls are collected (not their uncaught exceptions or browser log entries).
+pub fn on_frame_event(cx: &mut Ctx, page: u32, event: &RawEvent) {
+    let Some(e) = event.decode::<runtime::ConsoleAPICalledEvent>() else {
+        return;
+    };
+    if cx.browser.pages.get(page).is_none() {
+        return;
+    }
+    let session = event.session.clone().unwrap_or_default();
+    let mut message = record::console_call(&e);
+    message.frame_session = Some(session.clone());
+    let evicted = cx.console.entry(page).push(message);
+    release(cx, &session, evicted);
+}
+
 /// Lets the page forget objects no message points at any more.
 fn release(cx: &mut Ctx, session: &str, handles: Vec<String>) {
     for object_id in handles {
@@ -321,12 +337,8 @@ fn get_console_message(cx: &mut Ctx, call: CallId, args: Value) {
             args_count: m.args.len(),
             stack: m.stack.as_ref().map(|s| format::stack_text(s, true)),
         };
-        let session = cx
-            .browser
-            .pages
-            .get(page)
-            .map(|p| p.session.clone())
-            .unwrap_or_default();
+        let page_session = cx.browser.pages.get(page).map(|p| p.session.clone());
+        let session = m.frame_session.clone().or(page_session).unwrap_or_default();
         detail::resolve(
             cx,
             session,

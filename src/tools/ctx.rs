@@ -134,6 +134,15 @@ impl Host for Ctx {
         network::attach(self, session);
     }
 
+    fn frame_attached(&mut self, _page: PageId, session: &str) {
+        network::attach(self, session);
+    }
+
+    fn frame_event(&mut self, page: PageId, event: &RawEvent) {
+        console::on_frame_event(self, page, event);
+        network::on_event(self, page, event);
+    }
+
     fn document_changed(&mut self, page: PageId) {
         self.snapshots.new_document(page);
         pagetools::webmcp::document_changed(self, page);

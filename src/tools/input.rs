@@ -72,6 +72,21 @@ fn session(cx: &mut Ctx, call: CallId, page: PageId) -> Option<String> {
     }
 }
 
+/// The session key events go to: the one whose document has the focus (see
+/// `browser::frames::focused_session`), or `None` once the call has failed for want of it.
+fn keyboard_session(
+    cx: &mut Ctx,
+    call: CallId,
+    page: PageId,
+    then: impl FnOnce(&mut Ctx, String) + 'static,
+) {
+    let found: crate::tools::Done<String> = Box::new(move |cx, r| match r {
+        Ok(s) => then(cx, s),
+        Err(e) => fail(cx, call, e),
+    });
+    crate::browser::frames::focused_session(cx, page, found);
+}
+
 /// Resolves uids of the page's latest snapshot to elements, or fails the call.
 fn elements(
     cx: &mut Ctx,
@@ -81,7 +96,7 @@ fn elements(
     then: impl FnOnce(&mut Ctx, String, Vec<Element>) + 'static,
 ) {
     let wanted = uids.clone();
-    snapshot::resolve_uids(
+    snapshot::resolve_elements(
         cx,
         page,
         uids,
@@ -96,7 +111,11 @@ fn elements(
             let els = wanted
                 .into_iter()
                 .zip(objects)
-                .map(|(uid, object_id)| Element { uid, object_id })
+                .map(|(uid, o)| Element {
+                    uid,
+                    object_id: o.object_id,
+                    session: o.session,
+                })
                 .collect();
             then(cx, session, els)
         }),

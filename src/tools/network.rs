@@ -282,11 +282,10 @@ fn get_network_request(cx: &mut Ctx, call: CallId, args: Value) {
             request_file,
             response_file,
         };
-        let session = cx
-            .browser
-            .pages
-            .get(page)
-            .map(|p| p.session.clone())
+        let frame = r.frame_id().to_owned();
+        let page_session = cx.browser.pages.get(page).map(|p| p.session.clone());
+        let session = crate::browser::frames::frame_session(cx, page, &frame)
+            .or(page_session)
             .unwrap_or_default();
         bodies::fetch(
             cx,

@@ -26,6 +26,8 @@ pub struct Message {
     pub text: String,
     pub args: Vec<Arg>,
     pub stack: Option<Stack>,
+    /// The session of the out-of-process iframe it came from (its handles live there).
+    pub frame_session: Option<String>,
 }
 
 /// One argument of a console call.
@@ -135,6 +137,7 @@ pub fn console_call(e: &ConsoleAPICalledEvent) -> Message {
         text: format::cut_stored(&text),
         args: e.args.iter().map(arg).collect(),
         stack: e.stack_trace.as_ref().map(format::stack_of),
+        frame_session: None,
     }
 }
 
@@ -161,6 +164,7 @@ pub fn exception(details: &ExceptionDetails) -> Message {
         text: format::cut_stored(&message),
         args: Vec::new(),
         stack: details.stack_trace.as_ref().map(format::stack_of),
+        frame_session: None,
     }
 }
 
@@ -182,6 +186,7 @@ pub fn log_entry(entry: &LogEntry) -> Option<Message> {
         text: format::cut_stored(&entry.text),
         args: Vec::new(),
         stack: entry.stack_trace.as_ref().map(format::stack_of),
+        frame_session: None,
     })
 }
 

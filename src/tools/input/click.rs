@@ -106,9 +106,10 @@ pub(super) fn click_element(
     done: Done<()>,
 ) {
     let s = session.clone();
+    // Key events that follow go where this click puts the focus.
+    browser::frames::focused(cx, &el.session, &el.object_id);
     element::aim(
         cx,
-        &session,
         &el,
         true,
         Box::new(move |cx, r| match r {
@@ -126,8 +127,13 @@ fn choose_option_or_click(cx: &mut Ctx, session: String, el: Element, done: Done
         return_by_value: Some(true),
         ..Default::default()
     };
-    browser::send(cx, Some(&session), params, move |cx, r| match r {
-        Ok(r) if r.result.value == Some(Value::Bool(true)) => done(cx, Ok(())),
-        _ => click_element(cx, s, el, false, done),
-    });
+    browser::send(
+        cx,
+        Some(&el.session.clone()),
+        params,
+        move |cx, r| match r {
+            Ok(r) if r.result.value == Some(Value::Bool(true)) => done(cx, Ok(())),
+            _ => click_element(cx, s, el, false, done),
+        },
+    );
 }

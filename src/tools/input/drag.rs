@@ -70,7 +70,6 @@ fn drag(cx: &mut Ctx, session: String, source: Element, target: Element, done: D
     let s = session.clone();
     element::aim(
         cx,
-        &session,
         &source,
         true,
         Box::new(move |cx, r| match r {
@@ -98,7 +97,6 @@ fn aim_target(cx: &mut Ctx, session: String, from: (f64, f64), target: Element, 
     let s = session.clone();
     element::aim(
         cx,
-        &session,
         &target,
         false,
         Box::new(move |cx, r| match r {

@@ -15,6 +15,8 @@ use crate::tools::{Ctx, Done};
 pub struct Element {
     pub uid: String,
     pub object_id: String,
+    /// The session its object lives in: the page's, or an out-of-process iframe's.
+    pub session: String,
 }
 
 /// The error for an element that cannot be acted on.
@@ -45,24 +47,42 @@ fn node_error(uid: &str, e: Error) -> Error {
     }
 }
 
-/// Scrolls the element into view and gives the viewport point at the centre of its visible
-/// box. With `hit_test`, also checks that a click there reaches the element.
-pub fn aim(cx: &mut Ctx, session: &str, element: &Element, hit_test: bool, done: Done<(f64, f64)>) {
+/// Scrolls the element into view and gives the page's viewport point at the centre of its
+/// visible box. With `hit_test`, also checks that a click there reaches the element. An
+/// element of an out-of-process iframe is aimed at in its frame, then moved by where the
+/// frame sits in the page.
+pub fn aim(cx: &mut Ctx, element: &Element, hit_test: bool, done: Done<(f64, f64)>) {
     let el = element.clone();
-    let s = session.to_owned();
+    let (uid, frame_session) = (element.uid.clone(), element.session.clone());
+    // Where the element is in its own frame's viewport, then where that frame is.
+    let in_frame: Done<(f64, f64)> = Box::new(move |cx, r| {
+        let (x, y) = match r {
+            Ok(p) => p,
+            Err(e) => return done(cx, Err(e)),
+        };
+        let moved: Done<(f64, f64)> = Box::new(move |cx, r| match r {
+            Ok((dx, dy)) => done(cx, Ok((x + dx, y + dy))),
+            Err(e) => done(cx, Err(failed(&uid, e))),
+        });
+        browser::frames::offset(cx, &frame_session, moved);
+    });
     let params = dom::ScrollIntoViewIfNeededParams {
         object_id: Some(element.object_id.clone()),
         ..Default::default()
     };
-    browser::send(cx, Some(session), params, move |cx, r| {
+    let s = element.session.clone();
+    browser::send(cx, Some(&element.session), params, move |cx, r| {
         if let Err(e) = r {
-            return done(cx, Err(node_error(&el.uid, e)));
+            return in_frame(cx, Err(node_error(&el.uid, e)));
         }
-        quads(cx, s, el, hit_test, done);
+        quads(cx, s, el, hit_test, in_frame);
     });
 }
 
 fn quads(cx: &mut Ctx, session: String, el: Element, hit_test: bool, done: Done<(f64, f64)>) {
+    if browser::frames::is_frame(cx, &session) {
+        return frame_quads(cx, session, el, hit_test, done);
+    }
     // Both asked at once; the page answers in order, so the second answer finds the first.
     let quads = std::rc::Rc::new(std::cell::RefCell::new(None));
     let q = quads.clone();
@@ -73,9 +93,8 @@ fn quads(cx: &mut Ctx, session: String, el: Element, hit_test: bool, done: Done<
     browser::send(cx, Some(&session), params, move |_, r| {
         *q.borrow_mut() = Some(r)
     });
-    let s = session.clone();
     let metrics = page::GetLayoutMetricsParams {};
-    browser::send(cx, Some(&session), metrics, move |cx, r| {
+    browser::send(cx, Some(&session.clone()), metrics, move |cx, r| {
         let quads = match quads.borrow_mut().take() {
             Some(Ok(v)) => v.quads,
             Some(Err(e)) => return done(cx, Err(node_error(&el.uid, e))),
@@ -85,22 +104,66 @@ fn quads(cx: &mut Ctx, session: String, el: Element, hit_test: bool, done: Done<
             Ok(m) => m.css_layout_viewport,
             Err(e) => return done(cx, Err(e)),
         };
-        let width = extent(viewport.client_width);
-        let height = extent(viewport.client_height);
-        let Some((x, y)) = centre(&quads, width, height) else {
-            let reason = if has_area(&quads) {
-                "The element is outside the visible part of the page and could not be scrolled into view."
-            } else {
-                "The element is hidden: it has no visible size on the page."
-            };
-            return done(cx, Err(failed(&el.uid, reason)));
-        };
-        if hit_test {
-            check_hit(cx, s, el, x, y, done);
-        } else {
-            done(cx, Ok((x, y)))
-        }
+        let size = (
+            extent(viewport.client_width),
+            extent(viewport.client_height),
+        );
+        place(cx, session, el, hit_test, (quads, size), done);
     });
+}
+
+/// The element's boxes and its frame's viewport, read by the frame's own script: in the
+/// frame's CSS pixels, the coordinates the hit test and the frame offsets use too.
+const FRAME_QUADS: &str = "function() {
+  const quads = Array.from(this.getClientRects(), r => [r.left, r.top, r.right, r.top, r.right, r.bottom, r.left, r.bottom]);
+  const root = document.documentElement;
+  return {quads, width: root.clientWidth, height: root.clientHeight};
+}";
+
+fn frame_quads(cx: &mut Ctx, session: String, el: Element, hit_test: bool, done: Done<(f64, f64)>) {
+    let params = runtime::CallFunctionOnParams {
+        function_declaration: FRAME_QUADS.to_owned(),
+        object_id: Some(el.object_id.clone()),
+        return_by_value: Some(true),
+        ..Default::default()
+    };
+    browser::send(cx, Some(&session.clone()), params, move |cx, r| {
+        let value = match r {
+            Ok(a) => a.result.value.unwrap_or_default(),
+            Err(e) => return done(cx, Err(node_error(&el.uid, e))),
+        };
+        let quads: Vec<dom::Quad> =
+            serde_json::from_value(value["quads"].clone()).unwrap_or_default();
+        let side = |v: &serde_json::Value| extent(v.as_f64().unwrap_or(0.0) as i64);
+        let size = (side(&value["width"]), side(&value["height"]));
+        place(cx, session, el, hit_test, (quads, size), done);
+    });
+}
+
+/// The centre of the element's visible box in its frame's viewport (`size`), checked by a
+/// hit test when asked.
+fn place(
+    cx: &mut Ctx,
+    session: String,
+    el: Element,
+    hit_test: bool,
+    (quads, (width, height)): (Vec<dom::Quad>, (f64, f64)),
+    done: Done<(f64, f64)>,
+) {
+    let Some((x, y)) = centre(&quads, width, height) else {
+        let reason = if has_area(&quads) {
+            "The element is outside the visible part of the page and could not be scrolled into view."
+        } else {
+            "The element is hidden: it has no visible size on the page."
+        };
+        return done(cx, Err(failed(&el.uid, reason)));
+    };
+    if hit_test {
+        let corner = top_left(&quads).unwrap_or((x, y));
+        check_hit(cx, session, el, (x, y), corner, done);
+    } else {
+        done(cx, Ok((x, y)))
+    }
 }
 
 /// A viewport side; an answer that leaves it out (it reads as 0) clips nothing.
@@ -149,24 +212,20 @@ fn centre(quads: &[dom::Quad], width: f64, height: f64) -> Option<(f64, f64)> {
 }
 
 /// Asks the page what a pointer at (x, y) would reach. Runs on the element (`this`); a text
-/// node stands for its parent element. The point is in the top document's viewport; for an
-/// element inside (same-process) frames it is moved into the frame's own viewport. Shadow
-/// roots are entered, and a label whose control is the element counts as the element (the
-/// usual styled checkbox).
-const HIT_TEST: &str = r#"function(x, y) {
+/// node stands for its parent element. The point is in the top document's viewport, and
+/// (qx, qy) is the top left of the element's boxes there; the point is moved into the
+/// element's own frame by where the element is in it, which needs no access to the frames
+/// in between (a cross-origin frame's `frameElement` is null). Shadow roots are entered, and
+/// a label whose control is the element counts as the element (the usual styled checkbox).
+const HIT_TEST: &str = r#"function(x, y, qx, qy) {
   const el = this.nodeType === Node.ELEMENT_NODE ? this : this.parentElement;
   if (!el || !el.isConnected) return {problem: 'gone'};
   if (el.matches(':disabled')) return {problem: 'disabled'};
   if (el.checkVisibility && !el.checkVisibility({visibilityProperty: true})) return {problem: 'invisible'};
   const doc = el.ownerDocument;
-  try {
-    for (let frame = doc.defaultView.frameElement; frame; frame = frame.ownerDocument.defaultView.frameElement) {
-      const box = frame.getBoundingClientRect();
-      const style = frame.ownerDocument.defaultView.getComputedStyle(frame);
-      x -= box.left + frame.clientLeft + parseFloat(style.paddingLeft);
-      y -= box.top + frame.clientTop + parseFloat(style.paddingTop);
-    }
-  } catch (e) {}
+  const own = this.nodeType === Node.ELEMENT_NODE ? this.getBoundingClientRect() : el.getBoundingClientRect();
+  x += own.left - qx;
+  y += own.top - qy;
   let hit = doc.elementFromPoint(x, y);
   while (hit && hit.shadowRoot) {
     const inner = hit.shadowRoot.elementFromPoint(x, y);
@@ -189,11 +248,27 @@ const HIT_TEST: &str = r#"function(x, y) {
   return {problem: 'covered', by: text};
 }"#;
 
-fn check_hit(cx: &mut Ctx, session: String, el: Element, x: f64, y: f64, done: Done<(f64, f64)>) {
+/// The top left corner of the boxes' union.
+fn top_left(quads: &[dom::Quad]) -> Option<(f64, f64)> {
+    let points: Vec<(f64, f64)> = quads.iter().filter_map(points).flatten().collect();
+    let x = points.iter().map(|p| p.0).reduce(f64::min)?;
+    let y = points.iter().map(|p| p.1).reduce(f64::min)?;
+    Some((x, y))
+}
+
+fn check_hit(
+    cx: &mut Ctx,
+    session: String,
+    el: Element,
+    (x, y): (f64, f64),
+    (qx, qy): (f64, f64),
+    done: Done<(f64, f64)>,
+) {
+    let arguments = [x, y, qx, qy].map(|v| argument(json!(v))).to_vec();
     let params = runtime::CallFunctionOnParams {
         function_declaration: HIT_TEST.to_owned(),
         object_id: Some(el.object_id.clone()),
-        arguments: Some(vec![argument(json!(x)), argument(json!(y))]),
+        arguments: Some(arguments),
         return_by_value: Some(true),
         ..Default::default()
     };

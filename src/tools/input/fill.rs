@@ -146,7 +146,6 @@ pub(super) fn fill(cx: &mut Ctx, session: String, el: Element, value: String, do
     // Scrolling it into view first also proves it is displayed.
     element::aim(
         cx,
-        &session,
         &el.clone(),
         false,
         Box::new(move |cx, r| {
@@ -160,6 +159,7 @@ pub(super) fn fill(cx: &mut Ctx, session: String, el: Element, value: String, do
 
 fn prepare(cx: &mut Ctx, session: String, el: Element, value: String, done: Done<()>) {
     let s = session.clone();
+    browser::frames::focused(cx, &el.session, &el.object_id);
     let params = runtime::CallFunctionOnParams {
         function_declaration: PREPARE.to_owned(),
         object_id: Some(el.object_id.clone()),
@@ -167,7 +167,7 @@ fn prepare(cx: &mut Ctx, session: String, el: Element, value: String, done: Done
         return_by_value: Some(true),
         ..Default::default()
     };
-    browser::send(cx, Some(&session), params, move |cx, r| {
+    browser::send(cx, Some(&el.session.clone()), params, move |cx, r| {
         let answer = match r {
             Ok(a) => a,
             Err(e) => return done(cx, Err(failed(&el.uid, e))),
@@ -182,7 +182,7 @@ fn prepare(cx: &mut Ctx, session: String, el: Element, value: String, done: Done
             Some("type") => {
                 let text = plan["text"].as_str().unwrap_or("").to_owned();
                 let typing = dispatch::Typing::new(text, Default::default());
-                dispatch::typing(cx, s, typing, done)
+                dispatch::typing(cx, el.session.clone(), typing, done)
             }
             Some("click") => click::click_element(cx, s, el, false, done),
             Some("error") => {

@@ -106,12 +106,12 @@ fn fill_each(
         return done(cx, Ok(()));
     }
     let Item { uid, value } = items.remove(0);
-    snapshot::resolve_uids(
+    snapshot::resolve_elements(
         cx,
         page,
         vec![uid.clone()],
         Box::new(move |cx, r| {
-            let object_id = match r.map(|mut o| o.pop()) {
+            let resolved = match r.map(|mut o| o.pop()) {
                 Ok(Some(o)) => o,
                 Ok(None) => {
                     return done(
@@ -128,7 +128,11 @@ fn fill_each(
                 Err(e) => return done(cx, Err(e)),
             };
             *current.borrow_mut() = uid.clone();
-            let el = Element { uid, object_id };
+            let el = Element {
+                uid,
+                object_id: resolved.object_id,
+                session: resolved.session,
+            };
             fill::fill(
                 cx,
                 session,

@@ -47,7 +47,6 @@ fn run(cx: &mut Ctx, call: CallId, args: Value) {
                 let s = session.clone();
                 element::aim(
                     cx,
-                    &session,
                     &el,
                     true,
                     Box::new(move |cx, r| match r {

@@ -3,7 +3,7 @@
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::{act_and_reply, begin, dispatch, keys, session, watch};
+use super::{act_and_reply, begin, dispatch, keyboard_session, keys, watch};
 use crate::settings::Category;
 use crate::tools::args::{self, max, Shared};
 use crate::tools::{fail, CallId, Ctx, Tool};
@@ -44,16 +44,15 @@ fn run(cx: &mut Ctx, call: CallId, args: Value) {
         Err(e) => return fail(cx, call, e),
     };
     begin(cx, call, a.shared.page(), move |cx, page| {
-        let Some(session) = session(cx, call, page) else {
-            return;
-        };
-        let action: watch::Action = Box::new(move |cx, done| {
-            dispatch::sequence(cx, &session, dispatch::combo(key, &modifiers), done)
+        keyboard_session(cx, call, page, move |cx, session| {
+            let action: watch::Action = Box::new(move |cx, done| {
+                dispatch::sequence(cx, &session, dispatch::combo(key, &modifiers), done)
+            });
+            let texts = (
+                format!("Successfully pressed key: {combo}"),
+                format!("The key {combo} was pressed and it opened a dialog."),
+            );
+            act_and_reply(cx, call, page, action, texts, a.include_snapshot);
         });
-        let texts = (
-            format!("Successfully pressed key: {combo}"),
-            format!("The key {combo} was pressed and it opened a dialog."),
-        );
-        act_and_reply(cx, call, page, action, texts, a.include_snapshot);
     });
 }

@@ -4,7 +4,7 @@
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::{begin, dispatch, keys, reply, said, session, watch};
+use super::{begin, dispatch, keyboard_session, keys, reply, said, watch};
 use crate::browser::PageId;
 use crate::error::Error;
 use crate::settings::Category;
@@ -47,28 +47,27 @@ fn run(cx: &mut Ctx, call: CallId, args: Value) {
         Some((k, None)) => return fail(cx, call, format!("Unknown key: \"{k}\"")),
     };
     begin(cx, call, a.shared.page(), move |cx, page| {
-        let Some(session) = session(cx, call, page) else {
-            return;
-        };
-        let typed = match &submit {
-            Some(k) => format!("Typed text \"{text} + {k}\""),
-            None => format!("Typed text \"{text}\""),
-        };
-        let total = text.chars().count();
-        let progress = watch::Progress::default();
-        let typing = dispatch::Typing::new(text, progress.clone());
-        let action: watch::Action = Box::new(move |cx, done| {
-            let s = session.clone();
-            let then_submit = Box::new(move |cx: &mut Ctx, r: Result<(), Error>| match r {
-                Ok(()) => match submit_key {
-                    Some(def) => dispatch::sequence(cx, &s, dispatch::combo(def, &[]), done),
-                    None => done(cx, Ok(())),
-                },
-                Err(e) => done(cx, Err(e)),
+        keyboard_session(cx, call, page, move |cx, session| {
+            let typed = match &submit {
+                Some(k) => format!("Typed text \"{text} + {k}\""),
+                None => format!("Typed text \"{text}\""),
+            };
+            let total = text.chars().count();
+            let progress = watch::Progress::default();
+            let typing = dispatch::Typing::new(text, progress.clone());
+            let action: watch::Action = Box::new(move |cx, done| {
+                let s = session.clone();
+                let then_submit = Box::new(move |cx: &mut Ctx, r: Result<(), Error>| match r {
+                    Ok(()) => match submit_key {
+                        Some(def) => dispatch::sequence(cx, &s, dispatch::combo(def, &[]), done),
+                        None => done(cx, Ok(())),
+                    },
+                    Err(e) => done(cx, Err(e)),
+                });
+                dispatch::typing(cx, session, typing, then_submit)
             });
-            dispatch::typing(cx, session, typing, then_submit)
+            act(cx, call, page, action, (progress, total), typed);
         });
-        act(cx, call, page, action, (progress, total), typed);
     });
 }
 

@@ -126,7 +126,7 @@ fn upload(cx: &mut Ctx, session: String, el: Element, files: Vec<String>, done: 
         return_by_value: Some(true),
         ..Default::default()
     };
-    browser::send(cx, Some(&session), params, move |cx, r| {
+    browser::send(cx, Some(&el.session.clone()), params, move |cx, r| {
         let kind = match r {
             Ok(r) => r.result.value.and_then(|v| v.as_str().map(str::to_owned)),
             Err(e) => return done(cx, Err(e)),
@@ -138,7 +138,9 @@ fn upload(cx: &mut Ctx, session: String, el: Element, files: Vec<String>, done: 
                     object_id: Some(el.object_id),
                     ..Default::default()
                 };
-                browser::send(cx, Some(&s), params, move |cx, r| done(cx, r.map(|_| ())));
+                browser::send(cx, Some(&el.session), params, move |cx, r| {
+                    done(cx, r.map(|_| ()))
+                });
             }
             "single" => done(
                 cx,

@@ -134,6 +134,12 @@ impl Request {
             + 200
     }
 
+    /// The frame that made it: its body is read in that frame's session when it is an
+    /// out-of-process iframe.
+    pub fn frame_id(&self) -> &str {
+        &self.frame_id
+    }
+
     /// The status as listed: the HTTP status, the error of a failed request, or `pending`.
     pub fn status(&self) -> String {
         match (&self.response, &self.failure) {

@@ -12,7 +12,7 @@ use super::{fail, Tool};
 use crate::settings::Category;
 pub mod model;
 
-use crate::browser::{self, pages};
+use crate::browser::{self, frames, pages};
 use crate::cdp::generated::{accessibility, dom, page as cdp_page, runtime};
 use crate::cdp::Command;
 use crate::error::Error;
@@ -111,24 +111,53 @@ impl<C: Command> Command for AsJson<C> {
     type Returns = Value;
 }
 
-/// One frame's tree: its id, its owner `<iframe>` (parent frame id, backend node id), nodes.
-type FrameNodes = (String, Option<(String, i64)>, Vec<Value>);
+/// One frame's accessibility tree and where it came from.
+struct FrameNodes {
+    frame: String,
+    /// The target (page or out-of-process iframe) whose session the tree came from.
+    target: String,
+    session: String,
+    /// Its `<iframe>` in the parent frame: (parent frame id, backend node id).
+    owner: Option<(String, i64)>,
+    nodes: Vec<Value>,
+}
+
+/// An `<iframe>` element still to fetch the document of.
+struct PendingIframe {
+    /// The session and target that hold the element.
+    session: String,
+    target: String,
+    parent_frame: String,
+    backend: i64,
+}
 
 /// What one snapshot is built from, gathered over a few CDP round trips.
 struct Gathered {
     page: u32,
-    session: String,
     verbose: bool,
-    /// One accessibility tree per frame: (frame id, owner `<iframe>` in its parent frame
-    /// as (parent frame id, backend node id), nodes). The main frame comes first.
+    /// One accessibility tree per frame; the main frame comes first.
     frames: Vec<FrameNodes>,
-    /// `<iframe>` elements still to fetch: (parent frame id, backend node id).
-    pending_iframes: Vec<(String, i64)>,
+    pending_iframes: Vec<PendingIframe>,
 }
 
-/// Takes a fresh snapshot of the page and keeps it as the page's latest. Same-process
-/// iframes are included; elements a page tool returned that the tree leaves out are placed
-/// under their nearest ancestor.
+impl Gathered {
+    /// Adds a frame's tree, and its `<iframe>` elements to fetch.
+    fn add(&mut self, f: FrameNodes) {
+        let iframes = model::iframe_backend_ids(&f.nodes).into_iter();
+        self.pending_iframes
+            .extend(iframes.map(|backend| PendingIframe {
+                session: f.session.clone(),
+                target: f.target.clone(),
+                parent_frame: f.frame.clone(),
+                backend,
+            }));
+        self.frames.push(f);
+    }
+}
+
+/// Takes a fresh snapshot of the page and keeps it as the page's latest. Iframes are
+/// included, same-process and out-of-process ones; elements a page tool returned that the
+/// tree leaves out are placed under their nearest ancestor.
 pub fn capture(cx: &mut Ctx, page: u32, verbose: bool, done: Done<()>) {
     let session = match pages::session_of(&cx.browser.pages, page) {
         Ok(s) => s,
@@ -141,22 +170,23 @@ pub fn capture(cx: &mut Ctx, page: u32, verbose: bool, done: Done<()>) {
             Ok(t) => t,
             Err(e) => return done(cx, Err(e)),
         };
-        let nodes = take_nodes(tree);
         let main = match cx.browser.pages.get(page) {
             Some(p) => p.target_id.clone(),
             None => return done(cx, Err(Error::PageGone(format!("Page {page} was closed.")))),
         };
-        let pending_iframes = model::iframe_backend_ids(&nodes)
-            .into_iter()
-            .map(|b| (main.clone(), b))
-            .collect();
-        let g = Gathered {
+        let mut g = Gathered {
             page,
-            session,
             verbose,
-            frames: vec![(main, None, nodes)],
-            pending_iframes,
+            frames: Vec::new(),
+            pending_iframes: Vec::new(),
         };
+        g.add(FrameNodes {
+            frame: main.clone(),
+            target: main,
+            session,
+            owner: None,
+            nodes: take_nodes(tree),
+        });
         next_iframe(cx, g, done);
     });
 }
@@ -168,53 +198,75 @@ fn take_nodes(mut tree: Value) -> Vec<Value> {
     }
 }
 
-/// Fetches the tree of the next `<iframe>`'s document (an out-of-process frame has no tree
-/// on this session and is left out), then goes on with the rest.
+/// Fetches the tree of the next `<iframe>`'s document — from the frame's own session when
+/// it is out of process, else from its parent's — then goes on with the rest. A frame whose
+/// tree cannot be had (gone, crashed, not attached yet) is left out.
 fn next_iframe(cx: &mut Ctx, mut g: Gathered, done: Done<()>) {
-    let Some((parent, backend)) = g.pending_iframes.pop() else {
-        return with_loaders(cx, g, done);
+    let Some(iframe) = g.pending_iframes.pop() else {
+        return with_loaders(cx, g, Vec::new(), 0, done);
     };
-    let session = g.session.clone();
     let describe = dom::DescribeNodeParams {
-        backend_node_id: Some(backend),
+        backend_node_id: Some(iframe.backend),
         ..Default::default()
     };
-    browser::send(cx, Some(&session), describe, move |cx, r| {
+    let parent_session = iframe.session.clone();
+    browser::send(cx, Some(&parent_session), describe, move |cx, r| {
         let Some(frame) = r.ok().and_then(|a| a.node.frame_id) else {
             return next_iframe(cx, g, done);
         };
-        let s2 = g.session.clone();
+        let (session, target, frame_id) = match frames::frame_session(cx, g.page, &frame) {
+            Some(s) => (s, frame.clone(), None),
+            None => (
+                iframe.session.clone(),
+                iframe.target.clone(),
+                Some(frame.clone()),
+            ),
+        };
         let request = AsJson(accessibility::GetFullAXTreeParams {
-            frame_id: Some(frame.clone()),
+            frame_id,
             ..Default::default()
         });
-        browser::send(cx, Some(&s2), request, move |cx, r| {
+        let s = session.clone();
+        browser::send(cx, Some(&s), request, move |cx, r| {
             if let Ok(tree) = r {
-                let nodes = take_nodes(tree);
-                g.pending_iframes.extend(
-                    model::iframe_backend_ids(&nodes)
-                        .into_iter()
-                        .map(|b| (frame.clone(), b)),
-                );
-                g.frames.push((frame, Some((parent, backend)), nodes));
+                g.add(FrameNodes {
+                    frame,
+                    target,
+                    session,
+                    owner: Some((iframe.parent_frame, iframe.backend)),
+                    nodes: take_nodes(tree),
+                });
             }
             next_iframe(cx, g, done)
         });
     });
 }
 
-/// Child frames need their loader ids (part of a uid's identity): one Page.getFrameTree.
-fn with_loaders(cx: &mut Ctx, g: Gathered, done: Done<()>) {
-    if g.frames.len() == 1 {
-        return with_extras(cx, g, Vec::new(), done);
+/// Child frames need their loader ids (part of a uid's identity): one Page.getFrameTree
+/// per session the frames came from.
+fn with_loaders(
+    cx: &mut Ctx,
+    g: Gathered,
+    mut loaders: Vec<(String, String)>,
+    asked: usize,
+    done: Done<()>,
+) {
+    let mut sessions: Vec<&str> = Vec::new();
+    if g.frames.len() > 1 {
+        for f in &g.frames {
+            if !sessions.contains(&f.session.as_str()) {
+                sessions.push(&f.session);
+            }
+        }
     }
-    let session = g.session.clone();
+    let Some(session) = sessions.get(asked).map(|s| s.to_string()) else {
+        return with_extras(cx, g, loaders, done);
+    };
     browser::send(
         cx,
         Some(&session),
         cdp_page::GetFrameTreeParams {},
         move |cx, r| {
-            let mut loaders = Vec::new();
             if let Ok(a) = r {
                 let mut stack = vec![a.frame_tree];
                 while let Some(t) = stack.pop() {
@@ -222,7 +274,7 @@ fn with_loaders(cx: &mut Ctx, g: Gathered, done: Done<()>) {
                     stack.extend(t.child_frames.into_iter().flatten());
                 }
             }
-            with_extras(cx, g, loaders, done)
+            with_loaders(cx, g, loaders, asked + 1, done)
         },
     );
 }
@@ -233,10 +285,12 @@ fn with_extras(cx: &mut Ctx, g: Gathered, loaders: Vec<(String, String)>, done: 
         return done(cx, Err(gone));
     }
     let extras = cx.snapshots.page(g.page).extra_elements.clone();
+    let Some(session) = g.frames.first().map(|f| f.session.clone()) else {
+        return done(cx, Err(Error::Page(model::EmptyTree.to_string())));
+    };
     if extras.is_empty() {
         return build(cx, g, loaders, Vec::new(), done);
     }
-    let session = g.session.clone();
     let request = AsJson(dom::GetDocumentParams {
         depth: Some(-1),
         pierce: Some(true),
@@ -282,17 +336,17 @@ fn build(
             .map(|(_, l)| l.clone())
             .unwrap_or_default()
     };
-    let loader_ids: Vec<String> = g.frames.iter().map(|(f, _, _)| loader_of(f)).collect();
+    let loader_ids: Vec<String> = g.frames.iter().map(|f| loader_of(&f.frame)).collect();
     let frames: Vec<FrameTree> = g
         .frames
         .iter()
         .zip(&loader_ids)
-        .map(|((frame, owner, nodes), loader)| FrameTree {
-            target_id: &p.target_id,
-            frame_id: frame,
+        .map(|(f, loader)| FrameTree {
+            target_id: &f.target,
+            frame_id: &f.frame,
             loader_id: loader,
-            nodes,
-            owner: owner.as_ref().map(|(parent, backend)| model::FrameOwner {
+            nodes: &f.nodes,
+            owner: f.owner.as_ref().map(|(parent, backend)| model::FrameOwner {
                 frame_id: parent,
                 backend_node_id: *backend,
             }),
@@ -361,8 +415,40 @@ impl Snapshots {
     }
 }
 
-/// Resolves element uids from the page's latest snapshot to remote object ids, in order.
+/// Resolves element uids from the page's latest snapshot to remote object ids, in order,
+/// for page code run in the main frame's session: an element of an out-of-process iframe
+/// lives in another session, where that code does not run.
 pub fn resolve_uids(cx: &mut Ctx, page: u32, uids: Vec<String>, done: Done<Vec<String>>) {
+    let main = pages::session_of(&cx.browser.pages, page).ok();
+    let wanted = uids.clone();
+    resolve_elements(
+        cx,
+        page,
+        uids,
+        Box::new(move |cx, r| {
+            let objects = r.and_then(|els| {
+                let in_main = |(uid, e): (&String, Resolved)| {
+                    if Some(&e.session) == main.as_ref() {
+                        return Ok(e.object_id);
+                    }
+                    Err(Error::Invalid(format!("Element with uid {uid} is inside a cross-site iframe; page code runs in the main frame and cannot take it.")))
+                };
+                wanted.iter().zip(els).map(in_main).collect()
+            });
+            done(cx, objects)
+        }),
+    );
+}
+
+/// A live element behind a uid: its remote object, in the session of the target (page or
+/// out-of-process iframe) that holds it.
+pub struct Resolved {
+    pub session: String,
+    pub object_id: String,
+}
+
+/// Resolves element uids from the page's latest snapshot to live elements, in order.
+pub fn resolve_elements(cx: &mut Ctx, page: u32, uids: Vec<String>, done: Done<Vec<Resolved>>) {
     if uids.is_empty() {
         return done(cx, Ok(Vec::new()));
     }
@@ -372,42 +458,46 @@ pub fn resolve_uids(cx: &mut Ctx, page: u32, uids: Vec<String>, done: Done<Vec<S
     let Some(snap) = cx.snapshots.latest(page) else {
         return done(cx, Err(Error::Invalid(model::no_snapshot_message(page))));
     };
-    let mut backend_ids = Vec::with_capacity(uids.len());
+    let mut targets = Vec::with_capacity(uids.len());
     for uid in &uids {
         match snap.resolve(uid) {
             // A text line's uid stands for the element that holds the text.
-            Ok(e) if e.role == "StaticText" => backend_ids.push(-e.backend_node_id),
-            Ok(e) => backend_ids.push(e.backend_node_id),
+            Ok(e) if e.role == "StaticText" => {
+                targets.push((e.target_id.to_owned(), -e.backend_node_id))
+            }
+            Ok(e) => targets.push((e.target_id.to_owned(), e.backend_node_id)),
             Err(e) => return done(cx, Err(Error::Invalid(e.message(uid, page)))),
         }
     }
-    let session = match pages::session_of(&cx.browser.pages, page) {
-        Ok(s) => s,
-        Err(e) => return done(cx, Err(e)),
-    };
-    resolve_next(cx, session, backend_ids, uids, Vec::new(), done);
+    let mut wanted = Vec::with_capacity(uids.len());
+    for ((target, backend), uid) in targets.into_iter().zip(uids) {
+        // A frame that is gone took its elements along.
+        let session = frames::session_for_target(cx, page, &target).unwrap_or_default();
+        wanted.push((session, backend, uid));
+    }
+    resolve_next(cx, wanted, Vec::new(), done);
 }
 
 fn resolve_next(
     cx: &mut Ctx,
-    session: String,
-    mut backend_ids: Vec<i64>,
-    mut uids: Vec<String>,
-    mut objects: Vec<String>,
-    done: Done<Vec<String>>,
+    mut wanted: Vec<(String, i64, String)>,
+    mut objects: Vec<Resolved>,
+    done: Done<Vec<Resolved>>,
 ) {
-    if backend_ids.is_empty() {
+    if wanted.is_empty() {
         return done(cx, Ok(objects));
     }
     // A negative id marks a text node whose parent element is wanted.
-    let entry = backend_ids.remove(0);
+    let (session, entry, uid) = wanted.remove(0);
     let (backend, text_node) = (entry.abs(), entry < 0);
-    let uid = uids.remove(0);
     let gone = move || {
         Error::Invalid(format!(
             "Element with uid {uid} no longer exists on the page."
         ))
     };
+    if session.is_empty() {
+        return done(cx, Err(gone()));
+    }
     let s2 = session.clone();
     let request = dom::ResolveNodeParams {
         backend_node_id: Some(backend),
@@ -418,18 +508,25 @@ fn resolve_next(
             return done(cx, Err(gone()));
         };
         if !text_node {
-            objects.push(id);
-            return resolve_next(cx, s2, backend_ids, uids, objects, done);
+            objects.push(Resolved {
+                session: s2,
+                object_id: id,
+            });
+            return resolve_next(cx, wanted, objects, done);
         }
-        let s3 = s2.clone();
         let parent = runtime::CallFunctionOnParams {
             object_id: Some(id.clone()),
             function_declaration: "function() { return this.parentElement || (this.getRootNode && this.getRootNode().host) || this; }".into(),
             ..Default::default()
         };
+        let s3 = s2.clone();
         browser::send(cx, Some(&s2), parent, move |cx, r| {
-            objects.push(r.ok().and_then(|a| a.result.object_id).unwrap_or(id));
-            resolve_next(cx, s3, backend_ids, uids, objects, done)
+            let object_id = r.ok().and_then(|a| a.result.object_id).unwrap_or(id);
+            objects.push(Resolved {
+                session: s3,
+                object_id,
+            });
+            resolve_next(cx, wanted, objects, done)
         });
     });
 }
