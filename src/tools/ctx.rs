@@ -27,6 +27,8 @@ pub struct Ctx {
     pub emulation: PerPage<emulation::State>,
     pub snapshots: snapshot::Snapshots,
     pub scripts: PerPage<script::PageScripts>,
+    /// The one performance trace recording, and the last trace's report (issue 12).
+    pub performance: super::performance::State,
 }
 
 impl Ctx {
@@ -44,6 +46,7 @@ impl Ctx {
             emulation: PerPage::default(),
             snapshots: snapshot::Snapshots::default(),
             scripts: PerPage::default(),
+            performance: Default::default(),
         }
     }
 }

@@ -13,6 +13,8 @@ pub mod files;
 pub mod input;
 pub mod network;
 pub mod pages;
+// performance traces (issue 12)
+pub mod performance;
 pub mod response;
 pub mod result;
 pub mod screenshot;
@@ -98,6 +100,7 @@ pub fn all() -> impl Iterator<Item = &'static Tool> {
         .chain(emulation::TOOLS)
         .chain(console::TOOLS)
         .chain(network::TOOLS)
+        .chain(performance::TOOLS)
 }
 
 pub fn find(name: &str) -> Option<&'static Tool> {
