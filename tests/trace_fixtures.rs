@@ -98,9 +98,6 @@ fn insight_lines(text: &str) -> Vec<String> {
 #[test]
 fn lab_metrics_match_the_reference() {
     for name in PAGES {
-        if *name == "interaction" {
-            continue; // INP is not computed yet: the reference's NO_NAVIGATION set is INP's.
-        }
         let (ours, theirs) = (ours(name), reference(name));
         assert_eq!(metric_lines(&ours), metric_lines(&theirs), "{name}");
         assert!(metric_lines(&ours).len() >= 9, "{name}: {ours}");
@@ -110,9 +107,6 @@ fn lab_metrics_match_the_reference() {
 #[test]
 fn computed_insights_are_listed_as_the_reference_lists_them() {
     for name in PAGES {
-        if *name == "interaction" {
-            continue;
-        }
         let (ours, theirs) = (ours(name), reference(name));
         assert_eq!(insight_lines(&ours), insight_lines(&theirs), "{name}");
     }

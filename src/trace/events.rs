@@ -7,6 +7,7 @@ use std::collections::{HashMap, HashSet};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use super::interactions::{Start, TimingData};
 use super::network::Requests;
 
 /// The fields every trace event has. `args` stays unparsed until the name says it matters.
@@ -26,6 +27,9 @@ struct Raw<'a> {
     tid: Option<i64>,
     #[serde(default, borrow)]
     args: Option<&'a RawValue>,
+    /// Async events' id, as written (pairs `EventTiming` begins with their ends).
+    #[serde(default, borrow)]
+    id: Option<&'a RawValue>,
 }
 
 /// Where an event sits: its position in the file's events array (what DevTools' event keys
@@ -167,6 +171,8 @@ pub struct Collected {
     pub image_paints: HashMap<(i64, i64), (f64, String)>,
     pub shifts: Vec<Shift>,
     pub requests: Requests,
+    pub timing_starts: Vec<Start>,
+    pub timing_ends: Vec<(At, String)>,
     /// Events dropped because they did not parse.
     pub malformed: u64,
 }
@@ -193,6 +199,9 @@ impl Collected {
             tid: raw.tid.unwrap_or(0),
         };
         self.bounds(&raw);
+        if raw.name == "EventTiming" {
+            return self.event_timing(at, &raw);
+        }
         let Some(args) = raw.args else { return };
         let args = args.get();
         let ok = match raw.name.as_ref() {
@@ -334,6 +343,26 @@ impl Collected {
             }
         }
         true
+    }
+
+    fn event_timing(&mut self, at: At, raw: &Raw) {
+        let id = raw.id.map(|v| v.get().to_owned()).unwrap_or_default();
+        match raw.ph.as_ref() {
+            "e" => self.timing_ends.push((at, id)),
+            "b" => {
+                let args = raw.args.map_or("{}", |a| a.get());
+                let Ok(parsed) = serde_json::from_str::<Args<TimingData>>(args) else {
+                    self.malformed += 1;
+                    return;
+                };
+                let Some(data) = parsed.data else { return };
+                if data.duration < 1.0 || data.interaction_id.unwrap_or(0) == 0 {
+                    return;
+                }
+                self.timing_starts.push(Start { at, id, data });
+            }
+            _ => {}
+        }
     }
 
     fn shift(&mut self, at: At, args: &str) -> bool {

@@ -6,7 +6,7 @@ use super::metrics::{Bounds, InsightSet};
 
 /// DevTools' insights in its baseline order, and whether this analyser computes each.
 pub const ALL: &[(&str, bool)] = &[
-    ("INPBreakdown", false),
+    ("INPBreakdown", true),
     ("LCPBreakdown", true),
     ("LCPDiscovery", true),
     ("CLSCulprits", true),
@@ -36,6 +36,14 @@ pub struct Listed {
 /// DevTools' description and example questions for an insight.
 pub fn texts(name: &str) -> (&'static str, &'static [&'static str]) {
     match name {
+        "INPBreakdown" => (
+            "Start investigating [how to improve INP](https://developer.chrome.com/docs/performance/insights/inp-breakdown) by looking at the longest subpart",
+            &[
+                "Suggest fixes for my longest interaction",
+                "Why is a large INP score problematic?",
+                "What's the biggest contributor to my longest interaction?",
+            ],
+        ),
         "LCPBreakdown" => (
             "Each [subpart has specific improvement strategies](https://developer.chrome.com/docs/performance/insights/lcp-breakdown). Ideally, most of the LCP time should be spent on loading the resources, not within delays.",
             &[
@@ -66,6 +74,15 @@ pub fn texts(name: &str) -> (&'static str, &'static [&'static str]) {
 /// The insights of `set` that do not pass, in DevTools' baseline order.
 pub fn listed(set: &InsightSet) -> Vec<Listed> {
     let mut out = Vec::new();
+    if let Some(i) = &set.inp {
+        out.push(Listed {
+            name: "INPBreakdown",
+            bounds: Bounds {
+                min: i.begin.ts,
+                max: i.begin.ts + i.input_delay() + i.handling() + i.presentation_delay(),
+            },
+        });
+    }
     if let Some(bounds) = lcp_breakdown(set) {
         out.push(Listed {
             name: "LCPBreakdown",

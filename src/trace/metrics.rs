@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 
 use super::events::{At, Collected, Mark, Navigation, PageLoad};
+use super::interactions::{self, Interaction};
 use super::network::Request;
 
 /// A span of the trace, in µs.
@@ -67,6 +68,8 @@ pub struct InsightSet {
     pub document: Option<Request>,
     pub fcp: Option<f64>,
     pub lcp: Option<Lcp>,
+    /// The longest interaction (INP), when there was one.
+    pub inp: Option<Interaction>,
     pub clusters: Vec<Cluster>,
 }
 
@@ -102,6 +105,10 @@ const MAX_SHIFT_GAP: f64 = 1_000_000.0;
 pub fn report(mut c: Collected, events: u64) -> Report {
     let requests = std::mem::take(&mut c.requests).finish();
     c.shifts.sort_by(|a, b| a.at.ts.total_cmp(&b.at.ts));
+    let interactions = interactions::interactions(
+        std::mem::take(&mut c.timing_starts),
+        std::mem::take(&mut c.timing_ends),
+    );
     let bounds = match (c.bounds_min.is_finite(), c.bounds_max.is_finite()) {
         (true, true) => Some(Bounds {
             min: c.tracing_started.unwrap_or(c.bounds_min),
@@ -137,9 +144,17 @@ pub fn report(mut c: Collected, events: u64) -> Report {
     frame_navs.sort_by(|a, b| a.at.ts.total_cmp(&b.at.ts));
     let max = bounds.map_or(0.0, |b| b.max);
     let clusters = clusters(&c.shifts, &frame_navs, max);
+
     let mut sets = Vec::new();
     if let Some(b) = bounds {
-        initial_set(&mut sets, &c, &main_navigations, b, &clusters);
+        initial_set(
+            &mut sets,
+            &c,
+            &main_navigations,
+            b,
+            &clusters,
+            &interactions,
+        );
     }
     for (i, nav) in main_navigations.iter().enumerate() {
         let max = match main_navigations.get(i + 1) {
@@ -180,6 +195,7 @@ fn initial_set(
     navigations: &[Navigation],
     b: Bounds,
     clusters: &[Cluster],
+    interactions: &[Interaction],
 ) {
     let bounds = match navigations.first() {
         Some(first) => Bounds {
@@ -193,7 +209,8 @@ fn initial_set(
         .filter(|k| in_bounds(k.first.ts, k.dur, bounds))
         .cloned()
         .collect();
-    if bounds.range() < 5_000_000.0 && clusters.is_empty() {
+    let inp = longest(interactions, bounds);
+    if bounds.range() < 5_000_000.0 && clusters.is_empty() && inp.is_none() {
         return;
     }
     let url = c
@@ -212,8 +229,24 @@ fn initial_set(
         document: None,
         fcp: None,
         lcp: None,
+        inp,
         clusters,
     });
+}
+
+/// DevTools' INPBreakdown: of the set's interactions, the longest event per interaction
+/// id, then the longest of those.
+fn longest(interactions: &[Interaction], bounds: Bounds) -> Option<Interaction> {
+    let mut longest: Option<&Interaction> = None;
+    for event in interactions
+        .iter()
+        .filter(|e| in_bounds(e.begin.ts, e.dur, bounds))
+    {
+        if longest.is_none_or(|l| event.dur > l.dur) {
+            longest = Some(event);
+        }
+    }
+    longest.filter(|l| l.dur != 0.0).cloned()
 }
 
 type Metrics<'a> = HashMap<(String, String), HashMap<&'static str, &'a PageLoad>>;
@@ -297,6 +330,7 @@ fn navigation_set(
         document,
         fcp,
         lcp,
+        inp: None,
         clusters: clusters
             .iter()
             .filter(|k| in_bounds(k.first.ts, k.dur, bounds))

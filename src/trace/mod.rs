@@ -9,6 +9,7 @@ mod analysis;
 mod events;
 mod format;
 mod insights;
+mod interactions;
 mod metrics;
 mod network;
 mod scan;
@@ -20,6 +21,7 @@ use flate2::write::GzDecoder;
 use serde::Deserialize;
 
 pub use insights::ALL as INSIGHTS;
+pub use interactions::Interaction;
 pub use metrics::{Bounds, Cluster, InsightSet, Lcp, Report, Subparts};
 pub use summary::summary;
 

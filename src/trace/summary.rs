@@ -62,6 +62,10 @@ fn event(index: u64, ts: f64, synthetic: bool) -> String {
 fn lab_metrics(set: &InsightSet, parts: &mut Vec<String>) {
     // DevTools always has a CLS (0 without shifts), so the lab metrics are never "n/a".
     let (cls, worst) = set.cls();
+    let inp = set.inp.as_ref().map(|i| {
+        let key = event(i.begin.index, i.begin.ts, true);
+        format!("  - INP: {} ms, event: {key}", js(round(i.dur / 1000.0)))
+    });
     parts.push("Metrics (lab / observed):".into());
     if let Some(lcp) = &set.lcp {
         let node = lcp
@@ -89,6 +93,7 @@ fn lab_metrics(set: &InsightSet, parts: &mut Vec<String>) {
             parts.push(line("Render delay", s.render_delay));
         }
     }
+    parts.extend(inp);
     let key = worst.map_or(String::new(), |w| {
         format!(", event: {}", event(w.worst_index, w.first.ts, true))
     });
