@@ -129,12 +129,7 @@ pub fn report(mut c: Collected, events: u64) -> Report {
         .iter()
         .filter(|n| c.frames_seen.contains(&n.frame))
         .collect();
-    let mut url = c.main_frame_url.clone();
-    if let (Some(first), Some(b)) = (main_navigations.first(), bounds) {
-        if first.at.ts - b.min < 500_000.0 && first.outermost {
-            url.clone_from(&first.url);
-        }
-    }
+    let url = main_url(&c, &main_navigations, bounds);
     let metrics = page_load_metrics(&c, &known);
     let mut frame_navs: Vec<&Navigation> = known
         .iter()
@@ -184,6 +179,17 @@ pub fn report(mut c: Collected, events: u64) -> Report {
         sets,
         requests,
         events,
+    }
+}
+
+/// The trace's URL: the main frame's when tracing started, or its first navigation's when
+/// that came within half a second (DevTools' Meta handler).
+fn main_url(c: &Collected, navigations: &[Navigation], bounds: Option<Bounds>) -> String {
+    match (navigations.first(), bounds) {
+        (Some(first), Some(b)) if first.at.ts - b.min < 500_000.0 && first.outermost => {
+            first.url.clone()
+        }
+        _ => c.main_frame_url.clone(),
     }
 }
 
