@@ -143,3 +143,39 @@ fn plain_and_bare_array_traces_read_like_gzip() {
     assert!((cls - 0.0311).abs() < 0.0001, "{cls}");
     assert!(worst.is_some());
 }
+
+#[test]
+fn insight_answers_match_the_reference_where_written() {
+    let mut matched = Vec::new();
+    for entry in fs::read_dir(dir()).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        let Some(rest) = name.strip_suffix(".txt") else {
+            continue;
+        };
+        let parts: Vec<&str> = rest.split('.').collect();
+        let [page, "insight", set, insight] = parts[..] else {
+            continue;
+        };
+        let file = fs::File::open(dir().join(format!("{page}.json.gz"))).unwrap();
+        let report = trace::analyse_reader(file).unwrap();
+        let theirs = fs::read_to_string(dir().join(&name)).unwrap();
+        match trace::insight(&report, set, insight) {
+            Ok(ours) => {
+                assert_eq!(scrub(&ours), theirs.trim_end(), "{name}");
+                matched.push(name);
+            }
+            // Named as not written: never a wrong answer.
+            Err(text) => assert!(text.starts_with("devtools-mcp "), "{name}: {text}"),
+        }
+    }
+    matched.sort();
+    assert_eq!(
+        matched,
+        [
+            "interaction.insight.NO_NAVIGATION.INPBreakdown.txt",
+            "layout-shift.insight.NAVIGATION_0.LCPBreakdown.txt",
+            "long-tasks.insight.NAVIGATION_0.LCPBreakdown.txt",
+            "render-blocking.insight.NAVIGATION_0.LCPBreakdown.txt",
+        ]
+    );
+}

@@ -92,6 +92,8 @@ struct NavData {
     frame: Option<String>,
     #[serde(default)]
     loading_attr: Option<String>,
+    #[serde(default)]
+    node_name: Option<String>,
 }
 
 #[derive(Deserialize, Default)]
@@ -142,6 +144,7 @@ pub struct PageLoad {
     pub node_id: Option<i64>,
     pub text: bool,
     pub loading_attr: Option<String>,
+    pub node_name: Option<String>,
 }
 
 /// A layout shift not caused by recent input.
@@ -328,6 +331,7 @@ impl Collected {
             node_id: data.node_id,
             text: data.kind.as_deref() == Some("text"),
             loading_attr: data.loading_attr,
+            node_name: data.node_name,
         });
         true
     }

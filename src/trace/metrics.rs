@@ -40,6 +40,7 @@ pub struct Lcp {
     pub node_id: Option<i64>,
     pub text: bool,
     pub loading_attr: Option<String>,
+    pub node_name: Option<String>,
     pub request: Option<Request>,
     pub subparts: Option<Subparts>,
 }
@@ -365,6 +366,7 @@ fn lcp(
         node_id: event.node_id,
         text: event.text,
         loading_attr: event.loading_attr.clone(),
+        node_name: event.node_name.clone(),
         request,
         subparts,
     }
