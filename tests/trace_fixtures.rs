@@ -179,3 +179,42 @@ fn insight_answers_match_the_reference_where_written() {
         ]
     );
 }
+
+#[test]
+fn the_trace_command_prints_the_summary_and_insights() {
+    let exe = env!("CARGO_BIN_EXE_devtools-mcp");
+    let file = dir().join("interaction.json.gz");
+    let out = std::process::Command::new(exe)
+        .arg("trace")
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with("## Summary of Performance trace findings:\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("  - INP: 455 ms, event: (eventKey: s-1680, ts: 10244725262)\n"),
+        "{text}"
+    );
+    let out = std::process::Command::new(exe)
+        .args(["trace", "--insight", "INPBreakdown"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let theirs =
+        fs::read_to_string(dir().join("interaction.insight.NO_NAVIGATION.INPBreakdown.txt"))
+            .unwrap();
+    assert_eq!(text.trim_end(), theirs.trim_end());
+    // A file that is not a trace fails with a message and status 1.
+    let out = std::process::Command::new(exe)
+        .args(["trace"])
+        .arg(dir().join("README.md"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(!out.stderr.is_empty());
+}
