@@ -94,6 +94,8 @@ struct NavData {
     loading_attr: Option<String>,
     #[serde(default)]
     node_name: Option<String>,
+    #[serde(default)]
+    disposition: Option<String>,
 }
 
 #[derive(Deserialize, Default)]
@@ -175,6 +177,8 @@ pub struct Collected {
     pub shifts: Vec<Shift>,
     pub requests: Requests,
     pub timing_starts: Vec<Start>,
+    /// `MetaCharsetCheck` results: (event, frame, disposition).
+    pub charset_checks: Vec<(At, String, String)>,
     pub timing_ends: Vec<(At, String)>,
     /// Events dropped because they did not parse.
     pub malformed: u64,
@@ -219,6 +223,7 @@ impl Collected {
             "MarkLoad" => self.page_load(at, Mark::Load, args),
             "LargestImagePaint::Candidate" => self.image_paint(at, args),
             "LayoutShift" => self.shift(at, args),
+            "MetaCharsetCheck" => self.charset_check(at, args),
             name => self.requests.take(name, at, args, &mut self.final_urls),
         };
         if !ok {
@@ -367,6 +372,21 @@ impl Collected {
             }
             _ => {}
         }
+    }
+
+    fn charset_check(&mut self, at: At, args: &str) -> bool {
+        let Ok(parsed) = serde_json::from_str::<Args<NavData>>(args) else {
+            return false;
+        };
+        if let Some(NavData {
+            frame: Some(frame),
+            disposition: Some(disposition),
+            ..
+        }) = parsed.data
+        {
+            self.charset_checks.push((at, frame, disposition));
+        }
+        true
     }
 
     fn shift(&mut self, at: At, args: &str) -> bool {

@@ -22,7 +22,7 @@ pub const ALL: &[(&str, bool)] = &[
     ("SlowCSSSelector", false),
     ("ForcedReflow", false),
     ("Cache", false),
-    ("CharacterSet", false),
+    ("CharacterSet", true),
     ("ModernHTTP", false),
     ("LegacyJavaScript", false),
 ];
@@ -67,6 +67,10 @@ pub fn texts(name: &str) -> (&'static str, &'static [&'static str]) {
                 "How can I prevent layout shifts on this page?",
             ],
         ),
+        "CharacterSet" => (
+            "A character encoding declaration is required. It can be done with a meta charset tag in the first 1024 bytes of the HTML or in the Content-Type HTTP response header. [Learn more about declaring the character encoding](https://developer.chrome.com/docs/insights/charset/).",
+            &["How do I declare a character encoding for my page?"],
+        ),
         _ => ("", &[]),
     }
 }
@@ -101,7 +105,42 @@ pub fn listed(set: &InsightSet) -> Vec<Listed> {
             bounds,
         });
     }
+    if let Some(bounds) = character_set(set) {
+        out.push(Listed {
+            name: "CharacterSet",
+            bounds,
+        });
+    }
     out
+}
+
+/// Fails when neither the Content-Type header nor a meta tag in the first 1024 bytes
+/// declares the encoding; about the document's request.
+fn character_set(set: &InsightSet) -> Option<Bounds> {
+    set.navigation.as_ref()?;
+    let doc = set.document.as_ref()?;
+    let http = doc.content_type.as_deref().is_some_and(declares_charset);
+    let meta = set.meta_charset.as_deref() == Some("found-in-first-1024-bytes");
+    (!http && !meta).then_some(Bounds {
+        min: doc.ts,
+        max: doc.end,
+    })
+}
+
+/// DevTools' `/charset\s*=\s*[a-zA-Z0-9\-_:.()]{2,}/i`.
+fn declares_charset(content_type: &str) -> bool {
+    let lower = content_type.to_ascii_lowercase();
+    lower.match_indices("charset").any(|(i, _)| {
+        let rest = lower[i + "charset".len()..].trim_start();
+        let Some(rest) = rest.strip_prefix('=') else {
+            return false;
+        };
+        let name = rest.trim_start();
+        name.chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || "-_:.()".contains(*c))
+            .count()
+            >= 2
+    })
 }
 
 fn combine(windows: &[Bounds]) -> Option<Bounds> {

@@ -69,6 +69,8 @@ pub struct InsightSet {
     pub document: Option<Request>,
     pub fcp: Option<f64>,
     pub lcp: Option<Lcp>,
+    /// The document's last `MetaCharsetCheck` disposition.
+    pub meta_charset: Option<String>,
     /// The longest interaction (INP), when there was one.
     pub inp: Option<Interaction>,
     pub clusters: Vec<Cluster>,
@@ -236,6 +238,7 @@ fn initial_set(
         document: None,
         fcp: None,
         lcp: None,
+        meta_charset: None,
         inp,
         clusters,
     });
@@ -337,6 +340,7 @@ fn navigation_set(
         document,
         fcp,
         lcp,
+        meta_charset: meta_charset(c, nav),
         inp: None,
         clusters: clusters
             .iter()
@@ -344,6 +348,28 @@ fn navigation_set(
             .cloned()
             .collect(),
     }
+}
+
+/// The disposition of the last charset check of the navigation's document (a check belongs
+/// to the frame's latest navigation at its time).
+fn meta_charset(c: &Collected, nav: &Navigation) -> Option<String> {
+    let mut checks: Vec<&(At, String, String)> = c
+        .charset_checks
+        .iter()
+        .filter(|k| k.1 == nav.frame)
+        .collect();
+    checks.sort_by(|a, b| a.0.ts.total_cmp(&b.0.ts));
+    checks
+        .into_iter()
+        .rfind(|(at, _, _)| {
+            let latest = c
+                .navigations
+                .iter()
+                .filter(|n| n.frame == nav.frame && c.frames_seen.contains(&n.frame))
+                .rfind(|n| n.at.ts <= at.ts);
+            latest.is_some_and(|n| n.id == nav.id)
+        })
+        .map(|k| k.2.clone())
 }
 
 /// DevTools' `eventIsInBounds`.

@@ -38,6 +38,16 @@ struct Data {
     finish_time: Option<f64>,
     #[serde(default)]
     encoded_data_length: Option<f64>,
+    #[serde(default)]
+    headers: Option<Vec<Header>>,
+}
+
+#[derive(Deserialize, Default)]
+struct Header {
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    value: String,
 }
 
 #[derive(Deserialize, Default, Clone, Debug)]
@@ -86,6 +96,7 @@ struct Parts {
     status: i64,
     mime_type: String,
     protocol: String,
+    content_type: Option<String>,
     finish: Option<(f64, Option<f64>, f64)>,
     cached: bool,
 }
@@ -113,6 +124,8 @@ pub struct Request {
     pub status: i64,
     pub mime_type: String,
     pub protocol: String,
+    /// The response's `Content-Type` header, as sent.
+    pub content_type: Option<String>,
 }
 
 /// Requests by id while the stream runs.
@@ -158,6 +171,12 @@ impl Requests {
                 parts.status = data.status_code.unwrap_or(0);
                 parts.mime_type = data.mime_type.unwrap_or_default();
                 parts.protocol = data.protocol.unwrap_or_else(|| "unknown".into());
+                parts.content_type = data
+                    .headers
+                    .unwrap_or_default()
+                    .into_iter()
+                    .find(|h| h.name.eq_ignore_ascii_case("content-type"))
+                    .map(|h| h.value);
             }
             "ResourceFinish" => {
                 let length = data.encoded_data_length.unwrap_or(0.0);
@@ -230,6 +249,7 @@ impl Parts {
             timing: if self.cached { None } else { self.timing },
             status: self.status,
             mime_type: self.mime_type,
+            content_type: self.content_type,
             protocol: if self.protocol.is_empty() {
                 "unknown".into()
             } else {
