@@ -173,8 +173,12 @@ fn insight_answers_match_the_reference_where_written() {
         matched,
         [
             "interaction.insight.NO_NAVIGATION.INPBreakdown.txt",
+            "layout-shift.insight.NAVIGATION_0.CharacterSet.txt",
             "layout-shift.insight.NAVIGATION_0.LCPBreakdown.txt",
+            "lcp-image.insight.NAVIGATION_0.CharacterSet.txt",
+            "long-tasks.insight.NAVIGATION_0.CharacterSet.txt",
             "long-tasks.insight.NAVIGATION_0.LCPBreakdown.txt",
+            "render-blocking.insight.NAVIGATION_0.CharacterSet.txt",
             "render-blocking.insight.NAVIGATION_0.LCPBreakdown.txt",
         ]
     );

@@ -2,7 +2,7 @@
 //! DevTools' `PerformanceInsightFormatter.formatInsight` lays it out.
 
 use super::format::{micros, millis};
-use super::insights::{listed, ALL};
+use super::insights::{declares_charset, listed, ALL};
 use super::metrics::{InsightSet, Report};
 
 pub fn insight(report: &Report, set_id: &str, name: &str) -> Result<String, String> {
@@ -16,6 +16,7 @@ pub fn insight(report: &Report, set_id: &str, name: &str) -> Result<String, Stri
     let details = match name {
         "INPBreakdown" => Some(inp_details(set)),
         "LCPBreakdown" => lcp_details(set),
+        "CharacterSet" => Some(charset_details(set)),
         _ => None,
     };
     match details {
@@ -43,6 +44,14 @@ fn texts(name: &str) -> (&'static str, &'static str, &'static [&'static str]) {
                 "https://web.dev/articles/avoid-large-complex-layouts-and-layout-thrashing",
             ],
         ),
+        "CharacterSet" => (
+            "Declare a character encoding",
+            include_str!("texts/charset_summary.txt"),
+            &[
+                "https://developer.chrome.com/docs/insights/charset/",
+                "https://developer.chrome.com/docs/insights/charset/",
+            ],
+        ),
         _ => (
             "LCP breakdown",
             include_str!("texts/lcp_breakdown_summary.txt"),
@@ -63,6 +72,22 @@ fn layout(name: &str, details: &str) -> String {
         summary.trim_end(),
         links.join("\n")
     )
+}
+
+fn charset_details(set: &InsightSet) -> String {
+    let Some(doc) = set.navigation.as_ref().and(set.document.as_ref()) else {
+        return String::new();
+    };
+    let http = doc.content_type.as_deref().is_some_and(declares_charset);
+    let meta = set.meta_charset.as_deref().unwrap_or("unknown");
+    let mut out = format!(
+        "HTTP Content-Type header charset: {}.\nHTML meta charset disposition: {meta}.\n",
+        if http { "present" } else { "missing" }
+    );
+    if !http && meta != "found-in-first-1024-bytes" {
+        out.push_str("\nThe page does not declare character encoding via HTTP header or a meta charset tag in the first 1024 bytes.\n");
+    }
+    out
 }
 
 fn inp_details(set: &InsightSet) -> String {

@@ -128,7 +128,7 @@ fn character_set(set: &InsightSet) -> Option<Bounds> {
 }
 
 /// DevTools' `/charset\s*=\s*[a-zA-Z0-9\-_:.()]{2,}/i`.
-fn declares_charset(content_type: &str) -> bool {
+pub fn declares_charset(content_type: &str) -> bool {
     let lower = content_type.to_ascii_lowercase();
     lower.match_indices("charset").any(|(i, _)| {
         let rest = lower[i + "charset".len()..].trim_start();
