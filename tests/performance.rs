@@ -192,6 +192,27 @@ fn one_trace_at_a_time_with_the_reference_texts() {
     assert!(r
         .text
         .starts_with("The performance trace is being recorded."));
+    // A stop that cannot write its file fails, and leaves no trace running.
+    let folder = scratch("a-folder");
+    std::fs::create_dir_all(&folder).unwrap();
+    let r = mcp.call_timeout(
+        "performance_stop_trace",
+        json!({"filePath": folder.to_str().unwrap()}),
+        TRACE_TIMEOUT,
+    );
+    assert!(r.is_error, "{}", r.text);
+    let r = mcp.call_ok("performance_stop_trace", json!({}));
+    assert_eq!(
+        r.text,
+        "Error: no active performance trace recording to stop."
+    );
+    let r = mcp.call_ok(
+        "performance_start_trace",
+        json!({"reload": false, "autoStop": false}),
+    );
+    assert!(r
+        .text
+        .starts_with("The performance trace is being recorded."));
     let r = mcp.call_timeout("performance_stop_trace", json!({}), TRACE_TIMEOUT);
     assert!(!r.is_error, "{}", r.text);
 }

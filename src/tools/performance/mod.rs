@@ -116,17 +116,19 @@ struct AnalyzeArgs {
     insight_name: String,
 }
 
-/// A recording whose owning call ended without stopping it is stopped now.
-fn reap(cx: &mut Ctx) {
+/// A recording whose owning call ended without stopping it is stopped first; then `then`.
+fn reap(cx: &mut Ctx, then: Box<dyn FnOnce(&mut Ctx)>) {
     let orphan = match &cx.performance.running {
         Some(Running {
             owner: Some(owner), ..
         }) => !cx.calls.contains(*owner),
         _ => false,
     };
-    if orphan {
-        if let Some(r) = cx.performance.running.take() {
-            record::abandon(cx, &r.session);
+    match cx.performance.running.take() {
+        Some(r) if orphan => record::abandon(cx, &r.session, Box::new(move |cx, _| then(cx))),
+        running => {
+            cx.performance.running = running;
+            then(cx)
         }
     }
 }
@@ -141,7 +143,10 @@ fn start_trace(cx: &mut Ctx, call: CallId, args: Value) {
     let Some(args) = args::for_call::<StartArgs>(cx, call, args) else {
         return;
     };
-    reap(cx);
+    reap(cx, Box::new(move |cx| start_checked(cx, call, args)));
+}
+
+fn start_checked(cx: &mut Ctx, call: CallId, args: StartArgs) {
     if cx.performance.running.is_some() {
         return answer_line(cx, call, None, "Error: a performance trace is already running. Use performance_stop_trace to stop it. Only one trace can be running at any given time.");
     }
@@ -188,12 +193,12 @@ struct Plan {
     roots: Roots,
 }
 
-/// A step failed: nothing stays recording, and the call fails.
+/// A step failed: the call fails once nothing is recording any more.
 fn give_up(cx: &mut Ctx, call: CallId, e: Error) {
-    if let Some(r) = cx.performance.running.take() {
-        record::abandon(cx, &r.session);
+    match cx.performance.running.take() {
+        Some(r) => record::abandon(cx, &r.session, Box::new(move |cx, _| fail(cx, call, e))),
+        None => fail(cx, call, e),
     }
-    fail(cx, call, e);
 }
 
 /// Tracing starts; then the reload (cache off if asked), then the stop or the answer.
@@ -255,7 +260,10 @@ fn stop_trace(cx: &mut Ctx, call: CallId, args: Value) {
     let Some(args) = args::for_call::<Shared>(cx, call, args) else {
         return;
     };
-    reap(cx);
+    reap(cx, Box::new(move |cx| stop_checked(cx, call, args)));
+}
+
+fn stop_checked(cx: &mut Ctx, call: CallId, args: Shared) {
     if cx.performance.running.is_none() {
         return answer_line(
             cx,
@@ -282,12 +290,9 @@ fn stop_and_answer(cx: &mut Ctx, call: CallId, page: PageId, roots: &Roots, file
     let file = match file.map(|f| tool_files::create_at(roots, &f)) {
         Some(Ok(opened)) => Some(opened),
         Some(Err(failure)) => {
-            record::abandon(cx, &running.session);
-            return fail(
-                cx,
-                call,
-                failure.text(|e| format!("Could not write the trace: {e}")),
-            );
+            let e = failure.text(|e| format!("Could not write the trace: {e}"));
+            let then = Box::new(move |cx: &mut Ctx, _| fail(cx, call, e));
+            return record::abandon(cx, &running.session, then);
         }
         None => None,
     };

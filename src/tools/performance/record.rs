@@ -10,10 +10,10 @@ use std::time::Duration;
 
 use flate2::write::GzEncoder;
 
-use crate::browser::{self, waiters, Host};
+use crate::browser::{self, waiters};
 use crate::cdp::generated::{io, tracing};
 use crate::error::Error;
-use crate::tools::{Ctx, Done};
+use crate::tools::{Ctx, Done, Once};
 use crate::trace;
 
 /// DevTools' default trace categories (its `TracingDefaultCategories`, which chrome-devtools-mcp
@@ -200,22 +200,30 @@ fn read(
     });
 }
 
-/// Stops a recording that failed or whose call went away, and drops what it recorded.
-pub fn abandon(cx: &mut Ctx, session: &str) {
-    cx.run_as(None, |cx| {
-        let owner = session.to_owned();
-        waiters::wait(
-            cx,
-            session,
-            |_: &tracing::TracingCompleteEvent| true,
-            COMPLETE_TIMEOUT,
-            String::new(),
-            Box::new(move |cx, r: Result<tracing::TracingCompleteEvent, Error>| {
-                if let Some(handle) = r.ok().and_then(|c| c.stream) {
-                    browser::fire(cx, Some(&owner), io::CloseParams { handle });
-                }
-            }),
-        );
-        browser::fire(cx, Some(session), tracing::EndParams {});
+/// Stops a recording that failed or whose call went away, drops what it recorded, and runs
+/// `then` once the browser has ended it (a new `Tracing.start` before that is refused).
+pub fn abandon(cx: &mut Ctx, session: &str, then: Done<()>) {
+    let once = Once::new(then);
+    let on_error = once.clone();
+    let owner = session.to_owned();
+    let waiter = waiters::wait(
+        cx,
+        session,
+        |_: &tracing::TracingCompleteEvent| true,
+        COMPLETE_TIMEOUT,
+        "The browser did not end the trace.".into(),
+        Box::new(move |cx, r: Result<tracing::TracingCompleteEvent, Error>| {
+            if let Some(handle) = r.as_ref().ok().and_then(|c| c.stream.clone()) {
+                browser::fire(cx, Some(&owner), io::CloseParams { handle });
+            }
+            once.call(cx, r.map(|_| ()));
+        }),
+    );
+    // Not recording after all (the start itself failed): no completion will come.
+    browser::send(cx, Some(session), tracing::EndParams {}, move |cx, r| {
+        if let Err(e) = r {
+            waiters::cancel(cx, waiter);
+            on_error.call(cx, Err(e));
+        }
     });
 }
