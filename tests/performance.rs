@@ -192,7 +192,11 @@ fn one_trace_at_a_time_with_the_reference_texts() {
     assert!(r
         .text
         .starts_with("The performance trace is being recorded."));
-    // A stop that cannot write its file fails, and leaves no trace running.
+    a_failed_stop_leaves_no_trace(&mcp);
+}
+
+/// A stop that cannot write its file fails, and leaves no trace running: the next start works.
+fn a_failed_stop_leaves_no_trace(mcp: &Mcp) {
     let folder = scratch("a-folder");
     std::fs::create_dir_all(&folder).unwrap();
     let r = mcp.call_timeout(
