@@ -16,3 +16,4 @@ pub mod schema_problems;
 pub mod settings;
 pub mod timers;
 pub mod tools;
+pub mod trace;

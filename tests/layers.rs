@@ -19,6 +19,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("schema_problems", 0),
     ("settings", 0),
     ("timers", 0),
+    ("trace", 0),
     ("cdp", 1),
     ("browser", 2),
     ("pagetools", 3),

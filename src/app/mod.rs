@@ -4,18 +4,24 @@
 pub mod cli;
 pub mod event_loop;
 pub mod flags;
+pub mod perf_cli;
 pub mod policies;
+pub mod trace_cli;
 
 use std::process::ExitCode;
 
 use crate::log;
 
-/// The program: `run` and `demo` are the one-shot client; anything else starts the server.
+/// The program: `run` and `demo` are the one-shot client, `trace` and `perf` the trace
+/// analyser on a file and on N loads of a page;
+/// anything else starts the server.
 pub fn main(args: Vec<String>) -> ExitCode {
     let rest: Vec<&str> = args.iter().skip(1).map(String::as_str).collect();
     match args.first().map(String::as_str) {
         Some("run") => return cli::run(&rest),
         Some("demo") => return cli::demo(&rest),
+        Some("trace") => return trace_cli::trace(&rest),
+        Some("perf") => return perf_cli::perf(&rest),
         _ => {}
     }
     let (flags, notes) = match flags::Flags::parse("devtools-mcp", &args) {

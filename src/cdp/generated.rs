@@ -3723,6 +3723,24 @@ pub mod network {
         type Returns = GetRequestPostDataReturns;
     }
 
+    /// Toggles ignoring cache for each request.
+    #[derive(Debug, Clone, Default, serde::Serialize)]
+    pub struct SetCacheDisabledParams {
+        /// Cache disabled state.
+        #[serde(rename = "cacheDisabled")]
+        pub cache_disabled: bool,
+    }
+
+    /// What `Network.setCacheDisabled` returns.
+    #[derive(Debug, Clone, Default, serde::Deserialize)]
+    #[serde(default)]
+    pub struct SetCacheDisabledReturns {}
+
+    impl crate::cdp::Command for SetCacheDisabledParams {
+        const METHOD: &'static str = "Network.setCacheDisabled";
+        type Returns = SetCacheDisabledReturns;
+    }
+
     /// Specifies whether to always send extra HTTP headers with the requests from this page.
     #[derive(Debug, Clone, Default, serde::Serialize)]
     pub struct SetExtraHTTPHeadersParams {
@@ -6137,6 +6155,186 @@ pub mod target {
 
     impl crate::cdp::Event for TargetInfoChangedEvent {
         const NAME: &'static str = "Target.targetInfoChanged";
+    }
+}
+
+pub mod tracing {
+    /// Configuration for memory dump.
+    pub type MemoryDumpConfig = serde_json::Value;
+
+    #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+    #[serde(default)]
+    pub struct TraceConfig {
+        /// Controls how the trace buffer stores data.
+        #[serde(rename = "recordMode")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub record_mode: Option<TraceConfigRecordMode>,
+        /// Size of the trace buffer in kilobytes.
+        #[serde(rename = "traceBufferSizeInKb")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub trace_buffer_size_in_kb: Option<f64>,
+        /// Turns on JavaScript stack sampling.
+        #[serde(rename = "enableSampling")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub enable_sampling: Option<bool>,
+        /// Turns on system tracing.
+        #[serde(rename = "enableSystrace")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub enable_systrace: Option<bool>,
+        /// Turns on argument filter.
+        #[serde(rename = "enableArgumentFilter")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub enable_argument_filter: Option<bool>,
+        /// Included category filters.
+        #[serde(rename = "includedCategories")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub included_categories: Option<Vec<String>>,
+        /// Excluded category filters.
+        #[serde(rename = "excludedCategories")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub excluded_categories: Option<Vec<String>>,
+        /// Configuration to synthesize the delays in tracing.
+        #[serde(rename = "syntheticDelays")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub synthetic_delays: Option<Vec<String>>,
+        /// Configuration for memory dump triggers.
+        #[serde(rename = "memoryDumpConfig")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub memory_dump_config: Option<MemoryDumpConfig>,
+    }
+
+    string_enum! {
+        /// Controls how the trace buffer stores data.
+        TraceConfigRecordMode {
+            RecordUntilFull = "recordUntilFull",
+            RecordContinuously = "recordContinuously",
+            RecordAsMuchAsPossible = "recordAsMuchAsPossible",
+            EchoToConsole = "echoToConsole",
+        }
+    }
+
+    string_enum! {
+        /// Data format of a trace.
+        StreamFormat {
+            Json = "json",
+            Proto = "proto",
+        }
+    }
+
+    string_enum! {
+        /// Compression type to use for traces returned via streams.
+        StreamCompression {
+            None = "none",
+            Gzip = "gzip",
+        }
+    }
+
+    string_enum! {
+        /// Backend type to use for tracing.
+        TracingBackend {
+            Auto = "auto",
+            Chrome = "chrome",
+            System = "system",
+        }
+    }
+
+    /// Stop trace events collection.
+    #[derive(Debug, Clone, Default, serde::Serialize)]
+    pub struct EndParams {}
+
+    /// What `Tracing.end` returns.
+    #[derive(Debug, Clone, Default, serde::Deserialize)]
+    #[serde(default)]
+    pub struct EndReturns {}
+
+    impl crate::cdp::Command for EndParams {
+        const METHOD: &'static str = "Tracing.end";
+        type Returns = EndReturns;
+    }
+
+    /// Start trace events collection.
+    #[derive(Debug, Clone, Default, serde::Serialize)]
+    pub struct StartParams {
+        /// Category/tag filter (Deprecated.)
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub categories: Option<String>,
+        /// Tracing options (Deprecated.)
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub options: Option<String>,
+        /// If set, the agent will issue bufferUsage events at this interval, specified in milliseconds
+        #[serde(rename = "bufferUsageReportingInterval")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub buffer_usage_reporting_interval: Option<f64>,
+        /// Whether to report trace events as series of dataCollected events or to save trace to a stream (defaults to `ReportEvents`).
+        #[serde(rename = "transferMode")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub transfer_mode: Option<StartTransferMode>,
+        /// Trace data format to use.
+        #[serde(rename = "streamFormat")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub stream_format: Option<StreamFormat>,
+        /// Compression format to use.
+        #[serde(rename = "streamCompression")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub stream_compression: Option<StreamCompression>,
+        #[serde(rename = "traceConfig")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub trace_config: Option<TraceConfig>,
+        /// Base64-encoded serialized perfetto.protos.TraceConfig protobuf message When specified, the parameters `categories`, `options`, `traceConfig` are ignored.
+        #[serde(rename = "perfettoConfig")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub perfetto_config: Option<String>,
+        /// Backend type (defaults to `auto`)
+        #[serde(rename = "tracingBackend")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub tracing_backend: Option<TracingBackend>,
+        /// Maximum width and height (in pixels) of each captured screenshot.
+        #[serde(rename = "screenshotMaxSize")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub screenshot_max_size: Option<i64>,
+        /// Maximum number of screenshots captured during a single tracing session.
+        #[serde(rename = "screenshotMaxCount")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub screenshot_max_count: Option<i64>,
+    }
+
+    string_enum! {
+        /// Whether to report trace events as series of dataCollected events or to save trace to a stream (defaults to `ReportEvents`).
+        StartTransferMode {
+            ReportEvents = "ReportEvents",
+            ReturnAsStream = "ReturnAsStream",
+        }
+    }
+
+    /// What `Tracing.start` returns.
+    #[derive(Debug, Clone, Default, serde::Deserialize)]
+    #[serde(default)]
+    pub struct StartReturns {}
+
+    impl crate::cdp::Command for StartParams {
+        const METHOD: &'static str = "Tracing.start";
+        type Returns = StartReturns;
+    }
+
+    /// Signals that tracing is stopped and there is no trace buffers pending flush, all data were delivered via dataCollected events.
+    #[derive(Debug, Clone, Default, serde::Deserialize)]
+    #[serde(default)]
+    pub struct TracingCompleteEvent {
+        /// Indicates whether some trace data is known to have been lost, e.g. because the trace ring buffer wrapped around.
+        #[serde(rename = "dataLossOccurred")]
+        pub data_loss_occurred: bool,
+        /// A handle of the stream that holds resulting trace data.
+        pub stream: Option<super::io::StreamHandle>,
+        /// Trace data format of returned stream.
+        #[serde(rename = "traceFormat")]
+        pub trace_format: Option<StreamFormat>,
+        /// Compression format of returned stream.
+        #[serde(rename = "streamCompression")]
+        pub stream_compression: Option<StreamCompression>,
+    }
+
+    impl crate::cdp::Event for TracingCompleteEvent {
+        const NAME: &'static str = "Tracing.tracingComplete";
     }
 }
 

@@ -30,6 +30,8 @@ pub struct Ctx {
     pub heap_captures: PerPage<memory::Captures>,
     pub recordings: PerPage<screencast::Recording>,
     pub css_sheets: PerPage<css::Sheets>,
+    /// The one performance trace recording, and the last trace's report (issue 12).
+    pub performance: super::performance::State,
 }
 
 impl Ctx {
@@ -50,6 +52,7 @@ impl Ctx {
             heap_captures: PerPage::default(),
             recordings: PerPage::default(),
             css_sheets: PerPage::default(),
+            performance: Default::default(),
         }
     }
 }

@@ -17,6 +17,8 @@ pub mod memory;
 pub mod network;
 pub mod pages;
 pub mod policies;
+// performance traces (issue 12)
+pub mod performance;
 pub mod response;
 pub mod result;
 pub mod screencast;
@@ -155,6 +157,7 @@ pub fn all() -> impl Iterator<Item = &'static Tool> {
         .chain(network::TOOLS)
         .chain(memory::TOOLS)
         .chain(screencast::TOOLS)
+        .chain(performance::TOOLS)
         // --slim's tools last: they replace all the others in that mode.
         .chain(slim::TOOLS)
 }

@@ -1,0 +1,62 @@
+//! `devtools-mcp trace FILE`: the performance summary of a trace recorded anywhere (DevTools'
+//! saved format or a bare event array, plain or gzip), for CI without Node. The file is
+//! read through the streaming analyser in chunks; it is never held whole.
+
+use std::process::ExitCode;
+
+use argh::FromArgs;
+
+use crate::trace;
+
+#[derive(FromArgs)]
+/// Print the performance summary of a trace file (JSON or .json.gz).
+pub struct TraceArgs {
+    /// the trace file
+    #[argh(positional)]
+    file: String,
+    /// print the analysis of this insight (e.g. LCPBreakdown) instead of the summary
+    #[argh(option)]
+    insight: Option<String>,
+    /// the insight set the insight belongs to (default: the first one)
+    #[argh(option)]
+    insight_set: Option<String>,
+}
+
+pub fn trace(args: &[&str]) -> ExitCode {
+    let parsed = match TraceArgs::from_args(&["devtools-mcp trace"], args) {
+        Ok(a) => a,
+        Err(exit) => return super::cli::early_exit(exit),
+    };
+    let report = match std::fs::File::open(&parsed.file)
+        .map_err(|e| format!("cannot open {}: {e}", parsed.file))
+        .and_then(trace::analyse_reader)
+    {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("devtools-mcp: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match parsed.insight {
+        None => {
+            println!("{}", trace::summary(&report));
+            ExitCode::SUCCESS
+        }
+        Some(name) => {
+            let set = parsed
+                .insight_set
+                .or_else(|| report.sets.first().map(|s| s.id.clone()))
+                .unwrap_or_default();
+            match trace::insight(&report, &set, &name) {
+                Ok(text) => {
+                    println!("{text}");
+                    ExitCode::SUCCESS
+                }
+                Err(text) => {
+                    eprintln!("{text}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+    }
+}

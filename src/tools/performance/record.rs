@@ -1,0 +1,229 @@
+//! Recording a trace: `Tracing.start` with the stream transfer mode, and at the end
+//! `Tracing.end`, then the stream read with `IO.read` chunk by chunk, each chunk written to
+//! the file (gzip when its name ends in `.gz`) and fed to the analyser at once, so neither
+//! the server nor the file writer ever holds the whole trace.
+
+use std::fs::File;
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use flate2::write::GzEncoder;
+
+use crate::browser::{self, waiters};
+use crate::cdp::generated::{io, tracing};
+use crate::error::Error;
+use crate::tools::{Ctx, Done, Once};
+use crate::trace;
+
+/// DevTools' default trace categories (its `TracingDefaultCategories`, which chrome-devtools-mcp
+/// records with), everything else off, plus the two optional ones its Performance panel
+/// turns on by default: JS sampling and screenshots.
+const CATEGORIES: &[&str] = &[
+    "blink.console",
+    "blink.user_timing",
+    "loading",
+    "devtools.timeline",
+    "disabled-by-default-devtools.target-rundown",
+    "disabled-by-default-devtools.timeline.frame",
+    "disabled-by-default-devtools.timeline.stack",
+    "disabled-by-default-devtools.timeline",
+    "disabled-by-default-devtools.v8-source-rundown-sources",
+    "disabled-by-default-devtools.v8-source-rundown",
+    "disabled-by-default-layout_shift.debug",
+    "disabled-by-default-v8.inspector",
+    "disabled-by-default-v8.cpu_profiler.hires",
+    "disabled-by-default-lighthouse",
+    "v8.execute",
+    "v8",
+    "cppgc",
+    "navigation,rail",
+    // JS sampling
+    "disabled-by-default-v8.cpu_profiler",
+    // screenshots
+    "disabled-by-default-devtools.screenshot",
+];
+
+/// The browser's trace buffer (as the reference asks: 1.2 GB).
+const BUFFER_KB: f64 = 1_200_000.0;
+/// Bytes asked for per `IO.read`.
+const CHUNK: i64 = 1 << 20;
+/// How long the browser may take to hand over the trace after `Tracing.end`.
+const COMPLETE_TIMEOUT: Duration = Duration::from_secs(120);
+
+pub fn start(cx: &mut Ctx, session: &str, done: Done<()>) {
+    let params = tracing::StartParams {
+        transfer_mode: Some(tracing::StartTransferMode::ReturnAsStream),
+        trace_config: Some(tracing::TraceConfig {
+            included_categories: Some(CATEGORIES.iter().map(|c| c.to_string()).collect()),
+            excluded_categories: Some(vec!["*".into()]),
+            trace_buffer_size_in_kb: Some(BUFFER_KB),
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    browser::send(cx, Some(session), params, move |cx, r| {
+        done(cx, r.map(|_| ()))
+    });
+}
+
+/// Where the trace's bytes go: the file (when asked for) and the analyser.
+pub struct Capture {
+    analyser: trace::Analyser,
+    out: Option<Out>,
+    pub path: Option<PathBuf>,
+}
+
+enum Out {
+    Plain(File),
+    Gzip(GzEncoder<File>),
+}
+
+impl Capture {
+    pub fn new(file: Option<(PathBuf, File)>) -> Capture {
+        let (path, out) = match file {
+            Some((path, file)) => {
+                let gzip = path.to_string_lossy().ends_with(".gz");
+                let out = if gzip {
+                    Out::Gzip(GzEncoder::new(file, flate2::Compression::default()))
+                } else {
+                    Out::Plain(file)
+                };
+                (Some(path), Some(out))
+            }
+            None => (None, None),
+        };
+        Capture {
+            analyser: trace::Analyser::default(),
+            out,
+            path,
+        }
+    }
+
+    fn take(&mut self, bytes: &[u8]) -> Result<(), Error> {
+        let written = match &mut self.out {
+            Some(Out::Plain(f)) => f.write_all(bytes),
+            Some(Out::Gzip(g)) => g.write_all(bytes),
+            None => Ok(()),
+        };
+        written.map_err(|e| Error::Invalid(format!("Could not write the trace: {e}")))?;
+        self.analyser.feed(bytes).map_err(|e| {
+            Error::Invalid(format!(
+                "There was an unexpected error parsing the trace: {e}"
+            ))
+        })
+    }
+
+    fn finish(self) -> Result<(Option<PathBuf>, trace::Report), Error> {
+        let closed = match self.out {
+            Some(Out::Gzip(g)) => g.finish().and_then(|mut f| f.flush()),
+            Some(Out::Plain(mut f)) => f.flush(),
+            None => Ok(()),
+        };
+        closed.map_err(|e| Error::Invalid(format!("Could not write the trace: {e}")))?;
+        let report = self.analyser.finish().map_err(|e| {
+            Error::Invalid(format!(
+                "There was an unexpected error parsing the trace: {e}"
+            ))
+        })?;
+        Ok((self.path, report))
+    }
+}
+
+/// Ends the recording and streams the trace through `capture`.
+pub fn stop(
+    cx: &mut Ctx,
+    session: &str,
+    capture: Capture,
+    done: Done<(Option<PathBuf>, trace::Report)>,
+) {
+    let owner = session.to_owned();
+    let waiter = waiters::wait(
+        cx,
+        session,
+        |_: &tracing::TracingCompleteEvent| true,
+        COMPLETE_TIMEOUT,
+        "The browser did not hand over the trace.".into(),
+        Box::new(
+            move |cx, r: Result<tracing::TracingCompleteEvent, Error>| match r {
+                Ok(complete) => match complete.stream {
+                    Some(handle) => read(cx, owner, handle, capture, done),
+                    None => done(
+                        cx,
+                        Err(Error::Page("The browser sent no trace stream.".into())),
+                    ),
+                },
+                Err(e) => done(cx, Err(e)),
+            },
+        ),
+    );
+    browser::send(cx, Some(session), tracing::EndParams {}, move |cx, r| {
+        if let Err(e) = r {
+            waiters::cancel(cx, waiter);
+            crate::log::log!("Tracing.end failed: {e}");
+        }
+    });
+}
+
+fn read(
+    cx: &mut Ctx,
+    session: String,
+    handle: String,
+    mut capture: Capture,
+    done: Done<(Option<PathBuf>, trace::Report)>,
+) {
+    let params = io::ReadParams {
+        handle: handle.clone(),
+        size: Some(CHUNK),
+        ..Default::default()
+    };
+    browser::send(cx, Some(&session.clone()), params, move |cx, r| {
+        let chunk = match r {
+            Ok(chunk) if chunk.base64_encoded == Some(true) => Err(Error::Page(
+                "The browser sent the trace compressed; a plain stream was asked for.".into(),
+            )),
+            Ok(chunk) => Ok(chunk),
+            Err(e) => Err(e),
+        };
+        let step = chunk.and_then(|c| capture.take(c.data.as_bytes()).map(|_| c.eof));
+        match step {
+            Ok(false) => read(cx, session, handle, capture, done),
+            Ok(true) => {
+                browser::fire(cx, Some(&session), io::CloseParams { handle });
+                done(cx, capture.finish())
+            }
+            Err(e) => {
+                browser::fire(cx, Some(&session), io::CloseParams { handle });
+                done(cx, Err(e))
+            }
+        }
+    });
+}
+
+/// Stops a recording that failed or whose call went away, drops what it recorded, and runs
+/// `then` once the browser has ended it (a new `Tracing.start` before that is refused).
+pub fn abandon(cx: &mut Ctx, session: &str, then: Done<()>) {
+    let once = Once::new(then);
+    let on_error = once.clone();
+    let owner = session.to_owned();
+    let waiter = waiters::wait(
+        cx,
+        session,
+        |_: &tracing::TracingCompleteEvent| true,
+        COMPLETE_TIMEOUT,
+        "The browser did not end the trace.".into(),
+        Box::new(move |cx, r: Result<tracing::TracingCompleteEvent, Error>| {
+            if let Some(handle) = r.as_ref().ok().and_then(|c| c.stream.clone()) {
+                browser::fire(cx, Some(&owner), io::CloseParams { handle });
+            }
+            once.call(cx, r.map(|_| ()));
+        }),
+    );
+    // Not recording after all (the start itself failed): no completion will come.
+    browser::send(cx, Some(session), tracing::EndParams {}, move |cx, r| {
+        if let Err(e) = r {
+            waiters::cancel(cx, waiter);
+            on_error.call(cx, Err(e));
+        }
+    });
+}

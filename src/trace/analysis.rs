@@ -1,0 +1,145 @@
+//! `performance_analyze_insight`: one insight of one insight set in detail, laid out as
+//! DevTools' `PerformanceInsightFormatter.formatInsight` lays it out.
+
+use super::format::{micros, millis};
+use super::insights::{declares_charset, listed, ALL};
+use super::metrics::{InsightSet, Report};
+
+pub fn insight(report: &Report, set_id: &str, name: &str) -> Result<String, String> {
+    let Some(set) = report.sets.iter().find(|s| s.id == set_id) else {
+        return Err("No Performance Insights for the given insight set id. Only use ids given in the \"Available insight sets\" list.".into());
+    };
+    let computed = match ALL.iter().find(|(n, _)| *n == name) {
+        None => return Err(format!("No Insight with the name {name} found. Double check the name you provided is accurate and try again.")),
+        Some((_, computed)) => *computed,
+    };
+    let details = match name {
+        "INPBreakdown" => Some(inp_details(set)),
+        "LCPBreakdown" => lcp_details(set),
+        "CharacterSet" => Some(charset_details(set)),
+        _ => None,
+    };
+    match details {
+        Some(details) if computed => Ok(layout(name, &details)),
+        _ if listed(set).iter().any(|l| l.name == name) => Err(format!(
+            "devtools-mcp lists {name} in the summary but does not write its detailed analysis yet."
+        )),
+        _ => Err(format!(
+            "devtools-mcp does not compute the insight {name} yet."
+        )),
+    }
+}
+
+/// Title, summary and links of the insights analysed here (DevTools' texts).
+fn texts(name: &str) -> (&'static str, &'static str, &'static [&'static str]) {
+    match name {
+        "INPBreakdown" => (
+            "INP breakdown",
+            include_str!("texts/inp_summary.txt"),
+            &[
+                "https://developer.chrome.com/docs/performance/insights/inp-breakdown",
+                "https://web.dev/articles/inp",
+                "https://web.dev/explore/how-to-optimize-inp",
+                "https://web.dev/articles/optimize-long-tasks",
+                "https://web.dev/articles/avoid-large-complex-layouts-and-layout-thrashing",
+            ],
+        ),
+        "CharacterSet" => (
+            "Declare a character encoding",
+            include_str!("texts/charset_summary.txt"),
+            &[
+                "https://developer.chrome.com/docs/insights/charset/",
+                "https://developer.chrome.com/docs/insights/charset/",
+            ],
+        ),
+        _ => (
+            "LCP breakdown",
+            include_str!("texts/lcp_breakdown_summary.txt"),
+            &[
+                "https://developer.chrome.com/docs/performance/insights/lcp-breakdown",
+                "https://web.dev/articles/lcp",
+                "https://web.dev/articles/optimize-lcp",
+            ],
+        ),
+    }
+}
+
+fn layout(name: &str, details: &str) -> String {
+    let (title, summary, links) = texts(name);
+    let links: Vec<String> = links.iter().map(|l| format!("- {l}")).collect();
+    format!(
+        "## Insight Title: {title}\n\n## Insight Summary:\n{}\n\n## Detailed analysis:\n{details}\n\n## Estimated savings: none\n\n## External resources:\n{}",
+        summary.trim_end(),
+        links.join("\n")
+    )
+}
+
+fn charset_details(set: &InsightSet) -> String {
+    let Some(doc) = set.navigation.as_ref().and(set.document.as_ref()) else {
+        return String::new();
+    };
+    let http = doc.content_type.as_deref().is_some_and(declares_charset);
+    let meta = set.meta_charset.as_deref().unwrap_or("unknown");
+    let mut out = format!(
+        "HTTP Content-Type header charset: {}.\nHTML meta charset disposition: {meta}.\n",
+        if http { "present" } else { "missing" }
+    );
+    if !http && meta != "found-in-first-1024-bytes" {
+        out.push_str("\nThe page does not declare character encoding via HTTP header or a meta charset tag in the first 1024 bytes.\n");
+    }
+    out
+}
+
+fn inp_details(set: &InsightSet) -> String {
+    let Some(i) = &set.inp else {
+        return String::new();
+    };
+    format!(
+        "The longest interaction on the page was a `{}` which had a total duration of `{}`. The timings of each of the three subparts were:\n\n1. Input delay: {}\n2. Processing duration: {}\n3. Presentation delay: {}.",
+        i.kind,
+        micros(i.dur),
+        micros(i.input_delay()),
+        micros(i.handling()),
+        micros(i.presentation_delay()),
+    )
+}
+
+/// Only for a text LCP: an image's answer describes its request in detail, which this
+/// analyser does not write yet.
+fn lcp_details(set: &InsightSet) -> Option<String> {
+    let lcp = set.lcp.as_ref()?;
+    if lcp.request.is_some() {
+        return None;
+    }
+    let Some(s) = &lcp.subparts else {
+        return Some(String::new());
+    };
+    let element = match &lcp.node_name {
+        Some(name) => format!(
+            "The LCP element ({name}, nodeId: {})",
+            lcp.node_id.map_or("undefined".into(), |n| n.to_string())
+        ),
+        None => "The LCP element".into(),
+    };
+    let lcp_ms = lcp.timing / 1000.0;
+    let parts = [
+        ("Time to first byte", s.ttfb.range()),
+        ("Element render delay", s.render_delay.range()),
+    ];
+    let bullets: Vec<String> = parts
+        .iter()
+        .map(|(label, range)| {
+            let ms = range / 1000.0;
+            format!(
+                "- {label}: {} ({:.1}% of total LCP time)",
+                millis(ms),
+                ms / lcp_ms * 100.0
+            )
+        })
+        .collect();
+    Some(format!(
+        "The Largest Contentful Paint (LCP) time for this navigation was {}.\n{element} is text and was not fetched from the network.\n\nWe can break this time down into the 2 subparts that combine to make the LCP time:\n\n{}",
+        micros(lcp.timing),
+        bullets.join("\n")
+    ))
+}

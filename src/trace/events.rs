@@ -1,0 +1,406 @@
+//! The events the metrics read, kept from the stream as small records. Every other event
+//! is looked at only for the trace's bounds and then dropped.
+
+use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::interactions::{Start, TimingData};
+use super::network::Requests;
+
+/// The fields every trace event has. `args` stays unparsed until the name says it matters.
+#[derive(Deserialize)]
+struct Raw<'a> {
+    #[serde(borrow)]
+    name: Cow<'a, str>,
+    #[serde(default, borrow)]
+    ph: Cow<'a, str>,
+    #[serde(default)]
+    ts: f64,
+    #[serde(default)]
+    dur: Option<f64>,
+    #[serde(default)]
+    pid: Option<i64>,
+    #[serde(default)]
+    tid: Option<i64>,
+    #[serde(default, borrow)]
+    args: Option<&'a RawValue>,
+    /// Async events' id, as written (pairs `EventTiming` begins with their ends).
+    #[serde(default, borrow)]
+    id: Option<&'a RawValue>,
+}
+
+/// Where an event sits: its position in the file's events array (what DevTools' event keys
+/// name), its time (µs) and its process and thread.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct At {
+    pub index: u64,
+    pub ts: f64,
+    pub pid: i64,
+    pub tid: i64,
+}
+
+/// A frame as `TracingStartedInBrowser` or `FrameCommittedInBrowser` names it.
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct FrameData {
+    #[serde(default)]
+    frame: String,
+    #[serde(default)]
+    url: String,
+    #[serde(default)]
+    process_id: Option<i64>,
+    #[serde(default)]
+    parent: Option<String>,
+    #[serde(default)]
+    is_in_primary_main_frame: Option<bool>,
+    #[serde(default)]
+    is_outermost_main_frame: Option<bool>,
+}
+
+#[derive(Deserialize)]
+struct Frames {
+    #[serde(default)]
+    frames: Vec<FrameData>,
+}
+
+#[derive(Deserialize)]
+struct Args<T> {
+    data: Option<T>,
+    #[serde(default)]
+    frame: Option<String>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct NavData {
+    #[serde(default, rename = "documentLoaderURL")]
+    document_loader_url: Option<String>,
+    #[serde(default)]
+    navigation_id: Option<String>,
+    #[serde(default)]
+    is_outermost_main_frame: Option<bool>,
+    #[serde(default)]
+    candidate_index: Option<u64>,
+    #[serde(default)]
+    node_id: Option<i64>,
+    #[serde(default, rename = "type")]
+    kind: Option<String>,
+    #[serde(default)]
+    frame: Option<String>,
+    #[serde(default)]
+    loading_attr: Option<String>,
+    #[serde(default)]
+    node_name: Option<String>,
+    #[serde(default)]
+    disposition: Option<String>,
+}
+
+#[derive(Deserialize, Default)]
+struct ShiftData {
+    #[serde(default)]
+    weighted_score_delta: f64,
+    #[serde(default)]
+    had_recent_input: bool,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct ImagePaintData {
+    #[serde(default, rename = "DOMNodeId")]
+    dom_node_id: Option<i64>,
+    #[serde(default)]
+    image_url: Option<String>,
+}
+
+/// A main-frame navigation (`navigationStart` with a document URL).
+#[derive(Clone, Debug)]
+pub struct Navigation {
+    pub at: At,
+    pub frame: String,
+    pub id: String,
+    pub url: String,
+    pub outermost: bool,
+}
+
+/// What a page-load event is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mark {
+    FirstPaint,
+    Fcp,
+    Lcp,
+    DomContent,
+    Load,
+}
+
+/// A page-load event: the paints, LCP candidates and document marks.
+#[derive(Clone, Debug)]
+pub struct PageLoad {
+    pub at: At,
+    pub mark: Mark,
+    pub frame: String,
+    pub navigation_id: Option<String>,
+    pub candidate_index: u64,
+    pub node_id: Option<i64>,
+    pub text: bool,
+    pub loading_attr: Option<String>,
+    pub node_name: Option<String>,
+}
+
+/// A layout shift not caused by recent input.
+#[derive(Clone, Copy, Debug)]
+pub struct Shift {
+    pub at: At,
+    pub score: f64,
+}
+
+/// Everything the metrics need, gathered in one pass over the events.
+#[derive(Default)]
+pub struct Collected {
+    pub bounds_min: f64,
+    pub bounds_max: f64,
+    pub tracing_started: Option<f64>,
+    pub main_frame: String,
+    pub main_frame_url: String,
+    /// Frames with a renderer process: (frame, pid).
+    pub frame_processes: HashSet<(String, i64)>,
+    pub frames_seen: HashSet<String>,
+    pub navigations: Vec<Navigation>,
+    navigation_ids: HashSet<String>,
+    /// The URL each navigation ended at (its document request's URL).
+    pub final_urls: HashMap<String, String>,
+    pub page_loads: Vec<PageLoad>,
+    /// LargestImagePaint candidates by (pid, node id): their time and image URL.
+    pub image_paints: HashMap<(i64, i64), (f64, String)>,
+    pub shifts: Vec<Shift>,
+    pub requests: Requests,
+    pub timing_starts: Vec<Start>,
+    /// `MetaCharsetCheck` results: (event, frame, disposition).
+    pub charset_checks: Vec<(At, String, String)>,
+    pub timing_ends: Vec<(At, String)>,
+    /// Events dropped because they did not parse.
+    pub malformed: u64,
+}
+
+impl Collected {
+    pub fn new() -> Self {
+        Collected {
+            bounds_min: f64::INFINITY,
+            bounds_max: f64::NEG_INFINITY,
+            ..Default::default()
+        }
+    }
+
+    /// Takes one element of the events array (`index`: its position).
+    pub fn take(&mut self, index: u64, bytes: &[u8]) {
+        let Ok(raw) = serde_json::from_slice::<Raw>(bytes) else {
+            self.malformed += 1;
+            return;
+        };
+        let at = At {
+            index,
+            ts: raw.ts,
+            pid: raw.pid.unwrap_or(0),
+            tid: raw.tid.unwrap_or(0),
+        };
+        self.bounds(&raw);
+        if raw.name == "EventTiming" {
+            return self.event_timing(at, &raw);
+        }
+        let Some(args) = raw.args else { return };
+        let args = args.get();
+        let ok = match raw.name.as_ref() {
+            "TracingStartedInBrowser" => self.tracing_started(at, args),
+            "FrameCommittedInBrowser" => self.frame_committed(args),
+            "CommitLoad" => self.commit_load(at, args),
+            "navigationStart" => self.navigation(at, args),
+            "firstPaint" => self.page_load(at, Mark::FirstPaint, args),
+            "firstContentfulPaint" => self.page_load(at, Mark::Fcp, args),
+            "largestContentfulPaint::Candidate" => self.page_load(at, Mark::Lcp, args),
+            "MarkDOMContent" => self.page_load(at, Mark::DomContent, args),
+            "MarkLoad" => self.page_load(at, Mark::Load, args),
+            "LargestImagePaint::Candidate" => self.image_paint(at, args),
+            "LayoutShift" => self.shift(at, args),
+            "MetaCharsetCheck" => self.charset_check(at, args),
+            name => self.requests.take(name, at, args, &mut self.final_urls),
+        };
+        if !ok {
+            self.malformed += 1;
+        }
+    }
+
+    /// DevTools' trace bounds: every begin, end, complete and instant event with a time.
+    fn bounds(&mut self, raw: &Raw) {
+        if raw.ts != 0.0
+            && !raw.name.ends_with("::UMA")
+            && matches!(raw.ph.as_ref(), "B" | "E" | "X" | "I")
+        {
+            self.bounds_min = self.bounds_min.min(raw.ts);
+            self.bounds_max = self.bounds_max.max(raw.ts + raw.dur.unwrap_or(0.0));
+        }
+    }
+
+    fn tracing_started(&mut self, at: At, args: &str) -> bool {
+        let Ok(parsed) = serde_json::from_str::<Args<Frames>>(args) else {
+            return false;
+        };
+        self.tracing_started = Some(at.ts);
+        for frame in parsed.data.map(|d| d.frames).unwrap_or_default() {
+            self.note_frame(&frame);
+            let main = match (
+                frame.is_in_primary_main_frame,
+                frame.is_outermost_main_frame,
+            ) {
+                (Some(primary), Some(outermost)) => primary && outermost,
+                (None, Some(outermost)) => outermost,
+                _ => frame.parent.is_none() && !frame.url.is_empty(),
+            };
+            if main {
+                self.main_frame = frame.frame.clone();
+                self.main_frame_url = frame.url.clone();
+            }
+        }
+        true
+    }
+
+    fn note_frame(&mut self, frame: &FrameData) {
+        if let Some(pid) = frame.process_id {
+            self.frame_processes.insert((frame.frame.clone(), pid));
+        }
+        self.frames_seen.insert(frame.frame.clone());
+    }
+
+    fn frame_committed(&mut self, args: &str) -> bool {
+        let Ok(parsed) = serde_json::from_str::<Args<FrameData>>(args) else {
+            return false;
+        };
+        if let Some(frame) = parsed.data {
+            self.note_frame(&frame);
+        }
+        true
+    }
+
+    fn commit_load(&mut self, at: At, args: &str) -> bool {
+        let Ok(parsed) = serde_json::from_str::<Args<NavData>>(args) else {
+            return false;
+        };
+        if let Some(frame) = parsed.data.and_then(|d| d.frame) {
+            self.frame_processes.insert((frame.clone(), at.pid));
+            self.frames_seen.insert(frame);
+        }
+        true
+    }
+
+    fn navigation(&mut self, at: At, args: &str) -> bool {
+        let Ok(parsed) = serde_json::from_str::<Args<NavData>>(args) else {
+            return false;
+        };
+        let Some(data) = parsed.data else { return true };
+        let url = data.document_loader_url.unwrap_or_default();
+        let id = data.navigation_id.unwrap_or_default();
+        if url.is_empty() || !self.navigation_ids.insert(id.clone()) {
+            return true;
+        }
+        self.final_urls.insert(id.clone(), url.clone());
+        self.navigations.push(Navigation {
+            at,
+            frame: parsed.frame.unwrap_or_default(),
+            id,
+            url,
+            outermost: data.is_outermost_main_frame.unwrap_or(false),
+        });
+        true
+    }
+
+    fn page_load(&mut self, at: At, mark: Mark, args: &str) -> bool {
+        let Ok(parsed) = serde_json::from_str::<Args<NavData>>(args) else {
+            return false;
+        };
+        let data = parsed.data.unwrap_or_default();
+        // The document marks name their frame in `data`, the paints beside it.
+        let frame = match mark {
+            Mark::DomContent | Mark::Load => data.frame.clone(),
+            _ => parsed.frame,
+        };
+        if mark == Mark::Lcp && data.candidate_index.unwrap_or(0) == 0 {
+            return false;
+        }
+        self.page_loads.push(PageLoad {
+            at,
+            mark,
+            frame: frame.unwrap_or_default(),
+            navigation_id: data.navigation_id,
+            candidate_index: data.candidate_index.unwrap_or(0),
+            node_id: data.node_id,
+            text: data.kind.as_deref() == Some("text"),
+            loading_attr: data.loading_attr,
+            node_name: data.node_name,
+        });
+        true
+    }
+
+    fn image_paint(&mut self, at: At, args: &str) -> bool {
+        let Ok(parsed) = serde_json::from_str::<Args<ImagePaintData>>(args) else {
+            return false;
+        };
+        if let Some(data) = parsed.data {
+            if let Some(node) = data.dom_node_id {
+                let url = data.image_url.unwrap_or_default();
+                self.image_paints.insert((at.pid, node), (at.ts, url));
+            }
+        }
+        true
+    }
+
+    fn event_timing(&mut self, at: At, raw: &Raw) {
+        let id = raw.id.map(|v| v.get().to_owned()).unwrap_or_default();
+        match raw.ph.as_ref() {
+            "e" => self.timing_ends.push((at, id)),
+            "b" => {
+                let args = raw.args.map_or("{}", |a| a.get());
+                let Ok(parsed) = serde_json::from_str::<Args<TimingData>>(args) else {
+                    self.malformed += 1;
+                    return;
+                };
+                let Some(data) = parsed.data else { return };
+                if data.duration < 1.0 || data.interaction_id.unwrap_or(0) == 0 {
+                    return;
+                }
+                self.timing_starts.push(Start { at, id, data });
+            }
+            _ => {}
+        }
+    }
+
+    fn charset_check(&mut self, at: At, args: &str) -> bool {
+        let Ok(parsed) = serde_json::from_str::<Args<NavData>>(args) else {
+            return false;
+        };
+        if let Some(NavData {
+            frame: Some(frame),
+            disposition: Some(disposition),
+            ..
+        }) = parsed.data
+        {
+            self.charset_checks.push((at, frame, disposition));
+        }
+        true
+    }
+
+    fn shift(&mut self, at: At, args: &str) -> bool {
+        let Ok(parsed) = serde_json::from_str::<Args<ShiftData>>(args) else {
+            return false;
+        };
+        // A shift without data still opens a cluster in DevTools, with no score.
+        let data = parsed.data.unwrap_or_default();
+        if !data.had_recent_input {
+            self.shifts.push(Shift {
+                at,
+                score: data.weighted_score_delta,
+            });
+        }
+        true
+    }
+}

@@ -1,0 +1,231 @@
+//! Which of DevTools' insights an insight set lists, with the bounds each is about.
+//! DevTools lists an insight unless it passes; its own descriptions and example questions
+//! are part of the answer an agent reads, so they are kept here verbatim.
+
+use super::metrics::{Bounds, InsightSet};
+
+/// DevTools' insights in its baseline order, and whether this analyser computes each.
+pub const ALL: &[(&str, bool)] = &[
+    ("INPBreakdown", true),
+    ("LCPBreakdown", true),
+    ("LCPDiscovery", true),
+    ("CLSCulprits", true),
+    ("RenderBlocking", false),
+    ("NetworkDependencyTree", false),
+    ("ImageDelivery", false),
+    ("DocumentLatency", false),
+    ("FontDisplay", false),
+    ("Viewport", false),
+    ("DOMSize", false),
+    ("ThirdParties", false),
+    ("DuplicatedJavaScript", false),
+    ("SlowCSSSelector", false),
+    ("ForcedReflow", false),
+    ("Cache", false),
+    ("CharacterSet", true),
+    ("ModernHTTP", false),
+    ("LegacyJavaScript", false),
+];
+
+/// An insight the set lists.
+pub struct Listed {
+    pub name: &'static str,
+    pub bounds: Bounds,
+}
+
+/// DevTools' description and example questions for an insight.
+pub fn texts(name: &str) -> (&'static str, &'static [&'static str]) {
+    match name {
+        "INPBreakdown" => (
+            "Start investigating [how to improve INP](https://developer.chrome.com/docs/performance/insights/inp-breakdown) by looking at the longest subpart",
+            &[
+                "Suggest fixes for my longest interaction",
+                "Why is a large INP score problematic?",
+                "What's the biggest contributor to my longest interaction?",
+            ],
+        ),
+        "LCPBreakdown" => (
+            "Each [subpart has specific improvement strategies](https://developer.chrome.com/docs/performance/insights/lcp-breakdown). Ideally, most of the LCP time should be spent on loading the resources, not within delays.",
+            &[
+                "Help me optimize my LCP score",
+                "Which LCP subpart was most problematic?",
+                "What can I do to reduce the LCP time for this page load?",
+            ],
+        ),
+        "LCPDiscovery" => (
+            "[Optimize LCP](https://developer.chrome.com/docs/performance/insights/lcp-discovery) by making the LCP image discoverable from the HTML immediately, and avoiding lazy-loading",
+            &[
+                "Suggest fixes to reduce my LCP",
+                "What can I do to reduce my LCP discovery time?",
+                "Why is LCP discovery time important?",
+            ],
+        ),
+        "CLSCulprits" => (
+            "Layout shifts occur when elements move absent any user interaction. [Investigate the causes of layout shifts](https://developer.chrome.com/docs/performance/insights/cls-culprit), such as elements being added, removed, or their fonts changing as the page loads.",
+            &[
+                "Help me optimize my CLS score",
+                "How can I prevent layout shifts on this page?",
+            ],
+        ),
+        "CharacterSet" => (
+            "A character encoding declaration is required. It can be done with a meta charset tag in the first 1024 bytes of the HTML or in the Content-Type HTTP response header. [Learn more about declaring the character encoding](https://developer.chrome.com/docs/insights/charset/).",
+            &["How do I declare a character encoding for my page?"],
+        ),
+        _ => ("", &[]),
+    }
+}
+
+/// The insights of `set` that do not pass, in DevTools' baseline order.
+pub fn listed(set: &InsightSet) -> Vec<Listed> {
+    let mut out = Vec::new();
+    if let Some(i) = &set.inp {
+        out.push(Listed {
+            name: "INPBreakdown",
+            bounds: Bounds {
+                min: i.begin.ts,
+                max: i.begin.ts + i.input_delay() + i.handling() + i.presentation_delay(),
+            },
+        });
+    }
+    if let Some(bounds) = lcp_breakdown(set) {
+        out.push(Listed {
+            name: "LCPBreakdown",
+            bounds,
+        });
+    }
+    if let Some(bounds) = lcp_discovery(set) {
+        out.push(Listed {
+            name: "LCPDiscovery",
+            bounds,
+        });
+    }
+    if let Some(bounds) = cls_culprits(set) {
+        out.push(Listed {
+            name: "CLSCulprits",
+            bounds,
+        });
+    }
+    if let Some(bounds) = character_set(set) {
+        out.push(Listed {
+            name: "CharacterSet",
+            bounds,
+        });
+    }
+    out
+}
+
+/// Fails when neither the Content-Type header nor a meta tag in the first 1024 bytes
+/// declares the encoding; about the document's request.
+fn character_set(set: &InsightSet) -> Option<Bounds> {
+    set.navigation.as_ref()?;
+    let doc = set.document.as_ref()?;
+    let http = doc.content_type.as_deref().is_some_and(declares_charset);
+    let meta = set.meta_charset.as_deref() == Some("found-in-first-1024-bytes");
+    (!http && !meta).then_some(Bounds {
+        min: doc.ts,
+        max: doc.end,
+    })
+}
+
+/// DevTools' `/charset\s*=\s*[a-zA-Z0-9\-_:.()]{2,}/i`.
+pub fn declares_charset(content_type: &str) -> bool {
+    let lower = content_type.to_ascii_lowercase();
+    lower.match_indices("charset").any(|(i, _)| {
+        let rest = lower[i + "charset".len()..].trim_start();
+        let Some(rest) = rest.strip_prefix('=') else {
+            return false;
+        };
+        let name = rest.trim_start();
+        name.chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || "-_:.()".contains(*c))
+            .count()
+            >= 2
+    })
+}
+
+fn combine(windows: &[Bounds]) -> Option<Bounds> {
+    let first = windows.first()?;
+    Some(windows.iter().fold(*first, |acc, w| Bounds {
+        min: acc.min.min(w.min),
+        max: acc.max.max(w.max),
+    }))
+}
+
+/// Listed whenever there is an LCP; about its subparts and its resource's request.
+fn lcp_breakdown(set: &InsightSet) -> Option<Bounds> {
+    let lcp = set.lcp.as_ref()?;
+    let mut windows = Vec::new();
+    if let Some(s) = &lcp.subparts {
+        windows.push(s.ttfb);
+        windows.extend(s.load_delay);
+        windows.extend(s.load_duration);
+        windows.push(s.render_delay);
+    }
+    if let Some(r) = &lcp.request {
+        windows.push(Bounds {
+            min: r.ts,
+            max: r.end,
+        });
+    }
+    Some(combine(&windows).unwrap_or(set.bounds))
+}
+
+/// The checks on the LCP image's request, from the document's first byte to the request's end.
+pub struct Discovery {
+    pub priority_hinted: bool,
+    pub discoverable: bool,
+    pub eager: bool,
+    pub first_byte: Option<f64>,
+}
+
+pub fn discovery(set: &InsightSet) -> Option<Discovery> {
+    let lcp = set.lcp.as_ref()?;
+    let doc = set.document.as_ref()?;
+    let request = lcp.request.as_ref()?;
+    let initiator = request.initiator.as_ref();
+    let by_document = initiator.is_some_and(|i| {
+        i.kind.as_deref() == Some("parser") && i.url.as_deref() == Some(doc.url.as_str())
+    });
+    Some(Discovery {
+        priority_hinted: request.fetch_priority == "high",
+        discoverable: request.is_link_preload || by_document,
+        eager: lcp.loading_attr.as_deref() != Some("lazy") || request.is_link_preload,
+        first_byte: doc.first_byte(),
+    })
+}
+
+fn lcp_discovery(set: &InsightSet) -> Option<Bounds> {
+    let d = discovery(set)?;
+    if d.priority_hinted && d.discoverable && d.eager {
+        return None;
+    }
+    let request = set.lcp.as_ref()?.request.as_ref()?;
+    let windows = match d.first_byte {
+        Some(first) if request.ts != first => vec![
+            Bounds {
+                min: request.ts,
+                max: request.end,
+            },
+            Bounds {
+                min: first,
+                max: request.ts,
+            },
+        ],
+        _ => Vec::new(),
+    };
+    Some(combine(&windows).unwrap_or(set.bounds))
+}
+
+/// Listed when the set has a layout shift cluster; about its worst one.
+fn cls_culprits(set: &InsightSet) -> Option<Bounds> {
+    let mut worst = set.clusters.first()?;
+    for cluster in &set.clusters {
+        if cluster.score > worst.score {
+            worst = cluster;
+        }
+    }
+    Some(Bounds {
+        min: worst.first.ts,
+        max: worst.first.ts + worst.dur,
+    })
+}

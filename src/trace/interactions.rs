@@ -1,0 +1,147 @@
+//! Interactions, for INP: `EventTiming` begin and end events paired by id, the way DevTools'
+//! UserInteractions handler pairs them, with nested events of one interaction removed (the
+//! earliest event per kind and end time stays, with the widest processing span).
+
+use std::collections::HashMap;
+
+use serde::Deserialize;
+
+use super::events::At;
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct TimingData {
+    #[serde(default)]
+    pub duration: f64,
+    #[serde(default)]
+    pub interaction_id: Option<i64>,
+    #[serde(default, rename = "type")]
+    pub kind: Option<String>,
+    #[serde(default)]
+    pub time_stamp: Option<f64>,
+    #[serde(default)]
+    pub processing_start: Option<f64>,
+    #[serde(default)]
+    pub processing_end: Option<f64>,
+}
+
+/// An `EventTiming` begin event of an interaction (duration ≥ 1 ms, an interaction id).
+pub struct Start {
+    pub at: At,
+    pub id: String,
+    pub data: TimingData,
+}
+
+/// One interaction event with its three subparts (µs).
+#[derive(Clone, Debug)]
+pub struct Interaction {
+    /// The begin event: the interaction's time and key (`s-N`).
+    pub begin: At,
+    pub dur: f64,
+    pub kind: String,
+    pub interaction_id: i64,
+    pub processing_start: f64,
+    pub processing_end: f64,
+}
+
+impl Interaction {
+    pub fn end(&self) -> f64 {
+        self.begin.ts + self.dur
+    }
+    pub fn input_delay(&self) -> f64 {
+        self.processing_start - self.begin.ts
+    }
+    pub fn handling(&self) -> f64 {
+        self.processing_end - self.processing_start
+    }
+    pub fn presentation_delay(&self) -> f64 {
+        self.end() - self.processing_end
+    }
+}
+
+/// Pairs begins with ends (the latest open begin of the same id) and removes nesting.
+pub fn interactions(mut starts: Vec<Start>, mut ends: Vec<(At, String)>) -> Vec<Interaction> {
+    starts.sort_by(|a, b| a.at.ts.total_cmp(&b.at.ts));
+    ends.sort_by(|a, b| a.0.ts.total_cmp(&b.0.ts));
+    let mut open: HashMap<String, Vec<Start>> = HashMap::new();
+    let mut out = Vec::new();
+    let mut starts = starts.into_iter().peekable();
+    for (end, id) in ends {
+        while let Some(s) = starts.next_if(|s| s.at.ts <= end.ts) {
+            open.entry(s.id.clone()).or_default().push(s);
+        }
+        let Some(begin) = open.get_mut(&id).and_then(Vec::pop) else {
+            continue;
+        };
+        let d = &begin.data;
+        let (Some(kind), Some(iid), Some(stamp), Some(ps), Some(pe)) = (
+            d.kind.clone(),
+            d.interaction_id,
+            d.time_stamp,
+            d.processing_start,
+            d.processing_end,
+        ) else {
+            continue;
+        };
+        if kind.is_empty() || iid == 0 || stamp == 0.0 || ps == 0.0 || pe == 0.0 {
+            continue;
+        }
+        out.push(Interaction {
+            begin: begin.at,
+            dur: end.ts - begin.at.ts,
+            kind,
+            interaction_id: iid,
+            processing_start: ps * 1000.0 - stamp * 1000.0 + begin.at.ts,
+            processing_end: (pe * 1000.0 - stamp * 1000.0) + begin.at.ts,
+        });
+    }
+    // By start, the longer first at equal starts (DevTools' event order).
+    out.sort_by(|a, b| {
+        a.begin
+            .ts
+            .total_cmp(&b.begin.ts)
+            .then(b.end().total_cmp(&a.end()))
+    });
+    without_nesting(out)
+}
+
+fn category(kind: &str) -> u8 {
+    match kind {
+        "pointerdown" | "touchstart" | "pointerup" | "touchend" | "mousedown" | "mouseup"
+        | "click" => 0,
+        "keydown" | "keypress" | "keyup" => 1,
+        _ => 2,
+    }
+}
+
+fn without_nesting(all: Vec<Interaction>) -> Vec<Interaction> {
+    // Per category and end time: the index in `kept` of the earliest event.
+    let mut by_end: HashMap<(u8, u64), usize> = HashMap::new();
+    let mut kept: Vec<Interaction> = Vec::new();
+    for event in all {
+        let key = (category(&event.kind), event.end().to_bits());
+        let Some(&i) = by_end.get(&key) else {
+            by_end.insert(key, kept.len());
+            kept.push(event);
+            continue;
+        };
+        let current = &kept[i];
+        let replace = event.begin.ts < current.begin.ts
+            || (event.begin.ts == current.begin.ts
+                && event.interaction_id == current.interaction_id
+                && event.handling() > current.handling());
+        let (start, end) = (event.processing_start, event.processing_end);
+        if replace {
+            kept[i] = event;
+        }
+        // The earliest event the list had still widens to this one's processing span
+        // (DevTools widens the event it compared with, even when it was replaced).
+        if !replace {
+            let current = &mut kept[i];
+            current.processing_start = current.processing_start.min(start);
+            current.processing_end = current.processing_end.max(end);
+        }
+    }
+    kept.sort_by(|a, b| a.begin.ts.total_cmp(&b.begin.ts));
+    kept
+}

@@ -1,0 +1,534 @@
+//! From the collected events to the report: navigations and their insight sets, and the
+//! lab metrics as DevTools' trace engine computes them (its Meta, PageLoadMetrics,
+//! LargestImagePaint and LayoutShifts handlers, and the LCPBreakdown and CLSCulprits
+//! insights).
+
+use std::collections::HashMap;
+
+use super::events::{At, Collected, Mark, Navigation, PageLoad};
+use super::interactions::{self, Interaction};
+use super::network::Request;
+
+/// A span of the trace, in µs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Bounds {
+    pub min: f64,
+    pub max: f64,
+}
+
+impl Bounds {
+    pub fn range(&self) -> f64 {
+        self.max - self.min
+    }
+}
+
+/// LCP's four subparts (two when the LCP element loaded nothing, e.g. text).
+#[derive(Clone, Debug)]
+pub struct Subparts {
+    pub ttfb: Bounds,
+    pub load_delay: Option<Bounds>,
+    pub load_duration: Option<Bounds>,
+    pub render_delay: Bounds,
+}
+
+/// The navigation's LCP: its candidate event, the element, its resource and breakdown.
+#[derive(Clone, Debug)]
+pub struct Lcp {
+    /// µs since the navigation started.
+    pub timing: f64,
+    pub event: At,
+    pub node_id: Option<i64>,
+    pub text: bool,
+    pub loading_attr: Option<String>,
+    pub node_name: Option<String>,
+    pub request: Option<Request>,
+    pub subparts: Option<Subparts>,
+}
+
+/// A session window of layout shifts (DevTools' `SyntheticLayoutShiftCluster`).
+#[derive(Clone, Debug)]
+pub struct Cluster {
+    /// The shift that opened it: the cluster's time.
+    pub first: At,
+    /// The position of its largest shift, which keys the cluster (`s-N`).
+    pub worst_index: u64,
+    /// From the first shift to a second after the last (DevTools' cluster `dur`).
+    pub dur: f64,
+    pub score: f64,
+    pub window: Bounds,
+    pub shifts: Vec<(At, f64)>,
+}
+
+/// One insight set: the part of the trace from one navigation to the next.
+#[derive(Clone, Debug)]
+pub struct InsightSet {
+    pub id: String,
+    pub url: String,
+    pub bounds: Bounds,
+    pub navigation: Option<Navigation>,
+    pub document: Option<Request>,
+    pub fcp: Option<f64>,
+    pub lcp: Option<Lcp>,
+    /// The document's last `MetaCharsetCheck` disposition.
+    pub meta_charset: Option<String>,
+    /// The longest interaction (INP), when there was one.
+    pub inp: Option<Interaction>,
+    pub clusters: Vec<Cluster>,
+}
+
+impl InsightSet {
+    /// CLS: the worst cluster's score (0 without shifts) and that cluster.
+    pub fn cls(&self) -> (f64, Option<&Cluster>) {
+        let mut worst: Option<&Cluster> = None;
+        for cluster in &self.clusters {
+            if cluster.score > worst.map_or(0.0, |w| w.score) {
+                worst = Some(cluster);
+            }
+        }
+        (worst.map_or(0.0, |w| w.score), worst)
+    }
+}
+
+/// Everything the summary and the insights print.
+#[derive(Clone, Debug, Default)]
+pub struct Report {
+    pub url: String,
+    pub bounds: Option<Bounds>,
+    pub cpu_throttling: Option<f64>,
+    pub network_throttling: Option<String>,
+    pub sets: Vec<InsightSet>,
+    pub requests: Vec<Request>,
+    pub events: u64,
+}
+
+const MAX_CLUSTER_DURATION: f64 = 5_000_000.0;
+const MAX_SHIFT_GAP: f64 = 1_000_000.0;
+
+/// Computes the report from what the stream left.
+pub fn report(mut c: Collected, events: u64) -> Report {
+    let requests = std::mem::take(&mut c.requests).finish();
+    c.shifts.sort_by(|a, b| a.at.ts.total_cmp(&b.at.ts));
+    let interactions = interactions::interactions(
+        std::mem::take(&mut c.timing_starts),
+        std::mem::take(&mut c.timing_ends),
+    );
+    let bounds = match (c.bounds_min.is_finite(), c.bounds_max.is_finite()) {
+        (true, true) => Some(Bounds {
+            min: c.tracing_started.unwrap_or(c.bounds_min),
+            max: c.bounds_max,
+        }),
+        _ => None,
+    };
+    // Navigations of frames no renderer was seen for are dropped (DevTools' Meta finalize);
+    // the main frame's list keeps them all.
+    let main_navigations: Vec<Navigation> = c
+        .navigations
+        .iter()
+        .filter(|n| n.frame == c.main_frame && !n.frame.is_empty() && !n.id.is_empty())
+        .cloned()
+        .collect();
+    let known: Vec<&Navigation> = c
+        .navigations
+        .iter()
+        .filter(|n| c.frames_seen.contains(&n.frame))
+        .collect();
+    let url = main_url(&c, &main_navigations, bounds);
+    let metrics = page_load_metrics(&c, &known);
+    let mut frame_navs: Vec<&Navigation> = known
+        .iter()
+        .copied()
+        .filter(|n| n.frame == c.main_frame)
+        .collect();
+    frame_navs.sort_by(|a, b| a.at.ts.total_cmp(&b.at.ts));
+    let max = bounds.map_or(0.0, |b| b.max);
+    let clusters = clusters(&c.shifts, &frame_navs, max);
+
+    let mut sets = Vec::new();
+    if let Some(b) = bounds {
+        initial_set(
+            &mut sets,
+            &c,
+            &main_navigations,
+            b,
+            &clusters,
+            &interactions,
+        );
+    }
+    for (i, nav) in main_navigations.iter().enumerate() {
+        let max = match main_navigations.get(i + 1) {
+            Some(next) => next.at.ts - 1.0,
+            None => max,
+        };
+        let set_bounds = Bounds {
+            min: nav.at.ts,
+            max,
+        };
+        let set = navigation_set(
+            &c,
+            nav,
+            set_bounds,
+            &metrics,
+            &requests,
+            &clusters,
+            sets.len(),
+        );
+        sets.push(set);
+    }
+    Report {
+        url,
+        bounds,
+        cpu_throttling: None,
+        network_throttling: None,
+        sets,
+        requests,
+        events,
+    }
+}
+
+/// The trace's URL: the main frame's when tracing started, or its first navigation's when
+/// that came within half a second (DevTools' Meta handler).
+fn main_url(c: &Collected, navigations: &[Navigation], bounds: Option<Bounds>) -> String {
+    match (navigations.first(), bounds) {
+        (Some(first), Some(b)) if first.at.ts - b.min < 500_000.0 && first.outermost => {
+            first.url.clone()
+        }
+        _ => c.main_frame_url.clone(),
+    }
+}
+
+/// The part of the trace before the first navigation: DevTools keeps it only when it
+/// holds something (5 s or more, or layout shifts).
+fn initial_set(
+    sets: &mut Vec<InsightSet>,
+    c: &Collected,
+    navigations: &[Navigation],
+    b: Bounds,
+    clusters: &[Cluster],
+    interactions: &[Interaction],
+) {
+    let bounds = match navigations.first() {
+        Some(first) => Bounds {
+            min: b.min,
+            max: first.at.ts - 1.0,
+        },
+        None => b,
+    };
+    let clusters: Vec<Cluster> = clusters
+        .iter()
+        .filter(|k| in_bounds(k.first.ts, k.dur, bounds))
+        .cloned()
+        .collect();
+    let inp = longest(interactions, bounds);
+    if bounds.range() < 5_000_000.0 && clusters.is_empty() && inp.is_none() {
+        return;
+    }
+    let url = c
+        .final_urls
+        .get("")
+        .cloned()
+        .unwrap_or_else(|| c.main_frame_url.clone());
+    if !url.contains(':') {
+        return;
+    }
+    sets.push(InsightSet {
+        id: "NO_NAVIGATION".into(),
+        url,
+        bounds,
+        navigation: None,
+        document: None,
+        fcp: None,
+        lcp: None,
+        meta_charset: None,
+        inp,
+        clusters,
+    });
+}
+
+/// DevTools' INPBreakdown: of the set's interactions, the longest event per interaction
+/// id, then the longest of those.
+fn longest(interactions: &[Interaction], bounds: Bounds) -> Option<Interaction> {
+    let mut longest: Option<&Interaction> = None;
+    for event in interactions
+        .iter()
+        .filter(|e| in_bounds(e.begin.ts, e.dur, bounds))
+    {
+        if longest.is_none_or(|l| event.dur > l.dur) {
+            longest = Some(event);
+        }
+    }
+    longest.filter(|l| l.dur != 0.0).cloned()
+}
+
+type Metrics<'a> = HashMap<(String, String), HashMap<&'static str, &'a PageLoad>>;
+
+/// DevTools' PageLoadMetrics handler: each paint or mark goes to its navigation (by id for
+/// paints, by frame and time for the document marks), in time order; LCP keeps the
+/// candidate with the highest index. Keyed by (frame, navigation id).
+fn page_load_metrics<'a>(c: &'a Collected, known: &[&Navigation]) -> Metrics<'a> {
+    let by_id: HashMap<&str, &Navigation> = known.iter().map(|n| (n.id.as_str(), *n)).collect();
+    let mut events: Vec<&PageLoad> = c.page_loads.iter().collect();
+    events.sort_by(|a, b| a.at.ts.total_cmp(&b.at.ts));
+    let mut out: Metrics = HashMap::new();
+    for event in events {
+        let navigation = match event.mark {
+            Mark::Fcp | Mark::Lcp | Mark::FirstPaint => event
+                .navigation_id
+                .as_deref()
+                .and_then(|id| by_id.get(id).copied()),
+            Mark::DomContent | Mark::Load => known
+                .iter()
+                .copied()
+                .rfind(|n| n.frame == event.frame && n.at.ts <= event.at.ts),
+        };
+        let Some(navigation) = navigation else {
+            continue;
+        };
+        if !c
+            .frame_processes
+            .contains(&(event.frame.clone(), event.at.pid))
+        {
+            continue;
+        }
+        let key = (event.frame.clone(), navigation.id.clone());
+        let metrics = out.entry(key).or_default();
+        let name = match event.mark {
+            Mark::FirstPaint => "FP",
+            Mark::Fcp => "FCP",
+            Mark::Lcp => "LCP",
+            Mark::DomContent => "DCL",
+            Mark::Load => "L",
+        };
+        if event.mark == Mark::Lcp {
+            if let Some(last) = metrics.get("LCP") {
+                if last.candidate_index >= event.candidate_index {
+                    continue;
+                }
+            }
+        }
+        metrics.insert(name, event);
+    }
+    out
+}
+
+fn navigation_set(
+    c: &Collected,
+    nav: &Navigation,
+    bounds: Bounds,
+    metrics: &Metrics,
+    requests: &[Request],
+    clusters: &[Cluster],
+    index: usize,
+) -> InsightSet {
+    let key = (c.main_frame.clone(), nav.id.clone());
+    let nav_metrics = metrics.get(&key);
+    let document = requests.iter().find(|r| r.id == nav.id).cloned();
+    let fcp = nav_metrics
+        .and_then(|m| m.get("FCP"))
+        .map(|e| e.at.ts - nav.at.ts);
+    let lcp = nav_metrics
+        .and_then(|m| m.get("LCP"))
+        .map(|event| lcp(c, nav, event, document.as_ref(), requests));
+    InsightSet {
+        id: format!("NAVIGATION_{index}"),
+        url: c
+            .final_urls
+            .get(&nav.id)
+            .cloned()
+            .unwrap_or_else(|| c.main_frame_url.clone()),
+        bounds,
+        navigation: Some(nav.clone()),
+        document,
+        fcp,
+        lcp,
+        meta_charset: meta_charset(c, nav),
+        inp: None,
+        clusters: clusters
+            .iter()
+            .filter(|k| in_bounds(k.first.ts, k.dur, bounds))
+            .cloned()
+            .collect(),
+    }
+}
+
+/// The disposition of the last charset check of the navigation's document (a check belongs
+/// to the frame's latest navigation at its time).
+fn meta_charset(c: &Collected, nav: &Navigation) -> Option<String> {
+    let mut checks: Vec<&(At, String, String)> = c
+        .charset_checks
+        .iter()
+        .filter(|k| k.1 == nav.frame)
+        .collect();
+    checks.sort_by(|a, b| a.0.ts.total_cmp(&b.0.ts));
+    checks
+        .into_iter()
+        .rfind(|(at, _, _)| {
+            let latest = c
+                .navigations
+                .iter()
+                .filter(|n| n.frame == nav.frame && c.frames_seen.contains(&n.frame))
+                .rfind(|n| n.at.ts <= at.ts);
+            latest.is_some_and(|n| n.id == nav.id)
+        })
+        .map(|k| k.2.clone())
+}
+
+/// DevTools' `eventIsInBounds`.
+fn in_bounds(ts: f64, dur: f64, b: Bounds) -> bool {
+    ts <= b.max && b.min < ts + dur
+}
+
+fn lcp(
+    c: &Collected,
+    nav: &Navigation,
+    event: &PageLoad,
+    document: Option<&Request>,
+    requests: &[Request],
+) -> Lcp {
+    let request = lcp_request(c, nav, event, requests);
+    let subparts = document.and_then(|doc| subparts(nav, doc, event, request.as_ref()));
+    Lcp {
+        timing: event.at.ts - nav.at.ts,
+        event: event.at,
+        node_id: event.node_id,
+        text: event.text,
+        loading_attr: event.loading_attr.clone(),
+        node_name: event.node_name.clone(),
+        request,
+        subparts,
+    }
+}
+
+/// The LCP image's request: the first request for its URL between the navigation and the
+/// image's paint (DevTools' LargestImagePaint handler).
+fn lcp_request(
+    c: &Collected,
+    nav: &Navigation,
+    event: &PageLoad,
+    requests: &[Request],
+) -> Option<Request> {
+    let node = event.node_id.filter(|n| *n != 0)?;
+    let (paint_ts, url) = c.image_paints.get(&(event.at.pid, node))?;
+    if url.is_empty() {
+        return None;
+    }
+    requests
+        .iter()
+        .skip_while(|r| r.ts < nav.at.ts)
+        .take_while(|r| r.ts < *paint_ts)
+        .find(|r| &r.url == url)
+        .cloned()
+}
+
+fn subparts(
+    nav: &Navigation,
+    doc: &Request,
+    event: &PageLoad,
+    request: Option<&Request>,
+) -> Option<Subparts> {
+    let first_byte = doc.first_byte()?;
+    let ttfb = Bounds {
+        min: nav.at.ts,
+        max: first_byte,
+    };
+    let Some(request) = request else {
+        return Some(Subparts {
+            ttfb,
+            load_delay: None,
+            load_duration: None,
+            render_delay: Bounds {
+                min: first_byte,
+                max: event.at.ts,
+            },
+        });
+    };
+    Some(Subparts {
+        ttfb,
+        load_delay: Some(Bounds {
+            min: first_byte,
+            max: request.ts,
+        }),
+        load_duration: Some(Bounds {
+            min: request.ts,
+            max: request.finish_time,
+        }),
+        render_delay: Bounds {
+            min: request.finish_time,
+            max: event.at.ts,
+        },
+    })
+}
+
+/// DevTools' LayoutShifts handler: session windows that end after 5 s, after a 1 s gap,
+/// or at a navigation of the main frame.
+fn clusters(shifts: &[super::events::Shift], navs: &[&Navigation], max: f64) -> Vec<Cluster> {
+    let nav_before = |ts: f64| navs.iter().rposition(|n| n.at.ts < ts);
+    let mut out: Vec<Cluster> = Vec::new();
+    let (mut first_ts, mut last_ts) = match shifts.first() {
+        Some(s) => (s.at.ts, s.at.ts),
+        None => return out,
+    };
+    let mut last_nav = None;
+    for shift in shifts.iter() {
+        let too_long = shift.at.ts - first_ts > MAX_CLUSTER_DURATION;
+        let gap = shift.at.ts - last_ts > MAX_SHIFT_GAP;
+        let nav = nav_before(shift.at.ts);
+        let navigated = last_nav != nav && nav.is_some();
+        if too_long || gap || navigated || out.is_empty() {
+            let mut end = f64::INFINITY;
+            if too_long {
+                end = end.min(first_ts + MAX_CLUSTER_DURATION);
+            }
+            if gap {
+                end = end.min(last_ts + MAX_SHIFT_GAP);
+            }
+            if let (true, Some(i)) = (navigated, nav) {
+                end = end.min(navs[i].at.ts);
+            }
+            if let Some(current) = out.last_mut() {
+                current.window.max = end;
+            }
+            out.push(Cluster {
+                first: shift.at,
+                worst_index: shift.at.index,
+                dur: 0.0,
+                score: 0.0,
+                window: Bounds {
+                    min: shift.at.ts,
+                    max: shift.at.ts,
+                },
+                shifts: Vec::new(),
+            });
+            first_ts = shift.at.ts;
+        }
+        if let Some(current) = out.last_mut() {
+            current.score += shift.score;
+            current.window.max = shift.at.ts;
+            current.shifts.push((shift.at, shift.score));
+        }
+        last_ts = shift.at.ts;
+        last_nav = nav;
+    }
+    if let Some(last) = out.last_mut() {
+        let next_nav = navs
+            .iter()
+            .position(|n| n.at.ts > last.window.max)
+            .filter(|i| *i != 0)
+            .map_or(f64::INFINITY, |i| navs[i].at.ts);
+        last.window.max = (last.window.min + MAX_CLUSTER_DURATION)
+            .min(last.window.max + MAX_SHIFT_GAP)
+            .min(max)
+            .min(next_nav);
+    }
+    for cluster in &mut out {
+        let mut largest = 0.0;
+        for (at, score) in &cluster.shifts {
+            if *score > largest {
+                largest = *score;
+                cluster.worst_index = at.index;
+            }
+        }
+        let last = cluster.shifts.last().map_or(cluster.first.ts, |s| s.0.ts);
+        cluster.dur = last - cluster.first.ts + MAX_SHIFT_GAP;
+    }
+    out
+}

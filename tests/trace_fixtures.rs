@@ -1,0 +1,224 @@
+//! The streaming trace analyser against chrome-devtools-mcp 1.11.0 on the same traces
+//! (tests/fixtures/perf: traces the reference recorded, and what it answered for them).
+
+use std::fs;
+use std::path::PathBuf;
+
+use devtools_mcp::trace;
+
+const PAGES: &[&str] = &[
+    "lcp-image",
+    "layout-shift",
+    "render-blocking",
+    "long-tasks",
+    "interaction",
+];
+
+fn dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/perf")
+}
+
+fn ours(name: &str) -> String {
+    let file = fs::File::open(dir().join(format!("{name}.json.gz"))).unwrap();
+    let mut report = trace::analyse_reader(file).unwrap();
+    // The reference recorded with the page's CPU throttling rate, 1.
+    report.cpu_throttling = Some(1.0);
+    scrub(&trace::summary(&report))
+}
+
+/// The fixture server's port differs between runs.
+fn scrub(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(i) = rest.find("http://127.0.0.1:") {
+        let (head, tail) = rest.split_at(i + "http://127.0.0.1:".len());
+        out.push_str(head);
+        out.push_str("PORT");
+        rest = tail.trim_start_matches(|c: char| c.is_ascii_digit());
+    }
+    out.push_str(rest);
+    out
+}
+
+fn reference(name: &str) -> String {
+    let text = fs::read_to_string(dir().join(format!("{name}.summary.txt"))).unwrap();
+    // The reference's answer starts with the file it saved and "stopped".
+    let start = text.find("## Summary of").unwrap();
+    text[start..].to_owned()
+}
+
+/// Lines that state metrics: trace and set headers, LCP, its breakdown, INP and CLS.
+fn metric_lines(text: &str) -> Vec<String> {
+    text.lines()
+        .filter(|l| {
+            [
+                "URL:",
+                "Trace bounds:",
+                "CPU",
+                "Network throttling",
+                "## insight set id",
+                "Bounds:",
+            ]
+            .iter()
+            .any(|p| l.starts_with(p))
+                || l.starts_with("  - LCP")
+                || l.starts_with("    - ")
+                || l.starts_with("  - CLS")
+                || l.starts_with("  - INP")
+        })
+        .filter(|l| !l.starts_with("    - insight"))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Each insight set's listed insights, those this analyser computes, with their bounds.
+fn insight_lines(text: &str) -> Vec<String> {
+    let computed: Vec<&str> = trace::INSIGHTS
+        .iter()
+        .filter(|(_, c)| *c)
+        .map(|(n, _)| *n)
+        .collect();
+    let mut out = Vec::new();
+    let mut keep = false;
+    for line in text.lines() {
+        if line.starts_with("## insight set id") {
+            out.push(line.to_owned());
+        } else if let Some(name) = line.strip_prefix("  - insight name: ") {
+            keep = computed.contains(&name);
+        } else if !line.starts_with("    ") {
+            keep = false;
+        }
+        if keep {
+            out.push(line.to_owned());
+        }
+    }
+    out
+}
+
+#[test]
+fn lab_metrics_match_the_reference() {
+    for name in PAGES {
+        let (ours, theirs) = (ours(name), reference(name));
+        assert_eq!(metric_lines(&ours), metric_lines(&theirs), "{name}");
+        assert!(metric_lines(&ours).len() >= 9, "{name}: {ours}");
+    }
+}
+
+#[test]
+fn computed_insights_are_listed_as_the_reference_lists_them() {
+    for name in PAGES {
+        let (ours, theirs) = (ours(name), reference(name));
+        assert_eq!(insight_lines(&ours), insight_lines(&theirs), "{name}");
+    }
+}
+
+#[test]
+fn the_summary_ends_with_the_reference_format_notes() {
+    let (ours, theirs) = (ours("lcp-image"), reference("lcp-image"));
+    let notes = |t: &str| {
+        t[t.find("## Details on call tree").unwrap()..]
+            .trim_end()
+            .to_owned()
+    };
+    assert_eq!(notes(&ours), notes(&theirs));
+}
+
+#[test]
+fn plain_and_bare_array_traces_read_like_gzip() {
+    use std::io::Read;
+    let mut gz =
+        flate2::read::GzDecoder::new(fs::File::open(dir().join("layout-shift.json.gz")).unwrap());
+    let mut json = String::new();
+    gz.read_to_string(&mut json).unwrap();
+    let plain = trace::analyse_reader(json.as_bytes()).unwrap();
+    let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let bare = serde_json::to_vec(&value["traceEvents"]).unwrap();
+    let bare = trace::analyse_reader(bare.as_slice()).unwrap();
+    let gz =
+        trace::analyse_reader(fs::File::open(dir().join("layout-shift.json.gz")).unwrap()).unwrap();
+    for report in [&plain, &bare] {
+        assert_eq!(trace::summary(report), trace::summary(&gz));
+    }
+    let (cls, worst) = gz.sets[0].cls();
+    assert!((cls - 0.0311).abs() < 0.0001, "{cls}");
+    assert!(worst.is_some());
+}
+
+#[test]
+fn insight_answers_match_the_reference_where_written() {
+    let mut matched = Vec::new();
+    for entry in fs::read_dir(dir()).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        let Some(rest) = name.strip_suffix(".txt") else {
+            continue;
+        };
+        let parts: Vec<&str> = rest.split('.').collect();
+        let [page, "insight", set, insight] = parts[..] else {
+            continue;
+        };
+        let file = fs::File::open(dir().join(format!("{page}.json.gz"))).unwrap();
+        let report = trace::analyse_reader(file).unwrap();
+        let theirs = fs::read_to_string(dir().join(&name)).unwrap();
+        match trace::insight(&report, set, insight) {
+            Ok(ours) => {
+                assert_eq!(scrub(&ours), theirs.trim_end(), "{name}");
+                matched.push(name);
+            }
+            // Named as not written: never a wrong answer.
+            Err(text) => assert!(text.starts_with("devtools-mcp "), "{name}: {text}"),
+        }
+    }
+    matched.sort();
+    assert_eq!(
+        matched,
+        [
+            "interaction.insight.NO_NAVIGATION.INPBreakdown.txt",
+            "layout-shift.insight.NAVIGATION_0.CharacterSet.txt",
+            "layout-shift.insight.NAVIGATION_0.LCPBreakdown.txt",
+            "lcp-image.insight.NAVIGATION_0.CharacterSet.txt",
+            "long-tasks.insight.NAVIGATION_0.CharacterSet.txt",
+            "long-tasks.insight.NAVIGATION_0.LCPBreakdown.txt",
+            "render-blocking.insight.NAVIGATION_0.CharacterSet.txt",
+            "render-blocking.insight.NAVIGATION_0.LCPBreakdown.txt",
+        ]
+    );
+}
+
+#[test]
+fn the_trace_command_prints_the_summary_and_insights() {
+    let exe = env!("CARGO_BIN_EXE_devtools-mcp");
+    let file = dir().join("interaction.json.gz");
+    let out = std::process::Command::new(exe)
+        .arg("trace")
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with("## Summary of Performance trace findings:\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("  - INP: 455 ms, event: (eventKey: s-1680, ts: 10244725262)\n"),
+        "{text}"
+    );
+    let out = std::process::Command::new(exe)
+        .args(["trace", "--insight", "INPBreakdown"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let theirs =
+        fs::read_to_string(dir().join("interaction.insight.NO_NAVIGATION.INPBreakdown.txt"))
+            .unwrap();
+    assert_eq!(text.trim_end(), theirs.trim_end());
+    // A file that is not a trace fails with a message and status 1.
+    let out = std::process::Command::new(exe)
+        .args(["trace"])
+        .arg(dir().join("README.md"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(!out.stderr.is_empty());
+}
