@@ -40,7 +40,7 @@ pub struct DemoArgs {
     server_arg: Vec<String>,
 }
 
-struct Client {
+pub(super) struct Client {
     child: Child,
     stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
@@ -48,7 +48,7 @@ struct Client {
 }
 
 impl Client {
-    fn start(server_args: &[String]) -> Result<Client, String> {
+    pub(super) fn start(server_args: &[String]) -> Result<Client, String> {
         let exe = std::env::current_exe().map_err(|e| format!("cannot find myself: {e}"))?;
         let mut child = Command::new(exe)
             .args(server_args)
@@ -81,7 +81,7 @@ impl Client {
     }
 
     /// Sends a request and returns its whole response (notifications are skipped).
-    fn request(&mut self, method: &str, params: Value) -> Result<Value, String> {
+    pub(super) fn request(&mut self, method: &str, params: Value) -> Result<Value, String> {
         self.next_id += 1;
         let id = self.next_id;
         self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))?;
@@ -104,7 +104,7 @@ impl Client {
         }
     }
 
-    fn close(mut self) {
+    pub(super) fn close(mut self) {
         drop(self.stdin);
         let _ = self.child.wait();
     }
@@ -256,7 +256,7 @@ pub fn demo(args: &[&str]) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-fn early_exit(exit: argh::EarlyExit) -> ExitCode {
+pub(super) fn early_exit(exit: argh::EarlyExit) -> ExitCode {
     if exit.status.is_ok() {
         println!("{}", exit.output);
         ExitCode::SUCCESS

@@ -4,17 +4,19 @@
 pub mod cli;
 pub mod event_loop;
 pub mod flags;
+pub mod perf;
 
 use std::process::ExitCode;
 
 use crate::log;
 
-/// The program: `run` and `demo` are the one-shot client; anything else starts the server.
+/// The program: `run`, `demo` and `perf` are the one-shot client; anything else starts the server.
 pub fn main(args: Vec<String>) -> ExitCode {
     let rest: Vec<&str> = args.iter().skip(1).map(String::as_str).collect();
     match args.first().map(String::as_str) {
         Some("run") => return cli::run(&rest),
         Some("demo") => return cli::demo(&rest),
+        Some("perf") => return perf::perf(&rest),
         _ => {}
     }
     let (flags, notes) = match flags::Flags::parse("devtools-mcp", &args) {
