@@ -168,3 +168,28 @@ fn usage_and_browser_errors_exit_2() {
     assert_eq!(no_browser.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&no_browser.stderr).contains("run 1/1"));
 }
+
+/// The page replaces what the observer uses and tries to take its name first; the observer
+/// captured everything before the page's scripts ran, so the page's own paints are still read.
+#[test]
+fn a_page_that_replaces_the_performance_apis_is_still_measured() {
+    let fx = Fixtures::start();
+    let url = fx.page_url_with_html(
+        r#"<!doctype html><script>
+window.PerformanceObserver = function () { throw new Error('no observers here'); };
+PerformanceObserverEntryList.prototype.getEntries = () => [];
+Object.defineProperty(PerformanceEntry.prototype, 'startTime', { get: () => -1 });
+window.setTimeout = () => 0;
+window.Promise = function () {};
+try { Object.defineProperty(window, '__dtmcpPerf', { value: () => ({ fcp: -1 }) }); } catch (_) {}
+</script><p>hostile page</p>"#,
+    );
+    let out = perf(&url, &["--runs", "1", "--json"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "stderr: {stderr}");
+    let run = &json_of(&out)["runs"][0];
+    let fcp = run["fcp"].as_f64().unwrap_or(-1.0);
+    assert!(fcp > 0.0, "{run}");
+    assert!(run["lcp"].as_f64().is_some_and(|lcp| lcp >= fcp), "{run}");
+    assert_eq!(run["cls"], 0.0, "{run}");
+}
