@@ -256,7 +256,7 @@ pub fn demo(args: &[&str]) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-pub fn early_exit(exit: argh::EarlyExit) -> ExitCode {
+pub(super) fn early_exit(exit: argh::EarlyExit) -> ExitCode {
     if exit.status.is_ok() {
         println!("{}", exit.output);
         ExitCode::SUCCESS

@@ -4,7 +4,7 @@
 pub mod cli;
 pub mod event_loop;
 pub mod flags;
-pub mod perf_cli;
+pub mod perf;
 pub mod policies;
 pub mod trace_cli;
 
@@ -12,16 +12,15 @@ use std::process::ExitCode;
 
 use crate::log;
 
-/// The program: `run` and `demo` are the one-shot client, `trace` and `perf` the trace
-/// analyser on a file and on N loads of a page;
-/// anything else starts the server.
+/// The program: `run`, `demo` and `perf` are the one-shot client, `trace` the trace analyser on
+/// a file; anything else starts the server.
 pub fn main(args: Vec<String>) -> ExitCode {
     let rest: Vec<&str> = args.iter().skip(1).map(String::as_str).collect();
     match args.first().map(String::as_str) {
         Some("run") => return cli::run(&rest),
         Some("demo") => return cli::demo(&rest),
         Some("trace") => return trace_cli::trace(&rest),
-        Some("perf") => return perf_cli::perf(&rest),
+        Some("perf") => return perf::perf(&rest),
         _ => {}
     }
     let (flags, notes) = match flags::Flags::parse("devtools-mcp", &args) {
