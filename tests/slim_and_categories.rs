@@ -41,6 +41,9 @@ fn category_flags_hide_their_tools_and_calls_to_them_are_refused() {
         "get_network_request",
         "list_3p_developer_tools",
         "execute_3p_developer_tool",
+        "performance_start_trace",
+        "performance_stop_trace",
+        "performance_analyze_insight",
     ];
     let expected: Vec<String> = all
         .iter()
