@@ -75,34 +75,40 @@ struct ExecuteArgs {
     shared: Shared,
 }
 
-/// Parses the `params` string as the reference does: absent → `{}`, else a JSON object.
-pub fn parse_params(params: Option<&str>) -> Result<Map<String, Value>, Error> {
-    let Some(text) = params.filter(|t| !t.is_empty()) else {
+/// Parses a JSON-text argument (`params`, or WebMCP's `input`: `what`) as the reference does:
+/// absent → `{}`, else a JSON object.
+pub fn parse_object(text: Option<&str>, what: &str) -> Result<Map<String, Value>, Error> {
+    let Some(text) = text.filter(|t| !t.is_empty()) else {
         return Ok(Map::new());
     };
-    let fails = |why: String| Error::Invalid(format!("Failed to parse params as JSON: {why}"));
+    let fails = |why: String| Error::Invalid(format!("Failed to parse {what} as JSON: {why}"));
     match serde_json::from_str::<Value>(text) {
         Ok(Value::Object(m)) => Ok(m),
-        Ok(_) => Err(fails("Parsed params is not an object".into())),
+        Ok(_) => Err(fails(format!("Parsed {what} is not an object"))),
         Err(e) => Err(fails(e.to_string())),
     }
+}
+
+/// The time limit of a page tool's run, with the reference's words when it passes.
+pub fn limit_run(cx: &mut Ctx, call: CallId, name: &str, timeout: std::time::Duration) {
+    let message = format!(
+        "Tool {name} timed out after {} ms without settling.",
+        timeout.as_millis()
+    );
+    call::limit(cx, call, timeout, message);
 }
 
 fn execute_tool(cx: &mut Ctx, call: CallId, args: Value) {
     let Some(args) = args::for_call::<ExecuteArgs>(cx, call, args) else {
         return;
     };
-    let params = match parse_params(args.params.as_deref()) {
+    let params = match parse_object(args.params.as_deref(), "params") {
         Ok(p) => Value::Object(p),
         Err(e) => return fail(cx, call, e),
     };
     let name = args.tool_name;
     let timeout = args.shared.timeout_or(cx.settings.tool_timeout);
-    let message = format!(
-        "Tool {name} timed out after {} ms without settling.",
-        timeout.as_millis()
-    );
-    call::limit(cx, call, timeout, message);
+    limit_run(cx, call, &name, timeout);
     let requested = args.shared.page();
     let file_path = args.shared.file_path;
     call::on_live_page(cx, call, requested, move |cx, page| {

@@ -122,34 +122,17 @@ struct ExecuteArgs {
     shared: Shared,
 }
 
-/// Parses `input` as the reference does: absent → `{}`, else a JSON object.
-fn parse_input(input: Option<&str>) -> Result<Map<String, Value>, Error> {
-    let Some(text) = input.filter(|t| !t.is_empty()) else {
-        return Ok(Map::new());
-    };
-    let fails = |why: String| Error::Invalid(format!("Failed to parse input as JSON: {why}"));
-    match serde_json::from_str::<Value>(text) {
-        Ok(Value::Object(m)) => Ok(m),
-        Ok(_) => Err(fails("Parsed input is not an object".into())),
-        Err(e) => Err(fails(e.to_string())),
-    }
-}
-
 fn execute_tool(cx: &mut Ctx, call: CallId, args: Value) {
     let Some(args) = args::for_call::<ExecuteArgs>(cx, call, args) else {
         return;
     };
-    let input = match parse_input(args.input.as_deref()) {
+    let input = match super::thirdparty::parse_object(args.input.as_deref(), "input") {
         Ok(m) => Value::Object(m),
         Err(e) => return fail(cx, call, e),
     };
     let name = args.tool_name;
     let timeout = args.shared.timeout_or(cx.settings.tool_timeout);
-    let message = format!(
-        "Tool {name} timed out after {} ms without settling.",
-        timeout.as_millis()
-    );
-    call::limit(cx, call, timeout, message);
+    super::thirdparty::limit_run(cx, call, &name, timeout);
     call::on_live_page(cx, call, args.shared.page(), move |cx, page| {
         // As for page tools: the browser would hold the invocation until the dialog closes.
         if super::refuse_if_dialog(cx, call, page) {
@@ -377,7 +360,9 @@ mod tests {
             "{\n  \"status\": \"Error\",\n  \"error\": \"no\"\n}"
         );
         assert!(completed_output(&failed).is_err());
-        assert!(parse_input(Some("[1]")).is_err());
-        assert!(parse_input(None).unwrap().is_empty());
+        assert!(super::super::thirdparty::parse_object(Some("[1]"), "input").is_err());
+        assert!(super::super::thirdparty::parse_object(None, "input")
+            .unwrap()
+            .is_empty());
     }
 }
