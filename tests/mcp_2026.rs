@@ -237,7 +237,12 @@ fn list_changes_go_only_to_subscriptions() {
 
 #[test]
 fn calls_are_complete_cancellable_and_use_no_client_roots() {
-    let mcp = Mcp::start(&[]);
+    // The server's temp directory is a folder of this test's, so "outside it" does not depend
+    // on where the repository lies (a clone under /tmp is inside the usual temp directory).
+    let scratch = std::env::temp_dir().join(format!("mcp2026-roots-{}", std::process::id()));
+    let tmp = scratch.join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let mcp = Mcp::start_with_env(&[], &[("TMPDIR", tmp.to_str().unwrap())]);
     let (is_error, text) = call_text(&mcp, "list_pages", json!({}));
     assert!(!is_error && text.contains("## Pages"), "{text}");
     // Cancelled: no answer, while a later call that takes longer answers.
@@ -254,20 +259,21 @@ fn calls_are_complete_cancellable_and_use_no_client_roots() {
     // Answers come in order, and the cancelled call would have settled first.
     assert!(!mcp.answered(cancelled), "the cancelled call answered");
     // No roots/list is ever asked; a file outside --filesystemRoot and the temp dir is refused.
-    let outside = std::env::current_dir().unwrap().join("target/mcp2026.png");
+    let outside = scratch.join("mcp2026.png");
     let (is_error, text) = call_text(
         &mcp,
         "take_screenshot",
         json!({"filePath": outside.to_string_lossy()}),
     );
     assert!(is_error && text.contains("Access denied"), "{text}");
-    let inside = std::env::temp_dir().join(format!("mcp2026-{}.png", std::process::id()));
+    let inside = tmp.join("mcp2026.png");
     let (is_error, text) = call_text(
         &mcp,
         "take_screenshot",
         json!({"filePath": inside.to_string_lossy()}),
     );
     assert!(!is_error, "{text}");
-    let _ = std::fs::remove_file(&inside);
+    assert!(inside.exists() && !outside.exists());
     assert!(mcp.notification_history("roots/list").is_empty());
+    let _ = std::fs::remove_dir_all(&scratch);
 }
