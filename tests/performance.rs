@@ -82,10 +82,13 @@ fn reload_traces_agree_with_the_page_and_save_a_readable_file() {
         "an image LCP has four parts: {text}"
     );
     assert!(text.contains("  - insight name: LCPBreakdown\n"), "{text}");
-    // The trace and the page's observer saw the same paint of the same load.
+    // The trace and the page's observer saw the same paint of the same load. Their origins
+    // differ slightly (the trace's navigationStart event, the page's timeOrigin) and the page
+    // rounds its times, so a few milliseconds apart is the same paint (seen: 3 ms on a loaded
+    // machine); a different paint of this page would be hundreds of ms away.
     let (traced, observed) = (metric(&text, "  - LCP: "), observed_lcp(&mcp));
     assert!(
-        (traced - observed).abs() <= 2.0,
+        (traced - observed).abs() <= 10.0,
         "trace {traced} ms, page {observed} ms"
     );
     // The file is gzip and reads back to the same summary.
