@@ -37,8 +37,13 @@ pub struct Log {
 #[derive(Default)]
 struct Extra {
     request_headers: Option<Headers>,
-    response: Option<RawResponse>,
+    /// In the order they came: across a redirect the browser may report the next hop's answer
+    /// before the event that ends the hop before it, so each hop takes the oldest.
+    responses: VecDeque<RawResponse>,
 }
+
+/// More answers than a redirect chain can have (Chromium follows at most 20 redirects).
+const MAX_EARLY_RESPONSES: usize = 32;
 
 /// What `Network.responseReceivedExtraInfo` tells: the status and headers as sent on the
 /// wire (a revalidated response shows 304 there, 200 in `responseReceived`).
@@ -238,7 +243,12 @@ impl Log {
                 r.response = r.response.take().map(|a| a.with_raw(Some(raw)));
             }),
             // The answer is still to come.
-            _ => self.early(&e.request_id).response = Some(raw),
+            _ => {
+                let early = &mut self.early(&e.request_id).responses;
+                if early.len() < MAX_EARLY_RESPONSES {
+                    early.push_back(raw);
+                }
+            }
         }
     }
 
@@ -246,7 +256,7 @@ impl Log {
         let raw = self
             .early
             .get_mut(&e.request_id)
-            .and_then(|x| x.response.take());
+            .and_then(|x| x.responses.pop_front());
         // A type left out decodes as an empty one: the request keeps the type it was sent as.
         let kind = Some(e.r#type.as_str())
             .filter(|t| !t.is_empty())
@@ -268,7 +278,10 @@ impl Log {
             (&e.redirect_response, self.by_cdp.get(&cdp_id).copied())
         {
             // The same CDP request goes on to a new URL: the hop so far ends with this answer.
-            let raw = self.early.get_mut(&cdp_id).and_then(|x| x.response.take());
+            let raw = self
+                .early
+                .get_mut(&cdp_id)
+                .and_then(|x| x.responses.pop_front());
             self.update(prev, |r| {
                 if r.response.as_ref().is_none_or(|a| !a.raw_headers) {
                     let answer = Answer::from_event(redirect, timestamp, r.started);
@@ -558,6 +571,39 @@ mod tests {
             log.find(2).and_then(|r| r.failure.clone()).as_deref(),
             Some("net::ERR_ABORTED")
         );
+    }
+
+    #[test]
+    fn a_hops_answer_that_comes_after_the_next_hops_is_still_the_hops() {
+        let mut log = Log::default();
+        sent(&mut log, "r", "Fetch");
+        // Both raw answers come before the event that ends the first hop (seen with the
+        // network service in the browser process).
+        for (status, location) in [(302, "/next"), (200, "")] {
+            on(
+                &mut log,
+                ResponseReceivedExtraInfoEvent::NAME,
+                json!({"requestId": "r", "statusCode": status, "headers": {"Location": location}}),
+            );
+        }
+        on(
+            &mut log,
+            RequestWillBeSentEvent::NAME,
+            json!({"requestId": "r", "loaderId": "r", "type": "Fetch", "timestamp": 2.0,
+                "request": {"url": "http://h/next", "method": "GET", "headers": {}},
+                "redirectResponse": {"status": 302, "headers": {"Location": "/next"}}}),
+        );
+        on(
+            &mut log,
+            ResponseReceivedEvent::NAME,
+            json!({"requestId": "r", "type": "Fetch", "timestamp": 3.0,
+                "response": {"status": 200, "headers": {}, "mimeType": "text/plain"}}),
+        );
+        let statuses: Vec<_> = [1, 2]
+            .iter()
+            .filter_map(|id| log.find(*id).map(|r| r.status()))
+            .collect();
+        assert_eq!(statuses, ["302", "200"]);
     }
 
     #[test]
