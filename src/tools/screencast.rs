@@ -231,12 +231,25 @@ fn stop(cx: &mut Ctx, session: String, stream_handle: String, file: File, done: 
             if let Err(e) = r {
                 return done(cx, Err(e));
             }
-            let mut file = file;
-            let sink: stream::Sink = Box::new(move |bytes| {
-                file.write_all(bytes)
-                    .map_err(|e| format!("Could not write the recording: {e}"))
-            });
-            stream::read_to_end(cx, s, stream_handle, sink, done);
+            let sink = Recorded(file);
+            stream::read_to_end(
+                cx,
+                s,
+                stream_handle,
+                sink,
+                Box::new(|cx, r| done(cx, r.map(drop))),
+            );
         },
     );
+}
+
+/// The recording's file, as the stream's sink.
+struct Recorded(File);
+
+impl stream::Sink for Recorded {
+    fn put(&mut self, bytes: &[u8]) -> Result<(), Error> {
+        self.0
+            .write_all(bytes)
+            .map_err(|e| Error::Page(format!("Could not write the recording: {e}")))
+    }
 }

@@ -89,6 +89,20 @@ pub fn parse_object(text: Option<&str>, what: &str) -> Result<Map<String, Value>
     }
 }
 
+/// Opens the file a page tool's result is written to (`filePath`), inside the roots.
+pub fn output_file(
+    cx: &Ctx,
+    file_path: Option<String>,
+) -> Result<Option<(String, std::fs::File)>, String> {
+    let Some(path) = file_path else {
+        return Ok(None);
+    };
+    match files::create_at(&Roots::of(cx), &path) {
+        Ok((_, file)) => Ok(Some((path, file))),
+        Err(f) => Err(f.text(|e| format!("Could not write {path}: {e}"))),
+    }
+}
+
 /// The time limit of a page tool's run, with the reference's words when it passes.
 pub fn limit_run(cx: &mut Ctx, call: CallId, name: &str, timeout: std::time::Duration) {
     let message = format!(
@@ -149,15 +163,9 @@ pub fn run_tool(
             return fail(cx, call, pages::no_such_page(page));
         };
         script::runs_page_code(cx, call, page, &session, DialogPolicy::Accept);
-        let output = match file_path {
-            Some(path) => match files::create_at(&Roots::of(cx), &path) {
-                Ok((_, file)) => Some((path, file)),
-                Err(f) => {
-                    let could_not = |e: &std::io::Error| format!("Could not write {path}: {e}");
-                    return fail(cx, call, f.text(could_not));
-                }
-            },
-            None => None,
+        let output = match output_file(cx, file_path) {
+            Ok(o) => o,
+            Err(message) => return fail(cx, call, message),
         };
         let run = run::Run {
             page,

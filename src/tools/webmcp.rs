@@ -12,7 +12,6 @@ use crate::settings::Category;
 use serde_json::{json, Map, Value};
 
 use super::args::{self, max, Shared};
-use super::files::{self, Roots};
 use super::response::{finish, Response};
 use super::script::{self, DialogPolicy};
 use super::{call, fail, CallId, Ctx, Tool};
@@ -234,15 +233,9 @@ pub fn run_page_tool(
     let Some(session) = cx.browser.pages.get(page).map(|p| p.session.clone()) else {
         return fail(cx, call, pages::no_such_page(page));
     };
-    let output = match file_path {
-        Some(path) => match files::create_at(&Roots::of(cx), &path) {
-            Ok((_, file)) => Some((path, file)),
-            Err(f) => {
-                let could_not = |e: &std::io::Error| format!("Could not write {path}: {e}");
-                return fail(cx, call, f.text(could_not));
-            }
-        },
-        None => None,
+    let output = match super::thirdparty::output_file(cx, file_path) {
+        Ok(o) => o,
+        Err(message) => return fail(cx, call, message),
     };
     script::runs_page_code(cx, call, page, &session, DialogPolicy::Accept);
     let started = move |cx: &mut Ctx, id: &str| call::runs_invocation(cx, call, &session, id);

@@ -13,7 +13,7 @@ use flate2::write::GzEncoder;
 use crate::browser::{self, waiters};
 use crate::cdp::generated::{io, tracing};
 use crate::error::Error;
-use crate::tools::{Ctx, Done, Once};
+use crate::tools::{stream, Ctx, Done, Once};
 use crate::trace;
 
 /// DevTools' default trace categories (its `TracingDefaultCategories`, which chrome-devtools-mcp
@@ -46,8 +46,6 @@ const CATEGORIES: &[&str] = &[
 
 /// The browser's trace buffer (as the reference asks: 1.2 GB).
 const BUFFER_KB: f64 = 1_200_000.0;
-/// Bytes asked for per `IO.read`.
-const CHUNK: i64 = 1 << 20;
 /// How long the browser may take to hand over the trace after `Tracing.end`.
 const COMPLETE_TIMEOUT: Duration = Duration::from_secs(120);
 
@@ -169,35 +167,21 @@ fn read(
     cx: &mut Ctx,
     session: String,
     handle: String,
-    mut capture: Capture,
+    capture: Capture,
     done: Done<(Option<PathBuf>, trace::Report)>,
 ) {
-    let params = io::ReadParams {
-        handle: handle.clone(),
-        size: Some(CHUNK),
-        ..Default::default()
-    };
-    browser::send(cx, Some(&session.clone()), params, move |cx, r| {
-        let chunk = match r {
-            Ok(chunk) if chunk.base64_encoded == Some(true) => Err(Error::Page(
-                "The browser sent the trace compressed; a plain stream was asked for.".into(),
-            )),
-            Ok(chunk) => Ok(chunk),
-            Err(e) => Err(e),
-        };
-        let step = chunk.and_then(|c| capture.take(c.data.as_bytes()).map(|_| c.eof));
-        match step {
-            Ok(false) => read(cx, session, handle, capture, done),
-            Ok(true) => {
-                browser::fire(cx, Some(&session), io::CloseParams { handle });
-                done(cx, capture.finish())
-            }
-            Err(e) => {
-                browser::fire(cx, Some(&session), io::CloseParams { handle });
-                done(cx, Err(e))
-            }
-        }
+    // Read piece by piece (Tracing.start asked for an uncompressed stream): each piece goes to
+    // the file and the analyser at once.
+    let finish = Box::new(move |cx: &mut Ctx, r: Result<Capture, Error>| {
+        done(cx, r.and_then(Capture::finish))
     });
+    stream::read_to_end(cx, session, handle, capture, finish);
+}
+
+impl stream::Sink for Capture {
+    fn put(&mut self, bytes: &[u8]) -> Result<(), Error> {
+        self.take(bytes)
+    }
 }
 
 /// Stops a recording that failed or whose call went away, drops what it recorded, and runs
