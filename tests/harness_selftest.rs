@@ -245,8 +245,11 @@ fn procs_finds_descendants_and_sees_them_die() {
         .spawn()
         .expect("spawn sh");
     let pid = child.id();
+    // A forked child shows `sleep` as its name a moment before exec has laid out its
+    // arguments, so wait for both command lines, not just for two children.
     assert!(procs::wait_until(Duration::from_secs(5), || {
-        procs::children(pid).len() == 2
+        let kids = procs::children(pid);
+        kids.len() == 2 && kids.iter().all(|p| p.cmdline == ["sleep", "300"])
     }));
     let sleepers = procs::descendants(pid);
     assert!(
