@@ -227,3 +227,36 @@ fn wait_for_finds_text_that_appears_later_and_times_out_on_text_that_never_does(
     assert!(began.elapsed() >= Duration::from_millis(900));
     assert!(began.elapsed() < Duration::from_secs(10));
 }
+
+#[test]
+fn urls_the_reference_refuses_are_refused_before_the_browser_is_asked() {
+    let mcp = started();
+    let refusals = [
+        (
+            "nope",
+            "Invalid URL: \"nope\". URLs must be valid according to the URL standard.",
+        ),
+        (
+            "http://a b/",
+            "Invalid URL: \"http://a b/\". URLs must be valid according to the URL standard.",
+        ),
+        (
+            "chrome://settings",
+            "Navigating to chrome: URLs is not allowed.",
+        ),
+        (
+            "chrome://crash",
+            "Navigating to chrome: URLs is not allowed.",
+        ),
+        (
+            "chrome-extension://abcdefghijklmnop/x.html",
+            "Navigating to chrome-extension: URLs is not allowed without --categoryExtensions.",
+        ),
+    ];
+    for (url, text) in refusals {
+        assert_error(&mcp.call("navigate_page", json!({ "url": url })), text);
+        assert_error(&mcp.call("new_page", json!({ "url": url })), text);
+    }
+    // Nothing above needed the browser; the first call that does still works.
+    mcp.call_ok("new_page", json!({"url": "about:blank"}));
+}

@@ -265,7 +265,7 @@ fn a_renderer_crash_mid_call_is_reported_and_pages_work_afterwards() {
     );
     until_logged(&mcp, None, "never_settles started");
     let began = Instant::now();
-    mcp.call("navigate_page", json!({"url": "chrome://crash"}));
+    common::kill_renderers(&mcp);
     let r = tool_result(&mcp.wait_response_timeout(hanging, PROMPT));
     assert!(r.is_error, "{}", r.text);
     assert!(r.text.to_lowercase().contains("crash"), "{}", r.text);

@@ -303,10 +303,7 @@ fn a_renderer_crash_ends_a_running_tool_and_the_page_recovers() {
     let args = json!({"toolName": "dbg_hang", "timeout": 60000});
     let hanging = call_async(&mcp, "execute_3p_developer_tool", args);
     until_page_says(&mcp, "() => window.hangStarted || 0", json!(1));
-    mcp.call(
-        "navigate_page",
-        json!({"type": "url", "url": "chrome://crash"}),
-    );
+    common::kill_renderers(&mcp);
     let r = tool_result(&mcp.wait_response_timeout(hanging, common::PROMPT));
     assert!(
         r.is_error && r.text.to_lowercase().contains("crash"),

@@ -235,7 +235,10 @@ fn new_page(cx: &mut Ctx, call: CallId, args: Value) {
     let Some(args) = args::for_call::<NewPageArgs>(cx, call, args) else {
         return;
     };
-    if let Some(refusal) = super::policies::refused_navigation(&args.url, &cx.settings.policies) {
+    let extensions = cx.settings.categories.on(Category::Extensions);
+    if let Some(refusal) =
+        super::policies::refused_navigation(&args.url, &cx.settings.policies, extensions)
+    {
         return fail(cx, call, refusal);
     }
     let timeout = args.shared.timeout_or(NAVIGATION_TIMEOUT);
@@ -310,9 +313,12 @@ fn navigate_page(cx: &mut Ctx, call: CallId, args: Value) {
         (None, Some(_)) => NavigationKind::Url,
         (None, None) => return fail(cx, call, "Either URL or a type is required."),
     };
-    let p = &cx.settings.policies;
+    let (p, extensions) = (
+        &cx.settings.policies,
+        cx.settings.categories.on(Category::Extensions),
+    );
     if let Some(refusal) =
-        (args.url.as_deref()).and_then(|u| super::policies::refused_navigation(u, p))
+        (args.url.as_deref()).and_then(|u| super::policies::refused_navigation(u, p, extensions))
     {
         return fail(cx, call, refusal);
     }

@@ -47,9 +47,16 @@ pub fn problems(tool: &Tool, args: &Value, p: &Policies) -> Option<String> {
     None
 }
 
-/// The reference's refusal of a navigation to `url` the flags forbid.
-pub fn refused_navigation(url: &str, p: &Policies) -> Option<String> {
-    let scheme = scheme(url)?;
+/// The reference's checks on a URL before any navigation, in its order: the URL must parse,
+/// then the flags' refusals, then browser pages (`chrome:` except the new-tab page and
+/// `chrome://inspect`, `chrome-untrusted:`) and, unless the extensions category is on,
+/// extension pages.
+pub fn refused_navigation(url: &str, p: &Policies, extensions: bool) -> Option<String> {
+    let Some(scheme) = scheme(url).filter(|s| parses(url, s)) else {
+        return Some(format!(
+            "Invalid URL: \"{url}\". URLs must be valid according to the URL standard."
+        ));
+    };
     if !p.javascript_evaluation && matches!(scheme.as_str(), "javascript" | "data" | "vbscript") {
         return Some(format!(
             "Navigating to {scheme}: URLs is not allowed when JavaScript evaluation is disabled."
@@ -60,7 +67,56 @@ pub fn refused_navigation(url: &str, p: &Policies) -> Option<String> {
             "Navigating to file: URLs is not allowed when --file-navigations is disabled.".into(),
         );
     }
-    None
+    let rest = after_scheme(url, &scheme)
+        .trim_start_matches('/')
+        .to_ascii_lowercase();
+    let allowed =
+        match scheme.as_str() {
+            "chrome" => ["newtab", "new-tab-page", "inspect"]
+                .iter()
+                .any(|page| rest.starts_with(page)),
+            "chrome-untrusted" => false,
+            "chrome-extension" if !extensions => return Some(
+                "Navigating to chrome-extension: URLs is not allowed without --categoryExtensions."
+                    .into(),
+            ),
+            _ => true,
+        };
+    (!allowed).then(|| format!("Navigating to {scheme}: URLs is not allowed."))
+}
+
+/// What follows the scheme and its colon.
+fn after_scheme<'a>(url: &'a str, scheme: &str) -> &'a str {
+    let trimmed = url.trim_matches(|c: char| c <= ' ');
+    trimmed.get(scheme.len() + 1..).unwrap_or("")
+}
+
+/// Whether a URL with this scheme parses: for the schemes with hosts (http, https, ws, wss,
+/// ftp) the URL standard needs a host free of forbidden characters and a numeric port below
+/// 65536; other schemes take any rest.
+fn parses(url: &str, scheme: &str) -> bool {
+    if !matches!(scheme, "http" | "https" | "ws" | "wss" | "ftp") {
+        return true;
+    }
+    let rest = after_scheme(url, scheme).trim_start_matches(['/', '\\']);
+    let authority = rest.split(['/', '\\', '?', '#']).next().unwrap_or("");
+    let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let (host, port) = match host_port.strip_prefix('[') {
+        Some(v6) => match v6.split_once(']') {
+            Some((addr, tail)) if !addr.is_empty() => (addr, tail.strip_prefix(':')),
+            _ => return false,
+        },
+        None => match host_port.rsplit_once(':') {
+            Some((h, port)) => (h, Some(port)),
+            None => (host_port, None),
+        },
+    };
+    let forbidden = |c: char| c <= ' ' || "#/:<>?@[\\]^|".contains(c);
+    let port_ok = port.is_none_or(|p| {
+        p.is_empty()
+            || (p.bytes().all(|b| b.is_ascii_digit()) && p.parse::<u32>().is_ok_and(|n| n < 65536))
+    });
+    !host.is_empty() && (host_port.starts_with('[') || !host.contains(forbidden)) && port_ok
 }
 
 /// A URL's scheme as the URL standard reads it: surrounding spaces and controls and any tab
@@ -111,7 +167,7 @@ mod tests {
     #[test]
     fn navigations_the_flags_refuse() {
         let p = off();
-        let refused = |url: &str| refused_navigation(url, &p);
+        let refused = |url: &str| refused_navigation(url, &p, false);
         assert_eq!(
             refused(" JavaScript:alert(1)").as_deref(),
             Some("Navigating to javascript: URLs is not allowed when JavaScript evaluation is disabled.")
@@ -125,6 +181,51 @@ mod tests {
         assert!(refused("file:///etc/passwd").is_some());
         assert!(refused("fi\tle:///etc/passwd").is_some());
         assert!(refused("http://127.0.0.1/file:x").is_none());
-        assert!(refused_navigation("file:///x", &Policies::default()).is_none());
+        assert!(refused_navigation("file:///x", &Policies::default(), false).is_none());
+    }
+
+    #[test]
+    fn urls_are_checked_as_the_reference_checks_them() {
+        let refused = |url: &str, ext: bool| refused_navigation(url, &Policies::default(), ext);
+        for ok in [
+            "http://127.0.0.1:1/",
+            "about:blank",
+            "chrome://newtab/",
+            "chrome://inspect/#devices",
+            "localhost:8080",
+            "http://[::1]:9/x",
+            "https://user:pw@example.com:443/?q#h",
+            "data:text/html,<p>x",
+        ] {
+            assert_eq!(refused(ok, false), None, "{ok}");
+        }
+        for bad in [
+            "nope",
+            "127.0.0.1:8080",
+            "/path",
+            "http://",
+            "http://a b/",
+            "http://x:99999/",
+            "http://x:8o/",
+            "http://[::1/",
+        ] {
+            assert_eq!(
+                refused(bad, false),
+                Some(format!(
+                    "Invalid URL: \"{bad}\". URLs must be valid according to the URL standard."
+                )),
+                "{bad}"
+            );
+        }
+        assert_eq!(
+            refused("chrome://settings", false).as_deref(),
+            Some("Navigating to chrome: URLs is not allowed.")
+        );
+        assert_eq!(
+            refused("chrome-untrusted://x/", true).as_deref(),
+            Some("Navigating to chrome-untrusted: URLs is not allowed.")
+        );
+        assert!(refused("chrome-extension://abc/x.html", false).is_some());
+        assert_eq!(refused("chrome-extension://abc/x.html", true), None);
     }
 }

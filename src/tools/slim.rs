@@ -8,7 +8,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::args::{self, max};
-use super::{call, fail, screenshot, CallId, Ctx, Tool, ToolResult};
+use super::{call, fail, policies, screenshot, CallId, Ctx, Tool, ToolResult};
 use crate::browser::{self, navigation, pages};
 use crate::cdp::generated::runtime;
 use crate::error::Error;
@@ -82,8 +82,10 @@ fn navigate(cx: &mut Ctx, call: CallId, args: Value) {
         return;
     };
     let extensions = cx.settings.categories.on(Category::Extensions);
-    if let Err(message) = refused_url(&args.url, extensions) {
-        return fail(cx, call, message);
+    if let Some(refusal) =
+        policies::refused_navigation(&args.url, &cx.settings.policies, extensions)
+    {
+        return fail(cx, call, refusal);
     }
     call::on_page(cx, call, None, move |cx, page| {
         let done = move |cx: &mut Ctx, r: Result<(), Error>| {
@@ -95,46 +97,6 @@ fn navigate(cx: &mut Ctx, call: CallId, args: Value) {
         };
         navigation::goto(cx, page, args.url, NAVIGATE_TIMEOUT, Box::new(done));
     });
-}
-
-/// The reference's checks on a URL before it navigates: a URL must have a scheme, and browser
-/// pages (`chrome:`, except the new-tab page and `chrome://inspect`) are off limits, as are
-/// extension pages unless the extensions category is on.
-fn refused_url(url: &str, extensions: bool) -> Result<(), String> {
-    let scheme = url
-        .split_once(':')
-        .map(|(s, _)| s)
-        .filter(|s| s.starts_with(|c: char| c.is_ascii_alphabetic()))
-        .filter(|s| {
-            s.chars()
-                .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
-        })
-        .map(str::to_ascii_lowercase);
-    let Some(scheme) = scheme else {
-        return Err(format!(
-            "Invalid URL: \"{url}\". URLs must be valid according to the URL standard."
-        ));
-    };
-    let rest = url[scheme.len() + 1..]
-        .trim_start_matches('/')
-        .to_ascii_lowercase();
-    let allowed =
-        match scheme.as_str() {
-            "chrome" => ["newtab", "new-tab-page", "inspect"]
-                .iter()
-                .any(|p| rest.starts_with(p)),
-            "chrome-untrusted" => false,
-            "chrome-extension" if !extensions => return Err(
-                "Navigating to chrome-extension: URLs is not allowed without --categoryExtensions."
-                    .into(),
-            ),
-            _ => true,
-        };
-    if allowed {
-        Ok(())
-    } else {
-        Err(format!("Navigating to {scheme}: URLs is not allowed."))
-    }
 }
 
 #[derive(Deserialize)]
@@ -244,22 +206,5 @@ mod tests {
             ok("0")
         );
         assert!(text(json!({"type": "bigint", "unserializableValue": "12n"})).is_err());
-    }
-
-    #[test]
-    fn urls_are_checked_as_the_reference_checks_them() {
-        assert_eq!(refused_url("http://127.0.0.1:1/", false), Ok(()));
-        assert_eq!(refused_url("about:blank", false), Ok(()));
-        assert_eq!(refused_url("chrome://newtab/", false), Ok(()));
-        assert_eq!(
-            refused_url("nope", false),
-            Err("Invalid URL: \"nope\". URLs must be valid according to the URL standard.".into())
-        );
-        assert_eq!(
-            refused_url("chrome://settings", false),
-            Err("Navigating to chrome: URLs is not allowed.".into())
-        );
-        assert!(refused_url("chrome-extension://abc/x.html", false).is_err());
-        assert_eq!(refused_url("chrome-extension://abc/x.html", true), Ok(()));
     }
 }

@@ -89,6 +89,19 @@ pub fn browser_main_process(mcp: &Mcp) -> procs::Proc {
         .unwrap_or_else(|| panic!("no browser among the server's children: {all:?}"))
 }
 
+/// Crashes the pages of the server's browser as an out-of-memory kill would: SIGKILL to its
+/// renderer processes. (`chrome://crash` is refused, as the reference refuses `chrome:` URLs.)
+pub fn kill_renderers(mcp: &Mcp) {
+    let all = mcp.descendants();
+    let renderers: Vec<u32> = all
+        .iter()
+        .filter(|p| p.command().contains("--type=renderer"))
+        .map(|p| p.pid)
+        .collect();
+    assert!(!renderers.is_empty(), "no renderer among {all:?}");
+    procs::signal(&renderers, libc::SIGKILL);
+}
+
 /// Whether the server's browser is the headless shell (lean browser: some things differ there).
 pub fn runs_headless_shell(mcp: &Mcp) -> bool {
     browser_main_process(mcp)
