@@ -184,3 +184,49 @@ fn page_id_routes_a_call_without_changing_the_selection() {
 
     assert_error(&evaluate_on(&mcp, 99, "() => 1"), "No page found");
 }
+
+#[test]
+fn new_page_in_an_isolated_context_keeps_its_cookies_to_that_context() {
+    let fx = Fixtures::start();
+    let start = page_url(&fx, "start.html");
+    let mcp = started();
+    mcp.call_ok(
+        "new_page",
+        json!({"url": start, "isolatedContext": "alice"}),
+    );
+    assert_returned(
+        &evaluate(
+            &mcp,
+            "() => { document.cookie = 'who=alice'; return document.cookie; }",
+        ),
+        "\"who=alice\"",
+    );
+    // Another page of the same context shares the cookie; the default context does not.
+    let listed = mcp.call_ok(
+        "new_page",
+        json!({"url": start, "isolatedContext": "alice"}),
+    );
+    assert_returned(&evaluate(&mcp, "() => document.cookie"), "\"who=alice\"");
+    mcp.call_ok("new_page", json!({"url": start}));
+    assert_returned(&evaluate(&mcp, "() => document.cookie"), "\"\"");
+    let bob = mcp.call_ok("new_page", json!({"url": start, "isolatedContext": "bob"}));
+    assert_returned(&evaluate(&mcp, "() => document.cookie"), "\"\"");
+
+    assert_eq!(
+        listed.text,
+        format!(
+            "## Pages\n1: about:blank\n2: Start page ({start}) isolatedContext=alice\n\
+             3: Start page ({start}) [selected] isolatedContext=alice"
+        )
+    );
+    let bob_line = bob.text.lines().last().unwrap_or_default();
+    assert_eq!(
+        bob_line,
+        format!("5: Start page ({start}) [selected] isolatedContext=bob")
+    );
+    let structured = bob.structured.clone().unwrap_or_default();
+    let pages = &structured["pages"];
+    assert_eq!(pages[1]["isolatedContext"], json!("alice"));
+    assert!(pages[3].get("isolatedContext").is_none(), "{pages}");
+    assert_eq!(pages[4]["isolatedContext"], json!("bob"));
+}

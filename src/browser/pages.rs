@@ -42,6 +42,8 @@ pub struct Page {
     /// The element our last click or fill focused, as (session, remote object): see
     /// `frames::focused`.
     pub focused: Option<(String, String)>,
+    /// The browser context it lives in (`None` when the browser did not say).
+    pub browser_context: Option<String>,
 }
 
 pub struct Pages<H> {
@@ -50,6 +52,8 @@ pub struct Pages<H> {
     pub selected: Option<u32>,
     /// Calls waiting for a page to be attached and initialised, by target id.
     waiting: Vec<(String, Owner, Done<H, u32>)>,
+    /// `new_page`'s isolated contexts: the agent's name and the browser's context id.
+    contexts: Vec<(String, String)>,
 }
 
 impl<H> Default for Pages<H> {
@@ -59,6 +63,7 @@ impl<H> Default for Pages<H> {
             next_id: 0,
             selected: None,
             waiting: Vec::new(),
+            contexts: Vec::new(),
         }
     }
 }
@@ -70,6 +75,13 @@ impl<H> Pages<H> {
 
     pub fn iter(&self) -> impl Iterator<Item = &Page> {
         self.list.iter()
+    }
+
+    /// The name `new_page` gave the page's isolated context, if it has one.
+    pub fn context_name(&self, page: &Page) -> Option<&str> {
+        let id = page.browser_context.as_deref()?;
+        let named = self.contexts.iter().find(|(_, c)| c == id);
+        named.map(|(name, _)| name.as_str())
     }
 
     pub fn get(&self, id: u32) -> Option<&Page> {
@@ -137,6 +149,7 @@ pub fn attached<H: Host>(h: &mut H, e: target::AttachedToTargetEvent) {
         id,
         target_id: info.target_id,
         session: session.clone(),
+        browser_context: info.browser_context_id,
         url: info.url,
         title: info.title,
         initialized: false,
@@ -252,6 +265,7 @@ pub fn detached<H: Host>(h: &mut H, session: &str) {
 pub fn clear<H: Host>(h: &mut H, err: Error) {
     let gone: Vec<PageId> = h.browser().pages.list.drain(..).map(|p| p.id).collect();
     h.browser().pages.selected = None;
+    h.browser().pages.contexts.clear();
     for (_, owner, done) in std::mem::take(&mut h.browser().pages.waiting) {
         if h.alive(owner) {
             let e = err.clone();
@@ -318,13 +332,47 @@ pub fn open_blank<H: Host>(h: &mut H, done: Done<H, PageId>) {
 
 /// Opens a new about:blank tab (navigation is the caller's) and runs `done` when ready.
 pub fn open<H: Host>(h: &mut H, background: bool, done: Done<H, PageId>) {
+    open_in(h, background, None, done)
+}
+
+/// Opens a new about:blank tab in the browser context `context`, or the default one.
+fn open_in<H: Host>(h: &mut H, background: bool, context: Option<String>, done: Done<H, PageId>) {
     let params = target::CreateTargetParams {
         url: "about:blank".into(),
         background: Some(background),
+        browser_context_id: context,
         ..Default::default()
     };
     send(h, None, params, move |h, r| match r {
         Ok(created) => when_ready(h, created.target_id, done),
+        Err(e) => done(h, Err(e)),
+    });
+}
+
+/// Opens a new about:blank tab in the isolated context named `name` (cookies and storage
+/// shared with its other pages only), creating the context on first use; without a name, in
+/// the default context.
+pub fn open_isolated<H: Host>(
+    h: &mut H,
+    background: bool,
+    name: Option<String>,
+    done: Done<H, PageId>,
+) {
+    let Some(name) = name else {
+        return open(h, background, done);
+    };
+    let known = h.browser().pages.contexts.iter().find(|(n, _)| *n == name);
+    if let Some((_, id)) = known {
+        let id = id.clone();
+        return open_in(h, background, Some(id), done);
+    }
+    let params = target::CreateBrowserContextParams::default();
+    send(h, None, params, move |h, r| match r {
+        Ok(created) => {
+            let id = created.browser_context_id;
+            h.browser().pages.contexts.push((name, id.clone()));
+            open_in(h, background, Some(id), done)
+        }
         Err(e) => done(h, Err(e)),
     });
 }

@@ -5929,6 +5929,41 @@ pub mod target {
         type Returns = CloseTargetReturns;
     }
 
+    /// Creates a new empty BrowserContext.
+    #[derive(Debug, Clone, Default, serde::Serialize)]
+    pub struct CreateBrowserContextParams {
+        /// If specified, disposes this context when debugging session disconnects.
+        #[serde(rename = "disposeOnDetach")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub dispose_on_detach: Option<bool>,
+        /// Proxy server, similar to the one passed to --proxy-server
+        #[serde(rename = "proxyServer")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub proxy_server: Option<String>,
+        /// Proxy bypass list, similar to the one passed to --proxy-bypass-list
+        #[serde(rename = "proxyBypassList")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub proxy_bypass_list: Option<String>,
+        /// An optional list of origins to grant unlimited cross-origin access to.
+        #[serde(rename = "originsWithUniversalNetworkAccess")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub origins_with_universal_network_access: Option<Vec<String>>,
+    }
+
+    /// What `Target.createBrowserContext` returns.
+    #[derive(Debug, Clone, Default, serde::Deserialize)]
+    #[serde(default)]
+    pub struct CreateBrowserContextReturns {
+        /// The id of the context created.
+        #[serde(rename = "browserContextId")]
+        pub browser_context_id: super::browser::BrowserContextID,
+    }
+
+    impl crate::cdp::Command for CreateBrowserContextParams {
+        const METHOD: &'static str = "Target.createBrowserContext";
+        type Returns = CreateBrowserContextReturns;
+    }
+
     /// Creates a new page.
     #[derive(Debug, Clone, Default, serde::Serialize)]
     pub struct CreateTargetParams {

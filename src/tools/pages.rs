@@ -66,6 +66,7 @@ pub const TOOLS: &[Tool] = &[
             json!({
                 "url": {"type": "string", "maxLength": max::URL},
                 "background": {"type": "boolean", "description": "Don't bring it to the front"},
+                "isolatedContext": {"type": "string", "description": "Named browser context; cookies and storage are shared only within it"},
                 "timeout": timeout_schema(),
             })
         },
@@ -229,6 +230,8 @@ struct NewPageArgs {
     url: String,
     #[serde(default)]
     background: bool,
+    #[serde(rename = "isolatedContext")]
+    isolated_context: Option<String>,
 }
 
 fn new_page(cx: &mut Ctx, call: CallId, args: Value) {
@@ -242,16 +245,17 @@ fn new_page(cx: &mut Ctx, call: CallId, args: Value) {
         return fail(cx, call, refusal);
     }
     let timeout = args.shared.timeout_or(NAVIGATION_TIMEOUT);
-    let (url, background) = (args.url, args.background);
+    let (url, background, isolated) = (args.url, args.background, args.isolated_context);
     browser::ready(
         cx,
         Box::new(move |cx, r| {
             if let Err(e) = r {
                 return fail(cx, call, e);
             }
-            pages::open(
+            pages::open_isolated(
                 cx,
                 background,
+                isolated,
                 Box::new(move |cx, r| {
                     let page = match r {
                         Ok(p) => p,

@@ -213,12 +213,20 @@ fn pages_section(cx: &Ctx) -> (String, Vec<Value>) {
         } else {
             format!("{title} ({})", p.url)
         };
+        let context = pages.context_name(p);
         text.push_str(&format!(
-            "\n{}: {label}{}",
+            "\n{}: {label}{}{}",
             p.id,
-            if selected { " [selected]" } else { "" }
+            if selected { " [selected]" } else { "" },
+            context
+                .map(|c| format!(" isolatedContext={c}"))
+                .unwrap_or_default()
         ));
-        list.push(json!({"id": p.id, "url": p.url, "title": title, "selected": selected}));
+        let mut entry = json!({"id": p.id, "url": p.url, "title": title, "selected": selected});
+        if let Some(c) = context {
+            entry["isolatedContext"] = json!(c);
+        }
+        list.push(entry);
     }
     (text, list)
 }
