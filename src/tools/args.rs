@@ -74,6 +74,13 @@ pub struct Shared {
     pub file_path: Option<String>,
 }
 
+/// The arguments of a tool that takes only the shared ones.
+#[derive(Deserialize)]
+pub struct OnlyShared {
+    #[serde(flatten)]
+    pub shared: Shared,
+}
+
 impl Shared {
     pub fn page(&self) -> Option<PageId> {
         self.page_id.map(|n| n as PageId)

@@ -9,13 +9,12 @@ use std::fs::File;
 use std::io::Write;
 use std::path::PathBuf;
 
-use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::browser::{self, pages, PageId, RawEvent};
 use crate::cdp::generated::heap_profiler;
 use crate::settings::Category;
-use crate::tools::args::{self, max, Shared};
+use crate::tools::args::{self, max};
 use crate::tools::files::{self, Roots};
 use crate::tools::response::{finish, Response};
 use crate::tools::screenshot::dialog_blocks;
@@ -41,12 +40,6 @@ analyse memory use and leaks (open it in DevTools' Memory panel).",
     run: take_heapsnapshot,
 }];
 
-#[derive(Deserialize)]
-struct HeapArgs {
-    #[serde(flatten)]
-    shared: Shared,
-}
-
 /// A snapshot being written for a call: where the page's chunks go.
 pub struct Capture {
     call: CallId,
@@ -61,7 +54,7 @@ pub struct Capture {
 pub struct Captures(Option<Capture>);
 
 fn take_heapsnapshot(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(args) = args::for_call::<HeapArgs>(cx, call, args) else {
+    let Some(args) = args::for_call::<args::OnlyShared>(cx, call, args) else {
         return;
     };
     let Some(given) = args.shared.file_path.clone() else {

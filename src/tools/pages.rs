@@ -170,14 +170,8 @@ fn select_page(cx: &mut Ctx, call: CallId, args: Value) {
 
 const LAST_PAGE: &str = "The last open page cannot be closed. It is fine to keep it open.";
 
-#[derive(Deserialize)]
-struct ClosePageArgs {
-    #[serde(flatten)]
-    shared: Shared,
-}
-
 fn close_page(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(args) = args::for_call::<ClosePageArgs>(cx, call, args) else {
+    let Some(args) = args::for_call::<args::OnlyShared>(cx, call, args) else {
         return;
     };
     let id = args.shared.page().unwrap_or(0);

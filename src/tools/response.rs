@@ -254,3 +254,14 @@ fn truncate_title(title: &str) -> String {
         format!("{}...", String::from_utf16_lossy(&units[..MAX - 3]))
     }
 }
+
+/// Runs a tool that takes only the shared arguments and answers with what `make` puts in
+/// its page's response.
+pub fn answer_page(cx: &mut Ctx, call: CallId, args: Value, make: fn(u32) -> Response) {
+    let Some(args) = super::args::for_call::<super::args::OnlyShared>(cx, call, args) else {
+        return;
+    };
+    super::call::on_page(cx, call, args.shared.page(), move |cx, page| {
+        finish(cx, call, make(page))
+    });
+}

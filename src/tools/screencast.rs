@@ -6,14 +6,13 @@ use std::fs::File;
 use std::io::Write;
 use std::path::PathBuf;
 
-use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::browser::{self, pages, PageId};
 use crate::cdp::generated::{page as cdp_page, runtime};
 use crate::error::{Error, Fault};
 use crate::settings::Category;
-use crate::tools::args::{self, max, Shared};
+use crate::tools::args::{self, max};
 use crate::tools::files::{self, Roots};
 use crate::tools::response::{finish, Response};
 use crate::tools::{call, fail, stream, CallId, Ctx, Done, Tool};
@@ -66,14 +65,8 @@ pub enum Recording {
     },
 }
 
-#[derive(Deserialize)]
-struct StartArgs {
-    #[serde(flatten)]
-    shared: Shared,
-}
-
 fn screencast_start(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(args) = args::for_call::<StartArgs>(cx, call, args) else {
+    let Some(args) = args::for_call::<args::OnlyShared>(cx, call, args) else {
         return;
     };
     let given = args.shared.file_path.clone();
@@ -176,14 +169,8 @@ fn pixel_size(
     });
 }
 
-#[derive(Deserialize)]
-struct StopArgs {
-    #[serde(flatten)]
-    shared: Shared,
-}
-
 fn screencast_stop(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(args) = args::for_call::<StopArgs>(cx, call, args) else {
+    let Some(args) = args::for_call::<args::OnlyShared>(cx, call, args) else {
         return;
     };
     call::on_page(cx, call, args.shared.page(), move |cx, page| {

@@ -7,7 +7,7 @@ use serde_json::{json, Map, Value};
 
 use super::args::{self, max, Shared};
 use super::files::{self, Roots};
-use super::response::{finish, Response};
+use super::response::{self, finish, Response};
 use super::script::{self, DialogPolicy};
 use super::{call, fail, snapshot, webmcp, CallId, Ctx, Tool};
 use crate::browser::pages;
@@ -45,24 +45,12 @@ pub const TOOLS: &[Tool] = &[
     },
 ];
 
-#[derive(Deserialize)]
-struct ListArgs {
-    #[serde(flatten)]
-    shared: Shared,
-}
-
 fn list_tools(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(args) = args::for_call::<ListArgs>(cx, call, args) else {
-        return;
-    };
-    call::on_page(cx, call, args.shared.page(), move |cx, page| {
-        let resp = Response {
-            list_tools: true,
-            say_no_tools: true,
-            ..Response::for_page(page)
-        };
-        finish(cx, call, resp)
-    });
+    response::answer_page(cx, call, args, |page| Response {
+        list_tools: true,
+        say_no_tools: true,
+        ..Response::for_page(page)
+    })
 }
 
 #[derive(Deserialize)]

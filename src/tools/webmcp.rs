@@ -12,7 +12,7 @@ use crate::settings::Category;
 use serde_json::{json, Map, Value};
 
 use super::args::{self, max, Shared};
-use super::response::{finish, Response};
+use super::response::{self, finish, Response};
 use super::script::{self, DialogPolicy};
 use super::{call, fail, CallId, Ctx, Tool};
 use crate::browser::pages;
@@ -51,23 +51,11 @@ pub const TOOLS: &[Tool] = &[
 /// The waiter's own bound; the call's time limit always ends the wait first.
 const ANSWER_WAIT: Duration = Duration::from_millis(max::TIMEOUT_MS + 1000);
 
-#[derive(Deserialize)]
-struct ListArgs {
-    #[serde(flatten)]
-    shared: Shared,
-}
-
 fn list_tools(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(args) = args::for_call::<ListArgs>(cx, call, args) else {
-        return;
-    };
-    call::on_page(cx, call, args.shared.page(), move |cx, page| {
-        let resp = Response {
-            list_webmcp: true,
-            ..Response::for_page(page)
-        };
-        finish(cx, call, resp)
-    });
+    response::answer_page(cx, call, args, |page| Response {
+        list_webmcp: true,
+        ..Response::for_page(page)
+    })
 }
 
 /// The reference's `## WebMCP tools` section and its structured form.
