@@ -393,3 +393,57 @@ fn an_open_dialog_refuses_webmcp_runs_at_once() {
     mcp.call_ok("handle_dialog", json!({"action": "accept"}));
     assert!(!mcp.call("execute_webmcp_tool", add).is_error);
 }
+
+/// Waits (bounded) until `listing()` contains `text`; returns the last listing.
+fn until_listed(listing: impl Fn() -> String, text: &str) -> String {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let got = listing();
+        if got.contains(text) || Instant::now() > deadline {
+            return got;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn registrations_over_the_limits_are_listed_as_left_out() {
+    let fx = Fixtures::start();
+    let mcp = started_with(&["--categoryExperimentalWebmcp"]);
+    open_tools(&mcp, &fx);
+    let register = r#"() => {
+        const long = "d".repeat(20000);
+        for (const debugging of [true, false]) {
+          document.modelContext.registerTool({
+            name: debugging ? "dbg_wordy" : "plain_wordy",
+            description: long,
+            inputSchema: {type: "object", properties: {}},
+            annotations: {debugging},
+            execute: () => 1,
+          });
+        }
+        return "registered";
+      }"#;
+    assert_eq!(eval(&mcp, register), json!("registered"));
+    let why = "description is 20000 bytes, over the limit of";
+    let reason = format!("- WebMCP tool \"dbg_wordy\": the tool's {why}");
+    let listed = until_listed(|| list(&mcp).text, &reason);
+    assert!(
+        listed.contains(&format!("Registrations that were left out:\n{reason}")),
+        "{listed}"
+    );
+    assert!(!listed.contains("plain_wordy"), "{listed}");
+    let plain = mcp.call_ok("list_webmcp_tools", json!({})).text;
+    let plain_reason = format!("- WebMCP tool \"plain_wordy\": the tool's {why}");
+    assert!(
+        plain.contains(&format!(
+            "Registrations that were left out:\n{plain_reason}"
+        )),
+        "{plain}"
+    );
+    assert!(!plain.contains("dbg_wordy"), "{plain}");
+    assert_error(&exec(&mcp, "dbg_wordy", None), "Tool dbg_wordy not found");
+    // A new document starts with a clean slate.
+    open_tools(&mcp, &fx);
+    assert!(!list(&mcp).text.contains("left out"));
+}

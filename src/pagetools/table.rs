@@ -318,14 +318,16 @@ impl Table {
                 groups.first().map(String::as_str).unwrap_or("?")
             ));
         }
-        if !self.problems.is_empty() {
+        let webmcp_left_out = self.webmcp.left_out(true);
+        if !self.problems.is_empty() || !webmcp_left_out.is_empty() {
             if lines.is_empty() {
                 lines.push("## Third-party developer tools".into());
             }
             lines.push("Registrations that were left out:".into());
             // Each reason names the group and tool it is about (the shim words them so).
-            for p in &self.problems {
-                lines.push(format!("- {}", p.reason));
+            let reasons = self.problems.iter().map(|p| &p.reason);
+            for reason in reasons.chain(&webmcp_left_out) {
+                lines.push(format!("- {reason}"));
             }
         }
         if lines.is_empty() {

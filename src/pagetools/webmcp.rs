@@ -54,6 +54,11 @@ pub struct WebMcp {
     /// `Some(false)`: the browser has no WebMCP domain (an older or differently built
     /// browser reached with --browserUrl). Kept across documents.
     pub available: Option<bool>,
+    /// Registrations over the limits, as (debugging, name, reason), at most
+    /// `limits::MAX_PROBLEMS`; the lists show them so an agent knows a tool is missing and why.
+    left_out: Vec<(bool, String, String)>,
+    /// How many more were left out beyond those.
+    more_left_out: usize,
 }
 
 impl WebMcp {
@@ -61,6 +66,8 @@ impl WebMcp {
     pub fn reset(&mut self) -> bool {
         let had = !self.tools.is_empty();
         self.tools.clear();
+        self.left_out.clear();
+        self.more_left_out = 0;
         had
     }
 
@@ -92,15 +99,24 @@ impl WebMcp {
         let problem = limits::text_problem("tool", &t.name, Some(&t.description))
             .or_else(|| limits::schema_problem(&schema));
         let known = self.tools.iter().position(|w| w.tool.name == t.name);
+        let debugging = t.annotations.as_ref().and_then(|a| a.debugging) == Some(true);
+        self.left_out.retain(|(_, name, _)| *name != t.name);
+        let problem = problem.or_else(|| {
+            (known.is_none() && self.tools.len() >= limits::MAX_TOOLS).then(|| {
+                format!(
+                    "a page may register at most {} WebMCP tools",
+                    limits::MAX_TOOLS
+                )
+            })
+        });
         if let Some(why) = problem {
-            log!("left out WebMCP tool {:?}: {why}", limits::shown(&t.name));
-            return false;
-        }
-        if known.is_none() && self.tools.len() >= limits::MAX_TOOLS {
-            log!(
-                "left out WebMCP tool {:?}: too many tools",
-                limits::shown(&t.name)
-            );
+            let reason = format!("WebMCP tool \"{}\": {why}", limits::shown(&t.name));
+            log!("left out {reason}");
+            if self.left_out.len() < limits::MAX_PROBLEMS {
+                self.left_out.push((debugging, t.name, reason));
+            } else {
+                self.more_left_out += 1;
+            }
             return false;
         }
         let tool = WebTool {
@@ -119,6 +135,7 @@ impl WebMcp {
     /// Removes a registration: by the browser's id when it gives one (so a late removal
     /// for an earlier registration never takes a newer one of the same name), else by name.
     fn remove(&mut self, r: &web_mcp::RemovedTool) -> bool {
+        self.left_out.retain(|(_, name, _)| *name != r.name);
         let before = self.tools.len();
         if r.tool_id.is_empty() {
             self.tools.retain(|t| t.tool.name != r.name);
@@ -126,6 +143,22 @@ impl WebMcp {
             self.tools.retain(|t| t.id != r.tool_id);
         }
         self.tools.len() != before
+    }
+
+    /// Why registrations were left out: the debugging ones (listed with the third-party
+    /// developer tools) or the others (`list_webmcp_tools`).
+    pub fn left_out(&self, debugging: bool) -> Vec<String> {
+        let mut reasons: Vec<String> = (self.left_out.iter())
+            .filter(|(d, _, _)| *d == debugging)
+            .map(|(_, _, reason)| reason.clone())
+            .collect();
+        if self.more_left_out > 0 {
+            reasons.push(format!(
+                "{} more WebMCP registrations were left out",
+                self.more_left_out
+            ));
+        }
+        reasons
     }
 
     /// The reference's "WebMCP Tools" group of `list_3p_developer_tools`: its lines and
@@ -192,8 +225,9 @@ pub fn on_event<H: PageHost>(h: &mut H, page: PageId, event: &RawEvent) {
     } else {
         return;
     };
+    // The listing may change even when the tools did not (a registration left out).
+    h.tables().entry(page).content_changed();
     if changed {
-        h.tables().entry(page).content_changed();
         h.tools_changed();
     }
 }

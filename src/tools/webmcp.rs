@@ -96,6 +96,13 @@ pub fn section(cx: &Ctx, page: u32) -> (String, Value) {
     if list.is_empty() {
         text.push_str("\nNo WebMCP tools available.");
     }
+    let left_out = table.webmcp.left_out(false);
+    if !left_out.is_empty() {
+        text.push_str("\nRegistrations that were left out:");
+        for reason in left_out {
+            text.push_str(&format!("\n- {reason}"));
+        }
+    }
     (text, Value::Array(list))
 }
 
