@@ -2,7 +2,7 @@
 //! DevTools' `PerformanceInsightFormatter.formatInsight` lays it out.
 
 use super::format::{micros, millis};
-use super::insights::{declares_charset, listed, ALL};
+use super::insights::{declares_charset, listed, network_dependency_tree, render_blocking, ALL};
 use super::metrics::{InsightSet, Report};
 
 pub fn insight(report: &Report, set_id: &str, name: &str) -> Result<String, String> {
@@ -17,10 +17,12 @@ pub fn insight(report: &Report, set_id: &str, name: &str) -> Result<String, Stri
         "INPBreakdown" => Some(inp_details(set)),
         "LCPBreakdown" => lcp_details(set),
         "CharacterSet" => Some(charset_details(set)),
+        "NetworkDependencyTree" => Some(network_dependency_tree::details(report, set)),
+        "RenderBlocking" => Some(render_blocking::details(report, set)),
         _ => None,
     };
     match details {
-        Some(details) if computed => Ok(layout(name, &details)),
+        Some(details) if computed => Ok(layout(name, &details, set)),
         _ if listed(set).iter().any(|l| l.name == name) => Err(format!(
             "devtools-mcp lists {name} in the summary but does not write its detailed analysis yet."
         )),
@@ -44,6 +46,25 @@ fn texts(name: &str) -> (&'static str, &'static str, &'static [&'static str]) {
                 "https://web.dev/articles/avoid-large-complex-layouts-and-layout-thrashing",
             ],
         ),
+        // Network insights (issue 12).
+        "NetworkDependencyTree" => (
+            "Network dependency tree",
+            include_str!("texts/network_dependency_tree_summary.txt"),
+            &[
+                "https://developer.chrome.com/docs/performance/insights/network-dependency-tree",
+                "https://web.dev/learn/performance/understanding-the-critical-path",
+                "https://developer.chrome.com/docs/lighthouse/performance/uses-rel-preconnect/",
+            ],
+        ),
+        "RenderBlocking" => (
+            "Render-blocking requests",
+            include_str!("texts/render_blocking_summary.txt"),
+            &[
+                "https://developer.chrome.com/docs/performance/insights/render-blocking",
+                "https://web.dev/articles/lcp",
+                "https://web.dev/articles/optimize-lcp",
+            ],
+        ),
         "CharacterSet" => (
             "Declare a character encoding",
             include_str!("texts/charset_summary.txt"),
@@ -64,14 +85,20 @@ fn texts(name: &str) -> (&'static str, &'static str, &'static [&'static str]) {
     }
 }
 
-fn layout(name: &str, details: &str) -> String {
+fn layout(name: &str, details: &str, set: &InsightSet) -> String {
     let (title, summary, links) = texts(name);
+    let savings = savings(name, set).unwrap_or_else(|| "none".into());
     let links: Vec<String> = links.iter().map(|l| format!("- {l}")).collect();
     format!(
-        "## Insight Title: {title}\n\n## Insight Summary:\n{}\n\n## Detailed analysis:\n{details}\n\n## Estimated savings: none\n\n## External resources:\n{}",
+        "## Insight Title: {title}\n\n## Insight Summary:\n{}\n\n## Detailed analysis:\n{details}\n\n## Estimated savings: {savings}\n\n## External resources:\n{}",
         summary.trim_end(),
         links.join("\n")
     )
+}
+
+/// The savings line of the answer: the summary's, for the set.
+fn savings(name: &str, _set: &InsightSet) -> Option<String> {
+    super::insights::savings(name)
 }
 
 fn charset_details(set: &InsightSet) -> String {

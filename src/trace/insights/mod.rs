@@ -4,14 +4,18 @@
 
 use super::metrics::{Bounds, InsightSet};
 
+// Network insights (issue 12): one file each.
+pub mod network_dependency_tree;
+pub mod render_blocking;
+
 /// DevTools' insights in its baseline order, and whether this analyser computes each.
 pub const ALL: &[(&str, bool)] = &[
     ("INPBreakdown", true),
     ("LCPBreakdown", true),
     ("LCPDiscovery", true),
     ("CLSCulprits", true),
-    ("RenderBlocking", false),
-    ("NetworkDependencyTree", false),
+    ("RenderBlocking", true),
+    ("NetworkDependencyTree", true),
     ("ImageDelivery", false),
     ("DocumentLatency", false),
     ("FontDisplay", false),
@@ -26,6 +30,9 @@ pub const ALL: &[(&str, bool)] = &[
     ("ModernHTTP", false),
     ("LegacyJavaScript", false),
 ];
+
+/// Whether a set lists an insight, and about which part of the trace.
+type Check = fn(&InsightSet) -> Option<Bounds>;
 
 /// An insight the set lists.
 pub struct Listed {
@@ -67,6 +74,18 @@ pub fn texts(name: &str) -> (&'static str, &'static [&'static str]) {
                 "How can I prevent layout shifts on this page?",
             ],
         ),
+        // Network insights (issue 12).
+        "RenderBlocking" => (
+            "Requests are blocking the page’s initial render, which may delay LCP. [Deferring or inlining](https://developer.chrome.com/docs/performance/insights/render-blocking) can move these network requests out of the critical path.",
+            &[
+                "Show me the most impactful render-blocking requests that I should focus on",
+                "How can I reduce the number of render-blocking requests?",
+            ],
+        ),
+        "NetworkDependencyTree" => (
+            "[Avoid chaining critical requests](https://developer.chrome.com/docs/performance/insights/network-dependency-tree) by reducing the length of chains, reducing the download size of resources, or deferring the download of unnecessary resources to improve page load",
+            &["How do I optimize my network dependency tree?"],
+        ),
         "CharacterSet" => (
             "A character encoding declaration is required. It can be done with a meta charset tag in the first 1024 bytes of the HTML or in the Content-Type HTTP response header. [Learn more about declaring the character encoding](https://developer.chrome.com/docs/insights/charset/).",
             &["How do I declare a character encoding for my page?"],
@@ -105,6 +124,16 @@ pub fn listed(set: &InsightSet) -> Vec<Listed> {
             bounds,
         });
     }
+    // Network insights (issue 12).
+    let network: [(&'static str, Check); 2] = [
+        ("RenderBlocking", render_blocking::bounds),
+        ("NetworkDependencyTree", network_dependency_tree::bounds),
+    ];
+    for (name, bounds) in network {
+        if let Some(bounds) = bounds(set) {
+            out.push(Listed { name, bounds });
+        }
+    }
     if let Some(bounds) = character_set(set) {
         out.push(Listed {
             name: "CharacterSet",
@@ -141,6 +170,14 @@ pub fn declares_charset(content_type: &str) -> bool {
             .count()
             >= 2
     })
+}
+
+/// What the summary says an insight would save, when it says anything.
+pub fn savings(name: &str) -> Option<String> {
+    match name {
+        "RenderBlocking" => Some(render_blocking::SAVINGS.into()),
+        _ => None,
+    }
 }
 
 fn combine(windows: &[Bounds]) -> Option<Bounds> {
