@@ -12,6 +12,7 @@ const PAGES: &[&str] = &[
     "render-blocking",
     "long-tasks",
     "interaction",
+    "document-latency",
 ];
 
 fn dir() -> PathBuf {
@@ -212,6 +213,8 @@ fn insight_answers_match_the_reference_where_written() {
     assert_eq!(
         matched,
         [
+            "document-latency.insight.NAVIGATION_0.DocumentLatency.txt",
+            "document-latency.insight.NAVIGATION_0.LCPBreakdown.txt",
             "interaction.insight.NO_NAVIGATION.INPBreakdown.txt",
             "layout-shift.insight.NAVIGATION_0.CharacterSet.txt",
             "layout-shift.insight.NAVIGATION_0.LCPBreakdown.txt",

@@ -2,7 +2,9 @@
 //! DevTools' `PerformanceInsightFormatter.formatInsight` lays it out.
 
 use super::format::{micros, millis};
-use super::insights::{declares_charset, listed, network_dependency_tree, render_blocking, ALL};
+use super::insights::{
+    declares_charset, document_latency, listed, network_dependency_tree, render_blocking, ALL,
+};
 use super::metrics::{InsightSet, Report};
 
 pub fn insight(report: &Report, set_id: &str, name: &str) -> Result<String, String> {
@@ -19,6 +21,7 @@ pub fn insight(report: &Report, set_id: &str, name: &str) -> Result<String, Stri
         "CharacterSet" => Some(charset_details(set)),
         "NetworkDependencyTree" => Some(network_dependency_tree::details(report, set)),
         "RenderBlocking" => Some(render_blocking::details(report, set)),
+        "DocumentLatency" => Some(document_latency::details(report, set)),
         _ => None,
     };
     match details {
@@ -56,6 +59,14 @@ fn texts(name: &str) -> (&'static str, &'static str, &'static [&'static str]) {
                 "https://developer.chrome.com/docs/lighthouse/performance/uses-rel-preconnect/",
             ],
         ),
+        "DocumentLatency" => (
+            "Document request latency",
+            include_str!("texts/document_latency_summary.txt"),
+            &[
+                "https://developer.chrome.com/docs/performance/insights/document-latency",
+                "https://web.dev/articles/optimize-ttfb",
+            ],
+        ),
         "RenderBlocking" => (
             "Render-blocking requests",
             include_str!("texts/render_blocking_summary.txt"),
@@ -87,18 +98,13 @@ fn texts(name: &str) -> (&'static str, &'static str, &'static [&'static str]) {
 
 fn layout(name: &str, details: &str, set: &InsightSet) -> String {
     let (title, summary, links) = texts(name);
-    let savings = savings(name, set).unwrap_or_else(|| "none".into());
+    let savings = super::insights::savings(set, name).unwrap_or_else(|| "none".into());
     let links: Vec<String> = links.iter().map(|l| format!("- {l}")).collect();
     format!(
         "## Insight Title: {title}\n\n## Insight Summary:\n{}\n\n## Detailed analysis:\n{details}\n\n## Estimated savings: {savings}\n\n## External resources:\n{}",
         summary.trim_end(),
         links.join("\n")
     )
-}
-
-/// The savings line of the answer: the summary's, for the set.
-fn savings(name: &str, _set: &InsightSet) -> Option<String> {
-    super::insights::savings(name)
 }
 
 fn charset_details(set: &InsightSet) -> String {
