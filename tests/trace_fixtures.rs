@@ -13,6 +13,7 @@ const PAGES: &[&str] = &[
     "long-tasks",
     "interaction",
     "document-latency",
+    "request-chain",
 ];
 
 fn dir() -> PathBuf {
@@ -225,6 +226,9 @@ fn insight_answers_match_the_reference_where_written() {
             "render-blocking.insight.NAVIGATION_0.LCPBreakdown.txt",
             "render-blocking.insight.NAVIGATION_0.NetworkDependencyTree.txt",
             "render-blocking.insight.NAVIGATION_0.RenderBlocking.txt",
+            "request-chain.insight.NAVIGATION_0.LCPBreakdown.txt",
+            "request-chain.insight.NAVIGATION_0.NetworkDependencyTree.txt",
+            "request-chain.insight.NAVIGATION_0.RenderBlocking.txt",
         ]
     );
 }
