@@ -14,6 +14,7 @@ const PAGES: &[&str] = &[
     "interaction",
     "document-latency",
     "request-chain",
+    "redirect",
 ];
 
 fn dir() -> PathBuf {
@@ -222,6 +223,9 @@ fn insight_answers_match_the_reference_where_written() {
             "lcp-image.insight.NAVIGATION_0.CharacterSet.txt",
             "long-tasks.insight.NAVIGATION_0.CharacterSet.txt",
             "long-tasks.insight.NAVIGATION_0.LCPBreakdown.txt",
+            "redirect.insight.NAVIGATION_0.DocumentLatency.txt",
+            "redirect.insight.NAVIGATION_0.LCPBreakdown.txt",
+            "redirect.insight.NAVIGATION_0.NetworkDependencyTree.txt",
             "render-blocking.insight.NAVIGATION_0.CharacterSet.txt",
             "render-blocking.insight.NAVIGATION_0.LCPBreakdown.txt",
             "render-blocking.insight.NAVIGATION_0.NetworkDependencyTree.txt",

@@ -7,6 +7,7 @@ use super::metrics::{Bounds, InsightSet};
 // Network insights (issue 12): one file each.
 pub mod document_latency;
 pub mod network_dependency_tree;
+mod network_graph;
 mod rank;
 pub mod render_blocking;
 

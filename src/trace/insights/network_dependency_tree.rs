@@ -1,22 +1,25 @@
 //! DevTools' NetworkDependencyTree insight: the chains of critical requests from the
 //! document, their latency, the longest one, and the origins the page preconnected to.
 //!
-//! DevTools walks Lantern's page dependency graph. This walks the same graph's network
-//! part — each request depends on its initiator as Lantern links them — without the
-//! main-thread task nodes, which only reorder paths through script-started requests.
-//! Lantern's preconnect candidates need its network simulation, which is not done here:
+//! DevTools walks Lantern's page dependency graph; this walks its network part
+//! (`network_graph`). Lantern's preconnect candidates need its network simulation, which is not done here:
 //! the answer lists the page's preconnects and their checks, never candidates.
 
 use std::collections::HashSet;
 
-use super::super::format::millis;
+use super::network_graph::{self, Graph};
+
+use super::super::format::{js, millis};
 use super::super::metrics::{Bounds, InsightSet, Report};
 use super::super::network::Request;
-use super::super::request_text::{origin, url_with_key};
+use super::super::request_text::{origin, url, url_with_key};
 
 /// A request in the tree: its latency from the chain's first request and what it loaded.
 pub struct Node {
+    /// The request (an index into the set's requests).
     pub request: usize,
+    /// A redirect hop of the request: Lantern's copy of it, which has no event key.
+    pub hop: bool,
     pub time: f64,
     pub children: Vec<Node>,
     pub longest: bool,
@@ -58,114 +61,6 @@ fn critical(set: &InsightSet, r: &Request) -> bool {
     r.is_high_priority() || r.is_render_blocking()
 }
 
-/// The URLs Lantern reads as a request's initiators.
-fn initiator_urls(r: &Request) -> Vec<&str> {
-    match &r.initiator {
-        Some(i) if i.url.as_deref().is_some_and(|u| !u.is_empty()) => {
-            i.url.as_deref().into_iter().collect()
-        }
-        Some(i) if i.kind.as_deref() == Some("script") => {
-            r.stack_url.as_deref().into_iter().collect()
-        }
-        _ => Vec::new(),
-    }
-}
-
-/// Lantern's `chooseInitiatorRequest`, down to its first filters: the one finished request
-/// for the initiator's URL whose headers were in before this one started.
-fn initiator_request(requests: &[&Request], r: &Request) -> Option<usize> {
-    let url = initiator_urls(r).first().copied()?;
-    let mut candidates: Vec<usize> = (0..requests.len())
-        .filter(|&i| {
-            let c = requests[i];
-            c.url == url && c.download_start() <= r.ts && c.finished && !c.failed
-        })
-        .collect();
-    let narrow = |candidates: &mut Vec<usize>, keep: &dyn Fn(&Request) -> bool| {
-        let kept: Vec<usize> = candidates
-            .iter()
-            .copied()
-            .filter(|&i| keep(requests[i]))
-            .collect();
-        if candidates.len() > 1 && !kept.is_empty() {
-            *candidates = kept;
-        }
-    };
-    narrow(&mut candidates, &|c| c.resource_type != "Other");
-    narrow(&mut candidates, &|c| c.frame == r.frame);
-    if r.initiator.as_ref().and_then(|i| i.kind.as_deref()) == Some("parser") {
-        narrow(&mut candidates, &|c| c.resource_type == "Document");
-    }
-    (candidates.len() == 1).then(|| candidates[0])
-}
-
-/// The network part of Lantern's graph: each node's dependencies.
-fn dependencies(requests: &[&Request], root: usize) -> Vec<Vec<usize>> {
-    let mut deps: Vec<Vec<usize>> = vec![Vec::new(); requests.len()];
-    let depends_on = |deps: &Vec<Vec<usize>>, from: usize, on: usize| {
-        let mut stack = vec![from];
-        let mut seen = HashSet::new();
-        while let Some(n) = stack.pop() {
-            if n == on {
-                return true;
-            }
-            if seen.insert(n) {
-                stack.extend(deps[n].iter().copied());
-            }
-        }
-        false
-    };
-    for (i, r) in requests.iter().enumerate() {
-        let direct = initiator_request(requests, r).unwrap_or(root);
-        let can_depend = !depends_on(&deps, direct, i) && requests[direct].ts <= r.ts;
-        let urls = initiator_urls(r);
-        let link = |deps: &mut Vec<Vec<usize>>, on: usize| {
-            if on != i && !deps[i].contains(&on) {
-                deps[i].push(on);
-            }
-        };
-        for url in &urls {
-            let parents: Vec<usize> = (0..requests.len())
-                .filter(|&p| requests[p].url == *url)
-                .collect();
-            match parents[..] {
-                [p] if requests[p].ts <= r.ts && !depends_on(&deps, p, i) => link(&mut deps, p),
-                _ if can_depend => link(&mut deps, direct),
-                _ => {}
-            }
-        }
-        if urls.is_empty() && can_depend {
-            link(&mut deps, direct);
-        }
-        if i != root && deps[i].is_empty() && requests[root].ts <= r.ts {
-            link(&mut deps, root);
-        }
-    }
-    deps
-}
-
-/// Lantern's traversal from the root: breadth first, a node once all it depends on has
-/// been visited; each node with the path that reached it.
-fn traverse(deps: &[Vec<usize>], root: usize, mut visit: impl FnMut(&[usize])) {
-    let mut seen = vec![false; deps.len()];
-    let mut queued = vec![false; deps.len()];
-    let mut queue = std::collections::VecDeque::from([vec![root]]);
-    queued[root] = true;
-    while let Some(path) = queue.pop_front() {
-        let node = path[path.len() - 1];
-        seen[node] = true;
-        visit(&path);
-        for next in 0..deps.len() {
-            if !queued[next] && deps[next].contains(&node) && deps[next].iter().all(|&d| seen[d]) {
-                queued[next] = true;
-                let mut longer = path.clone();
-                longer.push(next);
-                queue.push_back(longer);
-            }
-        }
-    }
-}
-
 /// The tree for a navigation's set; None for the part before the first navigation.
 pub fn tree(set: &InsightSet) -> Option<Tree> {
     set.navigation.as_ref()?;
@@ -180,32 +75,35 @@ pub fn tree(set: &InsightSet) -> Option<Tree> {
         fail: false,
     };
     // Lantern's graph needs FCP and LCP, and is rooted at the navigation's first request,
-    // which must be a document; without a graph DevTools finds no chain.
+    // which must lead to a document; without a graph DevTools finds no chain.
     let first = set.requests.first();
-    let root = first.and_then(|f| requests.iter().position(|r| r.send.index == f.send.index));
     let document = |f: &Request| {
         requests
             .iter()
             .any(|r| r.resource_type == "Document" && !r.failed && r.url == f.url)
     };
-    let graph = set.fcp.is_some() && set.lcp.is_some() && first.is_some_and(document);
-    let (Some(root), true) = (root, graph) else {
+    let rooted = first.is_some_and(|f| {
+        requests
+            .first()
+            .is_some_and(|r| r.send.index == f.send.index)
+    });
+    if !(set.fcp.is_some() && set.lcp.is_some() && rooted && first.is_some_and(document)) {
         return Some(tree);
-    };
-    let deps = dependencies(&requests, root);
+    }
+    let graph = network_graph::graph(&requests);
     let mut longest: Vec<usize> = Vec::new();
-    traverse(&deps, root, |path| {
-        if !path.iter().all(|&i| critical(set, requests[i])) {
+    graph.traverse(|path| {
+        if !path.iter().all(|&i| critical(set, graph.nodes[i].request)) {
             return;
         }
-        let last = requests[path[path.len() - 1]];
+        let url = graph.nodes[path[path.len() - 1]].url;
         if ["blob:", "data:", "intent:", "chrome-extension:"]
             .iter()
-            .any(|s| last.url.starts_with(s))
+            .any(|s| url.starts_with(s))
         {
             return;
         }
-        add_chain(&mut tree, &mut longest, &requests, path);
+        add_chain(&mut tree, &mut longest, &graph, path);
     });
     let mut level = &mut tree.roots;
     for index in &longest {
@@ -216,17 +114,18 @@ pub fn tree(set: &InsightSet) -> Option<Tree> {
         level = &mut node.children;
     }
     sort(&mut tree.roots);
-    // Nodes name requests of the set by position: map them back to the set's list.
-    remap(&mut tree.roots, &requests, &set.requests);
+    // Nodes name graph nodes: map them to the set's requests.
+    remap(&mut tree.roots, &graph, &set.requests);
     Some(tree)
 }
 
-fn add_chain(tree: &mut Tree, longest: &mut Vec<usize>, requests: &[&Request], path: &[usize]) {
+fn add_chain(tree: &mut Tree, longest: &mut Vec<usize>, graph: &Graph, path: &[usize]) {
     if path.len() >= 2 {
         tree.fail = true;
     }
-    let first = requests[path[0]];
-    let total = requests[path[path.len() - 1]].end - first.ts;
+    let request = |i: usize| graph.nodes[i].request;
+    let first = request(path[0]);
+    let total = request(path[path.len() - 1]).end - first.ts;
     if total > tree.max_time {
         tree.max_time = total;
         *longest = path.to_vec();
@@ -238,7 +137,8 @@ fn add_chain(tree: &mut Tree, longest: &mut Vec<usize>, requests: &[&Request], p
             None => {
                 level.push(Node {
                     request: index,
-                    time: requests[index].end - first.ts,
+                    hop: false,
+                    time: request(index).end - first.ts,
                     children: Vec::new(),
                     longest: false,
                 });
@@ -272,11 +172,13 @@ fn sort(nodes: &mut [Node]) {
     }
 }
 
-fn remap(nodes: &mut [Node], from: &[&Request], to: &[Request]) {
+fn remap(nodes: &mut [Node], graph: &Graph, to: &[Request]) {
     for node in nodes {
-        let key = from[node.request].send.index;
+        let graph_node = &graph.nodes[node.request];
+        let key = graph_node.request.send.index;
+        node.hop = graph_node.redirect.is_some();
         node.request = to.iter().position(|r| r.send.index == key).unwrap_or(0);
-        remap(&mut node.children, from, to);
+        remap(&mut node.children, graph, to);
     }
 }
 
@@ -332,9 +234,14 @@ fn write_nodes(report: &Report, set: &InsightSet, nodes: &[Node], indent: &str, 
     for node in nodes {
         let r = &set.requests[node.request];
         let longest = if node.longest { " (longest chain)" } else { "" };
+        let named = if node.hop {
+            // Lantern's copy of a redirected request is no event of the trace.
+            format!("{} (eventKey: null, ts: {})", url(report, r), js(r.ts))
+        } else {
+            url_with_key(report, r)
+        };
         out.push_str(&format!(
-            "{indent}- {} ({}){longest}\n",
-            url_with_key(report, r),
+            "{indent}- {named} ({}){longest}\n",
             millis(node.time / 1000.0)
         ));
         write_nodes(report, set, &node.children, &format!("{indent}  "), out);
