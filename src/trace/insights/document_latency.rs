@@ -191,3 +191,56 @@ pub fn lcp_context(report: &Report, set: &InsightSet) -> String {
         None => format!("{time}\n{element} is text and was not fetched from the network."),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::super::super::events::At;
+    use super::super::super::network::{Request, Requests};
+    use super::compression_savings;
+
+    /// A document request as the trace describes it: sent, answered with these headers after
+    /// `wait_ms` of server time, `size` bytes decoded.
+    fn document(headers: &str, wait_ms: f64, size: f64) -> Request {
+        let mut requests = Requests::default();
+        let mut urls = HashMap::new();
+        let at = |index, ts| At {
+            index,
+            ts,
+            pid: 1,
+            tid: 1,
+        };
+        let send = r#"{"data":{"requestId":"1","url":"http://a.test/","resourceType":"Document","priority":"VeryHigh"}}"#;
+        let response = format!(
+            r#"{{"data":{{"requestId":"1","statusCode":200,"mimeType":"text/html","headers":{headers},"timing":{{"requestTime":1.0,"sendStart":1.0,"sendEnd":2.0,"receiveHeadersStart":{start},"receiveHeadersEnd":{end}}}}}}}"#,
+            start = 2.0 + wait_ms,
+            end = 2.5 + wait_ms,
+        );
+        let finish = format!(r#"{{"data":{{"requestId":"1","decodedBodyLength":{size}}}}}"#);
+        assert!(requests.take("ResourceSendRequest", at(1, 1e6), send, &mut urls));
+        assert!(requests.take(
+            "ResourceReceiveResponse",
+            at(2, 1.1e6),
+            &response,
+            &mut urls
+        ));
+        assert!(requests.take("ResourceFinish", at(3, 1.2e6), &finish, &mut urls));
+        requests.finish().remove(0)
+    }
+
+    #[test]
+    fn compression_counts_from_1400_bytes_saved_unless_encoded() {
+        let plain = document("[]", 10.0, 4779.0);
+        assert_eq!(compression_savings(&plain), 3202.0);
+        assert_eq!(compression_savings(&document("[]", 10.0, 2000.0)), 0.0);
+        let gzip = r#"[{"name":"Content-Encoding","value":"gzip"}]"#;
+        assert_eq!(compression_savings(&document(gzip, 10.0, 4779.0)), 0.0);
+        // The server's time is from the request's end of sending to its first header byte.
+        assert_eq!(plain.server_response_time(), Some(10_000.0));
+        assert_eq!(
+            document("[]", 700.0, 0.0).server_response_time(),
+            Some(700_000.0)
+        );
+    }
+}

@@ -190,3 +190,64 @@ impl Graph<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::super::super::events::At;
+    use super::super::super::network::{Request, Requests};
+    use super::graph;
+
+    /// Requests from `(name, request id, args data)` events, one µs apart.
+    fn requests(events: &[(&str, &str, &str)]) -> Vec<Request> {
+        let mut requests = Requests::default();
+        let mut urls = HashMap::new();
+        for (i, (name, id, data)) in events.iter().enumerate() {
+            let at = At {
+                index: i as u64,
+                ts: 1000.0 + i as f64,
+                pid: 1,
+                tid: 1,
+            };
+            let args = format!(r#"{{"data":{{"requestId":"{id}",{data}}}}}"#);
+            assert!(requests.take(name, at, &args, &mut urls), "{args}");
+        }
+        requests.finish()
+    }
+
+    #[test]
+    fn redirects_become_hops_and_requests_hang_off_their_initiator() {
+        let doc = r#""url":"http://a.test/b","resourceType":"Document""#;
+        let timing = r#""timing":{"requestTime":0.0,"receiveHeadersEnd":0.5}"#;
+        let all = requests(&[
+            ("ResourceWillSendRequest", "d", r#""x":0"#),
+            (
+                "ResourceSendRequest",
+                "d",
+                r#""url":"http://a.test/a","resourceType":"Document""#,
+            ),
+            ("ResourceWillSendRequest", "d", r#""x":0"#),
+            ("ResourceSendRequest", "d", doc),
+            ("ResourceReceiveResponse", "d", timing),
+            ("ResourceFinish", "d", r#""x":0"#),
+            (
+                "ResourceSendRequest",
+                "c",
+                r#""url":"http://a.test/c.css","initiator":{"type":"parser","url":"http://a.test/b"}"#,
+            ),
+        ]);
+        let refs: Vec<&Request> = all.iter().collect();
+        let graph = graph(&refs);
+        // The redirect hop, the document, the stylesheet.
+        let urls: Vec<&str> = graph.nodes.iter().map(|n| n.url).collect();
+        assert_eq!(
+            urls,
+            ["http://a.test/a", "http://a.test/b", "http://a.test/c.css"]
+        );
+        assert_eq!(graph.nodes[0].redirect, Some(0));
+        let mut paths = Vec::new();
+        graph.traverse(|path| paths.push(path.to_vec()));
+        assert_eq!(paths, [vec![0], vec![0, 1], vec![0, 1, 2]]);
+    }
+}
