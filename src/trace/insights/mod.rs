@@ -201,7 +201,7 @@ pub fn declares_charset(content_type: &str) -> bool {
 /// What the summary says an insight would save, when it says anything.
 pub fn savings(set: &InsightSet, name: &str) -> Option<String> {
     match name {
-        "RenderBlocking" => Some(render_blocking::SAVINGS.into()),
+        "RenderBlocking" => render_blocking::savings(set),
         "DocumentLatency" => document_latency::savings(set),
         _ => None,
     }

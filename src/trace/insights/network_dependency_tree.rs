@@ -74,20 +74,7 @@ pub fn tree(set: &InsightSet) -> Option<Tree> {
         max_time: 0.0,
         fail: false,
     };
-    // Lantern's graph needs FCP and LCP, and is rooted at the navigation's first request,
-    // which must lead to a document; without a graph DevTools finds no chain.
-    let first = set.requests.first();
-    let document = |f: &Request| {
-        requests
-            .iter()
-            .any(|r| r.resource_type == "Document" && !r.failed && r.url == f.url)
-    };
-    let rooted = first.is_some_and(|f| {
-        requests
-            .first()
-            .is_some_and(|r| r.send.index == f.send.index)
-    });
-    if !(set.fcp.is_some() && set.lcp.is_some() && rooted && first.is_some_and(document)) {
+    if !network_graph::available(set) {
         return Some(tree);
     }
     let graph = network_graph::graph(&requests);

@@ -6,7 +6,26 @@
 
 use std::collections::{HashSet, VecDeque};
 
+use super::super::metrics::InsightSet;
 use super::super::network::Request;
+
+/// Whether DevTools builds its Lantern context for the set: a navigation with FCP and LCP,
+/// whose first request (the graph's root, not a video) leads to a document. Without it
+/// DevTools finds no critical chain and estimates no savings.
+pub fn available(set: &InsightSet) -> bool {
+    let Some(first) = set.requests.first() else {
+        return false;
+    };
+    let document = set
+        .requests
+        .iter()
+        .any(|r| r.resource_type == "Document" && !r.failed && r.url == first.url);
+    set.navigation.is_some()
+        && set.fcp.is_some()
+        && set.lcp.is_some()
+        && !first.mime_type.starts_with("video")
+        && document
+}
 
 /// A node: the request, or one of its redirect hops.
 pub struct GraphNode<'a> {

@@ -9,8 +9,13 @@ use super::super::metrics::{Bounds, InsightSet, Report};
 use super::super::network::Request;
 use super::super::request_text;
 
-/// What the summary and the answer say instead of DevTools' Lantern estimate.
-pub const SAVINGS: &str = "not estimated (devtools-mcp does not run DevTools' Lantern simulation)";
+/// What the summary and the answer say instead of DevTools' Lantern estimate; nothing
+/// where DevTools could not simulate either (no FCP or LCP, say).
+pub fn savings(set: &InsightSet) -> Option<String> {
+    super::network_graph::available(set).then(|| {
+        "not estimated (devtools-mcp does not run DevTools' Lantern simulation)".to_owned()
+    })
+}
 
 /// The render-blocking requests of the set's navigation, longest first.
 pub fn requests(set: &InsightSet) -> Vec<&Request> {
