@@ -223,3 +223,65 @@ fn a_failed_stop_leaves_no_trace(mcp: &Mcp) {
     let r = mcp.call_timeout("performance_stop_trace", json!({}), TRACE_TIMEOUT);
     assert!(!r.is_error, "{}", r.text);
 }
+
+/// The network insights on a live load: the render-blocking requests are those the page's
+/// own Resource Timing calls blocking, and the critical chain runs through the stylesheet's
+/// import.
+#[test]
+fn network_insights_agree_with_the_page() {
+    let fx = Fixtures::start();
+    // The stylesheet is slow, so it blocks the first paint long enough to matter.
+    fx.route("/perf/pages/chain.css", |_req| {
+        common::Response::bytes(
+            "text/css",
+            "@import url(\"chain-imported.css\");\nh1 { color: darkblue; }\n",
+        )
+        .delay(Duration::from_millis(300))
+    });
+    let mcp = started();
+    mcp.call_ok(
+        "new_page",
+        json!({"url": fx.url("/perf/pages/request-chain.html")}),
+    );
+    let text = trace(&mcp, json!({}));
+    assert!(
+        text.contains("  - insight name: RenderBlocking\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("    estimated metric savings: not estimated ("),
+        "{text}"
+    );
+    assert!(
+        text.contains("  - insight name: NetworkDependencyTree\n"),
+        "{text}"
+    );
+    let blocking = eval(
+        &mcp,
+        "() => performance.getEntriesByType('resource')
+            .filter(e => e.renderBlockingStatus === 'blocking').map(e => e.name)",
+    );
+    let blocking: Vec<String> = serde_json::from_value(blocking).unwrap();
+    assert!(blocking.len() >= 2, "{blocking:?}");
+    let answer = mcp
+        .call_ok(
+            "performance_analyze_insight",
+            json!({"insightSetId": "NAVIGATION_0", "insightName": "RenderBlocking"}),
+        )
+        .text;
+    for url in &blocking {
+        assert!(answer.contains(url.as_str()), "{url} in:\n{answer}");
+    }
+    let tree = mcp
+        .call_ok(
+            "performance_analyze_insight",
+            json!({"insightSetId": "NAVIGATION_0", "insightName": "NetworkDependencyTree"}),
+        )
+        .text;
+    let imported = format!(
+        "    - {} (eventKey: s-",
+        fx.url("/perf/pages/chain-imported.css")
+    );
+    assert!(tree.contains(&imported), "{tree}");
+    assert!(tree.contains("(longest chain)"), "{tree}");
+}

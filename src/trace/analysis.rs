@@ -2,7 +2,9 @@
 //! DevTools' `PerformanceInsightFormatter.formatInsight` lays it out.
 
 use super::format::{micros, millis};
-use super::insights::{declares_charset, listed, ALL};
+use super::insights::{
+    declares_charset, document_latency, listed, network_dependency_tree, render_blocking, ALL,
+};
 use super::metrics::{InsightSet, Report};
 
 pub fn insight(report: &Report, set_id: &str, name: &str) -> Result<String, String> {
@@ -17,10 +19,13 @@ pub fn insight(report: &Report, set_id: &str, name: &str) -> Result<String, Stri
         "INPBreakdown" => Some(inp_details(set)),
         "LCPBreakdown" => lcp_details(set),
         "CharacterSet" => Some(charset_details(set)),
+        "NetworkDependencyTree" => Some(network_dependency_tree::details(report, set)),
+        "RenderBlocking" => Some(render_blocking::details(report, set)),
+        "DocumentLatency" => Some(document_latency::details(report, set)),
         _ => None,
     };
     match details {
-        Some(details) if computed => Ok(layout(name, &details)),
+        Some(details) if computed => Ok(layout(name, &details, set)),
         _ if listed(set).iter().any(|l| l.name == name) => Err(format!(
             "devtools-mcp lists {name} in the summary but does not write its detailed analysis yet."
         )),
@@ -44,6 +49,33 @@ fn texts(name: &str) -> (&'static str, &'static str, &'static [&'static str]) {
                 "https://web.dev/articles/avoid-large-complex-layouts-and-layout-thrashing",
             ],
         ),
+        // Network insights (issue 12).
+        "NetworkDependencyTree" => (
+            "Network dependency tree",
+            include_str!("texts/network_dependency_tree_summary.txt"),
+            &[
+                "https://developer.chrome.com/docs/performance/insights/network-dependency-tree",
+                "https://web.dev/learn/performance/understanding-the-critical-path",
+                "https://developer.chrome.com/docs/lighthouse/performance/uses-rel-preconnect/",
+            ],
+        ),
+        "DocumentLatency" => (
+            "Document request latency",
+            include_str!("texts/document_latency_summary.txt"),
+            &[
+                "https://developer.chrome.com/docs/performance/insights/document-latency",
+                "https://web.dev/articles/optimize-ttfb",
+            ],
+        ),
+        "RenderBlocking" => (
+            "Render-blocking requests",
+            include_str!("texts/render_blocking_summary.txt"),
+            &[
+                "https://developer.chrome.com/docs/performance/insights/render-blocking",
+                "https://web.dev/articles/lcp",
+                "https://web.dev/articles/optimize-lcp",
+            ],
+        ),
         "CharacterSet" => (
             "Declare a character encoding",
             include_str!("texts/charset_summary.txt"),
@@ -64,11 +96,12 @@ fn texts(name: &str) -> (&'static str, &'static str, &'static [&'static str]) {
     }
 }
 
-fn layout(name: &str, details: &str) -> String {
+fn layout(name: &str, details: &str, set: &InsightSet) -> String {
     let (title, summary, links) = texts(name);
+    let savings = super::insights::savings(set, name).unwrap_or_else(|| "none".into());
     let links: Vec<String> = links.iter().map(|l| format!("- {l}")).collect();
     format!(
-        "## Insight Title: {title}\n\n## Insight Summary:\n{}\n\n## Detailed analysis:\n{details}\n\n## Estimated savings: none\n\n## External resources:\n{}",
+        "## Insight Title: {title}\n\n## Insight Summary:\n{}\n\n## Detailed analysis:\n{details}\n\n## Estimated savings: {savings}\n\n## External resources:\n{}",
         summary.trim_end(),
         links.join("\n")
     )

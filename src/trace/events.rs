@@ -156,6 +156,9 @@ pub struct Shift {
     pub score: f64,
 }
 
+/// A page has a handful of preconnects; past this many the rest are not kept.
+const MAX_PRECONNECTS: usize = 64;
+
 /// Everything the metrics need, gathered in one pass over the events.
 #[derive(Default)]
 pub struct Collected {
@@ -180,6 +183,8 @@ pub struct Collected {
     /// `MetaCharsetCheck` results: (event, frame, disposition).
     pub charset_checks: Vec<(At, String, String)>,
     pub timing_ends: Vec<(At, String)>,
+    /// `LinkPreconnect` URLs (NetworkDependencyTree), at most `MAX_PRECONNECTS`.
+    pub link_preconnects: Vec<String>,
     /// Events dropped because they did not parse.
     pub malformed: u64,
 }
@@ -224,6 +229,7 @@ impl Collected {
             "LargestImagePaint::Candidate" => self.image_paint(at, args),
             "LayoutShift" => self.shift(at, args),
             "MetaCharsetCheck" => self.charset_check(at, args),
+            "LinkPreconnect" => self.link_preconnect(args),
             name => self.requests.take(name, at, args, &mut self.final_urls),
         };
         if !ok {
@@ -372,6 +378,23 @@ impl Collected {
             }
             _ => {}
         }
+    }
+
+    fn link_preconnect(&mut self, args: &str) -> bool {
+        #[derive(Deserialize)]
+        struct Link {
+            #[serde(default)]
+            url: String,
+        }
+        let Ok(parsed) = serde_json::from_str::<Args<Link>>(args) else {
+            return false;
+        };
+        if let Some(link) = parsed.data {
+            if self.link_preconnects.len() < MAX_PRECONNECTS {
+                self.link_preconnects.push(link.url);
+            }
+        }
+        true
     }
 
     fn charset_check(&mut self, at: At, args: &str) -> bool {

@@ -61,6 +61,25 @@ pub fn micros(us: f64) -> String {
     millis(us / 1000.0)
 }
 
+/// DevTools' `bytes`: B, kB or MB (powers of 1000), at most one decimal, a no-break space
+/// before the unit.
+pub fn bytes(x: f64) -> String {
+    let (value, unit) = if x < 1000.0 {
+        (x.round(), "B")
+    } else if x < 1_000_000.0 {
+        ((x / 100.0).round() / 10.0, "kB")
+    } else {
+        ((x / 100_000.0).round() / 10.0, "MB")
+    };
+    let tenths = (value.fract() * 10.0).round();
+    let whole = grouped(value.trunc());
+    if tenths == 0.0 {
+        format!("{whole}\u{a0}{unit}")
+    } else {
+        format!("{whole}.{tenths}\u{a0}{unit}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -78,5 +97,9 @@ mod tests {
         assert_eq!(micros(42.4), "42\u{a0}μs");
         assert_eq!(round(2.5), 3.0);
         assert_eq!(round(-2.5), -2.0);
+        assert_eq!(bytes(3202.0), "3.2\u{a0}kB");
+        assert_eq!(bytes(999.0), "999\u{a0}B");
+        assert_eq!(bytes(1_000.0), "1\u{a0}kB");
+        assert_eq!(bytes(2_345_678.0), "2.3\u{a0}MB");
     }
 }

@@ -68,12 +68,16 @@ pub struct InsightSet {
     pub navigation: Option<Navigation>,
     pub document: Option<Request>,
     pub fcp: Option<f64>,
+    /// First paint, as a trace time (RenderBlocking looks at requests done by then).
+    pub first_paint: Option<f64>,
     pub lcp: Option<Lcp>,
     /// The document's last `MetaCharsetCheck` disposition.
     pub meta_charset: Option<String>,
     /// The longest interaction (INP), when there was one.
     pub inp: Option<Interaction>,
     pub clusters: Vec<Cluster>,
+    /// The requests started from this navigation to the next (the network insights').
+    pub requests: Vec<Request>,
 }
 
 impl InsightSet {
@@ -98,6 +102,11 @@ pub struct Report {
     pub network_throttling: Option<String>,
     pub sets: Vec<InsightSet>,
     pub requests: Vec<Request>,
+    /// Navigations (frame, time) of frames a renderer was seen for: a request's times are
+    /// printed from its frame's navigation.
+    pub navigations: Vec<(String, f64)>,
+    /// `<link rel=preconnect>` URLs the page declared.
+    pub link_preconnects: Vec<String>,
     pub events: u64,
 }
 
@@ -127,11 +136,7 @@ pub fn report(mut c: Collected, events: u64) -> Report {
         .filter(|n| n.frame == c.main_frame && !n.frame.is_empty() && !n.id.is_empty())
         .cloned()
         .collect();
-    let known: Vec<&Navigation> = c
-        .navigations
-        .iter()
-        .filter(|n| c.frames_seen.contains(&n.frame))
-        .collect();
+    let known = known_navigations(&c);
     let url = main_url(&c, &main_navigations, bounds);
     let metrics = page_load_metrics(&c, &known);
     let mut frame_navs: Vec<&Navigation> = known
@@ -181,8 +186,18 @@ pub fn report(mut c: Collected, events: u64) -> Report {
         network_throttling: None,
         sets,
         requests,
+        navigations: known.iter().map(|n| (n.frame.clone(), n.at.ts)).collect(),
+        link_preconnects: std::mem::take(&mut c.link_preconnects),
         events,
     }
+}
+
+/// Navigations of frames a renderer was seen for.
+fn known_navigations(c: &Collected) -> Vec<&Navigation> {
+    c.navigations
+        .iter()
+        .filter(|n| c.frames_seen.contains(&n.frame))
+        .collect()
 }
 
 /// The trace's URL: the main frame's when tracing started, or its first navigation's when
@@ -237,10 +252,12 @@ fn initial_set(
         navigation: None,
         document: None,
         fcp: None,
+        first_paint: None,
         lcp: None,
         meta_charset: None,
         inp,
         clusters,
+        requests: Vec::new(),
     });
 }
 
@@ -339,12 +356,18 @@ fn navigation_set(
         navigation: Some(nav.clone()),
         document,
         fcp,
+        first_paint: nav_metrics.and_then(|m| m.get("FP")).map(|e| e.at.ts),
         lcp,
         meta_charset: meta_charset(c, nav),
         inp: None,
         clusters: clusters
             .iter()
             .filter(|k| in_bounds(k.first.ts, k.dur, bounds))
+            .cloned()
+            .collect(),
+        requests: requests
+            .iter()
+            .filter(|r| r.ts >= nav.at.ts && r.ts <= bounds.max)
             .cloned()
             .collect(),
     }

@@ -12,6 +12,7 @@ mod insights;
 mod interactions;
 mod metrics;
 mod network;
+mod request_text;
 mod scan;
 mod summary;
 

@@ -40,6 +40,22 @@ struct Data {
     encoded_data_length: Option<f64>,
     #[serde(default)]
     headers: Option<Vec<Header>>,
+    #[serde(default)]
+    frame: Option<String>,
+    #[serde(default)]
+    from_service_worker: Option<bool>,
+    #[serde(default)]
+    decoded_body_length: Option<f64>,
+    #[serde(default)]
+    did_fail: Option<bool>,
+    #[serde(default)]
+    stack_trace: Option<Vec<CallFrame>>,
+}
+
+#[derive(Deserialize, Default)]
+struct CallFrame {
+    #[serde(default)]
+    url: String,
 }
 
 #[derive(Deserialize, Default)]
@@ -70,6 +86,16 @@ pub struct Timing {
     pub receive_headers_end: f64,
     #[serde(default)]
     pub send_start: f64,
+    #[serde(default)]
+    pub send_end: f64,
+    #[serde(default)]
+    pub dns_start: f64,
+    #[serde(default)]
+    pub dns_end: f64,
+    #[serde(default)]
+    pub connect_start: f64,
+    #[serde(default)]
+    pub connect_end: f64,
 }
 
 #[derive(Deserialize)]
@@ -84,6 +110,15 @@ struct Parts {
     will_send_last: Option<f64>,
     send_first: Option<At>,
     send_last: Option<At>,
+    /// Every send's time and URL: all but the last are redirects.
+    sends: Vec<(f64, String)>,
+    will_sends: Vec<f64>,
+    frame: String,
+    stack_url: Option<String>,
+    headers: Vec<(String, String)>,
+    from_service_worker: bool,
+    decoded_body_length: f64,
+    failed: bool,
     url: String,
     priority: String,
     change_priority: Option<String>,
@@ -110,6 +145,8 @@ pub struct Request {
     /// Queued at (the first will-send or send).
     pub ts: f64,
     pub end: f64,
+    /// The last will-send (or send): where redirects end.
+    pub end_redirect: f64,
     /// When the last byte arrived (`finishTime`), or `end` without one.
     pub finish_time: f64,
     pub url: String,
@@ -126,6 +163,27 @@ pub struct Request {
     pub protocol: String,
     /// The response's `Content-Type` header, as sent.
     pub content_type: Option<String>,
+    pub frame: String,
+    /// The response's headers, as sent.
+    pub headers: Vec<(String, String)>,
+    pub from_service_worker: bool,
+    pub decoded_body_length: f64,
+    pub finished: bool,
+    pub failed: bool,
+    pub redirects: Vec<Redirect>,
+    /// The URL of the top frame of the script stack that sent it.
+    pub stack_url: Option<String>,
+    /// The request whose URL is this one's initiator URL (DevTools' network-handler
+    /// initiator), by its event index.
+    pub initiated_by: Option<u64>,
+}
+
+/// A redirect the request went through before its final URL.
+#[derive(Clone, Debug)]
+pub struct Redirect {
+    pub url: String,
+    pub ts: f64,
+    pub dur: f64,
 }
 
 /// Requests by id while the stream runs.
@@ -155,6 +213,7 @@ impl Requests {
             "ResourceWillSendRequest" => {
                 parts.will_send_first.get_or_insert(at.ts);
                 parts.will_send_last = Some(at.ts);
+                parts.will_sends.push(at.ts);
             }
             "ResourceSendRequest" => {
                 if data.resource_type.as_deref() == Some("Document") {
@@ -171,15 +230,23 @@ impl Requests {
                 parts.status = data.status_code.unwrap_or(0);
                 parts.mime_type = data.mime_type.unwrap_or_default();
                 parts.protocol = data.protocol.unwrap_or_else(|| "unknown".into());
-                parts.content_type = data
+                parts.from_service_worker = data.from_service_worker.unwrap_or(false);
+                parts.headers = data
                     .headers
                     .unwrap_or_default()
                     .into_iter()
-                    .find(|h| h.name.eq_ignore_ascii_case("content-type"))
-                    .map(|h| h.value);
+                    .map(|h| (h.name, h.value))
+                    .collect();
+                parts.content_type = parts
+                    .headers
+                    .iter()
+                    .find(|h| h.0.eq_ignore_ascii_case("content-type"))
+                    .map(|h| h.1.clone());
             }
             "ResourceFinish" => {
                 let length = data.encoded_data_length.unwrap_or(0.0);
+                parts.decoded_body_length = data.decoded_body_length.unwrap_or(0.0);
+                parts.failed = data.did_fail.unwrap_or(false);
                 parts.finish = Some((at.ts, data.finish_time, length));
             }
             "ResourceMarkAsCached" => parts.cached = true,
@@ -198,7 +265,26 @@ impl Requests {
             .filter_map(|(id, parts)| parts.into_request(id))
             .collect();
         out.sort_by(|a, b| a.ts.total_cmp(&b.ts).then(a.send.index.cmp(&b.send.index)));
+        link_initiators(&mut out);
         out
+    }
+}
+
+/// DevTools' network-handler initiators: a request's initiator is the last request (by
+/// time) for its initiator's URL, or for the URL atop the stack that sent it.
+fn link_initiators(requests: &mut [Request]) {
+    let mut by_url: HashMap<String, u64> = HashMap::new();
+    for r in requests.iter() {
+        by_url.insert(r.url.clone(), r.send.index);
+    }
+    for r in requests.iter_mut() {
+        let url = r
+            .initiator
+            .as_ref()
+            .and_then(|i| i.url.clone())
+            .filter(|u| !u.is_empty())
+            .or_else(|| r.stack_url.clone());
+        r.initiated_by = url.and_then(|u| by_url.get(&u).copied());
     }
 }
 
@@ -207,6 +293,13 @@ impl Parts {
         self.send_first.get_or_insert(at);
         self.send_last = Some(at);
         self.url = data.url.unwrap_or_default();
+        self.sends.push((at.ts, self.url.clone()));
+        self.frame = data.frame.unwrap_or_default();
+        self.stack_url = data
+            .stack_trace
+            .and_then(|s| s.into_iter().next())
+            .map(|f| f.url)
+            .filter(|u| !u.is_empty());
         self.priority = data.priority.unwrap_or_default();
         self.resource_type = data.resource_type.unwrap_or_else(|| "Other".into());
         if self.render_blocking.is_none() {
@@ -230,11 +323,22 @@ impl Parts {
             Some(s) if s != 0.0 => s * 1_000_000.0,
             _ => end,
         };
+        let redirects = self.redirects();
         Some(Request {
             id,
+            frame: self.frame,
+            headers: self.headers,
+            from_service_worker: self.from_service_worker,
+            decoded_body_length: self.decoded_body_length,
+            finished: self.finish.is_some(),
+            failed: self.failed,
+            redirects,
+            stack_url: self.stack_url,
+            initiated_by: None,
             send: last,
             ts: start,
             end,
+            end_redirect,
             finish_time,
             initial_priority: self.priority.clone(),
             priority: self.change_priority.unwrap_or(self.priority),
@@ -259,7 +363,83 @@ impl Parts {
     }
 }
 
+impl Parts {
+    /// DevTools' redirects: each send but the last, timed by the will-sends when there are
+    /// enough of them.
+    fn redirects(&self) -> Vec<Redirect> {
+        const ALLOWED: [&str; 5] = ["blob:", "file:", "filesystem:", "http:", "https:"];
+        self.sends
+            .windows(2)
+            .enumerate()
+            .map(|(i, pair)| {
+                let (ts, dur) = match (self.will_sends.get(i), self.will_sends.get(i + 1)) {
+                    (Some(a), Some(b)) => (*a, b - a),
+                    _ => (pair[0].0, pair[1].0 - pair[0].0),
+                };
+                let url = &pair[0].1;
+                Redirect {
+                    url: if ALLOWED.iter().any(|p| url.starts_with(p)) {
+                        url.clone()
+                    } else {
+                        String::new()
+                    },
+                    ts,
+                    dur,
+                }
+            })
+            .collect()
+    }
+}
+
 impl Request {
+    pub fn dur(&self) -> f64 {
+        self.end - self.ts
+    }
+
+    /// When the request was sent (DevTools' `sendStartTime`).
+    pub fn send_start_time(&self) -> f64 {
+        match self.timing {
+            Some(t) => t.request_time * 1_000_000.0 + t.send_start * 1000.0,
+            None => self.ts,
+        }
+    }
+
+    /// When the response headers were in (DevTools' `downloadStart`).
+    pub fn download_start(&self) -> f64 {
+        match self.timing {
+            Some(t) => t.request_time * 1_000_000.0 + t.receive_headers_end * 1000.0,
+            None => self.ts,
+        }
+    }
+
+    /// From the last will-send (or send) to the first: time spent in redirects, µs.
+    pub fn redirection_duration(&self) -> f64 {
+        self.end_redirect - self.ts
+    }
+
+    /// The first byte's wait after the request was sent, µs (DevTools' `serverResponseTime`).
+    pub fn server_response_time(&self) -> Option<f64> {
+        let t = self.timing?;
+        Some((t.receive_headers_start.unwrap_or(t.receive_headers_end) - t.send_end) * 1000.0)
+    }
+
+    /// DevTools' `isSyntheticNetworkRequestEventRenderBlocking`.
+    pub fn is_render_blocking(&self) -> bool {
+        !matches!(
+            self.render_blocking.as_str(),
+            "non_blocking" | "dynamically_injected_non_blocking" | "potentially_blocking"
+        )
+    }
+
+    pub fn is_high_priority(&self) -> bool {
+        matches!(self.priority.as_str(), "VeryHigh" | "High" | "Medium")
+    }
+
+    /// Its event key: the final send's position.
+    pub fn key(&self) -> String {
+        format!("s-{}", self.send.index)
+    }
+
     /// When the document's first byte arrived (DevTools' `calculateDocFirstByteTs`).
     pub fn first_byte(&self) -> Option<f64> {
         if self.protocol == "file" {

@@ -2,7 +2,7 @@
 //! `PerformanceTraceFormatter.formatTraceSummary`, under the reference's headings).
 
 use super::format::{bounds, js, micros, round};
-use super::insights::{listed, texts};
+use super::insights::{listed, savings, texts, wasted_bytes};
 use super::metrics::{InsightSet, Report};
 
 /// The explanation of call-tree and network formats the reference appends to every summary.
@@ -48,6 +48,11 @@ fn insight_set(set: &InsightSet, parts: &mut Vec<String>) {
             format!("description: {description}"),
             format!("relevant trace bounds: {}", bounds(insight.bounds)),
         ];
+        lines.extend(savings(set, insight.name).map(|s| format!("estimated metric savings: {s}")));
+        lines.extend(
+            wasted_bytes(set, insight.name)
+                .map(|b| format!("estimated wasted bytes: {}", super::format::bytes(b))),
+        );
         lines.extend(questions.iter().map(|q| format!("example question: {q}")));
         parts.push(format!("  - {}", lines.join("\n    ")));
     }

@@ -4,16 +4,23 @@
 
 use super::metrics::{Bounds, InsightSet};
 
+// Network insights (issue 12): one file each.
+pub mod document_latency;
+pub mod network_dependency_tree;
+mod network_graph;
+mod rank;
+pub mod render_blocking;
+
 /// DevTools' insights in its baseline order, and whether this analyser computes each.
 pub const ALL: &[(&str, bool)] = &[
     ("INPBreakdown", true),
     ("LCPBreakdown", true),
     ("LCPDiscovery", true),
     ("CLSCulprits", true),
-    ("RenderBlocking", false),
-    ("NetworkDependencyTree", false),
+    ("RenderBlocking", true),
+    ("NetworkDependencyTree", true),
     ("ImageDelivery", false),
-    ("DocumentLatency", false),
+    ("DocumentLatency", true),
     ("FontDisplay", false),
     ("Viewport", false),
     ("DOMSize", false),
@@ -26,6 +33,9 @@ pub const ALL: &[(&str, bool)] = &[
     ("ModernHTTP", false),
     ("LegacyJavaScript", false),
 ];
+
+/// Whether a set lists an insight, and about which part of the trace.
+type Check = fn(&InsightSet) -> Option<Bounds>;
 
 /// An insight the set lists.
 pub struct Listed {
@@ -67,6 +77,25 @@ pub fn texts(name: &str) -> (&'static str, &'static [&'static str]) {
                 "How can I prevent layout shifts on this page?",
             ],
         ),
+        // Network insights (issue 12).
+        "RenderBlocking" => (
+            "Requests are blocking the page’s initial render, which may delay LCP. [Deferring or inlining](https://developer.chrome.com/docs/performance/insights/render-blocking) can move these network requests out of the critical path.",
+            &[
+                "Show me the most impactful render-blocking requests that I should focus on",
+                "How can I reduce the number of render-blocking requests?",
+            ],
+        ),
+        "NetworkDependencyTree" => (
+            "[Avoid chaining critical requests](https://developer.chrome.com/docs/performance/insights/network-dependency-tree) by reducing the length of chains, reducing the download size of resources, or deferring the download of unnecessary resources to improve page load",
+            &["How do I optimize my network dependency tree?"],
+        ),
+        "DocumentLatency" => (
+            "Your first network request is the most important. [Reduce its latency](https://developer.chrome.com/docs/performance/insights/document-latency) by avoiding redirects, ensuring a fast server response, and enabling text compression.",
+            &[
+                "How do I decrease the initial loading time of my page?",
+                "Did anything slow down the request for this document?",
+            ],
+        ),
         "CharacterSet" => (
             "A character encoding declaration is required. It can be done with a meta charset tag in the first 1024 bytes of the HTML or in the Content-Type HTTP response header. [Learn more about declaring the character encoding](https://developer.chrome.com/docs/insights/charset/).",
             &["How do I declare a character encoding for my page?"],
@@ -105,13 +134,39 @@ pub fn listed(set: &InsightSet) -> Vec<Listed> {
             bounds,
         });
     }
+    // Network insights (issue 12).
+    let network: [(&'static str, Check); 3] = [
+        ("RenderBlocking", render_blocking::bounds),
+        ("NetworkDependencyTree", network_dependency_tree::bounds),
+        ("DocumentLatency", document_latency::bounds),
+    ];
+    for (name, bounds) in network {
+        if let Some(bounds) = bounds(set) {
+            out.push(Listed { name, bounds });
+        }
+    }
     if let Some(bounds) = character_set(set) {
         out.push(Listed {
             name: "CharacterSet",
             bounds,
         });
     }
+    by_rank(set, &mut out);
     out
+}
+
+/// DevTools moves insights whose LCP savings would raise the LCP score most to the front
+/// (a stable sort: ties keep the baseline order).
+fn by_rank(set: &InsightSet, listed: &mut [Listed]) {
+    let observed = set.lcp.as_ref().map_or(0.0, |l| l.timing / 1000.0);
+    let lcp_savings = |name: &str| match name {
+        "DocumentLatency" => document_latency::checks(set).map_or(0.0, |c| c.savings_ms()),
+        _ => 0.0,
+    };
+    listed.sort_by(|a, b| {
+        let rank = |l: &Listed| rank::rank(observed, lcp_savings(l.name));
+        rank(b).total_cmp(&rank(a))
+    });
 }
 
 /// Fails when neither the Content-Type header nor a meta tag in the first 1024 bytes
@@ -141,6 +196,24 @@ pub fn declares_charset(content_type: &str) -> bool {
             .count()
             >= 2
     })
+}
+
+/// What the summary says an insight would save, when it says anything.
+pub fn savings(set: &InsightSet, name: &str) -> Option<String> {
+    match name {
+        "RenderBlocking" => render_blocking::savings(set),
+        "DocumentLatency" => document_latency::savings(set),
+        _ => None,
+    }
+}
+
+/// The bytes an insight says could be saved (none when zero).
+pub fn wasted_bytes(set: &InsightSet, name: &str) -> Option<f64> {
+    match name {
+        "DocumentLatency" => document_latency::wasted_bytes(set),
+        _ => None,
+    }
+    .filter(|b| *b != 0.0)
 }
 
 fn combine(windows: &[Bounds]) -> Option<Bounds> {
