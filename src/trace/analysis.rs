@@ -17,6 +17,8 @@ pub fn insight(report: &Report, set_id: &str, name: &str) -> Result<String, Stri
         "INPBreakdown" => Some(inp_details(set)),
         "LCPBreakdown" => lcp_details(set),
         "CharacterSet" => Some(charset_details(set)),
+        "DOMSize" => Some(set.main_thread.dom_size.details()),
+        "ForcedReflow" => set.main_thread.forced_reflow.details(),
         _ => None,
     };
     match details {
@@ -42,6 +44,22 @@ fn texts(name: &str) -> (&'static str, &'static str, &'static [&'static str]) {
                 "https://web.dev/explore/how-to-optimize-inp",
                 "https://web.dev/articles/optimize-long-tasks",
                 "https://web.dev/articles/avoid-large-complex-layouts-and-layout-thrashing",
+            ],
+        ),
+        "DOMSize" => (
+            "Optimize DOM size",
+            include_str!("texts/dom_size_summary.txt"),
+            &[
+                "https://developer.chrome.com/docs/performance/insights/dom-size",
+                "https://developer.chrome.com/docs/lighthouse/performance/dom-size/",
+            ],
+        ),
+        "ForcedReflow" => (
+            "Forced reflow",
+            include_str!("texts/forced_reflow_summary.txt"),
+            &[
+                "https://developer.chrome.com/docs/performance/insights/forced-reflow",
+                "https://developers.google.com/web/fundamentals/performance/rendering/avoid-large-complex-layouts-and-layout-thrashing#avoid-forced-synchronous-layouts",
             ],
         ),
         "CharacterSet" => (

@@ -7,6 +7,7 @@ use std::collections::{HashMap, HashSet};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use super::insights;
 use super::interactions::{Start, TimingData};
 use super::network::Requests;
 
@@ -180,6 +181,8 @@ pub struct Collected {
     /// `MetaCharsetCheck` results: (event, frame, disposition).
     pub charset_checks: Vec<(At, String, String)>,
     pub timing_ends: Vec<(At, String)>,
+    /// What DOMSize and ForcedReflow read (issue 12, main-thread insights).
+    pub main_thread: insights::Evidence,
     /// Events dropped because they did not parse.
     pub malformed: u64,
 }
@@ -206,6 +209,13 @@ impl Collected {
             tid: raw.tid.unwrap_or(0),
         };
         self.bounds(&raw);
+        self.main_thread.take(&insights::Event {
+            at,
+            name: &raw.name,
+            ph: &raw.ph,
+            dur: raw.dur,
+            args: raw.args.map(|a| a.get()),
+        });
         if raw.name == "EventTiming" {
             return self.event_timing(at, &raw);
         }

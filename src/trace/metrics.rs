@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 
 use super::events::{At, Collected, Mark, Navigation, PageLoad};
+use super::insights::MainThread;
 use super::interactions::{self, Interaction};
 use super::network::Request;
 
@@ -74,6 +75,8 @@ pub struct InsightSet {
     /// The longest interaction (INP), when there was one.
     pub inp: Option<Interaction>,
     pub clusters: Vec<Cluster>,
+    /// DOMSize and ForcedReflow.
+    pub main_thread: MainThread,
 }
 
 impl InsightSet {
@@ -174,6 +177,7 @@ pub fn report(mut c: Collected, events: u64) -> Report {
         );
         sets.push(set);
     }
+    std::mem::take(&mut c.main_thread).evaluate(&mut sets, &c);
     Report {
         url,
         bounds,
@@ -241,6 +245,7 @@ fn initial_set(
         meta_charset: None,
         inp,
         clusters,
+        main_thread: MainThread::default(),
     });
 }
 
@@ -347,6 +352,7 @@ fn navigation_set(
             .filter(|k| in_bounds(k.first.ts, k.dur, bounds))
             .cloned()
             .collect(),
+        main_thread: MainThread::default(),
     }
 }
 

@@ -2,6 +2,12 @@
 //! DevTools lists an insight unless it passes; its own descriptions and example questions
 //! are part of the answer an agent reads, so they are kept here verbatim.
 
+mod dom_size;
+mod forced_reflow;
+
+use std::collections::HashSet;
+
+use super::events::{At, Collected};
 use super::metrics::{Bounds, InsightSet};
 
 /// DevTools' insights in its baseline order, and whether this analyser computes each.
@@ -16,11 +22,11 @@ pub const ALL: &[(&str, bool)] = &[
     ("DocumentLatency", false),
     ("FontDisplay", false),
     ("Viewport", false),
-    ("DOMSize", false),
+    ("DOMSize", true),
     ("ThirdParties", false),
     ("DuplicatedJavaScript", false),
     ("SlowCSSSelector", false),
-    ("ForcedReflow", false),
+    ("ForcedReflow", true),
     ("Cache", false),
     ("CharacterSet", true),
     ("ModernHTTP", false),
@@ -67,6 +73,14 @@ pub fn texts(name: &str) -> (&'static str, &'static [&'static str]) {
                 "How can I prevent layout shifts on this page?",
             ],
         ),
+        "DOMSize" => (dom_size::DESCRIPTION, &["How can I reduce the size of my DOM?"]),
+        "ForcedReflow" => (
+            forced_reflow::DESCRIPTION,
+            &[
+                "How can I avoid forced reflows and layout thrashing?",
+                "What is forced reflow and why is it problematic?",
+            ],
+        ),
         "CharacterSet" => (
             "A character encoding declaration is required. It can be done with a meta charset tag in the first 1024 bytes of the HTML or in the Content-Type HTTP response header. [Learn more about declaring the character encoding](https://developer.chrome.com/docs/insights/charset/).",
             &["How do I declare a character encoding for my page?"],
@@ -105,13 +119,105 @@ pub fn listed(set: &InsightSet) -> Vec<Listed> {
             bounds,
         });
     }
-    if let Some(bounds) = character_set(set) {
-        out.push(Listed {
-            name: "CharacterSet",
-            bounds,
-        });
+    let main_thread = &set.main_thread;
+    let more = [
+        ("DOMSize", main_thread.dom_size.listed()),
+        ("ForcedReflow", main_thread.forced_reflow.listed(set.bounds)),
+        ("CharacterSet", character_set(set)),
+    ];
+    for (name, bounds) in more {
+        if let Some(bounds) = bounds {
+            out.push(Listed { name, bounds });
+        }
     }
+    out.sort_by_key(|l| ALL.iter().position(|(n, _)| *n == l.name));
     out
+}
+
+/// One trace event as the main-thread insights see it while the trace streams.
+pub struct Event<'a> {
+    pub at: At,
+    pub name: &'a str,
+    pub ph: &'a str,
+    pub dur: Option<f64>,
+    pub args: Option<&'a str>,
+}
+
+/// What the stream leaves for the main-thread insights (DOMSize, ForcedReflow), each
+/// bounded by its own rules.
+#[derive(Default)]
+pub struct Evidence {
+    dom_size: dom_size::Evidence,
+    forced_reflow: forced_reflow::Evidence,
+    /// Renderer main threads (`CrRendererMain`), by (pid, tid).
+    main_threads: HashSet<(i64, i64)>,
+}
+
+impl Evidence {
+    pub fn take(&mut self, e: &Event) {
+        if e.name == "thread_name" && e.args.is_some_and(|a| a.contains("\"CrRendererMain\"")) {
+            self.main_threads.insert((e.at.pid, e.at.tid));
+        }
+        self.dom_size.take(e);
+        self.forced_reflow.take(e);
+    }
+
+    /// The models of every insight set, once the stream has ended.
+    pub fn evaluate(self, sets: &mut [InsightSet], c: &Collected) {
+        let reflows = self.forced_reflow.finish();
+        let main_frame_threads: HashSet<(i64, i64)> = self
+            .main_threads
+            .iter()
+            .filter(|(pid, _)| c.frame_processes.contains(&(c.main_frame.clone(), *pid)))
+            .copied()
+            .collect();
+        for set in sets {
+            let nav = set.navigation.as_ref();
+            let cx = Context {
+                frame: nav.map_or(c.main_frame.clone(), |n| n.frame.clone()),
+                bounds: set.bounds,
+                navigation_pid: nav.map(|n| n.at.pid),
+                main_tid: nav.map(|n| n.at.tid),
+                main_threads: &main_frame_threads,
+            };
+            set.main_thread = MainThread {
+                dom_size: self.dom_size.model(&cx),
+                forced_reflow: reflows.model(&cx),
+            };
+        }
+    }
+}
+
+/// The part of the trace an insight set covers, as the main-thread insights read it.
+pub struct Context<'a> {
+    pub frame: String,
+    pub bounds: Bounds,
+    pub navigation_pid: Option<i64>,
+    main_tid: Option<i64>,
+    main_threads: &'a HashSet<(i64, i64)>,
+}
+
+impl Context<'_> {
+    /// DevTools' `eventIsInBounds`.
+    pub fn in_bounds(&self, ts: f64, dur: f64) -> bool {
+        ts <= self.bounds.max && self.bounds.min < ts + dur
+    }
+
+    /// The navigation's main thread (DevTools compares thread ids only), or without a
+    /// navigation the main threads of the main frame's renderers.
+    pub fn is_main_thread(&self, pid: i64, tid: i64) -> bool {
+        match self.main_tid {
+            Some(main) => tid == main,
+            None => self.main_threads.contains(&(pid, tid)),
+        }
+    }
+}
+
+/// The main-thread insights of one insight set.
+#[derive(Clone, Debug, Default)]
+pub struct MainThread {
+    pub dom_size: dom_size::Model,
+    pub forced_reflow: forced_reflow::Model,
 }
 
 /// Fails when neither the Content-Type header nor a meta tag in the first 1024 bytes
