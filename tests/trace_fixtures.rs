@@ -197,6 +197,7 @@ fn insight_answers_match_the_reference_where_written() {
             "long-tasks.insight.NAVIGATION_0.LCPBreakdown.txt",
             "render-blocking.insight.NAVIGATION_0.CharacterSet.txt",
             "render-blocking.insight.NAVIGATION_0.LCPBreakdown.txt",
+            "third-parties.insight.NAVIGATION_0.ThirdParties.txt",
         ]
     );
 }

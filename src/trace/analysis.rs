@@ -19,6 +19,7 @@ pub fn insight(report: &Report, set_id: &str, name: &str) -> Result<String, Stri
         "CharacterSet" => Some(charset_details(set)),
         "DOMSize" => Some(set.main_thread.dom_size.details()),
         "ForcedReflow" => set.main_thread.forced_reflow.details(),
+        "ThirdParties" => Some(set.main_thread.third_parties.details()),
         _ => None,
     };
     match details {
@@ -60,6 +61,14 @@ fn texts(name: &str) -> (&'static str, &'static str, &'static [&'static str]) {
             &[
                 "https://developer.chrome.com/docs/performance/insights/forced-reflow",
                 "https://developers.google.com/web/fundamentals/performance/rendering/avoid-large-complex-layouts-and-layout-thrashing#avoid-forced-synchronous-layouts",
+            ],
+        ),
+        "ThirdParties" => (
+            "3rd parties",
+            include_str!("texts/third_parties_summary.txt"),
+            &[
+                "https://developer.chrome.com/docs/performance/insights/third-parties",
+                "https://web.dev/articles/optimizing-content-efficiency-loading-third-party-javascript/",
             ],
         ),
         "CharacterSet" => (

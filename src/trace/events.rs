@@ -181,7 +181,7 @@ pub struct Collected {
     /// `MetaCharsetCheck` results: (event, frame, disposition).
     pub charset_checks: Vec<(At, String, String)>,
     pub timing_ends: Vec<(At, String)>,
-    /// What DOMSize and ForcedReflow read (issue 12, main-thread insights).
+    /// What DOMSize, ForcedReflow and ThirdParties read (issue 12, main-thread insights).
     pub main_thread: insights::Evidence,
     /// Events dropped because they did not parse.
     pub malformed: u64,

@@ -75,7 +75,7 @@ pub struct InsightSet {
     /// The longest interaction (INP), when there was one.
     pub inp: Option<Interaction>,
     pub clusters: Vec<Cluster>,
-    /// DOMSize and ForcedReflow.
+    /// DOMSize, ForcedReflow and ThirdParties.
     pub main_thread: MainThread,
 }
 
@@ -177,7 +177,7 @@ pub fn report(mut c: Collected, events: u64) -> Report {
         );
         sets.push(set);
     }
-    std::mem::take(&mut c.main_thread).evaluate(&mut sets, &c);
+    std::mem::take(&mut c.main_thread).evaluate(&mut sets, &c, &requests);
     Report {
         url,
         bounds,

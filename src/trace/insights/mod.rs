@@ -3,12 +3,15 @@
 //! are part of the answer an agent reads, so they are kept here verbatim.
 
 mod dom_size;
+mod entities;
 mod forced_reflow;
+mod third_parties;
 
 use std::collections::HashSet;
 
 use super::events::{At, Collected};
 use super::metrics::{Bounds, InsightSet};
+use super::network::Request;
 
 /// DevTools' insights in its baseline order, and whether this analyser computes each.
 pub const ALL: &[(&str, bool)] = &[
@@ -23,7 +26,7 @@ pub const ALL: &[(&str, bool)] = &[
     ("FontDisplay", false),
     ("Viewport", false),
     ("DOMSize", true),
-    ("ThirdParties", false),
+    ("ThirdParties", true),
     ("DuplicatedJavaScript", false),
     ("SlowCSSSelector", false),
     ("ForcedReflow", true),
@@ -74,6 +77,10 @@ pub fn texts(name: &str) -> (&'static str, &'static [&'static str]) {
             ],
         ),
         "DOMSize" => (dom_size::DESCRIPTION, &["How can I reduce the size of my DOM?"]),
+        "ThirdParties" => (
+            third_parties::DESCRIPTION,
+            &["Which third parties are having the largest impact on my page performance?"],
+        ),
         "ForcedReflow" => (
             forced_reflow::DESCRIPTION,
             &[
@@ -122,6 +129,7 @@ pub fn listed(set: &InsightSet) -> Vec<Listed> {
     let main_thread = &set.main_thread;
     let more = [
         ("DOMSize", main_thread.dom_size.listed()),
+        ("ThirdParties", main_thread.third_parties.listed(set.bounds)),
         ("ForcedReflow", main_thread.forced_reflow.listed(set.bounds)),
         ("CharacterSet", character_set(set)),
     ];
@@ -143,12 +151,13 @@ pub struct Event<'a> {
     pub args: Option<&'a str>,
 }
 
-/// What the stream leaves for the main-thread insights (DOMSize, ForcedReflow), each
-/// bounded by its own rules.
+/// What the stream leaves for the main-thread insights (DOMSize, ForcedReflow,
+/// ThirdParties), each bounded by its own rules.
 #[derive(Default)]
 pub struct Evidence {
     dom_size: dom_size::Evidence,
     forced_reflow: forced_reflow::Evidence,
+    third_parties: third_parties::Evidence,
     /// Renderer main threads (`CrRendererMain`), by (pid, tid).
     main_threads: HashSet<(i64, i64)>,
 }
@@ -160,17 +169,25 @@ impl Evidence {
         }
         self.dom_size.take(e);
         self.forced_reflow.take(e);
+        self.third_parties.take(e);
     }
 
     /// The models of every insight set, once the stream has ended.
-    pub fn evaluate(self, sets: &mut [InsightSet], c: &Collected) {
+    pub fn evaluate(self, sets: &mut [InsightSet], c: &Collected, requests: &[Request]) {
         let reflows = self.forced_reflow.finish();
+        let mut third_parties = self.third_parties.finish(requests);
         let main_frame_threads: HashSet<(i64, i64)> = self
             .main_threads
             .iter()
             .filter(|(pid, _)| c.frame_processes.contains(&(c.main_frame.clone(), *pid)))
             .copied()
             .collect();
+        let renderers: HashSet<i64> = c.frame_processes.iter().map(|(_, pid)| *pid).collect();
+        // DevTools reads one main thread for ThirdParties: the main frame's renderer's.
+        let main = sets
+            .iter()
+            .find_map(|s| s.navigation.as_ref().map(|n| (n.at.pid, n.at.tid)))
+            .or_else(|| main_frame_threads.iter().min().copied());
         for set in sets {
             let nav = set.navigation.as_ref();
             let cx = Context {
@@ -179,10 +196,13 @@ impl Evidence {
                 navigation_pid: nav.map(|n| n.at.pid),
                 main_tid: nav.map(|n| n.at.tid),
                 main_threads: &main_frame_threads,
+                renderers: &renderers,
             };
+            let first_party = nav.map_or(c.main_frame_url.as_str(), |n| n.url.as_str());
             set.main_thread = MainThread {
                 dom_size: self.dom_size.model(&cx),
                 forced_reflow: reflows.model(&cx),
+                third_parties: third_parties.model(&cx, main, first_party),
             };
         }
     }
@@ -195,12 +215,18 @@ pub struct Context<'a> {
     pub navigation_pid: Option<i64>,
     main_tid: Option<i64>,
     main_threads: &'a HashSet<(i64, i64)>,
+    renderers: &'a HashSet<i64>,
 }
 
 impl Context<'_> {
     /// DevTools' `eventIsInBounds`.
     pub fn in_bounds(&self, ts: f64, dur: f64) -> bool {
         ts <= self.bounds.max && self.bounds.min < ts + dur
+    }
+
+    /// A process that renders a frame.
+    pub fn is_renderer(&self, pid: i64) -> bool {
+        self.renderers.contains(&pid)
     }
 
     /// The navigation's main thread (DevTools compares thread ids only), or without a
@@ -218,6 +244,7 @@ impl Context<'_> {
 pub struct MainThread {
     pub dom_size: dom_size::Model,
     pub forced_reflow: forced_reflow::Model,
+    pub third_parties: third_parties::Model,
 }
 
 /// Fails when neither the Content-Type header nor a meta tag in the first 1024 bytes
