@@ -10,6 +10,9 @@
 //! events, one of JavaScript invocations), merged as the trace streams: the unions hold one
 //! span per stretch of activity, never the events.
 //!
+//! Only reflows inside JavaScript on their own thread are kept (DevTools' one stack would
+//! also count a layout on one thread while another runs JavaScript).
+//!
 //! The function call a reflow ran under is the innermost event around it on its thread, if
 //! that is a `FunctionCall` (DevTools walks up its call tree past the profile's samples;
 //! this analyser reads no samples, so a reflow under another kind of event has no known
@@ -26,8 +29,8 @@ use crate::trace::metrics::Bounds;
 
 /// DevTools' `FORCED_REFLOW_THRESHOLD`: a task's reflows inside JavaScript count from 30 ms.
 const THRESHOLD: f64 = 30_000.0;
-/// Layouts and recalculations kept; a trace with more is analysed on its first ones.
-const KEPT: usize = 50_000;
+/// Reflows inside JavaScript kept; a trace with more is analysed on its first ones.
+const KEPT: usize = 10_000;
 
 /// A JavaScript call frame as written in the trace.
 #[derive(Deserialize, Clone, Debug)]
@@ -140,6 +143,7 @@ struct Reflow {
 struct Open {
     end: f64,
     call: Option<Call>,
+    javascript: bool,
 }
 
 /// Disjoint closed spans, merged as spans are added.
@@ -213,11 +217,20 @@ impl Evidence {
             open.pop();
         }
         let around = open.last().map(|o| o.call.clone());
+        // Only a reflow inside its own thread's JavaScript is kept: the layouts of the
+        // rendering lifecycle, most of them, never count.
+        let in_javascript = open.iter().any(|o| o.javascript);
         let call = (e.name == "FunctionCall")
             .then(|| function_call(e, dur))
             .flatten();
-        open.push(Open { end, call });
-        if matches!(e.name, "Layout" | "UpdateLayoutTree") && self.reflows.len() < KEPT {
+        let javascript = is_javascript(e.name);
+        open.push(Open {
+            end,
+            call,
+            javascript,
+        });
+        let reflow = matches!(e.name, "Layout" | "UpdateLayoutTree");
+        if reflow && in_javascript && self.reflows.len() < KEPT {
             self.reflow(e, dur, around.flatten());
         }
     }

@@ -18,8 +18,8 @@ use crate::trace::format::{grouped, millis};
 use crate::trace::metrics::Bounds;
 use crate::trace::network::Request;
 
-/// Self-time records kept; a trace with more is described by its first ones.
-const KEPT: usize = 200_000;
+/// Self-time sums kept (one per thread, URL and navigation); more are dropped.
+const KEPT: usize = 20_000;
 /// DevTools outlines an entity's events from 1 ms on.
 const OUTLINED: f64 = 1000.0;
 
@@ -167,14 +167,18 @@ struct Open {
     end: f64,
     url: Option<u32>,
     children: f64,
+    /// Navigations seen when it began.
+    navigations: u32,
 }
 
-/// Self time spent in one event that names a URL.
+/// Self time spent in the events of one thread that name one URL, from `ts` on, between
+/// two navigations (in the thread's own order, which is the order of its events' times).
 struct Spent {
     thread: (i64, i64),
     ts: f64,
     url: u32,
     time: f64,
+    navigations: u32,
 }
 
 /// A request's transfer size as the main thread's network events report it.
@@ -193,6 +197,10 @@ pub struct Evidence {
     url_ids: HashMap<String, u32>,
     open: HashMap<(i64, i64), Vec<Open>>,
     spent: Vec<Spent>,
+    /// The latest `spent` of each thread and URL, still adding up.
+    adding: HashMap<((i64, i64), u32), usize>,
+    /// Navigations seen so far: `spent` adds up only between two.
+    navigations: u32,
     /// Per URL and process: the span of its events of 1 ms or more.
     outlined: HashMap<(u32, i64), Bounds>,
     transfers: HashMap<String, Transfer>,
@@ -200,6 +208,9 @@ pub struct Evidence {
 
 impl Evidence {
     pub fn take(&mut self, e: &Event) {
+        if e.name == "navigationStart" && e.args.is_some_and(|a| a.contains("documentLoaderURL")) {
+            self.navigations += 1;
+        }
         let args = match e.args {
             Some(a) if a.contains("rl\"") || a.contains("encodedDataLength") => {
                 serde_json::from_str::<Args>(a).unwrap_or_default()
@@ -240,6 +251,7 @@ impl Evidence {
             end,
             url,
             children: 0.0,
+            navigations: self.navigations,
         });
         self.open.insert(thread, open);
     }
@@ -257,12 +269,25 @@ impl Evidence {
     fn close(&mut self, thread: (i64, i64), open: &mut Vec<Open>) {
         let Some(o) = open.pop() else { return };
         let time = (o.end - o.ts) - o.children;
-        if let (Some(url), true, true) = (o.url, time > 0.0, self.spent.len() < KEPT) {
+        let Some(url) = o.url.filter(|_| time > 0.0) else {
+            return;
+        };
+        if let Some(&i) = self.adding.get(&(thread, url)) {
+            let spent = &mut self.spent[i];
+            if spent.navigations == o.navigations {
+                spent.time += time;
+                spent.ts = spent.ts.min(o.ts);
+                return;
+            }
+        }
+        if self.spent.len() < KEPT {
+            self.adding.insert((thread, url), self.spent.len());
             self.spent.push(Spent {
                 thread,
                 ts: o.ts,
                 url,
                 time,
+                navigations: o.navigations,
             });
         }
     }
