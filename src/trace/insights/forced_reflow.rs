@@ -29,7 +29,7 @@ use crate::trace::metrics::Bounds;
 
 /// DevTools' `FORCED_REFLOW_THRESHOLD`: a task's reflows inside JavaScript count from 30 ms.
 const THRESHOLD: f64 = 30_000.0;
-/// Reflows inside JavaScript kept; a trace with more is analysed on its first ones.
+/// Records of reflows inside JavaScript kept; a trace with more is analysed on its first.
 const KEPT: usize = 10_000;
 
 /// A JavaScript call frame as written in the trace.
@@ -126,11 +126,18 @@ struct Call {
     dur: f64,
 }
 
-/// A layout or style recalculation, with what the insight reads of it.
+/// Layouts and style recalculations in a row, with what the insight reads of them: one
+/// thread's, in one task, forced by one frame under one function call (so that one record
+/// stands for a loop's thousands).
 #[derive(Clone, Debug)]
 struct Reflow {
     ts: f64,
+    /// Their time together.
     dur: f64,
+    /// When the last ended.
+    end: f64,
+    /// The thread and the start of its outermost event around them.
+    task: (i64, i64, f64),
     frame: Rc<str>,
     /// The JavaScript frame that forced it (the payload's top frame), if any.
     bottom: Option<Rc<CallFrame>>,
@@ -141,6 +148,7 @@ struct Reflow {
 /// An event open on a thread while the trace streams (events of a thread come in the
 /// order they began).
 struct Open {
+    ts: f64,
     end: f64,
     call: Option<Call>,
     javascript: bool,
@@ -224,18 +232,19 @@ impl Evidence {
             .then(|| function_call(e, dur))
             .flatten();
         let javascript = is_javascript(e.name);
+        let task = (e.at.pid, e.at.tid, open.first().map_or(e.at.ts, |o| o.ts));
         open.push(Open {
+            ts: e.at.ts,
             end,
             call,
             javascript,
         });
-        let reflow = matches!(e.name, "Layout" | "UpdateLayoutTree");
-        if reflow && in_javascript && self.reflows.len() < KEPT {
-            self.reflow(e, dur, around.flatten());
+        if matches!(e.name, "Layout" | "UpdateLayoutTree") && in_javascript {
+            self.reflow(e, dur, task, around.flatten());
         }
     }
 
-    fn reflow(&mut self, e: &Event, dur: f64, call: Option<Call>) {
+    fn reflow(&mut self, e: &Event, dur: f64, task: (i64, i64, f64), call: Option<Call>) {
         let args = e.args.and_then(|a| serde_json::from_str::<Args>(a).ok());
         let Some(begin) = args.and_then(|a| a.begin_data) else {
             return;
@@ -254,13 +263,29 @@ impl Evidence {
             .find(|f| !f.is_native())
             .or(top)
             .map(Rc::new);
-        self.reflows.push(Reflow {
-            ts: e.at.ts,
-            dur,
-            frame,
-            bottom,
-            call,
-        });
+        let id = |f: &Option<Rc<CallFrame>>| f.as_ref().map(|f| f.id());
+        let call_id = call.as_ref().map(|c| (c.frame.id(), c.ts.to_bits()));
+        if let Some(last) = self.reflows.last_mut().filter(|r| {
+            r.task == task
+                && r.frame == frame
+                && id(&r.bottom) == id(&bottom)
+                && r.call.as_ref().map(|c| (c.frame.id(), c.ts.to_bits())) == call_id
+        }) {
+            last.dur += dur;
+            last.end = last.end.max(e.at.ts + dur);
+            return;
+        }
+        if self.reflows.len() < KEPT {
+            self.reflows.push(Reflow {
+                ts: e.at.ts,
+                dur,
+                end: e.at.ts + dur,
+                task,
+                frame,
+                bottom,
+                call,
+            });
+        }
     }
 
     /// The reflows DevTools warns about: those inside JavaScript, of tasks whose reflows
@@ -340,7 +365,7 @@ impl Warnings {
         for r in self
             .reflows
             .iter()
-            .filter(|r| *r.frame == *cx.frame && cx.in_bounds(r.ts, r.dur))
+            .filter(|r| *r.frame == *cx.frame && cx.in_bounds(r.ts, r.end - r.ts))
         {
             let id = r.bottom.as_ref().map_or("UNATTRIBUTED".into(), |f| f.id());
             match causes.iter_mut().find(|(k, _)| *k == id) {
@@ -355,7 +380,7 @@ impl Warnings {
             }
             model.spans.push(Bounds {
                 min: r.ts,
-                max: r.ts + r.dur,
+                max: r.end,
             });
             let Some(call) = &r.call else {
                 model.unknown_calls = true;
