@@ -466,6 +466,91 @@ pub const DESCRIPTION: &str = "A forced reflow occurs when JavaScript queries ge
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::trace::events::At;
+    use std::collections::HashSet;
+
+    const STACK: &str = r#"{"beginData":{"frame":"F","stackTrace":[{"functionName":"read","url":"u.js","lineNumber":5,"columnNumber":3,"scriptId":"9"}]}}"#;
+    const CALL: &str = r#"{"data":{"functionName":"loop","url":"u.js","lineNumber":2,"columnNumber":1,"scriptId":"9","frame":"F"}}"#;
+
+    fn feed(evidence: &mut Evidence, name: &str, ts: f64, dur: f64, args: &str) {
+        evidence.take(&Event {
+            at: At {
+                index: 0,
+                ts,
+                pid: 1,
+                tid: 1,
+            },
+            name,
+            ph: "X",
+            dur: Some(dur),
+            args: Some(args),
+        });
+    }
+
+    /// A task with `reflows` layouts of 10 ms under `parent`, then an event after it.
+    fn model(parent: &str, args: &str, reflows: u32) -> Model {
+        let mut evidence = Evidence::default();
+        feed(&mut evidence, "RunTask", 1000.0, 100_000.0, "{}");
+        feed(&mut evidence, parent, 1010.0, 90_000.0, args);
+        for i in 0..reflows {
+            feed(
+                &mut evidence,
+                "Layout",
+                2000.0 + f64::from(i) * 11_000.0,
+                10_000.0,
+                STACK,
+            );
+        }
+        feed(&mut evidence, "RunTask", 200_000.0, 10.0, "{}");
+        let (threads, renderers) = (HashSet::new(), HashSet::new());
+        let cx = Context {
+            frame: "F".into(),
+            bounds: Bounds {
+                min: 0.0,
+                max: 300_000.0,
+            },
+            navigation_pid: Some(1),
+            main_tid: Some(1),
+            main_threads: &threads,
+            renderers: &renderers,
+        };
+        evidence.finish().model(&cx)
+    }
+
+    #[test]
+    fn reflows_count_from_30_ms_a_task_and_name_their_function_call() {
+        let set = Bounds {
+            min: 0.0,
+            max: 300_000.0,
+        };
+        assert!(model("FunctionCall", CALL, 2).listed(set).is_none());
+        let m = model("FunctionCall", CALL, 3);
+        let listed = m.listed(set);
+        assert_eq!(
+            listed,
+            Some(Bounds {
+                min: 1010.0,
+                max: 91_010.0
+            })
+        );
+        let details = m.details().unwrap_or_default();
+        assert!(details.contains(" - loop @ u.js:2:1\n\nTotal reflow time: 30\u{a0}ms"));
+        assert!(
+            details.contains(" - 30\u{a0}ms in read @ u.js:4:2"),
+            "{details}"
+        );
+    }
+
+    #[test]
+    fn a_reflow_outside_a_function_call_is_listed_but_not_written() {
+        let m = model("EvaluateScript", r#"{"data":{"url":"u.js"}}"#, 3);
+        let set = Bounds {
+            min: 0.0,
+            max: 300_000.0,
+        };
+        assert_eq!(m.listed(set), Some(set));
+        assert!(m.details().is_none());
+    }
 
     #[test]
     fn spans_merge_what_overlaps_or_touches() {
