@@ -154,9 +154,10 @@ struct Open {
     javascript: bool,
 }
 
-/// Disjoint closed spans, merged as spans are added.
+/// Disjoint closed spans, merged as spans are added; the span last added to is kept aside,
+/// as most events fall inside it.
 #[derive(Default)]
-struct Spans(BTreeMap<i64, (f64, f64)>);
+struct Spans(BTreeMap<i64, (f64, f64)>, Option<(f64, f64)>);
 
 impl Spans {
     fn key(ts: f64) -> i64 {
@@ -164,6 +165,9 @@ impl Spans {
     }
 
     fn add(&mut self, start: f64, end: f64) {
+        if self.1.is_some_and(|(s, e)| s <= start && end <= e) {
+            return;
+        }
         let (mut start, mut end) = (start, end);
         if let Some((&k, &(s, e))) = self.0.range(..=Self::key(start)).next_back() {
             if e >= start {
@@ -180,6 +184,7 @@ impl Spans {
             end = e.max(end);
         }
         self.0.insert(Self::key(start), (start, end));
+        self.1 = Some((start, end));
     }
 
     /// The span holding `ts`, and whether a span follows it.

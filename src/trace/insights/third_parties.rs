@@ -211,21 +211,26 @@ impl Evidence {
         if e.name == "navigationStart" && e.args.is_some_and(|a| a.contains("documentLoaderURL")) {
             self.navigations += 1;
         }
-        let args = match e.args {
-            Some(a) if a.contains("rl\"") || a.contains("encodedDataLength") => {
-                serde_json::from_str::<Args>(a).unwrap_or_default()
-            }
-            _ => Args::default(),
-        };
+        let parse = |a: &str| serde_json::from_str::<Args>(a).unwrap_or_default();
         if matches!(
             e.name,
             "ResourceReceiveResponse" | "ResourceReceivedData" | "ResourceFinish"
         ) {
+            let args = e.args.map(parse).unwrap_or_default();
             self.transfer(e, args.data.as_ref());
             return;
         }
-        let url = url_of(e.name, &args).map(|u| self.intern(u));
+        // Only complete events count: as main-thread time, or when they take 1 ms or more.
         let dur = e.dur.unwrap_or(0.0);
+        let visible = e.ph == "X" && VISIBLE.contains(&e.name);
+        if e.ph != "X" || (!visible && dur < OUTLINED) {
+            return;
+        }
+        let args = match e.args {
+            Some(a) if a.contains("rl\"") => parse(a),
+            _ => Args::default(),
+        };
+        let url = url_of(e.name, &args).map(|u| self.intern(u));
         if let (Some(url), true) = (url, dur >= OUTLINED) {
             let span = self.outlined.entry((url, e.at.pid)).or_insert(Bounds {
                 min: e.at.ts,
@@ -234,7 +239,7 @@ impl Evidence {
             span.min = span.min.min(e.at.ts);
             span.max = span.max.max(e.at.ts + dur);
         }
-        if e.ph != "X" || !VISIBLE.contains(&e.name) {
+        if !visible {
             return;
         }
         let thread = (e.at.pid, e.at.tid);
