@@ -15,6 +15,9 @@ const PAGES: &[&str] = &[
     "document-latency",
     "request-chain",
     "redirect",
+    "dom-size",
+    "forced-reflow",
+    "third-parties",
 ];
 
 fn dir() -> PathBuf {
@@ -29,18 +32,27 @@ fn ours(name: &str) -> String {
     scrub(&trace::summary(&report))
 }
 
-/// The fixture server's port differs between runs.
+/// The fixture server's port differs between runs (it serves 127.0.0.1, and 127.0.0.2 and
+/// `localhost` as other sites).
 fn scrub(text: &str) -> String {
-    let mut out = String::new();
-    let mut rest = text;
-    while let Some(i) = rest.find("http://127.0.0.1:") {
-        let (head, tail) = rest.split_at(i + "http://127.0.0.1:".len());
-        out.push_str(head);
-        out.push_str("PORT");
-        rest = tail.trim_start_matches(|c: char| c.is_ascii_digit());
+    let mut text = text.to_owned();
+    for host in [
+        "http://127.0.0.1:",
+        "http://127.0.0.2:",
+        "http://localhost:",
+    ] {
+        let mut out = String::new();
+        let mut rest = text.as_str();
+        while let Some(i) = rest.find(host) {
+            let (head, tail) = rest.split_at(i + host.len());
+            out.push_str(head);
+            out.push_str("PORT");
+            rest = tail.trim_start_matches(|c: char| c.is_ascii_digit());
+        }
+        out.push_str(rest);
+        text = out;
     }
-    out.push_str(rest);
-    out
+    text
 }
 
 fn reference(name: &str) -> String {
@@ -217,6 +229,11 @@ fn insight_answers_match_the_reference_where_written() {
         [
             "document-latency.insight.NAVIGATION_0.DocumentLatency.txt",
             "document-latency.insight.NAVIGATION_0.LCPBreakdown.txt",
+            "dom-size.insight.NAVIGATION_0.DOMSize.txt",
+            "dom-size.insight.NAVIGATION_0.LCPBreakdown.txt",
+            "forced-reflow.insight.NAVIGATION_0.DOMSize.txt",
+            "forced-reflow.insight.NAVIGATION_0.ForcedReflow.txt",
+            "forced-reflow.insight.NAVIGATION_0.LCPBreakdown.txt",
             "interaction.insight.NO_NAVIGATION.INPBreakdown.txt",
             "layout-shift.insight.NAVIGATION_0.CharacterSet.txt",
             "layout-shift.insight.NAVIGATION_0.LCPBreakdown.txt",
@@ -233,6 +250,9 @@ fn insight_answers_match_the_reference_where_written() {
             "request-chain.insight.NAVIGATION_0.LCPBreakdown.txt",
             "request-chain.insight.NAVIGATION_0.NetworkDependencyTree.txt",
             "request-chain.insight.NAVIGATION_0.RenderBlocking.txt",
+            "third-parties.insight.NAVIGATION_0.NetworkDependencyTree.txt",
+            "third-parties.insight.NAVIGATION_0.RenderBlocking.txt",
+            "third-parties.insight.NAVIGATION_0.ThirdParties.txt",
         ]
     );
 }

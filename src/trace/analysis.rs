@@ -22,6 +22,9 @@ pub fn insight(report: &Report, set_id: &str, name: &str) -> Result<String, Stri
         "NetworkDependencyTree" => Some(network_dependency_tree::details(report, set)),
         "RenderBlocking" => Some(render_blocking::details(report, set)),
         "DocumentLatency" => Some(document_latency::details(report, set)),
+        "DOMSize" => Some(set.main_thread.dom_size.details()),
+        "ForcedReflow" => set.main_thread.forced_reflow.details(),
+        "ThirdParties" => Some(set.main_thread.third_parties.details()),
         _ => None,
     };
     match details {
@@ -35,11 +38,12 @@ pub fn insight(report: &Report, set_id: &str, name: &str) -> Result<String, Stri
     }
 }
 
-/// Title, summary and links of the insights analysed here (DevTools' texts).
-fn texts(name: &str) -> (&'static str, &'static str, &'static [&'static str]) {
-    match name {
-        "INPBreakdown" => (
-            "INP breakdown",
+/// Title, summary and links of the insights analysed here (DevTools' texts); LCPBreakdown's
+/// are the fallback.
+const TEXTS: &[(&str, Texts)] = &[
+    (
+        "INPBreakdown",
+        ("INP breakdown",
             include_str!("texts/inp_summary.txt"),
             &[
                 "https://developer.chrome.com/docs/performance/insights/inp-breakdown",
@@ -49,9 +53,10 @@ fn texts(name: &str) -> (&'static str, &'static str, &'static [&'static str]) {
                 "https://web.dev/articles/avoid-large-complex-layouts-and-layout-thrashing",
             ],
         ),
-        // Network insights (issue 12).
-        "NetworkDependencyTree" => (
-            "Network dependency tree",
+    ),
+    (
+        "NetworkDependencyTree",
+        ("Network dependency tree",
             include_str!("texts/network_dependency_tree_summary.txt"),
             &[
                 "https://developer.chrome.com/docs/performance/insights/network-dependency-tree",
@@ -59,16 +64,20 @@ fn texts(name: &str) -> (&'static str, &'static str, &'static [&'static str]) {
                 "https://developer.chrome.com/docs/lighthouse/performance/uses-rel-preconnect/",
             ],
         ),
-        "DocumentLatency" => (
-            "Document request latency",
+    ),
+    (
+        "DocumentLatency",
+        ("Document request latency",
             include_str!("texts/document_latency_summary.txt"),
             &[
                 "https://developer.chrome.com/docs/performance/insights/document-latency",
                 "https://web.dev/articles/optimize-ttfb",
             ],
         ),
-        "RenderBlocking" => (
-            "Render-blocking requests",
+    ),
+    (
+        "RenderBlocking",
+        ("Render-blocking requests",
             include_str!("texts/render_blocking_summary.txt"),
             &[
                 "https://developer.chrome.com/docs/performance/insights/render-blocking",
@@ -76,24 +85,64 @@ fn texts(name: &str) -> (&'static str, &'static str, &'static [&'static str]) {
                 "https://web.dev/articles/optimize-lcp",
             ],
         ),
-        "CharacterSet" => (
-            "Declare a character encoding",
+    ),
+    (
+        "DOMSize",
+        ("Optimize DOM size",
+            include_str!("texts/dom_size_summary.txt"),
+            &[
+                "https://developer.chrome.com/docs/performance/insights/dom-size",
+                "https://developer.chrome.com/docs/lighthouse/performance/dom-size/",
+            ],
+        ),
+    ),
+    (
+        "ForcedReflow",
+        ("Forced reflow",
+            include_str!("texts/forced_reflow_summary.txt"),
+            &[
+                "https://developer.chrome.com/docs/performance/insights/forced-reflow",
+                "https://developers.google.com/web/fundamentals/performance/rendering/avoid-large-complex-layouts-and-layout-thrashing#avoid-forced-synchronous-layouts",
+            ],
+        ),
+    ),
+    (
+        "ThirdParties",
+        ("3rd parties",
+            include_str!("texts/third_parties_summary.txt"),
+            &[
+                "https://developer.chrome.com/docs/performance/insights/third-parties",
+                "https://web.dev/articles/optimizing-content-efficiency-loading-third-party-javascript/",
+            ],
+        ),
+    ),
+    (
+        "CharacterSet",
+        ("Declare a character encoding",
             include_str!("texts/charset_summary.txt"),
             &[
                 "https://developer.chrome.com/docs/insights/charset/",
                 "https://developer.chrome.com/docs/insights/charset/",
             ],
         ),
-        _ => (
-            "LCP breakdown",
-            include_str!("texts/lcp_breakdown_summary.txt"),
-            &[
-                "https://developer.chrome.com/docs/performance/insights/lcp-breakdown",
-                "https://web.dev/articles/lcp",
-                "https://web.dev/articles/optimize-lcp",
-            ],
-        ),
-    }
+    ),
+];
+
+type Texts = (&'static str, &'static str, &'static [&'static str]);
+
+const LCP_BREAKDOWN_TEXTS: Texts = (
+    "LCP breakdown",
+    include_str!("texts/lcp_breakdown_summary.txt"),
+    &[
+        "https://developer.chrome.com/docs/performance/insights/lcp-breakdown",
+        "https://web.dev/articles/lcp",
+        "https://web.dev/articles/optimize-lcp",
+    ],
+);
+
+fn texts(name: &str) -> Texts {
+    let found = TEXTS.iter().find(|(n, _)| *n == name);
+    found.map_or(LCP_BREAKDOWN_TEXTS, |(_, texts)| *texts)
 }
 
 fn layout(name: &str, details: &str, set: &InsightSet) -> String {

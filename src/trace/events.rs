@@ -7,6 +7,7 @@ use std::collections::{HashMap, HashSet};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use super::insights;
 use super::interactions::{Start, TimingData};
 use super::network::Requests;
 
@@ -185,6 +186,8 @@ pub struct Collected {
     pub timing_ends: Vec<(At, String)>,
     /// `LinkPreconnect` URLs (NetworkDependencyTree), at most `MAX_PRECONNECTS`.
     pub link_preconnects: Vec<String>,
+    /// What DOMSize, ForcedReflow and ThirdParties read (issue 12, main-thread insights).
+    pub main_thread: insights::Evidence,
     /// Events dropped because they did not parse.
     pub malformed: u64,
 }
@@ -211,6 +214,13 @@ impl Collected {
             tid: raw.tid.unwrap_or(0),
         };
         self.bounds(&raw);
+        self.main_thread.take(&insights::Event {
+            at,
+            name: &raw.name,
+            ph: &raw.ph,
+            dur: raw.dur,
+            args: raw.args.map(|a| a.get()),
+        });
         if raw.name == "EventTiming" {
             return self.event_timing(at, &raw);
         }

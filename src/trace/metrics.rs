@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 
 use super::events::{At, Collected, Mark, Navigation, PageLoad};
+use super::insights::MainThread;
 use super::interactions::{self, Interaction};
 use super::network::Request;
 
@@ -78,6 +79,8 @@ pub struct InsightSet {
     pub clusters: Vec<Cluster>,
     /// The requests started from this navigation to the next (the network insights').
     pub requests: Vec<Request>,
+    /// DOMSize, ForcedReflow and ThirdParties.
+    pub main_thread: MainThread,
 }
 
 impl InsightSet {
@@ -179,6 +182,8 @@ pub fn report(mut c: Collected, events: u64) -> Report {
         );
         sets.push(set);
     }
+    let navigations = known.iter().map(|n| (n.frame.clone(), n.at.ts)).collect();
+    std::mem::take(&mut c.main_thread).evaluate(&mut sets, &c, &requests);
     Report {
         url,
         bounds,
@@ -186,7 +191,7 @@ pub fn report(mut c: Collected, events: u64) -> Report {
         network_throttling: None,
         sets,
         requests,
-        navigations: known.iter().map(|n| (n.frame.clone(), n.at.ts)).collect(),
+        navigations,
         link_preconnects: std::mem::take(&mut c.link_preconnects),
         events,
     }
@@ -258,6 +263,7 @@ fn initial_set(
         inp,
         clusters,
         requests: Vec::new(),
+        main_thread: MainThread::default(),
     });
 }
 
@@ -370,6 +376,7 @@ fn navigation_set(
             .filter(|r| r.ts >= nav.at.ts && r.ts <= bounds.max)
             .cloned()
             .collect(),
+        main_thread: MainThread::default(),
     }
 }
 

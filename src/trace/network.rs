@@ -449,6 +449,7 @@ impl Request {
         let headers = timing
             .receive_headers_start
             .unwrap_or(timing.receive_headers_end);
-        Some(timing.request_time * 1_000_000.0 + headers * 1000.0)
+        // Seconds to ms to µs in two steps, as DevTools rounds them.
+        Some(timing.request_time * 1000.0 * 1000.0 + headers * 1000.0)
     }
 }

@@ -2,7 +2,16 @@
 //! DevTools lists an insight unless it passes; its own descriptions and example questions
 //! are part of the answer an agent reads, so they are kept here verbatim.
 
+mod dom_size;
+mod entities;
+mod forced_reflow;
+mod third_parties;
+
+use std::collections::HashSet;
+
+use super::events::{At, Collected};
 use super::metrics::{Bounds, InsightSet};
+use super::network::Request;
 
 // Network insights (issue 12): one file each.
 pub mod document_latency;
@@ -23,11 +32,11 @@ pub const ALL: &[(&str, bool)] = &[
     ("DocumentLatency", true),
     ("FontDisplay", false),
     ("Viewport", false),
-    ("DOMSize", false),
-    ("ThirdParties", false),
+    ("DOMSize", true),
+    ("ThirdParties", true),
     ("DuplicatedJavaScript", false),
     ("SlowCSSSelector", false),
-    ("ForcedReflow", false),
+    ("ForcedReflow", true),
     ("Cache", false),
     ("CharacterSet", true),
     ("ModernHTTP", false),
@@ -96,6 +105,18 @@ pub fn texts(name: &str) -> (&'static str, &'static [&'static str]) {
                 "Did anything slow down the request for this document?",
             ],
         ),
+        "DOMSize" => (dom_size::DESCRIPTION, &["How can I reduce the size of my DOM?"]),
+        "ThirdParties" => (
+            third_parties::DESCRIPTION,
+            &["Which third parties are having the largest impact on my page performance?"],
+        ),
+        "ForcedReflow" => (
+            forced_reflow::DESCRIPTION,
+            &[
+                "How can I avoid forced reflows and layout thrashing?",
+                "What is forced reflow and why is it problematic?",
+            ],
+        ),
         "CharacterSet" => (
             "A character encoding declaration is required. It can be done with a meta charset tag in the first 1024 bytes of the HTML or in the Content-Type HTTP response header. [Learn more about declaring the character encoding](https://developer.chrome.com/docs/insights/charset/).",
             &["How do I declare a character encoding for my page?"],
@@ -145,12 +166,20 @@ pub fn listed(set: &InsightSet) -> Vec<Listed> {
             out.push(Listed { name, bounds });
         }
     }
-    if let Some(bounds) = character_set(set) {
-        out.push(Listed {
-            name: "CharacterSet",
-            bounds,
-        });
+    let main_thread = &set.main_thread;
+    let more = [
+        ("DOMSize", main_thread.dom_size.listed()),
+        ("ThirdParties", main_thread.third_parties.listed(set.bounds)),
+        ("ForcedReflow", main_thread.forced_reflow.listed(set.bounds)),
+        ("CharacterSet", character_set(set)),
+    ];
+    for (name, bounds) in more {
+        if let Some(bounds) = bounds {
+            out.push(Listed { name, bounds });
+        }
     }
+    // Baseline order first; then DevTools' ranking by LCP savings (a stable sort).
+    out.sort_by_key(|l| ALL.iter().position(|(n, _)| *n == l.name));
     by_rank(set, &mut out);
     out
 }
@@ -167,6 +196,111 @@ fn by_rank(set: &InsightSet, listed: &mut [Listed]) {
         let rank = |l: &Listed| rank::rank(observed, lcp_savings(l.name));
         rank(b).total_cmp(&rank(a))
     });
+}
+
+/// One trace event as the main-thread insights see it while the trace streams.
+pub struct Event<'a> {
+    pub at: At,
+    pub name: &'a str,
+    pub ph: &'a str,
+    pub dur: Option<f64>,
+    pub args: Option<&'a str>,
+}
+
+/// What the stream leaves for the main-thread insights (DOMSize, ForcedReflow,
+/// ThirdParties), each bounded by its own rules.
+#[derive(Default)]
+pub struct Evidence {
+    dom_size: dom_size::Evidence,
+    forced_reflow: forced_reflow::Evidence,
+    third_parties: third_parties::Evidence,
+    /// Renderer main threads (`CrRendererMain`), by (pid, tid).
+    main_threads: HashSet<(i64, i64)>,
+}
+
+impl Evidence {
+    pub fn take(&mut self, e: &Event) {
+        if e.name == "thread_name" && e.args.is_some_and(|a| a.contains("\"CrRendererMain\"")) {
+            self.main_threads.insert((e.at.pid, e.at.tid));
+        }
+        self.dom_size.take(e);
+        self.forced_reflow.take(e);
+        self.third_parties.take(e);
+    }
+
+    /// The models of every insight set, once the stream has ended.
+    pub fn evaluate(self, sets: &mut [InsightSet], c: &Collected, requests: &[Request]) {
+        let reflows = self.forced_reflow.finish();
+        let mut third_parties = self.third_parties.finish(requests);
+        let main_frame_threads: HashSet<(i64, i64)> = self
+            .main_threads
+            .iter()
+            .filter(|(pid, _)| c.frame_processes.contains(&(c.main_frame.clone(), *pid)))
+            .copied()
+            .collect();
+        let renderers: HashSet<i64> = c.frame_processes.iter().map(|(_, pid)| *pid).collect();
+        // DevTools reads one main thread for ThirdParties: the main frame's renderer's.
+        let main = sets
+            .iter()
+            .find_map(|s| s.navigation.as_ref().map(|n| (n.at.pid, n.at.tid)))
+            .or_else(|| main_frame_threads.iter().min().copied());
+        for set in sets {
+            let nav = set.navigation.as_ref();
+            let cx = Context {
+                frame: nav.map_or(c.main_frame.clone(), |n| n.frame.clone()),
+                bounds: set.bounds,
+                navigation_pid: nav.map(|n| n.at.pid),
+                main_tid: nav.map(|n| n.at.tid),
+                main_threads: &main_frame_threads,
+                renderers: &renderers,
+            };
+            let first_party = nav.map_or(c.main_frame_url.as_str(), |n| n.url.as_str());
+            set.main_thread = MainThread {
+                dom_size: self.dom_size.model(&cx),
+                forced_reflow: reflows.model(&cx),
+                third_parties: third_parties.model(&cx, main, first_party),
+            };
+        }
+    }
+}
+
+/// The part of the trace an insight set covers, as the main-thread insights read it.
+pub struct Context<'a> {
+    pub frame: String,
+    pub bounds: Bounds,
+    pub navigation_pid: Option<i64>,
+    main_tid: Option<i64>,
+    main_threads: &'a HashSet<(i64, i64)>,
+    renderers: &'a HashSet<i64>,
+}
+
+impl Context<'_> {
+    /// DevTools' `eventIsInBounds`.
+    pub fn in_bounds(&self, ts: f64, dur: f64) -> bool {
+        ts <= self.bounds.max && self.bounds.min < ts + dur
+    }
+
+    /// A process that renders a frame.
+    pub fn is_renderer(&self, pid: i64) -> bool {
+        self.renderers.contains(&pid)
+    }
+
+    /// The navigation's main thread (DevTools compares thread ids only), or without a
+    /// navigation the main threads of the main frame's renderers.
+    pub fn is_main_thread(&self, pid: i64, tid: i64) -> bool {
+        match self.main_tid {
+            Some(main) => tid == main,
+            None => self.main_threads.contains(&(pid, tid)),
+        }
+    }
+}
+
+/// The main-thread insights of one insight set.
+#[derive(Clone, Debug, Default)]
+pub struct MainThread {
+    pub dom_size: dom_size::Model,
+    pub forced_reflow: forced_reflow::Model,
+    pub third_parties: third_parties::Model,
 }
 
 /// Fails when neither the Content-Type header nor a meta tag in the first 1024 bytes
