@@ -8,6 +8,7 @@
 //! and other at-rule blocks, animation and transition styles, and which element a
 //! `@container` query matched.
 
+mod at_rules;
 mod cascade;
 mod model;
 mod render;
@@ -206,12 +207,13 @@ fn answer(cx: &mut Ctx, call: CallId, page: PageId, uid: &str, found: Found, pag
     let empty = Sheets::default();
     let sheets = cx.css_sheets.get(page).unwrap_or(&empty);
     let mut matched = found.matched;
-    let blocks = model::blocks(
+    let mut blocks = model::blocks(
         &mut matched,
         &found.element.tag(),
         &ancestors,
         &sheets.known,
     );
+    blocks.extend(at_rules::blocks(&matched, &sheets.known));
     let paged = paginate(blocks.len(), paging);
     let mut resp = Response::for_page(page);
     for line in paged.lines {

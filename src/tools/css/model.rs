@@ -51,6 +51,8 @@ pub struct Block {
     pub selector: String,
     pub source: Option<String>,
     pub props: Vec<Shown>,
+    /// `@keyframes`: each keyframe's selector and declarations.
+    pub steps: Vec<(String, Vec<Shown>)>,
 }
 
 /// One style before the cascade: where it shows and its declarations, with which of them
@@ -334,20 +336,21 @@ fn shown(entries: &[Entry], sheets: &HashMap<String, Sheet>) -> Vec<Block> {
             selector: e.selector.clone(),
             source: e.rule.map(|r| source(r, sheets)),
             props: shown,
+            steps: Vec::new(),
         });
     }
     out
 }
 
 /// A declaration as DevTools holds it.
-struct Prop {
-    name: String,
-    value: String,
-    important: bool,
-    parsed_ok: bool,
-    disabled: bool,
+pub(super) struct Prop {
+    pub name: String,
+    pub value: String,
+    pub important: bool,
+    pub parsed_ok: bool,
+    pub disabled: bool,
     /// Written in the style (not a longhand the browser expanded a shorthand into).
-    leading: bool,
+    pub leading: bool,
     /// An expanded longhand of a written shorthand: the shorthand stands for it.
     implied: bool,
     longhands: Vec<String>,
@@ -368,7 +371,7 @@ impl Prop {
 /// A style's declarations. With source ranges: those written, and the expanded longhands
 /// (not shown). The browser's own styles have no ranges and list longhands only: a
 /// shorthand they name (with a value) is added after them and shown in their place.
-fn props(style: &CSSStyle) -> Vec<Prop> {
+pub(super) fn props(style: &CSSStyle) -> Vec<Prop> {
     let ranged = style.range.is_some();
     let mut out: Vec<Prop> = style
         .css_properties
@@ -432,7 +435,7 @@ fn canonical(name: &str) -> String {
     }
 }
 
-fn strip_important(value: &str) -> String {
+pub(super) fn strip_important(value: &str) -> String {
     let trimmed = value.trim_end();
     let lower = trimmed.to_ascii_lowercase();
     match lower.strip_suffix("important").map(str::trim_end) {
@@ -469,7 +472,7 @@ fn source(rule: &CSSRule, sheets: &HashMap<String, Sheet>) -> String {
     format!("{}{line}", file_name(&sheet.url))
 }
 
-fn file_name(url: &str) -> String {
+pub(super) fn file_name(url: &str) -> String {
     if url.starts_with("data:") {
         return "data-uri".into();
     }

@@ -46,6 +46,13 @@ fn rule(lines: &mut Vec<String>, indent: usize, block: &Block) {
     for p in &block.props {
         lines.push(format!("{:w$}{}", "", declaration(p), w = at + 2));
     }
+    for (key, props) in &block.steps {
+        lines.push(format!("{:w$}{key} {{", "", w = at + 2));
+        for p in props {
+            lines.push(format!("{:w$}{}", "", declaration(p), w = at + 4));
+        }
+        lines.push(format!("{:w$}}}", "", w = at + 2));
+    }
     lines.push(format!("{:at$}}}", ""));
     while at > indent {
         at -= 2;
@@ -87,6 +94,7 @@ mod tests {
                     important: true,
                     ..shown("color", "red", "active")
                 }],
+                steps: Vec::new(),
             },
             Block {
                 place: Place::Inherited {
@@ -97,6 +105,7 @@ mod tests {
                 selector: "body".into(),
                 source: Some("page.html:3".into()),
                 props: vec![shown("color", "blue", "overloaded")],
+                steps: Vec::new(),
             },
         ];
         let want = "Styles for p.a (uid: \"1_5\"):\n\n  @media (min-width: 1px) {\n    .a (page.html:5) {\n      color: red !important;\n    }\n  }\n\n  Inherited from body (uid: \"1_2\"):\n    body (page.html:3) {\n      [overloaded] color: blue;\n    }";
