@@ -155,9 +155,8 @@ fn reference_answers(file: &str) -> Vec<(String, Value, String)> {
     out
 }
 
-/// Asks for every case of a reference file on its page and compares the text exactly,
-/// once the reference's lines in `unmatched` (what we know we do not write) are taken out.
-fn styles_match_the_reference(page: &str, file: &str, unmatched: &[&str]) {
+/// Asks for every case of a reference file on its page and compares the text exactly.
+fn styles_match_the_reference(page: &str, file: &str) {
     let fx = Fixtures::start_in(
         &PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/inspect"),
     );
@@ -171,34 +170,25 @@ fn styles_match_the_reference(page: &str, file: &str, unmatched: &[&str]) {
         let mut args = args;
         args["uid"] = json!(uid);
         let r = mcp.call_ok("get_css_styles", args.clone());
-        let want: Vec<&str> = want
-            .lines()
-            .filter(|l| !unmatched.contains(&l.trim()))
-            .collect();
-        assert_eq!(
-            r.text.trim_end(),
-            want.join("\n").trim_end(),
-            "{element:?} {args}"
-        );
+        assert_eq!(r.text.trim_end(), want.trim_end(), "{element:?} {args}");
     }
 }
 
 #[test]
 fn css_styles_match_the_reference_rules_inheritance_and_pseudo_elements() {
-    styles_match_the_reference("styles.html", "styles.txt", &[]);
+    styles_match_the_reference("styles.html", "styles.txt");
 }
 
 #[test]
 fn css_styles_match_the_reference_layers_supports_and_browser_rules() {
-    styles_match_the_reference("styles2.html", "styles2.txt", &[]);
+    styles_match_the_reference("styles2.html", "styles2.txt");
 }
 
-/// `@keyframes`, `@position-try` (inactive) and `@property` after the element's rules. The
-/// reference also names the element an `@container` rule queried (`/* container: .box */`,
-/// from `CSS.getContainerForNode`, which the vendored protocol does not have yet): left out.
+/// `@keyframes`, `@position-try` (inactive) and `@property` after the element's rules, and
+/// the element an `@container` rule queried.
 #[test]
 fn css_styles_match_the_reference_at_rules() {
-    styles_match_the_reference("styles3.html", "styles3.txt", &["/* container: .box */"]);
+    styles_match_the_reference("styles3.html", "styles3.txt");
 }
 
 #[test]

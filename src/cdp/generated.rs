@@ -1847,6 +1847,42 @@ pub mod dom {
         const METHOD: &'static str = "DOM.getFrameOwner";
         type Returns = GetFrameOwnerReturns;
     }
+
+    /// Returns the query container of the given node based on container query conditions: containerName, physical and logical axes, and whether it queries scroll-state or anchored elements.
+    #[derive(Debug, Clone, Default, serde::Serialize)]
+    pub struct GetContainerForNodeParams {
+        #[serde(rename = "nodeId")]
+        pub node_id: NodeId,
+        #[serde(rename = "containerName")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub container_name: Option<String>,
+        #[serde(rename = "physicalAxes")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub physical_axes: Option<PhysicalAxes>,
+        #[serde(rename = "logicalAxes")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub logical_axes: Option<LogicalAxes>,
+        #[serde(rename = "queriesScrollState")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub queries_scroll_state: Option<bool>,
+        #[serde(rename = "queriesAnchored")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub queries_anchored: Option<bool>,
+    }
+
+    /// What `DOM.getContainerForNode` returns.
+    #[derive(Debug, Clone, Default, serde::Deserialize)]
+    #[serde(default)]
+    pub struct GetContainerForNodeReturns {
+        /// The container node for the given node, or null if not found.
+        #[serde(rename = "nodeId")]
+        pub node_id: Option<NodeId>,
+    }
+
+    impl crate::cdp::Command for GetContainerForNodeParams {
+        const METHOD: &'static str = "DOM.getContainerForNode";
+        type Returns = GetContainerForNodeReturns;
+    }
 }
 
 /// This domain emulates different environments for the page.

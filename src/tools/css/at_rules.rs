@@ -149,6 +149,7 @@ fn block(selector: String, source: String, props: Vec<Shown>) -> Block {
         source: Some(source),
         props,
         steps: Vec::new(),
+        comments: Vec::new(),
     }
 }
 

@@ -10,6 +10,7 @@
 
 mod at_rules;
 mod cascade;
+mod containers;
 mod model;
 mod render;
 mod selector;
@@ -108,6 +109,8 @@ struct Found {
     element: selector::Node,
     ancestors: Vec<selector::Node>,
     matched: cdp_css::GetMatchedStylesForNodeReturns,
+    /// Each `@container` header with the node it queried.
+    containers: Vec<(String, i64)>,
 }
 
 /// Finds the element (and its ancestors) in the document, enables CSS on the page once, and
@@ -129,15 +132,22 @@ fn read(cx: &mut Ctx, page: PageId, session: String, backend: i64, uid: String, 
                 return done(cx, Err(e));
             }
             let params = cdp_css::GetMatchedStylesForNodeParams { node_id };
-            browser::send(cx, Some(&s), params, move |cx, r| match r {
-                Ok(matched) => done(
-                    cx,
-                    Ok(Found {
-                        element,
-                        ancestors,
-                        matched,
-                    }),
-                ),
+            let session = s.clone();
+            browser::send(cx, Some(&session), params, move |cx, r| match r {
+                Ok(matched) => {
+                    let queries = containers::queries(&matched);
+                    let found = Box::new(move |cx: &mut Ctx, r: Result<Vec<_>, Error>| {
+                        let containers = r.unwrap_or_default();
+                        let found = Found {
+                            element,
+                            ancestors,
+                            matched,
+                            containers,
+                        };
+                        done(cx, Ok(found))
+                    });
+                    containers::resolve(cx, s, node_id, queries, Vec::new(), found);
+                }
                 Err(_) => done(
                     cx,
                     Err(Error::Page(format!(
@@ -214,6 +224,21 @@ fn answer(cx: &mut Ctx, call: CallId, page: PageId, uid: &str, found: Found, pag
         &sheets.known,
     );
     blocks.extend(at_rules::blocks(&matched, &sheets.known));
+    let nodes = || std::iter::once(&found.element).chain(&found.ancestors);
+    let comments: Vec<(String, String)> = found
+        .containers
+        .iter()
+        .filter_map(|(header, id)| {
+            let node = nodes().find(|n| n.node_id == *id)?;
+            let uid = uid_of(node).map(|u| format!(" (uid: \"{u}\")"));
+            let selector = node.simple_selector();
+            Some((
+                header.clone(),
+                format!("container: {selector}{}", uid.unwrap_or_default()),
+            ))
+        })
+        .collect();
+    containers::annotate(&mut blocks, &comments);
     let paged = paginate(blocks.len(), paging);
     let mut resp = Response::for_page(page);
     for line in paged.lines {

@@ -53,6 +53,8 @@ pub struct Block {
     pub props: Vec<Shown>,
     /// `@keyframes`: each keyframe's selector and declarations.
     pub steps: Vec<(String, Vec<Shown>)>,
+    /// Comments above ancestor headers, by the header's index (which element a container is).
+    pub comments: Vec<(usize, String)>,
 }
 
 /// One style before the cascade: where it shows and its declarations, with which of them
@@ -337,6 +339,7 @@ fn shown(entries: &[Entry], sheets: &HashMap<String, Sheet>) -> Vec<Block> {
             source: e.rule.map(|r| source(r, sheets)),
             props: shown,
             steps: Vec::new(),
+            comments: Vec::new(),
         });
     }
     out

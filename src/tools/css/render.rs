@@ -33,7 +33,10 @@ pub fn text(element: &str, uid: &str, blocks: &[Block]) -> String {
 
 fn rule(lines: &mut Vec<String>, indent: usize, block: &Block) {
     let mut at = indent;
-    for header in &block.ancestors {
+    for (i, header) in block.ancestors.iter().enumerate() {
+        for (_, comment) in block.comments.iter().filter(|(at, _)| *at == i) {
+            lines.push(format!("{:at$}/* {comment} */", ""));
+        }
         lines.push(format!("{:at$}{header} {{", ""));
         at += 2;
     }
@@ -95,6 +98,7 @@ mod tests {
                     ..shown("color", "red", "active")
                 }],
                 steps: Vec::new(),
+                comments: Vec::new(),
             },
             Block {
                 place: Place::Inherited {
@@ -106,6 +110,7 @@ mod tests {
                 source: Some("page.html:3".into()),
                 props: vec![shown("color", "blue", "overloaded")],
                 steps: Vec::new(),
+                comments: Vec::new(),
             },
         ];
         let want = "Styles for p.a (uid: \"1_5\"):\n\n  @media (min-width: 1px) {\n    .a (page.html:5) {\n      color: red !important;\n    }\n  }\n\n  Inherited from body (uid: \"1_2\"):\n    body (page.html:3) {\n      [overloaded] color: blue;\n    }";
