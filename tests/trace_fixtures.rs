@@ -286,6 +286,21 @@ fn the_trace_command_prints_the_summary_and_insights() {
         fs::read_to_string(dir().join("interaction.insight.NO_NAVIGATION.INPBreakdown.txt"))
             .unwrap();
     assert_eq!(text.trim_end(), theirs.trim_end());
+    // TBT after the summary, for a navigation (Lighthouse's definition): of the three busy
+    // loops the first ends before FCP (809 ms), the second straddles it (181 ms after it),
+    // the third runs 125 ms: 131 + 75 = 205 ms; the trace ends before 5 quiet seconds.
+    let out = std::process::Command::new(exe)
+        .arg("trace")
+        .arg(dir().join("long-tasks.json.gz"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.ends_with("\n\nTBT (NAVIGATION_0): 205 ms, long tasks on the main thread from FCP to the end of the trace (no 5 s without long tasks after FCP)\n"), "{text}");
+    let file = fs::File::open(dir().join("long-tasks.json.gz")).unwrap();
+    let report = trace::analyse_reader(file).unwrap();
+    let tbt = trace::total_blocking_time(&report, &report.sets[0]).unwrap();
+    assert!((tbt.total - 205_370.0).abs() < 1.0, "{tbt:?}");
+    assert!(!tbt.interactive);
     // A file that is not a trace fails with a message and status 1.
     let out = std::process::Command::new(exe)
         .args(["trace"])

@@ -40,6 +40,10 @@ pub fn trace(args: &[&str]) -> ExitCode {
     match parsed.insight {
         None => {
             println!("{}", trace::summary(&report));
+            let tbt = blocking_times(&report);
+            if !tbt.is_empty() {
+                print!("\n{tbt}");
+            }
             ExitCode::SUCCESS
         }
         Some(name) => {
@@ -59,4 +63,25 @@ pub fn trace(args: &[&str]) -> ExitCode {
             }
         }
     }
+}
+
+/// TBT per navigation, after the summary (the reference's summary has no TBT).
+fn blocking_times(report: &trace::Report) -> String {
+    let mut out = String::new();
+    for set in &report.sets {
+        let Some(b) = trace::total_blocking_time(report, set) else {
+            continue;
+        };
+        let until = if b.interactive {
+            "TTI"
+        } else {
+            "the end of the trace (no 5 s without long tasks after FCP)"
+        };
+        out.push_str(&format!(
+            "TBT ({}): {:.0} ms, long tasks on the main thread from FCP to {until}\n",
+            set.id,
+            b.total / 1000.0
+        ));
+    }
+    out
 }

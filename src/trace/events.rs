@@ -7,6 +7,7 @@ use std::collections::{HashMap, HashSet};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use super::blocking::LongTasks;
 use super::insights;
 use super::interactions::{Start, TimingData};
 use super::network::Requests;
@@ -179,6 +180,8 @@ pub struct Collected {
     /// LargestImagePaint candidates by (pid, node id): their time and image URL.
     pub image_paints: HashMap<(i64, i64), (f64, String)>,
     pub shifts: Vec<Shift>,
+    /// TBT: the long tasks.
+    pub long_tasks: LongTasks,
     pub requests: Requests,
     pub timing_starts: Vec<Start>,
     /// `MetaCharsetCheck` results: (event, frame, disposition).
@@ -223,6 +226,9 @@ impl Collected {
         });
         if raw.name == "EventTiming" {
             return self.event_timing(at, &raw);
+        }
+        if raw.name == "RunTask" {
+            return self.long_tasks.take(&raw.ph, at, raw.dur);
         }
         let Some(args) = raw.args else { return };
         let args = args.get();

@@ -5,6 +5,7 @@
 
 use std::collections::HashMap;
 
+use super::blocking::LongTasks;
 use super::events::{At, Collected, Mark, Navigation, PageLoad};
 use super::insights::MainThread;
 use super::interactions::{self, Interaction};
@@ -111,6 +112,7 @@ pub struct Report {
     /// `<link rel=preconnect>` URLs the page declared.
     pub link_preconnects: Vec<String>,
     pub events: u64,
+    pub long_tasks: LongTasks,
 }
 
 const MAX_CLUSTER_DURATION: f64 = 5_000_000.0;
@@ -194,6 +196,7 @@ pub fn report(mut c: Collected, events: u64) -> Report {
         navigations,
         link_preconnects: std::mem::take(&mut c.link_preconnects),
         events,
+        long_tasks: std::mem::take(&mut c.long_tasks),
     }
 }
 

@@ -6,6 +6,7 @@
 //! chrome-devtools-mcp prints. It never holds the whole trace.
 
 mod analysis;
+mod blocking;
 mod events;
 mod format;
 mod insights;
@@ -21,6 +22,7 @@ use std::io::Write;
 use flate2::write::GzDecoder;
 use serde::Deserialize;
 
+pub use blocking::{total_blocking_time, Blocking};
 pub use insights::ALL as INSIGHTS;
 pub use interactions::Interaction;
 pub use metrics::{Bounds, Cluster, InsightSet, Lcp, Report, Subparts};
