@@ -303,20 +303,38 @@ pub fn status_kb(pid: u32, key: &str) -> Option<u64> {
         .and_then(|v| v.parse().ok())
 }
 
-/// The proportional set size of a process in kB (shared pages split among their users, so
-/// a tree's sum counts each page once).
-pub fn pss_kb(pid: u32) -> Option<u64> {
+/// A field of /proc/<pid>/smaps_rollup in kB: `Pss` (the proportional set size: shared
+/// pages split among their users, so a tree's sum counts each page once), `Pss_Anon`, …
+pub fn smaps_kb(pid: u32, key: &str) -> Option<u64> {
     let text = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).ok()?;
     text.lines()
-        .find(|l| l.starts_with("Pss:"))
+        .find(|l| l.starts_with(key) && l[key.len()..].starts_with(':'))
         .and_then(|l| l.split_whitespace().nth(1))
         .and_then(|v| v.parse().ok())
 }
 
-/// A browser tree's footprint: (PSS in kB summed over the processes, how many processes).
-pub fn tree_pss(pids: &[u32]) -> (u64, usize) {
-    let alive: Vec<u64> = pids.iter().filter_map(|p| pss_kb(*p)).collect();
-    (alive.iter().sum(), alive.len())
+/// A browser tree's footprint, summed over its processes.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Footprint {
+    /// PSS in kB.
+    pub pss: u64,
+    /// The anonymous part of the PSS in kB: the tree's own memory. The rest is mostly the
+    /// browser's binary and libraries, whose share depends on how many other processes on the
+    /// machine map the same files (other browsers of the same build lower it).
+    pub anon: u64,
+    pub processes: usize,
+}
+
+pub fn tree_pss(pids: &[u32]) -> Footprint {
+    let mut footprint = Footprint::default();
+    for pid in pids {
+        if let Some(pss) = smaps_kb(*pid, "Pss") {
+            footprint.pss += pss;
+            footprint.anon += smaps_kb(*pid, "Pss_Anon").unwrap_or(0);
+            footprint.processes += 1;
+        }
+    }
+    footprint
 }
 
 /// Every process below `pid` (the browser and its helpers), by each process's parent in
