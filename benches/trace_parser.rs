@@ -124,6 +124,8 @@ fn reference(files: &[&Path], plain_mb: f64, runs: usize) {
 
 /// Runs `cmd` to its end: its stdout, wall time in ms and peak RSS in KB (the child's
 /// `ru_maxrss`, from `wait4`).
+// The child is reaped by `wait4` (which also reports its peak RSS), not by `Child::wait`.
+#[allow(clippy::zombie_processes)]
 fn measured(cmd: &mut Command) -> (Vec<u8>, f64, u64) {
     let began = Instant::now();
     let mut child = cmd
