@@ -30,11 +30,10 @@ fn a_tool_that_never_settles_times_out_while_everything_else_answers() {
     let hanging = call_async(
         &mcp,
         EXECUTE,
-        json!({"toolName": "never_settles", "pageId": 2, "timeout": 6000}),
+        json!({"toolName": "never_settles", "pageId": 2, "timeout": 12000}),
     );
     until_logged(&mcp, Some(2), "never_settles started");
 
-    let quick = Instant::now();
     assert_eq!(
         mcp.request_timeout("ping", json!({}), PROMPT)["result"],
         json!({})
@@ -49,23 +48,18 @@ fn a_tool_that_never_settles_times_out_while_everything_else_answers() {
     assert_eq!(other.text, "2");
     let listed = mcp.call_timeout(LIST, json!({"pageId": 3}), PROMPT);
     assert!(listed.text.contains("Sync: "), "{}", listed.text);
-    // All of that while the hanging call still waits (it ends at 6 s).
-    assert!(
-        quick.elapsed() < Duration::from_secs(4),
-        "took {:?}",
-        quick.elapsed()
-    );
+    // All of that while the hanging call still waits (it ends at 12 s: slack for a loaded
+    // machine, where a stopwatch on the calls above would fail).
+    assert!(!mcp.answered(hanging), "the hanging call ended first");
 
-    let r = tool_result(&mcp.wait_response_timeout(hanging, PROMPT * 2));
+    let r = tool_result(&mcp.wait_response_timeout(hanging, PROMPT * 4));
     assert_error(
         &r,
-        "Tool never_settles timed out after 6000 ms without settling.",
+        "Tool never_settles timed out after 12000 ms without settling.",
     );
+    // Not before its time limit (the text says which limit ended it).
     let took = began.elapsed();
-    assert!(
-        took >= Duration::from_millis(5900) && took < Duration::from_secs(11),
-        "{took:?}"
-    );
+    assert!(took >= Duration::from_millis(11_900), "{took:?}");
     // The page is usable afterwards.
     let after = mcp.call_timeout(
         EXECUTE,
@@ -84,7 +78,7 @@ fn a_tool_that_blocks_the_main_thread_is_stopped_at_its_timeout() {
     let blocked = call_async(
         &mcp,
         EXECUTE,
-        json!({"toolName": "block_forever", "timeout": 4000}),
+        json!({"toolName": "block_forever", "timeout": 10000}),
     );
     until_logged(&mcp, None, "block_forever started");
     assert_eq!(
@@ -95,37 +89,30 @@ fn a_tool_that_blocks_the_main_thread_is_stopped_at_its_timeout() {
     assert!(pages.text.starts_with("## Pages\n"), "{}", pages.text);
     // Listing the busy page's tools cannot run discovery there; it answers with the table
     // as it stands, without waiting for the page.
-    let listing = Instant::now();
     let listed = mcp.call_timeout(LIST, json!({}), PROMPT);
     assert!(listed.text.contains("Behaviour: "), "{}", listed.text);
     assert!(
-        listing.elapsed() < Duration::from_millis(2500),
-        "{:?}",
-        listing.elapsed()
+        !mcp.answered(blocked),
+        "the listing waited for the page to be free"
     );
 
-    let r = tool_result(&mcp.wait_response_timeout(blocked, PROMPT * 2));
+    let r = tool_result(&mcp.wait_response_timeout(blocked, PROMPT * 4));
     assert_error(
         &r,
-        "Tool block_forever timed out after 4000 ms without settling.",
+        "Tool block_forever timed out after 10000 ms without settling.",
     );
-    assert!(
-        began.elapsed() < Duration::from_secs(10),
-        "{:?}",
-        began.elapsed()
-    );
-    // The page's main thread is free again.
-    let after = Instant::now();
+    assert!(began.elapsed() >= Duration::from_millis(9_900));
+    // The page's main thread is free again: a page still blocked would hold this call to
+    // the server's 25 s limit.
     let text = mcp
         .call_timeout(
             EXECUTE,
             json!({"toolName": "block", "params": r#"{"ms":10}"#}),
-            PROMPT,
+            PROMPT * 4,
         )
         .text;
     assert_eq!(json_body(&text), json!({"blocked": 10}));
     assert!(list(&mcp).text.contains("Behaviour: "));
-    assert!(after.elapsed() < PROMPT, "{:?}", after.elapsed());
 }
 
 #[test]
