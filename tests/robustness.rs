@@ -39,7 +39,6 @@ fn others_answer_while_one_page_is_busy(function: &str) {
     );
     until_logged(&mcp, None, "reached the page");
 
-    let began = Instant::now();
     assert_eq!(
         mcp.request_timeout("ping", json!({}), PROMPT)["result"],
         json!({})
@@ -57,7 +56,8 @@ fn others_answer_while_one_page_is_busy(function: &str) {
         PROMPT,
     );
     assert_returned(&other, "\"Start page\"");
-    assert!(began.elapsed() < PROMPT, "took {:?}", began.elapsed());
+    // All of that while the busy page's call still runs.
+    assert!(!mcp.answered(hanging), "the busy call ended first");
 
     // The busy call is still going; cancelling it frees the page again.
     mcp.cancel(hanging, "test over");
@@ -104,19 +104,14 @@ fn a_cancelled_call_gets_no_answer_and_the_server_keeps_serving() {
         until_logged(&mcp, None, marker);
         mcp.cancel(id, "the user changed their mind");
         assert_eq!(mcp.request_ok("ping", json!({})), json!({}));
-        // The next call on the same page works, promptly.
-        let began = Instant::now();
+        // The next call on the same page works (a page still busy would hold it to its
+        // 25 s limit, past this wait).
         let next = mcp.call_timeout(
             "evaluate_script",
             json!({"function": "() => document.title"}),
             PROMPT,
         );
         assert_returned(&next, "\"Start page\"");
-        assert!(
-            began.elapsed() < PROMPT,
-            "{function}: took {:?}",
-            began.elapsed()
-        );
         assert_no_response(&mcp, id, Duration::from_millis(500));
     }
 }
