@@ -6,7 +6,7 @@
 
 mod common;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::calls::{assert_no_response, call_async, tool_result, until_logged};
 use common::pages::{assert_returned, evaluate, page_url};
@@ -131,16 +131,15 @@ fn a_dying_browser_fails_the_pending_call_and_the_next_call_relaunches_it() {
         json!({"function": HANG, "timeout": 60000}),
     );
     until_logged(&mcp, None, "reached the page");
-    let killed = Instant::now();
     procs::signal(&[browser.pid], libc::SIGKILL);
-    let failed = tool_result(&mcp.wait_response_timeout(hanging, PROMPT));
+    // Answered long before its own 60 s limit.
+    let failed = tool_result(&mcp.wait_response_timeout(hanging, PROMPT * 4));
     assert!(failed.is_error, "{}", failed.text);
     assert!(
         failed.text.to_lowercase().contains("browser"),
         "the error does not name the lost browser: {}",
         failed.text
     );
-    assert!(killed.elapsed() < PROMPT, "took {:?}", killed.elapsed());
 
     // The next call starts a new browser and says that page ids changed.
     let listed = mcp.call_ok("list_pages", json!({}));
@@ -189,8 +188,8 @@ fn a_renderer_crash_is_reported_and_the_page_can_be_navigated_again() {
         "the pending call's error does not name the crash: {}",
         pending.text
     );
-    // Calls on the crashed page say so too, at once.
-    let began = Instant::now();
+    // Calls on the crashed page say so too, at once (a call that waited for the page would
+    // answer its time limit's error instead).
     for (tool, args) in [
         ("evaluate_script", json!({"function": "() => 1"})),
         ("wait_for", json!({"text": ["Start heading"]})),
@@ -200,7 +199,6 @@ fn a_renderer_crash_is_reported_and_the_page_can_be_navigated_again() {
         assert!(dead.is_error, "{tool}: {}", dead.text);
         assert!(dead.text.contains("crashed"), "{tool}: {}", dead.text);
     }
-    assert!(began.elapsed() < PROMPT, "took {:?}", began.elapsed());
     mcp.call_ok("list_pages", json!({}));
 
     // The page can be navigated again, and works.
