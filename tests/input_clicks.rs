@@ -6,10 +6,11 @@
 
 mod common;
 
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use common::calls::{eval, uid};
-use common::input::{open, timed};
+use common::input::{open, unstalled};
 use common::{started, Fixtures, PROMPT};
 use serde_json::{json, Value};
 
@@ -18,7 +19,7 @@ fn hover_changes_the_page_state() {
     let fx = Fixtures::start();
     let mcp = started();
     let snap = open(&mcp, &fx, "/input/hover.html");
-    let r = timed(
+    let r = unstalled(
         &mcp,
         "hover",
         json!({"uid": uid(&snap, "button", "Menu"), "includeSnapshot": true}),
@@ -40,7 +41,7 @@ fn drag_and_drop_moves_the_card() {
     let fx = Fixtures::start();
     let mcp = started();
     let snap = open(&mcp, &fx, "/input/drag.html");
-    let r = timed(
+    let r = unstalled(
         &mcp,
         "drag",
         json!({"from_uid": uid(&snap, "button", "Card"), "to_uid": uid(&snap, "region", "Drop zone")}),
@@ -62,7 +63,7 @@ fn covered_hidden_and_disabled_elements_are_refused() {
     let mcp = started();
     let snap = open(&mcp, &fx, "/input/cover.html");
     let buy = uid(&snap, "button", "Buy now");
-    let r = timed(&mcp, "click", json!({"uid": buy}));
+    let r = unstalled(&mcp, "click", json!({"uid": buy}));
     assert!(r.is_error);
     assert!(
         r.text.starts_with(&format!("Error: Failed to interact with the element with uid {buy}. The element is covered by another element")),
@@ -115,7 +116,7 @@ fn clicks_navigate_double_click_and_reach_far_elements() {
     mcp.call_ok("click", json!({"uid": uid(&snap, "button", "Far away")}));
     assert_eq!(eval(&mcp, "() => window.far"), json!(true));
 
-    let r = timed(
+    let r = unstalled(
         &mcp,
         "click",
         json!({"uid": uid(&snap, "button", "Double me"), "dblClick": true}),
@@ -124,7 +125,7 @@ fn clicks_navigate_double_click_and_reach_far_elements() {
     assert_eq!(eval(&mcp, "() => count.textContent"), json!("double"));
 
     // A DOM change shortly after the click is waited for and shows in the snapshot.
-    let r = timed(
+    let r = unstalled(
         &mcp,
         "click",
         json!({"uid": uid(&snap, "button", "Grow"), "includeSnapshot": true}),
@@ -137,12 +138,12 @@ fn clicks_navigate_double_click_and_reach_far_elements() {
 
     // click_at hits what is there.
     eval(&mcp, "() => { window.scrollTo(0, 0); return true; }");
-    let r = timed(&mcp, "click_at", json!({"x": 400, "y": 250}));
+    let r = unstalled(&mcp, "click_at", json!({"x": 400, "y": 250}));
     assert_eq!(r.text, "Successfully clicked at the coordinates");
     assert_eq!(eval(&mcp, "() => count.textContent"), json!("big clicked"));
 
     // Same-document navigation is reported too.
-    let r = timed(
+    let r = unstalled(
         &mcp,
         "click",
         json!({"uid": uid(&snap, "button", "Push state")}),
@@ -157,7 +158,7 @@ fn clicks_navigate_double_click_and_reach_far_elements() {
 
     // A link: the new document has loaded when the answer comes.
     let snap = mcp.call_ok("take_snapshot", json!({})).text;
-    let r = timed(
+    let r = unstalled(
         &mcp,
         "click",
         json!({"uid": uid(&snap, "link", "Next page")}),
@@ -180,7 +181,7 @@ fn popups_frames_beforeunload_and_slow_navigations() {
 
     // A link that opens a tab is reported with the new page's id.
     let snap = open(&mcp, &fx, "/input/nav.html");
-    let r = timed(&mcp, "click", json!({"uid": uid(&snap, "link", "New tab")}));
+    let r = unstalled(&mcp, "click", json!({"uid": uid(&snap, "link", "New tab")}));
     assert!(
         r.text
             .starts_with("Successfully clicked on the element\n## Opened pages\n2: "),
@@ -202,7 +203,7 @@ fn popups_frames_beforeunload_and_slow_navigations() {
         "fill",
         json!({"uid": uid(&snap, "textbox", "Draft"), "value": "unsaved"}),
     );
-    let r = timed(&mcp, "click", json!({"uid": uid(&snap, "link", "Leave")}));
+    let r = unstalled(&mcp, "click", json!({"uid": uid(&snap, "link", "Leave")}));
     assert_eq!(
         r.text,
         "The element was clicked and it opened a dialog.\n# Open dialog\nbeforeunload: .\nCall handle_dialog to handle it before continuing."
@@ -221,16 +222,26 @@ fn popups_frames_beforeunload_and_slow_navigations() {
         std::thread::sleep(Duration::from_millis(100));
     }
 
-    // A navigation that takes long is waited for only briefly.
-    fx.route("/slow", |_| {
-        common::Response::html("<title>Slow</title><p>late</p>").delay(Duration::from_secs(8))
+    // A navigation that takes long is waited for only briefly: its page is held back until the
+    // click has answered, so an answer shows the click did not wait for it (a server that
+    // did would answer the call's time limit instead).
+    let gate = Arc::new((Mutex::new(false), Condvar::new()));
+    let held = gate.clone();
+    fx.route("/slow", move |_| {
+        let (open, opened) = &*held;
+        let mut open = open.lock().unwrap_or_else(|e| e.into_inner());
+        while !*open {
+            open = opened.wait(open).unwrap_or_else(|e| e.into_inner());
+        }
+        common::Response::html("<title>Slow</title><p>late</p>")
     });
     let url = fx.page_url_with_html(&format!("<a href=\"{}\">Slow link</a>", fx.url("/slow")));
     mcp.call_ok("navigate_page", json!({"url": url}));
     let snap = mcp.call_ok("take_snapshot", json!({})).text;
-    let started = Instant::now();
     let r = mcp.call("click", json!({"uid": uid(&snap, "link", "Slow link")}));
-    let took = started.elapsed();
     assert_eq!(r.text, "Successfully clicked on the element");
-    assert!(took < Duration::from_millis(4500), "took {took:?}");
+    // The link was followed (its request waits at the gate).
+    fx.wait_for_request("/slow", Duration::from_secs(30));
+    *gate.0.lock().unwrap_or_else(|e| e.into_inner()) = true;
+    gate.1.notify_all();
 }

@@ -6,7 +6,7 @@
 mod common;
 
 use common::calls::{eval, uid};
-use common::input::{open, timed};
+use common::input::{open, unstalled};
 use common::{started, Fixtures, Mcp};
 use serde_json::json;
 
@@ -24,7 +24,7 @@ fn a_dialog_opened_by_a_click_never_stalls_and_is_answered() {
 /// A confirm opened by a click: reported, and everything that needs the page is refused
 /// at once while the server still answers.
 fn a_confirm_blocks_the_page(mcp: &Mcp, snap: &str) {
-    let r = timed(mcp, "click", json!({"uid": uid(snap, "button", "Ask")}));
+    let r = unstalled(mcp, "click", json!({"uid": uid(snap, "button", "Ask")}));
     assert!(!r.is_error, "{}", r.text);
     assert_eq!(
         r.text,
@@ -32,10 +32,10 @@ fn a_confirm_blocks_the_page(mcp: &Mcp, snap: &str) {
     );
 
     // The server and the page's listing still answer while it is open.
-    let pages = timed(mcp, "list_pages", json!({}));
+    let pages = unstalled(mcp, "list_pages", json!({}));
     assert!(pages.text.contains("dialog.html"), "{}", pages.text);
     // Input is refused while the dialog blocks the page.
-    let r = timed(mcp, "click", json!({"uid": uid(snap, "button", "Name")}));
+    let r = unstalled(mcp, "click", json!({"uid": uid(snap, "button", "Name")}));
     assert!(r.is_error);
     assert_eq!(
         r.text,
@@ -48,7 +48,7 @@ fn a_confirm_blocks_the_page(mcp: &Mcp, snap: &str) {
         ("wait_for", json!({"text": ["Ask"]})),
         ("execute_3p_developer_tool", json!({"toolName": "any"})),
     ] {
-        let r = timed(mcp, tool, args);
+        let r = unstalled(mcp, tool, args);
         assert!(r.is_error, "{tool}: {}", r.text);
         assert_eq!(
             r.text,
@@ -56,13 +56,13 @@ fn a_confirm_blocks_the_page(mcp: &Mcp, snap: &str) {
             "{tool}"
         );
     }
-    let r = timed(mcp, "list_3p_developer_tools", json!({}));
+    let r = unstalled(mcp, "list_3p_developer_tools", json!({}));
     assert!(r.text.starts_with("# Open dialog\n"), "{}", r.text);
 }
 
 /// The confirm accepted; then there is no dialog to answer.
 fn the_confirm_is_accepted(mcp: &Mcp) {
-    let r = timed(mcp, "handle_dialog", json!({"action": "accept"}));
+    let r = unstalled(mcp, "handle_dialog", json!({"action": "accept"}));
     assert!(
         r.text
             .starts_with("Successfully accepted the dialog\n## Pages\n"),
@@ -80,7 +80,7 @@ fn the_confirm_is_accepted(mcp: &Mcp) {
 /// A prompt answered with text, and a confirm dismissed.
 fn a_prompt_and_a_dismissed_confirm(mcp: &Mcp, snap: &str) {
     // A prompt, answered with text.
-    let r = timed(mcp, "click", json!({"uid": uid(snap, "button", "Name")}));
+    let r = unstalled(mcp, "click", json!({"uid": uid(snap, "button", "Name")}));
     assert!(
         r.text
             .contains("prompt: Your name? (default value: \"Anon\")."),
@@ -114,7 +114,7 @@ fn a_prompt_and_a_dismissed_confirm(mcp: &Mcp, snap: &str) {
 /// Dialogs opened by hovering, by a key and just after a click.
 fn dialogs_by_hover_key_and_later(mcp: &Mcp, snap: &str) {
     // A dialog opened by hovering, and one by a key: reported the same way.
-    let r = timed(
+    let r = unstalled(
         mcp,
         "hover",
         json!({"uid": uid(snap, "button", "Hover alert")}),
@@ -128,7 +128,7 @@ fn dialogs_by_hover_key_and_later(mcp: &Mcp, snap: &str) {
     );
     mcp.call_ok("handle_dialog", json!({"action": "accept"}));
     mcp.call_ok("click", json!({"uid": uid(snap, "textbox", "Guarded")}));
-    let r = timed(mcp, "type_text", json!({"text": "abc"}));
+    let r = unstalled(mcp, "type_text", json!({"text": "abc"}));
     assert!(
         r.text.contains("# Open dialog\nalert: Key: a."),
         "{}",
@@ -137,7 +137,7 @@ fn dialogs_by_hover_key_and_later(mcp: &Mcp, snap: &str) {
     mcp.call_ok("handle_dialog", json!({"action": "accept"}));
 
     // A dialog that opens just after the click: the click succeeded, the dialog is shown.
-    let r = timed(
+    let r = unstalled(
         mcp,
         "click",
         json!({"uid": uid(snap, "button", "Late alert")}),

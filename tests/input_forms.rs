@@ -6,7 +6,7 @@
 mod common;
 
 use common::calls::{eval, uid};
-use common::input::{open, timed};
+use common::input::{open, unstalled};
 use common::{started, Fixtures};
 use serde_json::{json, Value};
 
@@ -15,7 +15,7 @@ fn a_form_is_filled_and_submitted() {
     let fx = Fixtures::start();
     let mcp = started();
     let snap = open(&mcp, &fx, "/input/form.html");
-    let r = timed(
+    let r = unstalled(
         &mcp,
         "fill_form",
         json!({"elements": [
@@ -47,7 +47,7 @@ fn a_form_is_filled_and_submitted() {
         assert!(changed.contains(&id), "no change event on {id}: {events}");
     }
 
-    let r = timed(
+    let r = unstalled(
         &mcp,
         "click",
         json!({"uid": uid(&snap, "button", "Submit")}),
@@ -160,7 +160,7 @@ fn key_combinations_reach_the_page() {
     let snap = open(&mcp, &fx, "/input/keys.html");
     mcp.call_ok("click", json!({"uid": uid(&snap, "textbox", "Field")}));
 
-    let r = timed(&mcp, "press_key", json!({"key": "Control+Shift+R"}));
+    let r = unstalled(&mcp, "press_key", json!({"key": "Control+Shift+R"}));
     assert_eq!(r.text, "Successfully pressed key: Control+Shift+R");
     let last = eval(&mcp, "() => document.getElementById('last').textContent");
     assert_eq!(last, json!("Control+Shift+R seen"));
@@ -183,7 +183,7 @@ fn key_combinations_reach_the_page() {
     assert_eq!(keys.last().unwrap()["shift"], false);
 
     // Typing, with a submit key.
-    let r = timed(
+    let r = unstalled(
         &mcp,
         "type_text",
         json!({"text": "Hi there é", "submitKey": "Enter"}),
@@ -228,7 +228,7 @@ fn upload_file_gives_the_page_the_files() {
         .and_then(|l| l.split(' ').next())
         .unwrap_or_else(|| panic!("no file input in:\n{snap}"))
         .to_owned();
-    let r = timed(&mcp, "upload_file", json!({"uid": input, "filePaths": [a]}));
+    let r = unstalled(&mcp, "upload_file", json!({"uid": input, "filePaths": [a]}));
     assert_eq!(r.text, format!("File uploaded from {a}."));
     let out = eval(&mcp, "() => document.getElementById('out').textContent");
     assert_eq!(out, json!("file a.txt:5"));
@@ -243,7 +243,7 @@ fn upload_file_gives_the_page_the_files() {
     );
 
     // Through a button that opens a file chooser.
-    let r = timed(
+    let r = unstalled(
         &mcp,
         "upload_file",
         json!({"uid": uid(&snap, "button", "Choose a file"), "filePaths": [b]}),
@@ -253,7 +253,7 @@ fn upload_file_gives_the_page_the_files() {
     assert_eq!(out, json!("hidden-file b.txt:11"));
 
     // A button that opens nothing.
-    let r = timed(
+    let r = unstalled(
         &mcp,
         "upload_file",
         json!({"uid": uid(&snap, "button", "Does nothing"), "filePaths": [b]}),

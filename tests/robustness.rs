@@ -6,7 +6,7 @@
 
 mod common;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::calls::{assert_no_response, call_async, tool_result, until_logged};
 use common::pages::{assert_returned, evaluate, page_url};
@@ -39,7 +39,6 @@ fn others_answer_while_one_page_is_busy(function: &str) {
     );
     until_logged(&mcp, None, "reached the page");
 
-    let began = Instant::now();
     assert_eq!(
         mcp.request_timeout("ping", json!({}), PROMPT)["result"],
         json!({})
@@ -57,7 +56,8 @@ fn others_answer_while_one_page_is_busy(function: &str) {
         PROMPT,
     );
     assert_returned(&other, "\"Start page\"");
-    assert!(began.elapsed() < PROMPT, "took {:?}", began.elapsed());
+    // All of that while the busy page's call still runs.
+    assert!(!mcp.answered(hanging), "the busy call ended first");
 
     // The busy call is still going; cancelling it frees the page again.
     mcp.cancel(hanging, "test over");
@@ -104,19 +104,14 @@ fn a_cancelled_call_gets_no_answer_and_the_server_keeps_serving() {
         until_logged(&mcp, None, marker);
         mcp.cancel(id, "the user changed their mind");
         assert_eq!(mcp.request_ok("ping", json!({})), json!({}));
-        // The next call on the same page works, promptly.
-        let began = Instant::now();
+        // The next call on the same page works (a page still busy would hold it to its
+        // 25 s limit, past this wait).
         let next = mcp.call_timeout(
             "evaluate_script",
             json!({"function": "() => document.title"}),
             PROMPT,
         );
         assert_returned(&next, "\"Start page\"");
-        assert!(
-            began.elapsed() < PROMPT,
-            "{function}: took {:?}",
-            began.elapsed()
-        );
         assert_no_response(&mcp, id, Duration::from_millis(500));
     }
 }
@@ -136,16 +131,15 @@ fn a_dying_browser_fails_the_pending_call_and_the_next_call_relaunches_it() {
         json!({"function": HANG, "timeout": 60000}),
     );
     until_logged(&mcp, None, "reached the page");
-    let killed = Instant::now();
     procs::signal(&[browser.pid], libc::SIGKILL);
-    let failed = tool_result(&mcp.wait_response_timeout(hanging, PROMPT));
+    // Answered long before its own 60 s limit.
+    let failed = tool_result(&mcp.wait_response_timeout(hanging, PROMPT * 4));
     assert!(failed.is_error, "{}", failed.text);
     assert!(
         failed.text.to_lowercase().contains("browser"),
         "the error does not name the lost browser: {}",
         failed.text
     );
-    assert!(killed.elapsed() < PROMPT, "took {:?}", killed.elapsed());
 
     // The next call starts a new browser and says that page ids changed.
     let listed = mcp.call_ok("list_pages", json!({}));
@@ -186,8 +180,8 @@ fn a_renderer_crash_is_reported_and_the_page_can_be_navigated_again() {
         "the pending call's error does not name the crash: {}",
         pending.text
     );
-    // Calls on the crashed page say so too, at once.
-    let began = Instant::now();
+    // Calls on the crashed page say so too, at once (a call that waited for the page would
+    // answer its time limit's error instead).
     for (tool, args) in [
         ("evaluate_script", json!({"function": "() => 1"})),
         ("wait_for", json!({"text": ["Start heading"]})),
@@ -197,7 +191,6 @@ fn a_renderer_crash_is_reported_and_the_page_can_be_navigated_again() {
         assert!(dead.is_error, "{tool}: {}", dead.text);
         assert!(dead.text.contains("crashed"), "{tool}: {}", dead.text);
     }
-    assert!(began.elapsed() < PROMPT, "took {:?}", began.elapsed());
     mcp.call_ok("list_pages", json!({}));
 
     // The page can be navigated again, and works.

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use common::calls::{assert_error, error_text, uid_of};
 use common::pages::{assert_returned, evaluate, page_url};
-use common::{started, Fixtures, PROMPT};
+use common::{started, Fixtures};
 use serde_json::json;
 
 // ---------------------------------------------------------------- evaluate_script values
@@ -160,10 +160,9 @@ fn a_busy_loop_is_stopped_at_the_timeout_and_the_page_stays_usable() {
     );
     assert!(took < Duration::from_secs(10), "answered after {took:?}");
 
-    // The server stopped the loop: the page's main thread answers again.
-    let began = Instant::now();
+    // The server stopped the loop: the page's main thread answers again (a page still
+    // looping would hold this call to its time limit and answer an error).
     assert_returned(&evaluate(&mcp, "() => document.title"), "\"Start page\"");
-    assert!(began.elapsed() < PROMPT, "took {:?}", began.elapsed());
     mcp.call_ok(
         "navigate_page",
         json!({"url": page_url(&fx, "second.html")}),

@@ -9,13 +9,12 @@
 mod common;
 
 use std::collections::HashSet;
-use std::time::Instant;
 
 use common::calls::{assert_error, uid_of};
 use common::thirdparty::{
     exec, exec_ok, json_body, open, page_url, tool_names, EXECUTE, LIST, LIST_CHANGED, NOTIFIED,
 };
-use common::{started_with, Fixtures, Mcp, PROMPT};
+use common::{started_with, Fixtures, Mcp};
 use serde_json::{json, Value};
 
 // ---------------------------------------------------------------- flags
@@ -170,12 +169,11 @@ fn the_result_cap_and_the_tool_timeout_are_configurable() {
             "x".repeat(999)
         )
     );
-    let began = Instant::now();
+    // The text names the limit that ended it: the flag's, not the default 25 s.
     assert_error(
         &exec(&mcp, "never_settles", None),
         "Tool never_settles timed out after 1500 ms without settling.",
     );
-    assert!(began.elapsed() < PROMPT, "{:?}", began.elapsed());
     // The call's own timeout still wins.
     let slow = mcp.call(
         EXECUTE,

@@ -30,11 +30,10 @@ fn a_tool_that_never_settles_times_out_while_everything_else_answers() {
     let hanging = call_async(
         &mcp,
         EXECUTE,
-        json!({"toolName": "never_settles", "pageId": 2, "timeout": 6000}),
+        json!({"toolName": "never_settles", "pageId": 2, "timeout": 12000}),
     );
     until_logged(&mcp, Some(2), "never_settles started");
 
-    let quick = Instant::now();
     assert_eq!(
         mcp.request_timeout("ping", json!({}), PROMPT)["result"],
         json!({})
@@ -49,23 +48,18 @@ fn a_tool_that_never_settles_times_out_while_everything_else_answers() {
     assert_eq!(other.text, "2");
     let listed = mcp.call_timeout(LIST, json!({"pageId": 3}), PROMPT);
     assert!(listed.text.contains("Sync: "), "{}", listed.text);
-    // All of that while the hanging call still waits (it ends at 6 s).
-    assert!(
-        quick.elapsed() < Duration::from_secs(4),
-        "took {:?}",
-        quick.elapsed()
-    );
+    // All of that while the hanging call still waits (it ends at 12 s: slack for a loaded
+    // machine, where a stopwatch on the calls above would fail).
+    assert!(!mcp.answered(hanging), "the hanging call ended first");
 
-    let r = tool_result(&mcp.wait_response_timeout(hanging, PROMPT * 2));
+    let r = tool_result(&mcp.wait_response_timeout(hanging, PROMPT * 4));
     assert_error(
         &r,
-        "Tool never_settles timed out after 6000 ms without settling.",
+        "Tool never_settles timed out after 12000 ms without settling.",
     );
+    // Not before its time limit (the text says which limit ended it).
     let took = began.elapsed();
-    assert!(
-        took >= Duration::from_millis(5900) && took < Duration::from_secs(11),
-        "{took:?}"
-    );
+    assert!(took >= Duration::from_millis(11_900), "{took:?}");
     // The page is usable afterwards.
     let after = mcp.call_timeout(
         EXECUTE,
@@ -84,7 +78,7 @@ fn a_tool_that_blocks_the_main_thread_is_stopped_at_its_timeout() {
     let blocked = call_async(
         &mcp,
         EXECUTE,
-        json!({"toolName": "block_forever", "timeout": 4000}),
+        json!({"toolName": "block_forever", "timeout": 10000}),
     );
     until_logged(&mcp, None, "block_forever started");
     assert_eq!(
@@ -95,37 +89,30 @@ fn a_tool_that_blocks_the_main_thread_is_stopped_at_its_timeout() {
     assert!(pages.text.starts_with("## Pages\n"), "{}", pages.text);
     // Listing the busy page's tools cannot run discovery there; it answers with the table
     // as it stands, without waiting for the page.
-    let listing = Instant::now();
     let listed = mcp.call_timeout(LIST, json!({}), PROMPT);
     assert!(listed.text.contains("Behaviour: "), "{}", listed.text);
     assert!(
-        listing.elapsed() < Duration::from_millis(2500),
-        "{:?}",
-        listing.elapsed()
+        !mcp.answered(blocked),
+        "the listing waited for the page to be free"
     );
 
-    let r = tool_result(&mcp.wait_response_timeout(blocked, PROMPT * 2));
+    let r = tool_result(&mcp.wait_response_timeout(blocked, PROMPT * 4));
     assert_error(
         &r,
-        "Tool block_forever timed out after 4000 ms without settling.",
+        "Tool block_forever timed out after 10000 ms without settling.",
     );
-    assert!(
-        began.elapsed() < Duration::from_secs(10),
-        "{:?}",
-        began.elapsed()
-    );
-    // The page's main thread is free again.
-    let after = Instant::now();
+    assert!(began.elapsed() >= Duration::from_millis(9_900));
+    // The page's main thread is free again: a page still blocked would hold this call to
+    // the server's 25 s limit.
     let text = mcp
         .call_timeout(
             EXECUTE,
             json!({"toolName": "block", "params": r#"{"ms":10}"#}),
-            PROMPT,
+            PROMPT * 4,
         )
         .text;
     assert_eq!(json_body(&text), json!({"blocked": 10}));
     assert!(list(&mcp).text.contains("Behaviour: "));
-    assert!(after.elapsed() < PROMPT, "{:?}", after.elapsed());
 }
 
 #[test]
@@ -137,7 +124,7 @@ fn a_cancelled_tool_call_gets_no_answer_and_frees_the_page() {
         let id = call_async(&mcp, EXECUTE, json!({"toolName": tool, "timeout": 60000}));
         until_logged(&mcp, None, &format!("{tool} started"));
         mcp.cancel(id, "the agent moved on");
-        let began = Instant::now();
+        // The page is free again: a page still held would keep this call past its wait.
         assert_eq!(mcp.request_ok("ping", json!({})), json!({}));
         let next = mcp.call_timeout(
             EXECUTE,
@@ -145,7 +132,6 @@ fn a_cancelled_tool_call_gets_no_answer_and_frees_the_page() {
             PROMPT,
         );
         assert!(!next.is_error, "{tool}: {}", next.text);
-        assert!(began.elapsed() < PROMPT, "{tool}: {:?}", began.elapsed());
         assert_no_response(&mcp, id, Duration::from_millis(500));
     }
 }
@@ -155,7 +141,7 @@ fn dialogs_opened_by_a_tool_are_answered_and_reported() {
     let fx = Fixtures::start();
     let mcp = started();
     open(&mcp, &fx, "behaviour.html");
-    let began = Instant::now();
+    // A dialog left unanswered would hold its tool to the time limit, an error exec_ok refuses.
     let r = exec_ok(&mcp, "alert", None);
     assert!(r.starts_with("\"after alert\"\n"), "{r}");
     assert!(
@@ -174,7 +160,6 @@ fn dialogs_opened_by_a_tool_are_answered_and_reported() {
         r.contains("prompt dialog") && r.contains("Your name?"),
         "{r}"
     );
-    assert!(began.elapsed() < PROMPT, "{:?}", began.elapsed());
     // Nothing is left open.
     let listed = list(&mcp);
     assert!(!listed.text.contains("# Open dialog"), "{}", listed.text);
@@ -190,15 +175,9 @@ fn a_page_navigating_away_mid_call_fails_it_at_once_and_its_new_tools_work() {
     let mcp = started();
     open(&mcp, &fx, "behaviour.html");
     for tool in ["navigate_away", "reload"] {
-        let began = Instant::now();
         let r = exec(&mcp, tool, None);
-        // The call fails as soon as the document goes (the rest is the navigation itself,
-        // slower on a loaded machine); a server that waited would take the 30 s timeout.
-        assert!(
-            began.elapsed() < Duration::from_secs(2),
-            "{tool}: {:?}",
-            began.elapsed()
-        );
+        // The call fails because the document went; a server that waited would answer its
+        // time limit's error instead (a stopwatch here failed only on a loaded machine).
         assert!(r.is_error, "{tool}: {}", r.text);
         assert!(r.text.contains("navigated away"), "{tool}: {}", r.text);
         // The next document's tools, right away and without a list.
@@ -246,10 +225,8 @@ fn after_the_page_navigated_itself_old_tools_are_gone_and_new_ones_work() {
         json!({"function": "() => { setTimeout(() => history.back(), 0); return 1; }"}),
     );
     mcp.wait_notification(LIST_CHANGED, NOTIFIED);
-    let began = Instant::now();
     let url = exec_ok(&mcp, "where", None);
     assert_eq!(url, format!("\"{}\"", page_url(&fx, "links.html")));
-    assert!(began.elapsed() < PROMPT, "{:?}", began.elapsed());
     assert_not_found(&exec(&mcp, "get_version", None), "get_version");
 }
 
@@ -264,12 +241,11 @@ fn a_renderer_crash_mid_call_is_reported_and_pages_work_afterwards() {
         json!({"toolName": "never_settles", "timeout": 60000}),
     );
     until_logged(&mcp, None, "never_settles started");
-    let began = Instant::now();
     common::kill_renderers(&mcp);
-    let r = tool_result(&mcp.wait_response_timeout(hanging, PROMPT));
+    // Answered by the crash, long before its own 60 s limit.
+    let r = tool_result(&mcp.wait_response_timeout(hanging, PROMPT * 4));
     assert!(r.is_error, "{}", r.text);
     assert!(r.text.to_lowercase().contains("crash"), "{}", r.text);
-    assert!(began.elapsed() < PROMPT, "{:?}", began.elapsed());
     // A tool call on the crashed page says so at once.
     let dead = exec(&mcp, "number_result", None);
     assert!(
@@ -302,12 +278,11 @@ fn a_dying_browser_fails_a_running_tool_and_the_next_call_starts_a_new_one() {
         json!({"toolName": "never_settles", "timeout": 60000}),
     );
     until_logged(&mcp, None, "never_settles started");
-    let killed = Instant::now();
     common::procs::signal(&[browser.pid], libc::SIGKILL);
-    let r = tool_result(&mcp.wait_response_timeout(hanging, PROMPT));
+    // Answered by the loss, long before its own 60 s limit.
+    let r = tool_result(&mcp.wait_response_timeout(hanging, PROMPT * 4));
     assert!(r.is_error, "{}", r.text);
     assert!(r.text.to_lowercase().contains("browser"), "{}", r.text);
-    assert!(killed.elapsed() < PROMPT, "{:?}", killed.elapsed());
     // The next call starts a browser again and says that page ids changed.
     let page = open(&mcp, &fx, "sync.html");
     assert!(page.text.contains("Page ids have changed"), "{}", page.text);

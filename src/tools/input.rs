@@ -18,6 +18,7 @@ mod handle_dialog;
 mod hover;
 mod keys;
 mod press_key;
+mod reach;
 mod reply;
 mod type_text;
 mod upload_file;

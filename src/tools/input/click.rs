@@ -5,7 +5,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::element::{self, Element};
-use super::{act_and_reply, begin, dispatch, elements, watch};
+use super::{act_and_reply, begin, dispatch, elements, reach, watch};
 use crate::browser::{self, PageId};
 use crate::cdp::generated::runtime;
 use crate::settings::Category;
@@ -108,12 +108,20 @@ pub(super) fn click_element(
     let s = session.clone();
     // Key events that follow go where this click puts the focus.
     browser::frames::focused(cx, &el.session, &el.object_id);
+    let target = el.clone();
     element::aim(
         cx,
         &el,
         true,
         Box::new(move |cx, r| match r {
-            Ok((x, y)) => dispatch::sequence(cx, &s, dispatch::click(x, y, double), done),
+            Ok((x, y)) => {
+                let page = s.clone();
+                let then_click: Done<()> = Box::new(move |cx, r| match r {
+                    Ok(()) => dispatch::sequence(cx, &page, dispatch::click(x, y, double), done),
+                    Err(e) => done(cx, Err(e)),
+                });
+                reach::reach(cx, s, target, (x, y), then_click)
+            }
             Err(e) => done(cx, Err(e)),
         }),
     );

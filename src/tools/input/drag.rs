@@ -7,7 +7,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::element::{self, Element};
-use super::{act_and_reply, begin, dispatch, elements, watch};
+use super::{act_and_reply, begin, dispatch, elements, reach, watch};
 use crate::browser;
 use crate::cdp::generated::runtime;
 use crate::settings::Category;
@@ -68,12 +68,20 @@ fn run(cx: &mut Ctx, call: CallId, args: Value) {
 
 fn drag(cx: &mut Ctx, session: String, source: Element, target: Element, done: Done<()>) {
     let s = session.clone();
+    let el = source.clone();
     element::aim(
         cx,
         &source,
         true,
         Box::new(move |cx, r| match r {
-            Ok(from) => press(cx, s, from, target, done),
+            Ok(from) => {
+                let s2 = s.clone();
+                let then_press: Done<()> = Box::new(move |cx, r| match r {
+                    Ok(()) => press(cx, s2, from, target, done),
+                    Err(e) => done(cx, Err(e)),
+                });
+                reach::reach(cx, s, el, from, then_press)
+            }
             Err(e) => done(cx, Err(e)),
         }),
     );
@@ -164,7 +172,7 @@ fn hover_then_drop(cx: &mut Ctx, session: String, to: (f64, f64), done: Done<()>
 
 /// Resolves after the page rendered two frames (or 100 ms, for a page that renders none):
 /// by then it has handled the input sent before.
-fn frames(cx: &mut Ctx, session: &str, done: Done<()>) {
+pub(super) fn frames(cx: &mut Ctx, session: &str, done: Done<()>) {
     let expression = "new Promise(resolve => {
   requestAnimationFrame(() => requestAnimationFrame(() => resolve(true)));
   setTimeout(() => resolve(true), 100);

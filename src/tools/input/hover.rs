@@ -3,10 +3,10 @@
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::{act_and_reply, begin, dispatch, element, elements, watch};
+use super::{act_and_reply, begin, dispatch, element, elements, reach, watch};
 use crate::settings::Category;
 use crate::tools::args::{self, max, Shared};
-use crate::tools::{fail, CallId, Ctx, Tool};
+use crate::tools::{fail, CallId, Ctx, Done, Tool};
 
 pub const TOOL: Tool = Tool {
     name: "hover",
@@ -45,13 +45,24 @@ fn run(cx: &mut Ctx, call: CallId, args: Value) {
             };
             let action: watch::Action = Box::new(move |cx, done| {
                 let s = session.clone();
+                let target = el.clone();
                 element::aim(
                     cx,
                     &el,
                     true,
                     Box::new(move |cx, r| match r {
                         Ok((x, y)) => {
-                            dispatch::sequence(cx, &s, vec![dispatch::move_to(x, y)], done)
+                            let page = s.clone();
+                            let then_move: Done<()> = Box::new(move |cx, r| match r {
+                                Ok(()) => dispatch::sequence(
+                                    cx,
+                                    &page,
+                                    vec![dispatch::move_to(x, y)],
+                                    done,
+                                ),
+                                Err(e) => done(cx, Err(e)),
+                            });
+                            reach::reach(cx, s, target, (x, y), then_move)
                         }
                         Err(e) => done(cx, Err(e)),
                     }),
