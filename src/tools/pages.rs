@@ -66,7 +66,7 @@ pub const TOOLS: &[Tool] = &[
             json!({
                 "url": {"type": "string", "maxLength": max::URL},
                 "background": {"type": "boolean", "description": "Don't bring it to the front"},
-                "isolatedContext": {"type": "string", "description": "Named browser context; cookies and storage are shared only within it"},
+                "isolatedContext": {"type": "string", "maxLength": max::NAME, "description": "Named browser context; cookies and storage are shared only within it"},
                 "timeout": timeout_schema(),
             })
         },
