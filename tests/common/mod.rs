@@ -103,9 +103,14 @@ pub fn kill_renderers(mcp: &Mcp) {
     // Until the browser has reaped them it may still hand one out (its spare renderer) to
     // the next page, whose navigation would then hang: wait until they are gone.
     let gone = procs::wait_until(Duration::from_secs(20), || {
-        renderers.iter().all(|pid| procs::Proc::read(*pid).is_none())
+        renderers
+            .iter()
+            .all(|pid| procs::Proc::read(*pid).is_none())
     });
-    assert!(gone, "the browser did not reap its killed renderers {renderers:?}");
+    assert!(
+        gone,
+        "the browser did not reap its killed renderers {renderers:?}"
+    );
 }
 
 /// Whether the server's browser is the headless shell (lean browser: some things differ there).
