@@ -332,3 +332,37 @@ fn a_missing_browser_is_an_error_that_says_how_to_install_one() {
         );
     }
 }
+
+/// A browser that dies while starting is started once more; only a second death fails the
+/// call. The "browser" here is a script that exits at once the first time it is run (as a
+/// crash at start would) and runs the real browser after that.
+#[test]
+fn a_browser_that_dies_while_starting_is_started_once_more() {
+    let dir = std::env::temp_dir().join(format!("devtools-mcp-flaky-start-{}", std::process::id()));
+    fs::create_dir_all(&dir).expect("temp dir");
+    let marker = dir.join("started-once");
+    let script = dir.join("browser.sh");
+    let body = format!(
+        "#!/bin/sh\nif [ ! -e '{m}' ]; then touch '{m}'; exit 1; fi\nexec '{exe}' \"$@\"\n",
+        m = marker.display(),
+        exe = chrome_path()
+    );
+    fs::write(&script, body).expect("write script");
+    {
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(&script, fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+    let exe = script.to_str().expect("utf-8 path");
+    let mcp = Mcp::spawn(&["--headless", "--isolated", "--executablePath", exe], &[]);
+    mcp.initialize();
+    let result = mcp.call("list_pages", json!({}));
+    assert!(!result.is_error, "{}\n{}", result.text, mcp.stderr_log());
+    assert!(marker.exists());
+    let log = mcp.stderr_log();
+    assert!(
+        log.contains("the browser died while starting; starting it once more"),
+        "{log}"
+    );
+    drop(mcp);
+    let _ = fs::remove_dir_all(&dir);
+}

@@ -70,6 +70,11 @@ pub struct Browser<H> {
     /// Set when the browser started (or was reached) again after one with pages was lost:
     /// the next answer says so, and what went with the old one.
     pub restarted: bool,
+    /// Set when a browser we launched died while starting and was started once more; a
+    /// second death fails the calls waiting on it. Cleared once a browser is ready.
+    start_retried: bool,
+    /// Counts starts, so an answer or timer from an earlier start is told from this one's.
+    start_attempt: u64,
 }
 
 /// How long a browser may take to start and answer before the calls waiting on it fail.
@@ -91,6 +96,8 @@ impl<H> Browser<H> {
             waiters: waiters::Waiters::default(),
             lost_pages: false,
             restarted: false,
+            start_retried: false,
+            start_attempt: 0,
         }
     }
 
@@ -261,6 +268,9 @@ fn connect<H: Host>(h: &mut H) -> std::result::Result<(), String> {
 
 fn start<H: Host>(h: &mut H) {
     h.browser().phase = Phase::Starting;
+    h.browser().start_attempt += 1;
+    let attempt = h.browser().start_attempt;
+    let current = move |h: &mut H| h.browser().start_attempt == attempt;
     if let Err(e) = connect(h) {
         log!("{e}");
         teardown(h);
@@ -271,8 +281,8 @@ fn start<H: Host>(h: &mut H) {
         }
         return;
     }
-    let timer = h.after(START_TIMEOUT, |h| {
-        if h.browser().phase == Phase::Starting {
+    let timer = h.after(START_TIMEOUT, move |h| {
+        if h.browser().phase == Phase::Starting && current(h) {
             lost(h, "the browser did not answer within 30 s of starting");
         }
     });
@@ -300,10 +310,14 @@ fn start<H: Host>(h: &mut H) {
     };
     send(h, None, auto_attach, move |h, r| {
         h.cancel_timer(timer);
+        if !current(h) {
+            return; // an earlier start's answer (that browser died; this is a new one)
+        }
         match r {
             Ok(_) => {
                 let b = h.browser();
                 b.phase = Phase::Ready;
+                b.start_retried = false;
                 b.restarted |= std::mem::take(&mut b.lost_pages);
                 for (owner, done) in std::mem::take(&mut h.browser().starting) {
                     h.run_as(owner, |h| h.resolve(done, Ok(())));
@@ -410,6 +424,10 @@ pub fn lost<H: Host>(h: &mut H, reason: &str) {
         return;
     }
     log!("browser lost: {reason}");
+    // A browser we launched that dies before it is ready (seen once in hundreds of starts
+    // on a loaded machine) is started once more before the waiting calls are failed.
+    let b = h.browser();
+    let retry = b.phase == Phase::Starting && b.process.is_some() && !b.start_retried;
     teardown(h);
     let b = h.browser();
     let had_pages = !b.pages.is_empty();
@@ -421,6 +439,11 @@ pub fn lost<H: Host>(h: &mut H, reason: &str) {
             let e = err.clone();
             h.run_as(p.owner, |h| h.resolve(p.done, Err(e)));
         }
+    }
+    if retry {
+        log!("the browser died while starting; starting it once more");
+        h.browser().start_retried = true;
+        return h.run_as(None, start);
     }
     for (owner, done) in std::mem::take(&mut h.browser().starting) {
         let e = Error::Launch(reason.to_owned());
