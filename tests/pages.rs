@@ -186,6 +186,41 @@ fn page_id_routes_a_call_without_changing_the_selection() {
 }
 
 #[test]
+fn two_new_pages_naming_one_new_context_at_once_share_it() {
+    let fx = Fixtures::start();
+    let start = page_url(&fx, "start.html");
+    let mcp = started();
+    // Both calls are in flight before either context exists: one context must serve both.
+    let args = json!({"name": "new_page", "arguments": {"url": start, "isolatedContext": "carol"}});
+    let first = mcp.request_async("tools/call", args.clone());
+    let second = mcp.request_async("tools/call", args);
+    for id in [first, second] {
+        let answer = mcp.wait_response(id);
+        assert!(answer["result"]["content"].is_array(), "{answer}");
+        assert_ne!(answer["result"]["isError"], json!(true), "{answer}");
+    }
+    assert_returned(
+        &evaluate_on(
+            &mcp,
+            2,
+            "() => { document.cookie = 'who=carol'; return document.cookie; }",
+        ),
+        "\"who=carol\"",
+    );
+    assert_returned(
+        &evaluate_on(&mcp, 3, "() => document.cookie"),
+        "\"who=carol\"",
+    );
+    let listed = mcp.call_ok("list_pages", json!({}));
+    assert_eq!(
+        listed.text.matches("isolatedContext=carol").count(),
+        2,
+        "{}",
+        listed.text
+    );
+}
+
+#[test]
 fn new_page_in_an_isolated_context_keeps_its_cookies_to_that_context() {
     let fx = Fixtures::start();
     let start = page_url(&fx, "start.html");

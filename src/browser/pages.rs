@@ -369,12 +369,29 @@ pub fn open_isolated<H: Host>(
     let params = target::CreateBrowserContextParams::default();
     send(h, None, params, move |h, r| match r {
         Ok(created) => {
-            let id = created.browser_context_id;
-            h.browser().pages.contexts.push((name, id.clone()));
+            let made = created.browser_context_id;
+            let id = keep_context(h, name, made);
             open_in(h, background, Some(id), done)
         }
         Err(e) => done(h, Err(e)),
     });
+}
+
+/// Records the context made for `name` and returns the one its pages go to. Two calls that
+/// name the same new context may both be creating it at once: the first answer wins, and the
+/// later context is disposed, so that the name's pages share one context (its cookies).
+fn keep_context<H: Host>(h: &mut H, name: String, made: String) -> String {
+    let contexts = &mut h.browser().pages.contexts;
+    if let Some((_, id)) = contexts.iter().find(|(n, _)| *n == name) {
+        let id = id.clone();
+        let params = target::DisposeBrowserContextParams {
+            browser_context_id: made,
+        };
+        fire(h, None, params);
+        return id;
+    }
+    contexts.push((name, made.clone()));
+    made
 }
 
 /// The page's session if it still exists, else the error a call should report.

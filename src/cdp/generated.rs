@@ -6085,6 +6085,23 @@ pub mod target {
         type Returns = DetachFromTargetReturns;
     }
 
+    /// Deletes a BrowserContext.
+    #[derive(Debug, Clone, Default, serde::Serialize)]
+    pub struct DisposeBrowserContextParams {
+        #[serde(rename = "browserContextId")]
+        pub browser_context_id: super::browser::BrowserContextID,
+    }
+
+    /// What `Target.disposeBrowserContext` returns.
+    #[derive(Debug, Clone, Default, serde::Deserialize)]
+    #[serde(default)]
+    pub struct DisposeBrowserContextReturns {}
+
+    impl crate::cdp::Command for DisposeBrowserContextParams {
+        const METHOD: &'static str = "Target.disposeBrowserContext";
+        type Returns = DisposeBrowserContextReturns;
+    }
+
     /// Retrieves a list of available targets.
     #[derive(Debug, Clone, Default, serde::Serialize)]
     pub struct GetTargetsParams {
