@@ -61,11 +61,6 @@ const DEFAULT_SWITCHES: &[&str] = &[
     "--disable-ipc-flooding-protection",
     "--disable-popup-blocking",
     "--disable-prompt-on-repost",
-    // Lean browser: WebUIOmniboxPopup and WebUIOmniboxAimPopup keep full Chromium from
-    // preloading its address-bar popups (two `chrome://omnibox-popup.top-chrome/` pages that
-    // a headless browser never shows) in a renderer of their own: one process and ~45-50 MB
-    // PSS less (measured, see ARCHITECTURE.md "Lean browser"); the shell has no such UI.
-    "--disable-features=Translate,OptimizationHints,MediaRouter,DialMediaRouteProvider,AutofillServerCommunication,CertificateTransparencyComponentUpdater,InterestFeedContentSuggestions,BackForwardCache,WebUIOmniboxPopup,WebUIOmniboxAimPopup",
     // Lean browser: the GPU thread in the browser process (with the network service, see
     // DEFAULT_FEATURES), two fewer processes and ~10-15 MB less PSS (measured, see
     // ARCHITECTURE.md "Lean browser"), with no change a page or a CDP client can see.
@@ -230,24 +225,53 @@ pub fn arguments(settings: &Settings, profile: &Path) -> Vec<OsString> {
         log!("running as root: starting the browser with --no-sandbox");
         args.push("--no-sandbox".into());
     }
-    // Our features join every --enable-features the user passes, as one switch (Chromium
-    // keeps only one value of a switch).
-    let mut features = DEFAULT_FEATURES.to_vec();
+    // Our features join the ones the user enables or disables, one switch each (Chromium
+    // keeps only the last value of a switch, so theirs would otherwise drop ours).
+    let mut merged = FEATURE_SWITCHES.map(|(switch, ours)| (switch, ours.to_vec()));
     for arg in &settings.chrome_args {
-        match arg.strip_prefix(ENABLE_FEATURES) {
-            Some(theirs) => features.push(theirs),
+        let theirs = merged
+            .iter_mut()
+            .find_map(|(switch, values)| Some((arg.strip_prefix(*switch)?, values)));
+        match theirs {
+            Some((value, values)) => values.push(value),
             None => args.push(arg.into()),
         }
     }
-    args.push(format!("{ENABLE_FEATURES}{}", features.join(",")).into());
+    for (switch, values) in merged {
+        args.push(format!("{switch}{}", values.join(",")).into());
+    }
     args.push("about:blank".into());
     args
 }
 
-/// Features we turn on: WebMCP, so pages may register tools with `document.modelContext` (off
-/// by default in Chromium); the network service in the browser process (lean browser).
-const DEFAULT_FEATURES: [&str; 2] = ["WebMCP", "NetworkServiceInProcess2"];
 const ENABLE_FEATURES: &str = "--enable-features=";
+const DISABLE_FEATURES: &str = "--disable-features=";
+
+/// The features we turn on and off, before the user's.
+const FEATURE_SWITCHES: [(&str, &[&str]); 2] = [
+    // WebMCP, so pages may register tools with `document.modelContext` (off by default in
+    // Chromium); the network service in the browser process (lean browser).
+    (ENABLE_FEATURES, &["WebMCP", "NetworkServiceInProcess2"]),
+    (
+        DISABLE_FEATURES,
+        &[
+            "Translate",
+            "OptimizationHints",
+            "MediaRouter",
+            "DialMediaRouteProvider",
+            "AutofillServerCommunication",
+            "CertificateTransparencyComponentUpdater",
+            "InterestFeedContentSuggestions",
+            "BackForwardCache",
+            // Lean browser: these keep full Chromium from preloading its address-bar popups
+            // (two `chrome://omnibox-popup.top-chrome/` pages that a headless browser never
+            // shows) in a renderer of their own: one process and ~45-50 MB PSS less
+            // (measured, see ARCHITECTURE.md "Lean browser"); the shell has no such UI.
+            "WebUIOmniboxPopup",
+            "WebUIOmniboxAimPopup",
+        ],
+    ),
+];
 
 /// Starts the browser. Returns the process and our ends of its pipes.
 pub fn launch(settings: &Settings) -> Result<(Process, Sender, Receiver), String> {
@@ -415,27 +439,38 @@ mod tests {
             .collect()
     }
 
-    fn features(args: &[String]) -> Vec<&String> {
+    fn features(args: &[String]) -> Vec<String> {
         args.iter()
-            .filter(|a| a.starts_with(ENABLE_FEATURES))
+            .filter(|a| a.starts_with(ENABLE_FEATURES) || a.starts_with(DISABLE_FEATURES))
+            .cloned()
             .collect()
     }
 
     #[test]
-    fn webmcp_is_enabled_and_merged_with_the_users_features() {
+    fn our_features_are_merged_with_the_users_enabled_and_disabled_ones() {
+        let ours = "Translate,OptimizationHints,MediaRouter,DialMediaRouteProvider,\
+            AutofillServerCommunication,CertificateTransparencyComponentUpdater,\
+            InterestFeedContentSuggestions,BackForwardCache,WebUIOmniboxPopup,WebUIOmniboxAimPopup";
         let plain = arguments_with(&[]);
         assert_eq!(
             features(&plain),
-            ["--enable-features=WebMCP,NetworkServiceInProcess2"]
+            [
+                "--enable-features=WebMCP,NetworkServiceInProcess2".to_owned(),
+                format!("--disable-features={ours}")
+            ]
         );
         let theirs = arguments_with(&[
             "--enable-features=A,B",
             "--mute-audio",
+            "--disable-features=D",
             "--enable-features=C",
         ]);
         assert_eq!(
             features(&theirs),
-            ["--enable-features=WebMCP,NetworkServiceInProcess2,A,B,C"]
+            [
+                "--enable-features=WebMCP,NetworkServiceInProcess2,A,B,C".to_owned(),
+                format!("--disable-features={ours},D")
+            ]
         );
         assert_eq!(theirs.iter().filter(|a| *a == "--mute-audio").count(), 2);
     }
