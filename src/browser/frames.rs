@@ -80,10 +80,21 @@ fn attached<H: Host>(h: &mut H, parent: &str, e: target::AttachedToTargetEvent) 
         fire(h, Some(&session), resume);
         return;
     };
+    // The frame attached again before its old session said it detached: that session and
+    // the frames inside it are gone now, not when (or if) their detach arrives.
+    let stale = h.browser().pages.get(page).and_then(|p| {
+        let old = p
+            .frames
+            .iter()
+            .find(|f| f.target_id == e.target_info.target_id);
+        old.map(|f| f.session.clone())
+    });
+    if let Some(old) = stale {
+        detached(h, &old);
+    }
     let Some(p) = h.browser().pages.get_mut(page) else {
         return;
     };
-    p.frames.retain(|f| f.target_id != e.target_info.target_id);
     p.frames.push(FrameSession {
         target_id: e.target_info.target_id,
         session: session.clone(),

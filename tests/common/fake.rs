@@ -1,5 +1,5 @@
 //! The server against a scripted browser (`cdp::fake`), no Chromium, for `dispatch_fake.rs`,
-//! `pagetools_forged_fake.rs` and `webmcp_fake.rs`: a server made from real flags, driven as the event loop
+//! `pagetools_forged_fake.rs`, `webmcp_fake.rs`, `input_frames_fake.rs` and `frames_fake.rs`: a server made from real flags, driven as the event loop
 //! drives it (a client line, then the deferred work and the answers; browser messages through
 //! `browser::on_readable`; due timers through `run_due_timers`), and the browser's side of a
 //! start played the way Chromium plays it (see `Rig::boot`).
