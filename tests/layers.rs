@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 /// them, and they use none.
 const LAYERS: &[(&str, u32)] = &[
     ("error", 0),
+    ("headers", 0),
     ("log", 0),
     ("schema_problems", 0),
     ("settings", 0),
