@@ -122,7 +122,7 @@ mod tests {
             SHOWN.windows(2).all(|w| w[0] < w[1]),
             "SHOWN must stay sorted"
         );
-        assert!(shown(" Content-Type") && shown(":status"));
+        assert!(shown(" Content-Type") && shown(":path"));
         assert!(!shown("Cookie") && !shown("authorization") && !shown("x-api-key"));
     }
 }
