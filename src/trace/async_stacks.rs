@@ -181,3 +181,45 @@ impl AsyncStacks {
         None
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::value::RawValue;
+
+    use super::{AsyncStacks, At};
+
+    fn at(ts: f64) -> At {
+        At {
+            index: 0,
+            ts,
+            pid: 1,
+            tid: 2,
+        }
+    }
+
+    /// A timer scheduled from a page script (sample 7 → node 3 → node 2, `a.js`) runs
+    /// later; a request sent inside the run is named after `a.js`, one sent after it is not.
+    #[test]
+    fn a_run_is_named_after_the_script_that_scheduled_it() {
+        let mut stacks = AsyncStacks::default();
+        let flow = RawValue::from_string("\"0x1\"".into()).unwrap();
+        let profile = RawValue::from_string("\"0x9\"".into()).unwrap();
+        let scheduled = "v8::Debugger::AsyncTaskScheduled";
+        let sample = r#"{"data":{"sampleTraceId":7}}"#;
+        assert!(stacks.take(scheduled, "X", at(10.0), 1.0, None, sample));
+        assert!(stacks.take(scheduled, "s", at(10.0), 0.0, Some(&flow), "{}"));
+        let chunk = r#"{"data":{"cpuProfile":{"nodes":[
+            {"id":1,"callFrame":{"url":""}},
+            {"id":2,"parent":1,"callFrame":{"url":"http://a.test/a.js"}},
+            {"id":3,"parent":2,"callFrame":{"url":""}}],
+            "trace_ids":{"7":3,"8":1}}}}"#;
+        assert!(stacks.take("ProfileChunk", "P", at(20.0), 0.0, Some(&profile), chunk));
+        assert!(stacks.take(scheduled, "f", at(100.0), 0.0, Some(&flow), "{}"));
+        let run = "v8::Debugger::AsyncTaskRun";
+        assert!(stacks.take(run, "X", at(100.0), 50.0, None, "{}"));
+        assert_eq!(stacks.scheduler_url(&at(120.0)), Some("http://a.test/a.js"));
+        assert_eq!(stacks.scheduler_url(&at(200.0)), None);
+        // Sample 8 tagged no scheduling event: it is not kept.
+        assert!(stacks.trace_ids.values().all(|ids| !ids.contains_key(&8)));
+    }
+}

@@ -4,8 +4,36 @@
 
 use super::format::millis;
 use super::insights::discovery;
-use super::insights::document_latency::lcp_context;
 use super::metrics::{InsightSet, Report};
+use super::request_text::{url_with_key, verbose};
+
+/// The LCP lines DevTools opens its LCP-related answers with (its
+/// `lcpMetricSharedContext`; DocumentLatency's too): the time, and the element with the
+/// request that fetched it, if any.
+pub fn shared_context(report: &Report, set: &InsightSet) -> String {
+    let Some(lcp) = set.navigation.as_ref().and(set.lcp.as_ref()) else {
+        return String::new();
+    };
+    let element = match &lcp.node_name {
+        Some(name) => format!(
+            "The LCP element ({name}, nodeId: {})",
+            lcp.node_id.map_or("undefined".into(), |n| n.to_string())
+        ),
+        None => "The LCP element".into(),
+    };
+    let time = format!(
+        "The Largest Contentful Paint (LCP) time for this navigation was {}.",
+        millis(lcp.timing / 1000.0)
+    );
+    match &lcp.request {
+        Some(r) => format!(
+            "{time}\n{element} is an image fetched from {}.\n{}",
+            url_with_key(report, r),
+            verbose(report, r, "LCP resource network request")
+        ),
+        None => format!("{time}\n{element} is text and was not fetched from the network."),
+    }
+}
 
 pub fn breakdown(report: &Report, set: &InsightSet) -> String {
     let Some((lcp, s)) = set
@@ -35,7 +63,7 @@ pub fn breakdown(report: &Report, set: &InsightSet) -> String {
         .collect();
     format!(
         "{}\n\nWe can break this time down into the {} subparts that combine to make the LCP time:\n\n{}",
-        lcp_context(report, set),
+        shared_context(report, set),
         parts.len(),
         bullets.join("\n")
     )
@@ -72,7 +100,7 @@ pub fn discovery_checks(report: &Report, set: &InsightSet) -> String {
         .collect();
     format!(
         "{}\n\nThe result of the checks for this insight are:\n{}",
-        lcp_context(report, set),
+        shared_context(report, set),
         bullets.join("\n")
     )
 }
