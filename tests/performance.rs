@@ -44,6 +44,40 @@ fn trace(mcp: &Mcp, args: serde_json::Value) -> String {
     r.text
 }
 
+/// CLSCulprits' detail names the element the shift moved (the page pushes a banner above
+/// the content).
+fn culprits_name_the_shifted_element(mcp: &Mcp) {
+    let culprits = mcp.call_ok(
+        "performance_analyze_insight",
+        json!({"insightSetId": "NAVIGATION_0", "insightName": "CLSCulprits"}),
+    );
+    assert!(
+        culprits.text.contains(
+            "Layout shifts in this cluster:\n### Layout shift 1:\n- Impacted elements:\n"
+        ),
+        "{}",
+        culprits.text
+    );
+}
+
+/// LCPDiscovery describes the image's request: the page's script inserted it from a timer,
+/// so its initiator is the page (found through the task's scheduler) and it was not
+/// discoverable in the document.
+fn discovery_names_the_script_initiator(mcp: &Mcp, page: &str) {
+    let r = mcp.call_ok(
+        "performance_analyze_insight",
+        json!({"insightSetId": "NAVIGATION_0", "insightName": "LCPDiscovery"}),
+    );
+    let hero = page.replace("lcp-image.html", "hero.png?delay=300");
+    for line in [
+        format!("## LCP resource network request: {hero}\n"),
+        format!("\nInitiator: {page}\n"),
+        "\n- Request is discoverable in initial document: FAILED\n".to_owned(),
+    ] {
+        assert!(r.text.contains(&line), "{line}: {}", r.text);
+    }
+}
+
 /// The LCP the page's own observer reports for the current load, in ms.
 fn observed_lcp(mcp: &Mcp) -> f64 {
     eval(
@@ -97,6 +131,7 @@ fn reload_traces_agree_with_the_page_and_save_a_readable_file() {
     let report = devtools_mcp::trace::analyse_reader(bytes.as_slice()).unwrap();
     let lcp = report.sets[0].lcp.as_ref().unwrap();
     assert_eq!((lcp.timing / 1000.0).round(), traced);
+    discovery_names_the_script_initiator(&mcp, &fx.url("/perf/pages/lcp-image.html"));
 
     // A layout shift: the trace's CLS is the page's own sum of shifts (one cluster).
     mcp.call_ok(
@@ -122,6 +157,7 @@ fn reload_traces_agree_with_the_page_and_save_a_readable_file() {
         "trace {traced}, page {observed}"
     );
     assert!(text.contains("  - insight name: CLSCulprits\n"), "{text}");
+    culprits_name_the_shifted_element(&mcp);
     // A plain .json file is the trace as JSON.
     let plain = std::fs::read(scratch("shift.json")).unwrap();
     assert_eq!(plain[0], b'{');

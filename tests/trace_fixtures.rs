@@ -231,13 +231,17 @@ fn insight_answers_match_the_reference_where_written() {
             "document-latency.insight.NAVIGATION_0.LCPBreakdown.txt",
             "dom-size.insight.NAVIGATION_0.DOMSize.txt",
             "dom-size.insight.NAVIGATION_0.LCPBreakdown.txt",
+            "forced-reflow.insight.NAVIGATION_0.CLSCulprits.txt",
             "forced-reflow.insight.NAVIGATION_0.DOMSize.txt",
             "forced-reflow.insight.NAVIGATION_0.ForcedReflow.txt",
             "forced-reflow.insight.NAVIGATION_0.LCPBreakdown.txt",
             "interaction.insight.NO_NAVIGATION.INPBreakdown.txt",
+            "layout-shift.insight.NAVIGATION_0.CLSCulprits.txt",
             "layout-shift.insight.NAVIGATION_0.CharacterSet.txt",
             "layout-shift.insight.NAVIGATION_0.LCPBreakdown.txt",
             "lcp-image.insight.NAVIGATION_0.CharacterSet.txt",
+            "lcp-image.insight.NAVIGATION_0.LCPBreakdown.txt",
+            "lcp-image.insight.NAVIGATION_0.LCPDiscovery.txt",
             "long-tasks.insight.NAVIGATION_0.CharacterSet.txt",
             "long-tasks.insight.NAVIGATION_0.LCPBreakdown.txt",
             "redirect.insight.NAVIGATION_0.DocumentLatency.txt",
@@ -250,6 +254,8 @@ fn insight_answers_match_the_reference_where_written() {
             "request-chain.insight.NAVIGATION_0.LCPBreakdown.txt",
             "request-chain.insight.NAVIGATION_0.NetworkDependencyTree.txt",
             "request-chain.insight.NAVIGATION_0.RenderBlocking.txt",
+            "third-parties.insight.NAVIGATION_0.LCPBreakdown.txt",
+            "third-parties.insight.NAVIGATION_0.LCPDiscovery.txt",
             "third-parties.insight.NAVIGATION_0.NetworkDependencyTree.txt",
             "third-parties.insight.NAVIGATION_0.RenderBlocking.txt",
             "third-parties.insight.NAVIGATION_0.ThirdParties.txt",
@@ -309,4 +315,37 @@ fn the_trace_command_prints_the_summary_and_insights() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(!out.stderr.is_empty());
+}
+
+/// CLSCulprits' root causes on a made-up trace: a web font that finished loading just
+/// before the pre-paint that shifted, and an unsized image painted right after it.
+#[test]
+fn layout_shift_culprits_name_fonts_and_unsized_images() {
+    let events = serde_json::json!([
+        {"name": "TracingStartedInBrowser", "ph": "I", "ts": 1000, "pid": 1, "tid": 1,
+         "args": {"data": {"frames": [{"frame": "F", "url": "http://a.test/", "processId": 2}]}}},
+        {"name": "ResourceSendRequest", "ph": "I", "ts": 1500, "pid": 2, "tid": 2,
+         "args": {"data": {"requestId": "r1", "url": "http://a.test/f.woff2", "resourceType": "Font", "priority": "High"}}},
+        {"name": "ResourceReceiveResponse", "ph": "I", "ts": 1700, "pid": 2, "tid": 2,
+         "args": {"data": {"requestId": "r1", "mimeType": "font/woff2", "statusCode": 200}}},
+        {"name": "ResourceFinish", "ph": "I", "ts": 1800, "pid": 2, "tid": 2,
+         "args": {"data": {"requestId": "r1"}}},
+        {"name": "LayoutImageUnsized", "ph": "I", "ts": 1900, "pid": 2, "tid": 2,
+         "args": {"data": {"nodeId": 9}}},
+        {"name": "PrePaint", "ph": "X", "ts": 2000, "dur": 100, "pid": 2, "tid": 2, "args": {}},
+        {"name": "LayoutShift", "ph": "I", "ts": 2050, "pid": 2, "tid": 2,
+         "args": {"data": {"weighted_score_delta": 0.2, "had_recent_input": false,
+                           "impacted_nodes": [{"debug_name": "DIV id='a'"}, {"node_id": 3}]}}},
+        {"name": "PaintImage", "ph": "X", "ts": 2200, "dur": 10, "pid": 2, "tid": 2,
+         "args": {"data": {"nodeId": 9, "nodeName": "IMG", "url": "http://a.test/i.png"}}}
+    ]);
+    let bytes = serde_json::to_vec(&events).unwrap();
+    let report = trace::analyse_reader(bytes.as_slice()).unwrap();
+    let text = trace::insight(&report, "NO_NAVIGATION", "CLSCulprits").unwrap();
+    let details = "### Layout shift 1:\n- Impacted elements:\n  - DIV id='a'\n\n- Start time: 1\u{a0}ms\n- Score: 0.2000\n- Potential root causes:\n  - A font that was loaded over the network: http://a.test/f.woff2 (eventKey: s-1, ts: 1500).\n- An unsized image (IMG) (url: http://a.test/i.png).\n";
+    assert!(text.contains(details), "{text}");
+    assert!(
+        text.contains("The score for this cluster is 0.2000.\n"),
+        "{text}"
+    );
 }

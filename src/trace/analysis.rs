@@ -1,11 +1,12 @@
 //! `performance_analyze_insight`: one insight of one insight set in detail, laid out as
 //! DevTools' `PerformanceInsightFormatter.formatInsight` lays it out.
 
-use super::format::{micros, millis};
+use super::format::micros;
 use super::insights::{
     declares_charset, document_latency, listed, network_dependency_tree, render_blocking, ALL,
 };
 use super::metrics::{InsightSet, Report};
+use super::{cls_text, lcp_text};
 
 pub fn insight(report: &Report, set_id: &str, name: &str) -> Result<String, String> {
     let Some(set) = report.sets.iter().find(|s| s.id == set_id) else {
@@ -17,7 +18,9 @@ pub fn insight(report: &Report, set_id: &str, name: &str) -> Result<String, Stri
     };
     let details = match name {
         "INPBreakdown" => Some(inp_details(set)),
-        "LCPBreakdown" => lcp_details(set),
+        "LCPBreakdown" => Some(lcp_text::breakdown(report, set)),
+        "LCPDiscovery" => Some(lcp_text::discovery_checks(report, set)),
+        "CLSCulprits" => Some(cls_text::culprits(report, set)),
         "CharacterSet" => Some(charset_details(set)),
         "NetworkDependencyTree" => Some(network_dependency_tree::details(report, set)),
         "RenderBlocking" => Some(render_blocking::details(report, set)),
@@ -51,6 +54,28 @@ const TEXTS: &[(&str, Texts)] = &[
                 "https://web.dev/explore/how-to-optimize-inp",
                 "https://web.dev/articles/optimize-long-tasks",
                 "https://web.dev/articles/avoid-large-complex-layouts-and-layout-thrashing",
+            ],
+        ),
+    ),
+    (
+        "LCPDiscovery",
+        ("LCP request discovery",
+            include_str!("texts/lcp_discovery_summary.txt"),
+            &[
+                "https://developer.chrome.com/docs/performance/insights/lcp-discovery",
+                "https://web.dev/articles/lcp",
+                "https://web.dev/articles/optimize-lcp",
+            ],
+        ),
+    ),
+    (
+        "CLSCulprits",
+        ("Layout shift culprits",
+            include_str!("texts/cls_culprits_summary.txt"),
+            &[
+                "https://developer.chrome.com/docs/performance/insights/cls-culprit",
+                "https://web.dev/articles/cls",
+                "https://web.dev/articles/optimize-cls",
             ],
         ),
     ),
@@ -184,44 +209,4 @@ fn inp_details(set: &InsightSet) -> String {
         micros(i.handling()),
         micros(i.presentation_delay()),
     )
-}
-
-/// Only for a text LCP: an image's answer describes its request in detail, which this
-/// analyser does not write yet.
-fn lcp_details(set: &InsightSet) -> Option<String> {
-    let lcp = set.lcp.as_ref()?;
-    if lcp.request.is_some() {
-        return None;
-    }
-    let Some(s) = &lcp.subparts else {
-        return Some(String::new());
-    };
-    let element = match &lcp.node_name {
-        Some(name) => format!(
-            "The LCP element ({name}, nodeId: {})",
-            lcp.node_id.map_or("undefined".into(), |n| n.to_string())
-        ),
-        None => "The LCP element".into(),
-    };
-    let lcp_ms = lcp.timing / 1000.0;
-    let parts = [
-        ("Time to first byte", s.ttfb.range()),
-        ("Element render delay", s.render_delay.range()),
-    ];
-    let bullets: Vec<String> = parts
-        .iter()
-        .map(|(label, range)| {
-            let ms = range / 1000.0;
-            format!(
-                "- {label}: {} ({:.1}% of total LCP time)",
-                millis(ms),
-                ms / lcp_ms * 100.0
-            )
-        })
-        .collect();
-    Some(format!(
-        "The Largest Contentful Paint (LCP) time for this navigation was {}.\n{element} is text and was not fetched from the network.\n\nWe can break this time down into the 2 subparts that combine to make the LCP time:\n\n{}",
-        micros(lcp.timing),
-        bullets.join("\n")
-    ))
 }

@@ -7,10 +7,12 @@ use std::collections::{HashMap, HashSet};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use super::async_stacks::AsyncStacks;
 use super::blocking::LongTasks;
 use super::insights;
 use super::interactions::{Start, TimingData};
 use super::network::Requests;
+use super::shifts::ShiftDetails;
 
 /// The fields every trace event has. `args` stays unparsed until the name says it matters.
 #[derive(Deserialize)]
@@ -180,6 +182,10 @@ pub struct Collected {
     /// LargestImagePaint candidates by (pid, node id): their time and image URL.
     pub image_paints: HashMap<(i64, i64), (f64, String)>,
     pub shifts: Vec<Shift>,
+    /// CLSCulprits: impacted elements and the events root causes are read from.
+    pub shift_details: ShiftDetails,
+    /// Request initiators: which script scheduled the task a request was sent from.
+    pub async_stacks: AsyncStacks,
     /// TBT: the long tasks.
     pub long_tasks: LongTasks,
     pub requests: Requests,
@@ -244,6 +250,15 @@ impl Collected {
             "MarkLoad" => self.page_load(at, Mark::Load, args),
             "LargestImagePaint::Candidate" => self.image_paint(at, args),
             "LayoutShift" => self.shift(at, args),
+            name @ ("PrePaint" | "PaintImage" | "LayoutImageUnsized") => {
+                self.shift_details.take(name, &raw.ph, at, raw.dur, args)
+            }
+            name @ ("v8::Debugger::AsyncTaskRun"
+            | "v8::Debugger::AsyncTaskScheduled"
+            | "ProfileChunk") => {
+                let dur = raw.dur.unwrap_or(0.0);
+                self.async_stacks.take(name, &raw.ph, at, dur, raw.id, args)
+            }
             "MetaCharsetCheck" => self.charset_check(at, args),
             "LinkPreconnect" => self.link_preconnect(args),
             name => self.requests.take(name, at, args, &mut self.final_urls),
@@ -435,6 +450,7 @@ impl Collected {
         // A shift without data still opens a cluster in DevTools, with no score.
         let data = parsed.data.unwrap_or_default();
         if !data.had_recent_input {
+            self.shift_details.shift(at, args);
             self.shifts.push(Shift {
                 at,
                 score: data.weighted_score_delta,

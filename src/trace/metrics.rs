@@ -5,11 +5,13 @@
 
 use std::collections::HashMap;
 
+use super::async_stacks::AsyncStacks;
 use super::blocking::LongTasks;
 use super::events::{At, Collected, Mark, Navigation, PageLoad};
 use super::insights::MainThread;
 use super::interactions::{self, Interaction};
 use super::network::Request;
+use super::shifts::ShiftDetails;
 
 /// A span of the trace, in µs.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -113,6 +115,10 @@ pub struct Report {
     pub link_preconnects: Vec<String>,
     pub events: u64,
     pub long_tasks: LongTasks,
+    /// CLSCulprits' impacted elements and root-cause events.
+    pub shift_details: ShiftDetails,
+    /// Request initiators from the scripts that scheduled their tasks.
+    pub async_stacks: AsyncStacks,
 }
 
 const MAX_CLUSTER_DURATION: f64 = 5_000_000.0;
@@ -121,18 +127,14 @@ const MAX_SHIFT_GAP: f64 = 1_000_000.0;
 /// Computes the report from what the stream left.
 pub fn report(mut c: Collected, events: u64) -> Report {
     let requests = std::mem::take(&mut c.requests).finish();
+    let mut shift_details = std::mem::take(&mut c.shift_details);
+    shift_details.finish();
     c.shifts.sort_by(|a, b| a.at.ts.total_cmp(&b.at.ts));
     let interactions = interactions::interactions(
         std::mem::take(&mut c.timing_starts),
         std::mem::take(&mut c.timing_ends),
     );
-    let bounds = match (c.bounds_min.is_finite(), c.bounds_max.is_finite()) {
-        (true, true) => Some(Bounds {
-            min: c.tracing_started.unwrap_or(c.bounds_min),
-            max: c.bounds_max,
-        }),
-        _ => None,
-    };
+    let bounds = trace_bounds(&c);
     // Navigations of frames no renderer was seen for are dropped (DevTools' Meta finalize);
     // the main frame's list keeps them all.
     let main_navigations: Vec<Navigation> = c
@@ -197,6 +199,19 @@ pub fn report(mut c: Collected, events: u64) -> Report {
         link_preconnects: std::mem::take(&mut c.link_preconnects),
         events,
         long_tasks: std::mem::take(&mut c.long_tasks),
+        shift_details,
+        async_stacks: std::mem::take(&mut c.async_stacks),
+    }
+}
+
+/// From tracing's start (or the first event) to the last event.
+fn trace_bounds(c: &Collected) -> Option<Bounds> {
+    match (c.bounds_min.is_finite(), c.bounds_max.is_finite()) {
+        (true, true) => Some(Bounds {
+            min: c.tracing_started.unwrap_or(c.bounds_min),
+            max: c.bounds_max,
+        }),
+        _ => None,
     }
 }
 

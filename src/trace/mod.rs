@@ -6,15 +6,19 @@
 //! chrome-devtools-mcp prints. It never holds the whole trace.
 
 mod analysis;
+mod async_stacks;
 mod blocking;
+mod cls_text;
 mod events;
 mod format;
 mod insights;
 mod interactions;
+mod lcp_text;
 mod metrics;
 mod network;
 mod request_text;
 mod scan;
+mod shifts;
 mod summary;
 
 use std::io::Write;

@@ -21,12 +21,21 @@ const CORS_SAFELISTED: &[&str] = &[
 /// DevTools caps the headers block at this many characters.
 const MAX_HEADERS_SIZE: usize = 1000;
 
-/// `scheme://host[:port]` of a URL, lowercased; None without a scheme and host.
+/// `scheme://host[:port]` of an http(s) URL, lowercased, default ports dropped (as
+/// browsers compare origins); None for any other URL.
 pub fn origin(url: &str) -> Option<String> {
     let (scheme, rest) = url.split_once("://")?;
-    let host = rest.split(['/', '?', '#']).next()?;
-    let host = host.rsplit('@').next()?;
-    (!host.is_empty()).then(|| format!("{}://{}", scheme, host).to_ascii_lowercase())
+    let scheme = scheme.to_ascii_lowercase();
+    if scheme != "http" && scheme != "https" {
+        return None;
+    }
+    let authority = rest.split(['/', '?', '#']).next()?;
+    let host = authority.rsplit('@').next()?.to_ascii_lowercase();
+    let host = match (scheme.as_str(), host.rsplit_once(':')) {
+        ("http", Some((h, "80"))) | ("https", Some((h, "443"))) => h.to_owned(),
+        _ => host,
+    };
+    (!host.is_empty()).then(|| format!("{scheme}://{host}"))
 }
 
 /// Whether the request (and its redirects) stayed on the trace's origin: only then does
@@ -68,16 +77,34 @@ fn by_key(report: &Report, key: Option<u64>) -> Option<&Request> {
     report.requests.iter().find(|r| r.send.index == key)
 }
 
+/// The request that loaded this one (DevTools' `getNetworkInitiator`): the network
+/// handler's initiator when that is a stylesheet; else, when the request was sent from a
+/// task a script scheduled, the last earlier request for that script; else the network
+/// handler's initiator.
+fn initiator<'a>(report: &'a Report, request: &Request) -> Option<&'a Request> {
+    let named = by_key(report, request.initiated_by);
+    if named.is_some_and(|r| r.mime_type == "text/css") {
+        return named;
+    }
+    match report.async_stacks.scheduler_url(&request.send) {
+        Some(script) => report
+            .requests
+            .iter()
+            .rfind(|r| r.url == script && r.ts < request.ts),
+        None => named,
+    }
+}
+
 /// From the root request to the one that loaded `request` (empty on a cycle).
-fn initiator_chain<'a>(report: &'a Report, request: &'a Request) -> Vec<&'a Request> {
+fn initiator_chain<'a>(report: &'a Report, request: &Request) -> Vec<&'a Request> {
     let mut chain: Vec<&Request> = Vec::new();
-    let mut current = by_key(report, request.initiated_by);
-    while let Some(initiator) = current {
-        if chain.iter().any(|r| r.send.index == initiator.send.index) {
+    let mut current = initiator(report, request);
+    while let Some(found) = current {
+        if chain.iter().any(|r| r.send.index == found.send.index) {
             return Vec::new();
         }
-        chain.insert(0, initiator);
-        current = by_key(report, initiator.initiated_by);
+        chain.insert(0, found);
+        current = initiator(report, found);
     }
     chain
 }
@@ -115,7 +142,8 @@ fn headers(report: &Report, request: &Request) -> String {
     let mut out = String::new();
     for (name, value) in shown_headers(request, same_origin(report, request)) {
         let line = format!("- {name}: {value}\n");
-        if out.len() + line.len() > MAX_HEADERS_SIZE {
+        // DevTools counts UTF-16 units.
+        if out.encode_utf16().count() + line.encode_utf16().count() > MAX_HEADERS_SIZE {
             break;
         }
         out.push_str(&line);
@@ -164,7 +192,7 @@ pub fn verbose(report: &Report, request: &Request, title: &str) -> String {
     } else {
         format!("\n{}", redirects.join("\n"))
     };
-    let initiator = by_key(report, request.initiated_by).map_or(String::new(), |i| {
+    let initiator = initiator(report, request).map_or(String::new(), |i| {
         format!("\nInitiator: {}", url(report, i))
     });
     let chain: Vec<String> = initiator_chain(report, request)
@@ -290,7 +318,7 @@ mod tests {
     use super::origin;
 
     #[test]
-    fn origins_are_scheme_and_authority() {
+    fn origins_compare_as_browsers_compare_them() {
         assert_eq!(
             origin("http://127.0.0.1:8080/a.css?x=1").as_deref(),
             Some("http://127.0.0.1:8080")
@@ -299,6 +327,13 @@ mod tests {
             origin("HTTPS://Example.com#top").as_deref(),
             Some("https://example.com")
         );
+        assert_eq!(
+            origin("HTTPS://Example.com:443/x").as_deref(),
+            Some("https://example.com")
+        );
+        assert_eq!(origin("http://u@h:80").as_deref(), Some("http://h"));
         assert_eq!(origin("about:blank"), None);
+        assert_eq!(origin("data:text/plain,x"), None);
+        assert_eq!(origin("file:///tmp/a.html"), None);
     }
 }

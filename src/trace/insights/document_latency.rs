@@ -1,7 +1,6 @@
 //! DevTools' DocumentLatency insight: the navigation's document request checked for
 //! redirects, a slow server response (over 600 ms) and a missing text compression.
 
-use super::super::format::millis;
 use super::super::metrics::{Bounds, InsightSet, Report};
 use super::super::network::Request;
 use super::super::request_text;
@@ -157,39 +156,12 @@ pub fn details(report: &Report, set: &InsightSet) -> String {
     let verdict = |passed: bool| if passed { "PASSED" } else { "FAILED" };
     format!(
         "{}\n\n{}\n\nThe result of the checks for this insight are:\n- The request was not redirected: {}\n- Server responded quickly: {}\n- Compression was applied: {}",
-        lcp_context(report, set),
+        super::super::lcp_text::shared_context(report, set),
         request_text::verbose(report, c.document, "Document network request"),
         verdict(c.redirect_ms == 0.0),
         verdict(c.server_fast()),
         verdict(c.uncompressed_bytes == 0.0),
     )
-}
-
-/// The LCP lines DevTools opens its LCP-related answers with: the time, and the element
-/// with the request that fetched it, if any.
-pub fn lcp_context(report: &Report, set: &InsightSet) -> String {
-    let Some(lcp) = set.navigation.as_ref().and(set.lcp.as_ref()) else {
-        return String::new();
-    };
-    let element = match &lcp.node_name {
-        Some(name) => format!(
-            "The LCP element ({name}, nodeId: {})",
-            lcp.node_id.map_or("undefined".into(), |n| n.to_string())
-        ),
-        None => "The LCP element".into(),
-    };
-    let time = format!(
-        "The Largest Contentful Paint (LCP) time for this navigation was {}.",
-        millis(lcp.timing / 1000.0)
-    );
-    match &lcp.request {
-        Some(r) => format!(
-            "{time}\n{element} is an image fetched from {}.\n{}",
-            request_text::url_with_key(report, r),
-            request_text::verbose(report, r, "LCP resource network request")
-        ),
-        None => format!("{time}\n{element} is text and was not fetched from the network."),
-    }
 }
 
 #[cfg(test)]
