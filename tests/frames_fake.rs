@@ -24,11 +24,7 @@ fn sent_on(rig: &Rig, session: &str) -> Vec<String> {
 
 #[test]
 fn a_frame_attached_again_drops_its_old_session_and_the_frames_inside_it() {
-    let mut rig = Rig::new(&[]);
-    rig.evaluate(0, "() => 1");
-    rig.boot();
-    let script = rig.script_request("() => 1");
-    rig.script_returns(script, "1");
+    let mut rig = Rig::started(&[]);
     // The page's frame F1 holds a frame F2 of its own.
     let b = &rig.browser;
     b.event(

@@ -99,12 +99,7 @@ fn play(rig: &mut Rig, id: u64, hovered_from: u32) -> (String, Vec<Request>) {
 /// A server with one page whose cross-site frame has attached, and a snapshot's uid of the
 /// frame's button.
 fn with_frame() -> (Rig, String) {
-    let mut rig = Rig::new(&[]);
-    rig.evaluate(0, "() => 1");
-    rig.boot();
-    let script = rig.script_request("() => 1");
-    rig.script_returns(script, "1");
-    assert_eq!(rig.output().len(), 1);
+    let mut rig = Rig::started(&[]);
     let frame = json!({"sessionId": FRAME_SESSION, "waitingForDebugger": true,
         "targetInfo": {"targetId": FRAME, "type": "iframe", "title": "", "url": "",
             "attached": true, "canAccessOpener": false}});

@@ -85,13 +85,8 @@ fn refused(mcp: &Mcp, tool: &str, args: Value) -> String {
 /// browser has received nothing since its page was set up.
 #[test]
 fn refusals_are_answered_without_a_word_to_the_browser() {
-    let mut rig = Rig::new(&[]);
     // A call that starts the browser, so the refusals meet one that is up.
-    rig.evaluate(0, "() => 1");
-    rig.boot();
-    let script = rig.script_request("() => 1");
-    rig.script_returns(script, "1");
-    assert_eq!(rig.output().len(), 1);
+    let mut rig = Rig::started(&[]);
     let before = rig.browser.requests().len();
     let huge = "x".repeat(1_100_000);
     let refusals = [

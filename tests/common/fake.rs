@@ -47,6 +47,18 @@ impl Rig {
         }
     }
 
+    /// A server whose browser is up with its first page: one `evaluate_script` call (id 0)
+    /// started it and has been answered.
+    pub fn started(args: &[&str]) -> Rig {
+        let mut rig = Rig::new(args);
+        rig.evaluate(0, "() => 1");
+        rig.boot();
+        let script = rig.script_request("() => 1");
+        rig.script_returns(script, "1");
+        assert_eq!(rig.output().len(), 1, "the call that started the browser");
+        rig
+    }
+
     /// What the loop does after any event: deferred continuations, then answers out.
     pub fn settle(&mut self) {
         self.server.cx.run_deferred();
