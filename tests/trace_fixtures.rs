@@ -86,33 +86,6 @@ fn metric_lines(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// Insights listed with the reference's bounds and answers but whose savings need DevTools'
-/// Lantern simulation, which devtools-mcp does not run: they say so instead of a number, and
-/// the reference ranks them by those savings, so their place in the list differs.
-const SAVINGS_NOT_ESTIMATED: &[&str] = &["RenderBlocking"];
-
-/// Each insight set's listed insights, those this analyser computes, with their bounds:
-/// those of `SAVINGS_NOT_ESTIMATED` after the rest, without their savings line.
-fn insight_lines(text: &str) -> Vec<String> {
-    let (mut ordered, mut unranked) = (Vec::new(), Vec::new());
-    let mut in_unranked = false;
-    for line in computed_insight_lines(text) {
-        if line.starts_with("## insight set id") {
-            ordered.append(&mut unranked);
-            in_unranked = false;
-        } else if let Some(name) = line.strip_prefix("  - insight name: ") {
-            in_unranked = SAVINGS_NOT_ESTIMATED.contains(&name);
-        }
-        match in_unranked {
-            true if line.starts_with("    estimated metric savings: ") => {}
-            true => unranked.push(line),
-            false => ordered.push(line),
-        }
-    }
-    ordered.append(&mut unranked);
-    ordered
-}
-
 fn computed_insight_lines(text: &str) -> Vec<String> {
     let computed: Vec<&str> = trace::INSIGHTS
         .iter()
@@ -149,7 +122,11 @@ fn lab_metrics_match_the_reference() {
 fn computed_insights_are_listed_as_the_reference_lists_them() {
     for name in PAGES {
         let (ours, theirs) = (ours(name), reference(name));
-        assert_eq!(insight_lines(&ours), insight_lines(&theirs), "{name}");
+        assert_eq!(
+            computed_insight_lines(&ours),
+            computed_insight_lines(&theirs),
+            "{name}"
+        );
     }
 }
 
@@ -201,20 +178,6 @@ fn insight_answers_match_the_reference_where_written() {
         let report = trace::analyse_reader(file).unwrap();
         let theirs = fs::read_to_string(dir().join(&name)).unwrap();
         match trace::insight(&report, set, insight) {
-            Ok(ours) if SAVINGS_NOT_ESTIMATED.contains(&insight) => {
-                let savings = |t: &str| -> String {
-                    t.lines()
-                        .filter(|l| !l.starts_with("## Estimated savings: "))
-                        .collect::<Vec<_>>()
-                        .join("\n")
-                };
-                assert_eq!(savings(&scrub(&ours)), savings(theirs.trim_end()), "{name}");
-                assert!(
-                    ours.contains("\n## Estimated savings: not estimated ("),
-                    "{name}: {ours}"
-                );
-                matched.push(name);
-            }
             Ok(ours) => {
                 assert_eq!(scrub(&ours), theirs.trim_end(), "{name}");
                 matched.push(name);

@@ -11,6 +11,7 @@ mod events;
 mod format;
 mod insights;
 mod interactions;
+mod lantern;
 mod metrics;
 mod network;
 mod request_text;

@@ -1,0 +1,318 @@
+//! Lantern's CPU nodes, gathered while the trace streams: each thread's top-level tasks
+//! (`RunTask` and its aliases) with what their events say about the page's dependencies.
+//!
+//! Lantern reads a task's "children" as the events after it in the file, on its thread,
+//! that begin before it ends (a nested task ends it early). Only what links a task to
+//! other nodes is kept, with URLs interned; a task with no link, no layout, paint or HTML
+//! parse and shorter than 10 ms is dropped, since Lantern prunes such a task from its
+//! graph without changing anything else.
+
+use std::collections::HashMap;
+
+use serde::Deserialize;
+
+/// Lantern keeps tasks from this long whatever they did (µs).
+pub const SIGNIFICANT_DUR: f64 = 10_000.0;
+
+const SCHEDULABLE: [&str; 4] = [
+    "RunTask",
+    "ThreadControllerImpl::RunTask",
+    "ThreadControllerImpl::DoWork",
+    "TaskQueueManager::ProcessTaskFromWorkQueue",
+];
+
+/// What a task's events link it to (interned strings).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Link {
+    /// Depends on the request for this URL that ended last before the task.
+    Url(u32),
+    /// Evaluates this script: a dependency on its URL, and Lantern's script-to-task map.
+    Evaluates(u32),
+    /// Evaluates the module compiled with this script id.
+    Module(u32),
+    /// Sends this request (a dependent, for script and XHR/fetch requests).
+    Sends(u32),
+    TimerInstall(u32),
+    TimerFire(u32),
+}
+
+/// One top-level task (times in µs).
+#[derive(Clone, Debug)]
+pub struct Task {
+    pub ts: f64,
+    pub end: f64,
+    pub layout: bool,
+    pub paint: bool,
+    pub parse_html: bool,
+    pub links: Vec<Link>,
+}
+
+impl Task {
+    pub fn duration(&self) -> f64 {
+        self.end - self.ts
+    }
+
+    fn kept(&self) -> bool {
+        self.duration() >= SIGNIFICANT_DUR
+            || self.layout
+            || self.paint
+            || self.parse_html
+            || !self.links.is_empty()
+    }
+}
+
+/// A thread's tasks, and the one still open.
+#[derive(Default)]
+struct Thread {
+    tasks: Vec<Task>,
+    open: Option<Task>,
+    /// `v8.compileModule`'s script ids, to the module's URL.
+    modules: HashMap<u32, u32>,
+}
+
+/// The tasks of every thread, as the stream leaves them.
+#[derive(Default)]
+pub struct Tasks {
+    threads: HashMap<(i64, i64), Thread>,
+    strings: Vec<String>,
+    ids: HashMap<String, u32>,
+}
+
+#[derive(Deserialize)]
+struct Args {
+    data: Option<Data>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct Data {
+    url: Option<String>,
+    style_sheet_url: Option<String>,
+    request_id: Option<String>,
+    script_id: Option<serde_json::Value>,
+    timer_id: Option<serde_json::Value>,
+    ready_state: Option<i64>,
+    #[serde(default)]
+    stack_trace: Vec<Frame>,
+}
+
+#[derive(Deserialize, Default)]
+struct Frame {
+    #[serde(default)]
+    url: String,
+}
+
+/// The names whose data Lantern reads.
+const LINKING: [&str; 13] = [
+    "TimerInstall",
+    "TimerFire",
+    "InvalidateLayout",
+    "ScheduleStyleRecalculation",
+    "EvaluateScript",
+    "v8.evaluateModule",
+    "ModuleEvaluated",
+    "XHRReadyStateChange",
+    "FunctionCall",
+    "v8.compile",
+    "v8.compileModule",
+    "ParseAuthorStyleSheet",
+    "ResourceSendRequest",
+];
+
+impl Tasks {
+    /// Takes one event of the stream, in file order.
+    pub fn take(&mut self, e: &super::super::insights::Event) {
+        let (name, ts) = (e.name, e.at.ts);
+        let schedulable = SCHEDULABLE.contains(&name) && e.dur.is_some_and(|d| d != 0.0);
+        let flag = matches!(name, "Layout" | "Paint" | "ParseHTML");
+        let key = (e.at.pid, e.at.tid);
+        if !schedulable && !flag && !LINKING.contains(&name) && !self.threads.contains_key(&key) {
+            return;
+        }
+        let thread = self.threads.entry(key).or_default();
+        let inside = thread.open.as_ref().is_some_and(|o| ts < o.end);
+        if inside && !schedulable {
+            let links = match LINKING.contains(&name) {
+                true => child_links(
+                    name,
+                    e.args,
+                    &mut self.ids,
+                    &mut self.strings,
+                    &mut thread.modules,
+                ),
+                false => Vec::new(),
+            };
+            if let Some(open) = &mut thread.open {
+                open.layout |= name == "Layout";
+                open.paint |= name == "Paint";
+                open.parse_html |= name == "ParseHTML";
+                for link in links {
+                    if !open.links.contains(&link) {
+                        open.links.push(link);
+                    }
+                }
+            }
+            return;
+        }
+        if let Some(mut done) = thread.open.take() {
+            if inside {
+                // A nested task ends this one just before it (Lantern's corrected end).
+                done.end = (ts - 1.0).max(done.ts);
+            }
+            if done.kept() {
+                thread.tasks.push(done);
+            }
+        }
+        if let (true, Some(dur)) = (schedulable, e.dur) {
+            thread.open = Some(Task {
+                ts,
+                end: ts + dur,
+                layout: false,
+                paint: false,
+                parse_html: false,
+                links: Vec::new(),
+            });
+        }
+    }
+
+    /// Closes the open tasks.
+    pub fn finish(mut self) -> Finished {
+        for thread in self.threads.values_mut() {
+            if let Some(done) = thread.open.take().filter(Task::kept) {
+                thread.tasks.push(done);
+            }
+        }
+        let threads = self
+            .threads
+            .into_iter()
+            .map(|(key, t)| (key, (t.tasks, t.modules)))
+            .collect();
+        Finished {
+            threads,
+            strings: self.strings,
+        }
+    }
+}
+
+/// What the stream left: every thread's tasks and module URLs, and the interned strings.
+#[derive(Default, Clone, Debug)]
+pub struct Finished {
+    threads: HashMap<(i64, i64), (Vec<Task>, HashMap<u32, u32>)>,
+    strings: Vec<String>,
+}
+
+impl Finished {
+    /// The tasks of one thread that start in `[from, to)`, in file order.
+    pub fn tasks(&self, pid: i64, tid: i64, from: f64, to: f64) -> Vec<&Task> {
+        self.threads
+            .get(&(pid, tid))
+            .map(|(tasks, _)| tasks.iter().filter(|t| t.ts >= from && t.ts < to).collect())
+            .unwrap_or_default()
+    }
+
+    pub fn string(&self, id: u32) -> &str {
+        self.strings.get(id as usize).map_or("", String::as_str)
+    }
+
+    /// The URL of the module compiled on the thread with this script id.
+    pub fn module_url(&self, pid: i64, tid: i64, script: u32) -> Option<&str> {
+        let (_, modules) = self.threads.get(&(pid, tid))?;
+        modules.get(&script).map(|&u| self.string(u))
+    }
+}
+
+fn intern(ids: &mut HashMap<String, u32>, strings: &mut Vec<String>, s: &str) -> u32 {
+    if let Some(&id) = ids.get(s) {
+        return id;
+    }
+    let id = strings.len() as u32;
+    strings.push(s.to_owned());
+    ids.insert(s.to_owned(), id);
+    id
+}
+
+/// A JSON number or string id, as text.
+fn id_text(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// The links one child event makes, in the order Lantern adds them.
+fn child_links(
+    name: &str,
+    args: Option<&str>,
+    ids: &mut HashMap<String, u32>,
+    strings: &mut Vec<String>,
+    modules: &mut HashMap<u32, u32>,
+) -> Vec<Link> {
+    let Some(data) = args
+        .and_then(|a| serde_json::from_str::<Args>(a).ok())
+        .and_then(|a| a.data)
+    else {
+        return Vec::new();
+    };
+    let mut intern = |s: &str| intern(ids, strings, s);
+    let url = data
+        .url
+        .as_deref()
+        .filter(|u| !u.is_empty())
+        .map(&mut intern);
+    let stack: Vec<Link> = data
+        .stack_trace
+        .iter()
+        .filter(|f| !f.url.is_empty())
+        .map(|f| Link::Url(intern(&f.url)))
+        .collect();
+    let mut out = Vec::new();
+    match name {
+        "TimerInstall" => {
+            out.extend(
+                data.timer_id
+                    .as_ref()
+                    .map(|t| Link::TimerInstall(intern(&id_text(t)))),
+            );
+            out.extend(stack);
+        }
+        "TimerFire" => out.extend(
+            data.timer_id
+                .as_ref()
+                .map(|t| Link::TimerFire(intern(&id_text(t)))),
+        ),
+        "InvalidateLayout" | "ScheduleStyleRecalculation" => out.extend(stack),
+        "EvaluateScript" | "v8.evaluateModule" => {
+            out.extend(url.map(Link::Evaluates));
+            out.extend(stack);
+        }
+        "ModuleEvaluated" => {
+            out.extend(
+                data.script_id
+                    .as_ref()
+                    .map(|s| Link::Module(intern(&id_text(s)))),
+            );
+        }
+        "XHRReadyStateChange" if data.ready_state == Some(4) => {
+            out.extend(url.map(Link::Url));
+            out.extend(stack);
+        }
+        "FunctionCall" | "v8.compile" | "v8.compileModule" => {
+            if name == "v8.compileModule" {
+                if let (Some(script), Some(url)) = (data.script_id.as_ref(), url) {
+                    modules.insert(intern(&id_text(script)), url);
+                }
+            }
+            out.extend(url.map(Link::Url));
+        }
+        "ParseAuthorStyleSheet" => {
+            let sheet = data.style_sheet_url.as_deref().filter(|u| !u.is_empty());
+            out.extend(sheet.map(|u| Link::Url(intern(u))));
+        }
+        "ResourceSendRequest" => {
+            out.extend(data.request_id.as_deref().map(|r| Link::Sends(intern(r))));
+            out.extend(stack);
+        }
+        _ => {}
+    }
+    out
+}
