@@ -14,7 +14,7 @@ use super::tasks::{Finished, Link, Task, SIGNIFICANT_DUR};
 
 /// A graph node: a request (or redirect hop) or a main-thread task; times in µs.
 pub enum Kind<'a> {
-    Net(Net<'a>),
+    Net(Box<Net<'a>>),
     Cpu(&'a Task),
 }
 
@@ -131,12 +131,17 @@ impl Edges {
     /// Whether every member can be reached in dependency order (no cycle).
     pub fn acyclic(&self) -> bool {
         let members = self.members();
-        let mut waiting: HashMap<usize, usize> =
-            members.iter().map(|&n| (n, self.deps[n].len())).collect();
+        let mut member = vec![false; self.deps.len()];
+        for &n in &members {
+            member[n] = true;
+        }
+        // Only dependencies inside the graph count (a task before the root may be one).
+        let inside = |n: usize| self.deps[n].iter().filter(|d| member[**d]).count();
+        let mut waiting: HashMap<usize, usize> = members.iter().map(|&n| (n, inside(n))).collect();
         let mut ready: Vec<usize> = members
             .iter()
             .copied()
-            .filter(|n| self.deps[*n].is_empty())
+            .filter(|&n| inside(n) == 0)
             .collect();
         let mut done = 0;
         while let Some(n) = ready.pop() {
@@ -163,12 +168,15 @@ pub struct Graph<'a> {
     pub finished: &'a Finished,
 }
 
-/// Lantern's `createGraph`; None where Lantern fails (no main document, a cycle).
+/// Lantern's `createGraph`; None where Lantern fails (no main document, a cycle). Only
+/// tasks that start by `until` (µs) are pruned: pruning one costs a pass over the root's
+/// dependents, and the FCP graph holds no later task.
 pub fn build<'a>(
     requests: &[&'a Request],
     tasks: &[&'a Task],
     thread: (i64, i64),
     finished: &'a Finished,
+    until: f64,
 ) -> Option<Graph<'a>> {
     let network = network_graph::graph(requests);
     let mut nodes: Vec<Node> = network
@@ -179,7 +187,7 @@ pub fn build<'a>(
             Node {
                 start: net.start,
                 end: net.end * 1000.0,
-                kind: Kind::Net(net),
+                kind: Kind::Net(Box::new(net)),
             }
         })
         .collect();
@@ -202,7 +210,7 @@ pub fn build<'a>(
         }
     }
     link_tasks(&nodes, &mut edges, first_task, thread, finished);
-    prune(&nodes, &mut edges, first_task);
+    prune(&nodes, &mut edges, first_task, until);
     edges.acyclic().then_some(Graph {
         nodes,
         edges,
@@ -287,10 +295,10 @@ fn link_tasks(
 
 /// Lantern removes short tasks with one dependency or at most one dependent, linking
 /// around them; the first layout, paint and HTML parse stay.
-fn prune(nodes: &[Node], edges: &mut Edges, first_task: usize) {
+fn prune(nodes: &[Node], edges: &mut Edges, first_task: usize, until: f64) {
     let (mut layout, mut paint, mut parse) = (false, false, false);
-    for cpu in first_task..nodes.len() {
-        let Some(task) = nodes[cpu].task() else {
+    for (cpu, node) in nodes.iter().enumerate().skip(first_task) {
+        let Some(task) = node.task() else {
             continue;
         };
         let mut first = false;
@@ -303,7 +311,7 @@ fn prune(nodes: &[Node], edges: &mut Edges, first_task: usize) {
         if !parse && task.parse_html {
             (parse, first) = (true, true);
         }
-        if first || task.duration() >= SIGNIFICANT_DUR {
+        if first || task.duration() >= SIGNIFICANT_DUR || node.start > until {
             continue;
         }
         if edges.deps[cpu].len() == 1 || edges.dependents[cpu].len() <= 1 {
@@ -318,5 +326,30 @@ fn prune(nodes: &[Node], edges: &mut Edges, first_task: usize) {
                 edges.unlink(m, cpu);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Edges;
+
+    #[test]
+    fn keeping_a_node_keeps_what_it_depends_on() {
+        // 0 → 1 → 3, 0 → 2; 4 is not reachable from the root.
+        let mut edges = Edges::new(5, 0);
+        edges.link(1, 0);
+        edges.link(2, 0);
+        edges.link(3, 1);
+        edges.link(3, 4);
+        assert_eq!(edges.members(), [0, 1, 2, 3]);
+        let kept = edges.keep(|n| n == 3).unwrap();
+        assert_eq!(kept.members(), [0, 1, 3]);
+        assert_eq!(kept.deps[3], [1, 4]);
+        assert!(kept.deps[2].is_empty());
+        assert!(edges.acyclic());
+        edges.link(1, 3);
+        assert!(!edges.acyclic());
+        // Leaving the root out leaves no graph.
+        assert!(Edges::new(2, 0).keep(|n| n == 1).is_none());
     }
 }

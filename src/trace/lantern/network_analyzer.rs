@@ -54,7 +54,7 @@ fn median(values: &[f64]) -> f64 {
     let n = v.len();
     match n {
         0 => f64::NAN,
-        _ if n % 2 == 0 => (v[(n - 1) / 2] + v[(n - 1) / 2 + 1]) / 2.0,
+        _ if n.is_multiple_of(2) => (v[(n - 1) / 2] + v[(n - 1) / 2 + 1]) / 2.0,
         _ => v[(n - 1) / 2],
     }
 }
@@ -265,8 +265,8 @@ fn throughput(requests: &[Net]) -> Option<f64> {
     let mut bounds: Vec<(f64, bool)> = Vec::new();
     for r in requests {
         let skip = r.scheme == "data"
-            || r.from_disk_cache()
-            || r.from_memory_cache()
+            || r.disk_cached()
+            || r.memory_cached()
             || r.request.failed
             || !r.request.finished
             || r.status > 300

@@ -91,11 +91,11 @@ impl<'a> Net<'a> {
         p == "h2" || p.starts_with("h3")
     }
 
-    pub fn from_disk_cache(&self) -> bool {
+    pub fn disk_cached(&self) -> bool {
         self.request.from_disk_cache
     }
 
-    pub fn from_memory_cache(&self) -> bool {
+    pub fn memory_cached(&self) -> bool {
         self.request.from_memory_cache
     }
 
@@ -111,7 +111,7 @@ impl<'a> Net<'a> {
         ];
         let protocol = self.protocol();
         let protocol = protocol.split(':').next().unwrap_or(protocol);
-        self.from_disk_cache() || LOCAL.contains(&protocol) || LOCAL.contains(&self.scheme.as_str())
+        self.disk_cached() || LOCAL.contains(&protocol) || LOCAL.contains(&self.scheme.as_str())
     }
 
     /// Lantern's `hasRenderBlockingPriority`.

@@ -69,7 +69,7 @@ impl<'g, 'a> Simulator<'g, 'a> {
         Simulator {
             nodes,
             network,
-            max_concurrent: saturated.min(MAXIMUM_CONCURRENT_REQUESTS).max(1.0),
+            max_concurrent: saturated.clamp(1.0, MAXIMUM_CONCURRENT_REQUESTS),
         }
     }
 
@@ -307,7 +307,7 @@ impl Run<'_, '_, '_> {
             }
             Some(r) if r.is_connectionless() => {
                 let mb = r.request.decoded_body_length / 1024.0 / 1024.0;
-                match r.from_disk_cache() {
+                match r.disk_cached() {
                     true => 8.0 + 20.0 * mb - p.elapsed,
                     false => 2.0 + 10.0 * mb - p.elapsed,
                 }

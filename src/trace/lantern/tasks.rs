@@ -185,7 +185,10 @@ impl Tasks {
         let threads = self
             .threads
             .into_iter()
-            .map(|(key, t)| (key, (t.tasks, t.modules)))
+            .map(|(key, t)| {
+                let (tasks, modules) = (t.tasks, t.modules);
+                (key, ThreadTasks { tasks, modules })
+            })
             .collect();
         Finished {
             threads,
@@ -197,8 +200,14 @@ impl Tasks {
 /// What the stream left: every thread's tasks and module URLs, and the interned strings.
 #[derive(Default, Clone, Debug)]
 pub struct Finished {
-    threads: HashMap<(i64, i64), (Vec<Task>, HashMap<u32, u32>)>,
+    threads: HashMap<(i64, i64), ThreadTasks>,
     strings: Vec<String>,
+}
+
+#[derive(Default, Clone, Debug)]
+struct ThreadTasks {
+    tasks: Vec<Task>,
+    modules: HashMap<u32, u32>,
 }
 
 impl Finished {
@@ -206,7 +215,12 @@ impl Finished {
     pub fn tasks(&self, pid: i64, tid: i64, from: f64, to: f64) -> Vec<&Task> {
         self.threads
             .get(&(pid, tid))
-            .map(|(tasks, _)| tasks.iter().filter(|t| t.ts >= from && t.ts < to).collect())
+            .map(|t| {
+                t.tasks
+                    .iter()
+                    .filter(|t| t.ts >= from && t.ts < to)
+                    .collect()
+            })
             .unwrap_or_default()
     }
 
@@ -216,8 +230,8 @@ impl Finished {
 
     /// The URL of the module compiled on the thread with this script id.
     pub fn module_url(&self, pid: i64, tid: i64, script: u32) -> Option<&str> {
-        let (_, modules) = self.threads.get(&(pid, tid))?;
-        modules.get(&script).map(|&u| self.string(u))
+        let thread = self.threads.get(&(pid, tid))?;
+        thread.modules.get(&script).map(|&u| self.string(u))
     }
 }
 
@@ -315,4 +329,94 @@ fn child_links(
         _ => {}
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::super::events::At;
+    use super::super::super::insights::Event;
+    use super::{Link, Tasks};
+
+    /// Feeds `(ts, name, dur, args)` events on thread (1, 1), in order.
+    fn feed(events: &[(f64, &str, Option<f64>, &str)]) -> super::Finished {
+        let mut tasks = Tasks::default();
+        for (i, (ts, name, dur, args)) in events.iter().enumerate() {
+            tasks.take(&Event {
+                at: At {
+                    index: i as u64,
+                    ts: *ts,
+                    pid: 1,
+                    tid: 1,
+                },
+                name,
+                ph: "X",
+                dur: *dur,
+                args: Some(args),
+            });
+        }
+        tasks.finish()
+    }
+
+    #[test]
+    fn tasks_keep_what_links_them_and_short_idle_ones_go() {
+        let finished = feed(&[
+            (100.0, "RunTask", Some(50_000.0), "{}"),
+            (110.0, "ParseHTML", Some(10.0), "{}"),
+            (
+                120.0,
+                "EvaluateScript",
+                Some(10.0),
+                r#"{"data":{"url":"http://a.test/a.js","stackTrace":[{"url":"http://a.test/b.js"}]}}"#,
+            ),
+            (
+                130.0,
+                "FunctionCall",
+                Some(1.0),
+                r#"{"data":{"url":"http://a.test/b.js"}}"#,
+            ),
+            // A short task that links nothing is dropped.
+            (60_000.0, "RunTask", Some(1_000.0), "{}"),
+            (70_000.0, "RunTask", Some(1_000.0), "{}"),
+            (
+                70_010.0,
+                "ResourceSendRequest",
+                None,
+                r#"{"data":{"requestId":"9"}}"#,
+            ),
+        ]);
+        let tasks = finished.tasks(1, 1, 0.0, f64::INFINITY);
+        assert_eq!(tasks.len(), 2);
+        assert!(tasks[0].parse_html && !tasks[0].paint);
+        let urls = tasks[0]
+            .links
+            .iter()
+            .map(|l| match l {
+                Link::Evaluates(u) => format!("eval {}", finished.string(*u)),
+                Link::Url(u) => format!("url {}", finished.string(*u)),
+                other => format!("{other:?}"),
+            })
+            .collect::<Vec<String>>();
+        // The FunctionCall's URL is the stack's, already linked.
+        assert_eq!(urls, ["eval http://a.test/a.js", "url http://a.test/b.js"]);
+        assert_eq!(tasks[1].links, [Link::Sends(2)]);
+        assert_eq!(finished.string(2), "9");
+        assert!(finished.tasks(1, 2, 0.0, f64::INFINITY).is_empty());
+    }
+
+    #[test]
+    fn a_nested_task_ends_its_parent_and_starts_anew() {
+        let finished = feed(&[
+            (100.0, "RunTask", Some(30_000.0), "{}"),
+            (200.0, "Layout", Some(10.0), "{}"),
+            (5_000.0, "RunTask", Some(20_000.0), "{}"),
+            (5_100.0, "Paint", Some(10.0), "{}"),
+        ]);
+        let tasks = finished.tasks(1, 1, 0.0, f64::INFINITY);
+        assert_eq!(tasks.len(), 2);
+        assert_eq!((tasks[0].ts, tasks[0].end), (100.0, 4_999.0));
+        assert!(tasks[0].layout && !tasks[0].paint);
+        assert!(tasks[1].paint);
+        // Bounded by start: [from, to).
+        assert_eq!(finished.tasks(1, 1, 100.0, 5_000.0).len(), 1);
+    }
 }
