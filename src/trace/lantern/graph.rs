@@ -46,8 +46,15 @@ impl Node<'_> {
 pub struct Edges {
     pub root: usize,
     pub deps: Vec<Vec<usize>>,
-    pub dependents: Vec<Vec<usize>>,
+    /// Dependents as added; a removed one leaves `GONE` in its place, so that removing one
+    /// of the root's thousands of dependents does not shift the rest.
+    dependents: Vec<Vec<usize>>,
+    /// Where each (dependency, dependent) pair sits in `dependents`.
+    slots: HashMap<(usize, usize), usize>,
+    counts: Vec<usize>,
 }
+
+const GONE: usize = usize::MAX;
 
 impl Edges {
     fn new(len: usize, root: usize) -> Self {
@@ -55,6 +62,8 @@ impl Edges {
             root,
             deps: vec![Vec::new(); len],
             dependents: vec![Vec::new(); len],
+            slots: HashMap::new(),
+            counts: vec![0; len],
         }
     }
 
@@ -62,13 +71,27 @@ impl Edges {
     pub fn link(&mut self, node: usize, on: usize) {
         if node != on && !self.deps[node].contains(&on) {
             self.deps[node].push(on);
+            self.slots.insert((on, node), self.dependents[on].len());
             self.dependents[on].push(node);
+            self.counts[on] += 1;
         }
     }
 
     fn unlink(&mut self, node: usize, on: usize) {
         self.deps[node].retain(|&d| d != on);
-        self.dependents[on].retain(|&d| d != node);
+        if let Some(i) = self.slots.remove(&(on, node)) {
+            self.dependents[on][i] = GONE;
+            self.counts[on] -= 1;
+        }
+    }
+
+    /// What depends on `n`, in the order it was linked.
+    pub fn dependents(&self, n: usize) -> Vec<usize> {
+        self.dependents[n]
+            .iter()
+            .copied()
+            .filter(|&d| d != GONE)
+            .collect()
     }
 
     /// Lantern's breadth-first walk from `from` along `next`, each node once.
@@ -91,12 +114,12 @@ impl Edges {
 
     /// The nodes of the graph, from the root along dependents.
     pub fn members(&self) -> Vec<usize> {
-        self.walk(self.root, |n| self.dependents[n].clone())
+        self.walk(self.root, |n| self.dependents(n))
     }
 
     /// `from` and everything that depends on it, transitively.
     pub fn downstream(&self, from: usize) -> Vec<usize> {
-        self.walk(from, |n| self.dependents[n].clone())
+        self.walk(from, |n| self.dependents(n))
     }
 
     /// Lantern's `cloneWithRelationships`: the nodes `keep` accepts with everything they
@@ -146,7 +169,7 @@ impl Edges {
         let mut done = 0;
         while let Some(n) = ready.pop() {
             done += 1;
-            for &d in &self.dependents[n] {
+            for d in self.dependents(n) {
                 if let Some(w) = waiting.get_mut(&d) {
                     *w -= 1;
                     if *w == 0 {
@@ -168,15 +191,12 @@ pub struct Graph<'a> {
     pub finished: &'a Finished,
 }
 
-/// Lantern's `createGraph`; None where Lantern fails (no main document, a cycle). Only
-/// tasks that start by `until` (µs) are pruned: pruning one costs a pass over the root's
-/// dependents, and the FCP graph holds no later task.
+/// Lantern's `createGraph`; None where Lantern fails (no main document, a cycle).
 pub fn build<'a>(
     requests: &[&'a Request],
     tasks: &[&'a Task],
     thread: (i64, i64),
     finished: &'a Finished,
-    until: f64,
 ) -> Option<Graph<'a>> {
     let network = network_graph::graph(requests);
     let mut nodes: Vec<Node> = network
@@ -210,7 +230,7 @@ pub fn build<'a>(
         }
     }
     link_tasks(&nodes, &mut edges, first_task, thread, finished);
-    prune(&nodes, &mut edges, first_task, until);
+    prune(&nodes, &mut edges, first_task);
     edges.acyclic().then_some(Graph {
         nodes,
         edges,
@@ -295,7 +315,7 @@ fn link_tasks(
 
 /// Lantern removes short tasks with one dependency or at most one dependent, linking
 /// around them; the first layout, paint and HTML parse stay.
-fn prune(nodes: &[Node], edges: &mut Edges, first_task: usize, until: f64) {
+fn prune(nodes: &[Node], edges: &mut Edges, first_task: usize) {
     let (mut layout, mut paint, mut parse) = (false, false, false);
     for (cpu, node) in nodes.iter().enumerate().skip(first_task) {
         let Some(task) = node.task() else {
@@ -311,11 +331,11 @@ fn prune(nodes: &[Node], edges: &mut Edges, first_task: usize, until: f64) {
         if !parse && task.parse_html {
             (parse, first) = (true, true);
         }
-        if first || task.duration() >= SIGNIFICANT_DUR || node.start > until {
+        if first || task.duration() >= SIGNIFICANT_DUR {
             continue;
         }
-        if edges.deps[cpu].len() == 1 || edges.dependents[cpu].len() <= 1 {
-            let (deps, dependents) = (edges.deps[cpu].clone(), edges.dependents[cpu].clone());
+        if edges.deps[cpu].len() == 1 || edges.counts[cpu] <= 1 {
+            let (deps, dependents) = (edges.deps[cpu].clone(), edges.dependents(cpu));
             for &d in &deps {
                 edges.unlink(cpu, d);
                 for &m in &dependents {

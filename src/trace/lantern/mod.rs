@@ -34,7 +34,7 @@ pub fn render_blocking_savings(
     let requests: Vec<&Request> = set.requests.iter().collect();
     let thread = (nav.at.pid, nav.at.tid);
     let tasks = finished.tasks(thread.0, thread.1, nav.at.ts, set.bounds.max + 1.0);
-    let graph = graph::build(&requests, &tasks, thread, finished, fcp)?;
+    let graph = graph::build(&requests, &tasks, thread, finished)?;
     let records: Vec<requests::Net> = graph
         .nodes
         .iter()
@@ -140,7 +140,7 @@ mod tests {
         let page = page();
         let refs: Vec<&Request> = page.iter().collect();
         let finished = Finished::default();
-        let network = graph::build(&refs, &[], (1, 1), &finished, 0.0).unwrap();
+        let network = graph::build(&refs, &[], (1, 1), &finished).unwrap();
         let records: Vec<Net> = network
             .nodes
             .iter()
@@ -169,7 +169,7 @@ mod tests {
         };
         let finished = Finished::default();
         let fcp = 470_000.0;
-        let g = graph::build(&refs, &[&paint], (1, 1), &finished, fcp).unwrap();
+        let g = graph::build(&refs, &[&paint], (1, 1), &finished).unwrap();
         // The stylesheet and the paint task hang off the document.
         assert_eq!(g.edges.deps[1], [0]);
         assert_eq!(g.edges.deps[2], [0]);

@@ -374,7 +374,7 @@ impl Run<'_, '_, '_> {
         }
         let start = self.progress.get(&n).map_or(0.0, |p| p.start);
         self.timings.insert(n, Timing { start, end: total });
-        for d in self.edges.dependents[n].clone() {
+        for d in self.edges.dependents(n) {
             if self.edges.deps[d].iter().all(|&x| self.complete[x]) {
                 self.ready_to_start(d, total);
             }
