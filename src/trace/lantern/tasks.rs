@@ -6,8 +6,14 @@
 //! other nodes is kept, with URLs interned; a task with no link, no layout, paint or HTML
 //! parse and shorter than 10 ms is dropped, since Lantern prunes such a task from its
 //! graph without changing anything else.
+//!
+//! Only tasks up to FCP make the FCP graph. Once a thread's main-frame navigation has its
+//! FCP, a later task keeps only what can still matter: the scripts it evaluates (Lantern
+//! maps each script to the first task evaluating it) and the timers it fires that an
+//! earlier task installed (they count as that task's dependents when Lantern prunes it).
+//! So a long trace keeps its tasks up to each FCP, not all of them.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde::Deserialize;
 
@@ -68,6 +74,11 @@ struct Thread {
     open: Option<Task>,
     /// `v8.compileModule`'s script ids, to the module's URL.
     modules: HashMap<u32, u32>,
+    /// The main-frame navigation under way on this thread, and its FCP once seen.
+    navigation: Option<String>,
+    fcp: Option<f64>,
+    /// Timers installed by tasks before FCP.
+    early_timers: HashSet<u32>,
 }
 
 /// The tasks of every thread, as the stream leaves them.
@@ -86,6 +97,10 @@ struct Args {
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
 struct Data {
+    navigation_id: Option<String>,
+    is_loading_main_frame: Option<bool>,
+    #[serde(rename = "documentLoaderURL")]
+    document_loader_url: Option<String>,
     url: Option<String>,
     style_sheet_url: Option<String>,
     request_id: Option<String>,
@@ -125,32 +140,20 @@ impl Tasks {
         let (name, ts) = (e.name, e.at.ts);
         let schedulable = SCHEDULABLE.contains(&name) && e.dur.is_some_and(|d| d != 0.0);
         let flag = matches!(name, "Layout" | "Paint" | "ParseHTML");
+        let mark = matches!(name, "navigationStart" | "firstContentfulPaint");
         let key = (e.at.pid, e.at.tid);
-        if !schedulable && !flag && !LINKING.contains(&name) && !self.threads.contains_key(&key) {
+        let relevant = schedulable || flag || mark || LINKING.contains(&name);
+        if !relevant && !self.threads.contains_key(&key) {
             return;
         }
         let thread = self.threads.entry(key).or_default();
+        if mark {
+            return thread.paint_mark(name, ts, e.args);
+        }
         let inside = thread.open.as_ref().is_some_and(|o| ts < o.end);
         if inside && !schedulable {
-            let links = match LINKING.contains(&name) {
-                true => child_links(
-                    name,
-                    e.args,
-                    &mut self.ids,
-                    &mut self.strings,
-                    &mut thread.modules,
-                ),
-                false => Vec::new(),
-            };
-            if let Some(open) = &mut thread.open {
-                open.layout |= name == "Layout";
-                open.paint |= name == "Paint";
-                open.parse_html |= name == "ParseHTML";
-                for link in links {
-                    if !open.links.contains(&link) {
-                        open.links.push(link);
-                    }
-                }
+            if LINKING.contains(&name) || flag {
+                thread.child(name, e.args, &mut self.ids, &mut self.strings);
             }
             return;
         }
@@ -159,7 +162,8 @@ impl Tasks {
                 // A nested task ends this one just before it (Lantern's corrected end).
                 done.end = (ts - 1.0).max(done.ts);
             }
-            if done.kept() {
+            let late = thread.fcp.is_some_and(|f| done.ts > f);
+            if (late && !done.links.is_empty()) || (!late && done.kept()) {
                 thread.tasks.push(done);
             }
         }
@@ -193,6 +197,81 @@ impl Tasks {
         Finished {
             threads,
             strings: self.strings,
+        }
+    }
+}
+
+impl Thread {
+    /// A main-frame navigation starts afresh; its FCP marks where tasks stop mattering.
+    fn paint_mark(&mut self, name: &str, ts: f64, args: Option<&str>) {
+        let data = args
+            .and_then(|a| serde_json::from_str::<Args>(a).ok())
+            .and_then(|a| a.data)
+            .unwrap_or_default();
+        // As the navigations the report keeps: the main frame's, with a document URL.
+        let loads = data
+            .document_loader_url
+            .as_deref()
+            .is_some_and(|u| !u.is_empty());
+        if name == "navigationStart" && data.is_loading_main_frame == Some(true) && loads {
+            self.navigation = data.navigation_id;
+            self.fcp = None;
+            self.early_timers.clear();
+        } else if name == "firstContentfulPaint"
+            && data.navigation_id.is_some()
+            && data.navigation_id == self.navigation
+        {
+            self.fcp = Some(ts);
+        }
+    }
+
+    /// An event inside the open task.
+    fn child(
+        &mut self,
+        name: &str,
+        args: Option<&str>,
+        ids: &mut HashMap<String, u32>,
+        strings: &mut Vec<String>,
+    ) {
+        let Some(open) = &mut self.open else { return };
+        let late = self.fcp.is_some_and(|f| open.ts > f);
+        open.layout |= name == "Layout";
+        open.paint |= name == "Paint";
+        open.parse_html |= name == "ParseHTML";
+        if !LINKING.contains(&name) {
+            return;
+        }
+        // After FCP only evaluations, module compiles and timer fires are read: interning
+        // every later URL and timer would keep what the tasks no longer do.
+        const LATE: [&str; 4] = [
+            "EvaluateScript",
+            "v8.evaluateModule",
+            "ModuleEvaluated",
+            "v8.compileModule",
+        ];
+        let mut links = match (late, name) {
+            (true, "TimerFire") => late_timer_fire(args, ids),
+            (true, _) if !LATE.contains(&name) => Vec::new(),
+            _ => child_links(name, args, ids, strings, &mut self.modules),
+        };
+        if late {
+            let early = &self.early_timers;
+            links.retain(|l| match l {
+                Link::Evaluates(_) | Link::Module(_) => true,
+                Link::TimerFire(t) => early.contains(t),
+                _ => false,
+            });
+        } else {
+            for link in &links {
+                if let Link::TimerInstall(t) = link {
+                    self.early_timers.insert(*t);
+                }
+            }
+        }
+        for link in links {
+            if !open.links.contains(&link) {
+                open.links.push(link);
+            }
         }
     }
 }
@@ -251,6 +330,18 @@ fn id_text(v: &serde_json::Value) -> String {
         serde_json::Value::String(s) => s.clone(),
         other => other.to_string(),
     }
+}
+
+/// A timer fired after FCP, if its id is known (only an earlier install matters).
+fn late_timer_fire(args: Option<&str>, ids: &HashMap<String, u32>) -> Vec<Link> {
+    let data = args
+        .and_then(|a| serde_json::from_str::<Args>(a).ok())
+        .and_then(|a| a.data);
+    let id = data.and_then(|d| d.timer_id).map(|t| id_text(&t));
+    id.and_then(|t| ids.get(&t).copied())
+        .map(Link::TimerFire)
+        .into_iter()
+        .collect()
 }
 
 /// The links one child event makes, in the order Lantern adds them.
@@ -418,5 +509,43 @@ mod tests {
         assert!(tasks[1].paint);
         // Bounded by start: [from, to).
         assert_eq!(finished.tasks(1, 1, 100.0, 5_000.0).len(), 1);
+    }
+
+    #[test]
+    fn after_fcp_tasks_keep_only_evaluations_and_early_timers() {
+        let nav = r#"{"data":{"navigationId":"N","isLoadingMainFrame":true,"documentLoaderURL":"http://a.test/"}}"#;
+        let url = |u: &str| format!(r#"{{"data":{{"url":"{u}"}}}}"#);
+        let timer = |t: u32| format!(r#"{{"data":{{"timerId":{t}}}}}"#);
+        let (a, b) = (url("http://a.test/a.js"), url("http://a.test/b.js"));
+        let (one, two) = (timer(1), timer(2));
+        let finished = feed(&[
+            (100.0, "RunTask", Some(50.0), "{}"),
+            (110.0, "navigationStart", None, nav),
+            (200.0, "RunTask", Some(50.0), "{}"),
+            (210.0, "TimerInstall", None, &one),
+            (
+                1_000.0,
+                "firstContentfulPaint",
+                None,
+                r#"{"data":{"navigationId":"N"}}"#,
+            ),
+            // Before FCP in time, though written after it: kept whole.
+            (900.0, "RunTask", Some(50.0), "{}"),
+            (910.0, "FunctionCall", None, &a),
+            (2_000.0, "RunTask", Some(50_000.0), "{}"),
+            (2_010.0, "FunctionCall", None, &a),
+            (2_020.0, "TimerInstall", None, &two),
+            (60_000.0, "RunTask", Some(50.0), "{}"),
+            (60_010.0, "EvaluateScript", None, &b),
+            (61_000.0, "RunTask", Some(50.0), "{}"),
+            (61_010.0, "TimerFire", None, &one),
+            (62_000.0, "RunTask", Some(50.0), "{}"),
+            (62_010.0, "TimerFire", None, &two),
+        ]);
+        let tasks = finished.tasks(1, 1, 0.0, f64::INFINITY);
+        let starts: Vec<f64> = tasks.iter().map(|t| t.ts).collect();
+        assert_eq!(starts, [200.0, 900.0, 60_000.0, 61_000.0]);
+        assert!(matches!(tasks[2].links[..], [Link::Evaluates(_)]));
+        assert!(matches!(tasks[3].links[..], [Link::TimerFire(_)]));
     }
 }
