@@ -22,12 +22,16 @@ use simulator::Simulator;
 
 /// RenderBlocking's FCP and LCP savings (ms) for a navigation's set, deferring `blocking`;
 /// None where DevTools has no Lantern context (no FCP or LCP, no main document, no
-/// throughput to measure) or its simulation fails.
+/// throughput to measure) or its simulation fails, and where nothing blocks (the insight
+/// is not listed then, so nothing is simulated).
 pub fn render_blocking_savings(
     set: &InsightSet,
     blocking: &[&Request],
     finished: &Finished,
 ) -> Option<(f64, f64)> {
+    if blocking.is_empty() {
+        return None;
+    }
     let nav = set.navigation.as_ref()?;
     let fcp = nav.at.ts + set.fcp?;
     let lcp = set.lcp.as_ref()?;
