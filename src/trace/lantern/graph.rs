@@ -2,8 +2,8 @@
 //! and the main thread's task nodes, linked to the requests their events name, with short
 //! tasks that link little pruned as Lantern prunes them.
 //!
-//! Left out: Lantern's links from a task to its frame's document request (they only add
-//! the root, which every task already follows), and worker and video requests.
+//! Left out: links from a task to a subframe's document request, and worker and video
+//! requests.
 
 use std::collections::{HashMap, VecDeque};
 
@@ -229,7 +229,13 @@ pub fn build<'a>(
             edges.link(n, d);
         }
     }
-    link_tasks(&nodes, &mut edges, first_task, thread, finished);
+    let tasks = TaskLinks {
+        first_task,
+        thread,
+        finished,
+        document: main_document,
+    };
+    link_tasks(&nodes, &mut edges, &tasks);
     prune(&nodes, &mut edges, first_task);
     edges.acyclic().then_some(Graph {
         nodes,
@@ -239,14 +245,27 @@ pub fn build<'a>(
     })
 }
 
-/// Lantern's `linkCPUNodes`, but for its pruning.
-fn link_tasks(
-    nodes: &[Node],
-    edges: &mut Edges,
+/// Where the task nodes start, and what their links resolve against.
+struct TaskLinks<'f> {
     first_task: usize,
     thread: (i64, i64),
-    finished: &Finished,
-) {
+    finished: &'f Finished,
+    /// The main document: the one frame document Lantern finds here (a subframe's
+    /// document request is left out, since its frame's URL at the time is not kept).
+    document: usize,
+}
+
+/// Lantern's `linkCPUNodes`, but for its pruning.
+fn link_tasks(nodes: &[Node], edges: &mut Edges, cx: &TaskLinks) {
+    let TaskLinks {
+        first_task,
+        thread,
+        finished,
+        document,
+    } = *cx;
+    let document_frame = nodes[document]
+        .net()
+        .map_or("", |r| r.request.frame.as_str());
     let mut by_url: HashMap<&str, Vec<usize>> = HashMap::new();
     let mut by_id: HashMap<&str, usize> = HashMap::new();
     for (i, n) in nodes[..first_task].iter().enumerate() {
@@ -256,19 +275,7 @@ fn link_tasks(
         }
     }
     let on_url = |edges: &mut Edges, cpu: usize, url: &str| {
-        let start = nodes[cpu].start;
-        let mut best: Option<(usize, f64)> = None;
-        for &c in by_url.get(url).map_or(&[][..], Vec::as_slice) {
-            if start <= nodes[c].start {
-                continue;
-            }
-            let distance = start - nodes[c].end;
-            // A request may end up to 100 ms after the task that uses it starts.
-            if distance >= -100_000.0 && best.is_none_or(|(_, d)| distance < d) {
-                best = Some((c, distance));
-            }
-        }
-        if let Some((c, _)) = best {
+        if let Some(c) = closest_request(nodes, by_url.get(url), cpu) {
             edges.link(cpu, c);
         }
     };
@@ -299,6 +306,12 @@ fn link_tasks(
                 Link::TimerInstall(t) => {
                     timers.insert(t, cpu);
                 }
+                Link::Frame(f) => {
+                    let ours = !document_frame.is_empty() && finished.string(f) == document_frame;
+                    if ours && nodes[document].start < nodes[cpu].start {
+                        edges.link(cpu, document);
+                    }
+                }
                 Link::TimerFire(t) => {
                     let installer = timers.get(&t).copied();
                     if let Some(i) = installer.filter(|&i| nodes[i].end <= nodes[cpu].start) {
@@ -311,6 +324,23 @@ fn link_tasks(
             edges.link(cpu, 0);
         }
     }
+}
+
+/// Of the requests for one URL, the one that ended last before the task started (or up to
+/// 100 ms after: a task may use a response still arriving), having started before it.
+fn closest_request(nodes: &[Node], candidates: Option<&Vec<usize>>, cpu: usize) -> Option<usize> {
+    let start = nodes[cpu].start;
+    let mut best: Option<(usize, f64)> = None;
+    for &c in candidates.map_or(&[][..], Vec::as_slice) {
+        if start <= nodes[c].start {
+            continue;
+        }
+        let distance = start - nodes[c].end;
+        if distance >= -100_000.0 && best.is_none_or(|(_, d)| distance < d) {
+            best = Some((c, distance));
+        }
+    }
+    best.map(|(c, _)| c)
 }
 
 /// Lantern removes short tasks with one dependency or at most one dependent, linking

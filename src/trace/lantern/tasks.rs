@@ -38,6 +38,8 @@ pub enum Link {
     Module(u32),
     /// Sends this request (a dependent, for script and XHR/fetch requests).
     Sends(u32),
+    /// Runs in this frame: a dependency on the frame's document request.
+    Frame(u32),
     TimerInstall(u32),
     TimerFire(u32),
 }
@@ -99,6 +101,7 @@ struct Args {
 struct Data {
     navigation_id: Option<String>,
     is_loading_main_frame: Option<bool>,
+    frame: Option<String>,
     #[serde(rename = "documentLoaderURL")]
     document_loader_url: Option<String>,
     url: Option<String>,
@@ -116,6 +119,20 @@ struct Frame {
     #[serde(default)]
     url: String,
 }
+
+/// The events Lantern links to their frame's document.
+const FRAMED: [&str; 10] = [
+    "InvalidateLayout",
+    "ScheduleStyleRecalculation",
+    "EvaluateScript",
+    "v8.evaluateModule",
+    "ModuleEvaluated",
+    "FunctionCall",
+    "v8.compile",
+    "v8.compileModule",
+    "ParseAuthorStyleSheet",
+    "ResourceSendRequest",
+];
 
 /// The names whose data Lantern reads.
 const LINKING: [&str; 13] = [
@@ -370,21 +387,20 @@ fn child_links(
         .filter(|f| !f.url.is_empty())
         .map(|f| Link::Url(intern(&f.url)))
         .collect();
-    let mut out = Vec::new();
+    // Lantern links these to their frame's document first.
+    let frame = data
+        .frame
+        .as_deref()
+        .filter(|f| !f.is_empty() && FRAMED.contains(&name));
+    let mut out: Vec<Link> = frame.map(|f| Link::Frame(intern(f))).into_iter().collect();
+    // Only timer events carry a timer id.
+    let timer = data.timer_id.as_ref().map(|t| intern(&id_text(t)));
     match name {
         "TimerInstall" => {
-            out.extend(
-                data.timer_id
-                    .as_ref()
-                    .map(|t| Link::TimerInstall(intern(&id_text(t)))),
-            );
+            out.extend(timer.map(Link::TimerInstall));
             out.extend(stack);
         }
-        "TimerFire" => out.extend(
-            data.timer_id
-                .as_ref()
-                .map(|t| Link::TimerFire(intern(&id_text(t)))),
-        ),
+        "TimerFire" => out.extend(timer.map(Link::TimerFire)),
         "InvalidateLayout" | "ScheduleStyleRecalculation" => out.extend(stack),
         "EvaluateScript" | "v8.evaluateModule" => {
             out.extend(url.map(Link::Evaluates));
