@@ -187,8 +187,9 @@ pub struct Graph<'a> {
     pub nodes: Vec<Node<'a>>,
     pub edges: Edges,
     pub main_document: usize,
-    /// The tasks' strings.
+    /// The tasks' strings and module URLs, and the thread they ran on.
     pub finished: &'a Finished,
+    pub thread: (i64, i64),
 }
 
 /// Lantern's `createGraph`; None where Lantern fails (no main document, a cycle).
@@ -242,6 +243,7 @@ pub fn build<'a>(
         edges,
         main_document,
         finished,
+        thread,
     })
 }
 

@@ -78,15 +78,16 @@ pub fn first_contentful_paint(graph: &Graph, fcp: f64) -> Option<Edges> {
     })
 }
 
-/// The scripts a task evaluates (by URL).
+/// The scripts a task evaluates (by URL), modules included.
 fn evaluated<'g>(graph: &'g Graph, task: &'g super::tasks::Task) -> Vec<&'g str> {
+    let (pid, tid) = graph.thread;
     task.links
         .iter()
-        .filter_map(|l| match l {
-            super::tasks::Link::Evaluates(u) => Some(*u),
+        .filter_map(|l| match *l {
+            super::tasks::Link::Evaluates(u) => Some(graph.finished.string(u)),
+            super::tasks::Link::Module(s) => graph.finished.module_url(pid, tid, s),
             _ => None,
         })
-        .map(|u| graph.finished.string(u))
         .collect()
 }
 

@@ -168,7 +168,7 @@ impl<'g, 'a> Simulator<'g, 'a> {
 impl Run<'_, '_, '_> {
     fn run(&mut self) -> Option<f64> {
         let mut total = 0.0;
-        self.ready_to_start(self.edges.root, 0.0);
+        self.ready_to_start(self.edges.root);
         let mut iterations = 0;
         while !self.ready.is_empty() || !self.in_progress.is_empty() {
             for n in self.by_start.clone() {
@@ -200,7 +200,7 @@ impl Run<'_, '_, '_> {
             .is_some_and(|r| r.is_connectionless())
     }
 
-    fn ready_to_start(&mut self, n: usize, _queued: f64) {
+    fn ready_to_start(&mut self, n: usize) {
         let position = self.sim.start_position(n);
         let at = self
             .by_start
@@ -376,7 +376,7 @@ impl Run<'_, '_, '_> {
         self.timings.insert(n, Timing { start, end: total });
         for d in self.edges.dependents(n) {
             if self.edges.deps[d].iter().all(|&x| self.complete[x]) {
-                self.ready_to_start(d, total);
+                self.ready_to_start(d);
             }
         }
     }
