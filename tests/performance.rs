@@ -284,10 +284,16 @@ fn network_insights_agree_with_the_page() {
         text.contains("  - insight name: RenderBlocking\n"),
         "{text}"
     );
-    assert!(
-        text.contains("    estimated metric savings: not estimated ("),
-        "{text}"
-    );
+    // Lantern's estimate (a simulation of the observed load, so no fixed number): FCP and
+    // LCP alike for a text LCP, and the same in the detailed answer.
+    let savings = text
+        .lines()
+        .find_map(|l| l.strip_prefix("    estimated metric savings: FCP "))
+        .unwrap_or_else(|| panic!("{text}"))
+        .to_owned();
+    let (fcp, lcp) = savings.split_once(" ms, LCP ").unwrap();
+    assert!(fcp.parse::<u32>().is_ok(), "{savings}");
+    assert_eq!(lcp, format!("{fcp} ms"), "{savings}");
     assert!(
         text.contains("  - insight name: NetworkDependencyTree\n"),
         "{text}"
@@ -308,6 +314,8 @@ fn network_insights_agree_with_the_page() {
     for url in &blocking {
         assert!(answer.contains(url.as_str()), "{url} in:\n{answer}");
     }
+    let estimated = format!("\n## Estimated savings: FCP {savings}\n");
+    assert!(answer.contains(&estimated), "{estimated} in:\n{answer}");
     let tree = mcp
         .call_ok(
             "performance_analyze_insight",

@@ -13,6 +13,7 @@ mod events;
 mod format;
 mod insights;
 mod interactions;
+mod lantern;
 mod lcp_text;
 mod metrics;
 mod network;

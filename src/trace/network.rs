@@ -50,6 +50,13 @@ struct Data {
     did_fail: Option<bool>,
     #[serde(default)]
     stack_trace: Option<Vec<CallFrame>>,
+    // What Lantern's simulation reads (RenderBlocking savings).
+    #[serde(default)]
+    connection_id: Option<f64>,
+    #[serde(default)]
+    connection_reused: Option<bool>,
+    #[serde(default)]
+    from_cache: Option<bool>,
 }
 
 #[derive(Deserialize, Default)]
@@ -72,6 +79,9 @@ pub struct Initiator {
     pub kind: Option<String>,
     #[serde(default)]
     pub url: Option<String>,
+    /// Lantern reads XHR and fetch requests by this.
+    #[serde(default)]
+    pub fetch_type: Option<String>,
 }
 
 /// `ResourceReceiveResponse`'s timing (seconds for `requestTime`, ms since it for the rest).
@@ -96,6 +106,15 @@ pub struct Timing {
     pub connect_start: f64,
     #[serde(default)]
     pub connect_end: f64,
+    #[serde(default = "unset")]
+    pub ssl_start: f64,
+    #[serde(default = "unset")]
+    pub ssl_end: f64,
+}
+
+/// A timing the browser did not give (its own marker for one that did not happen).
+fn unset() -> f64 {
+    -1.0
 }
 
 #[derive(Deserialize)]
@@ -134,6 +153,11 @@ struct Parts {
     content_type: Option<String>,
     finish: Option<(f64, Option<f64>, f64)>,
     cached: bool,
+    // Lantern (RenderBlocking savings).
+    sent_render_blocking: bool,
+    connection_id: f64,
+    connection_reused: bool,
+    from_cache: bool,
 }
 
 /// One request as DevTools' synthetic network event describes it.
@@ -176,6 +200,15 @@ pub struct Request {
     /// The request whose URL is this one's initiator URL (DevTools' network-handler
     /// initiator), by its event index.
     pub initiated_by: Option<u64>,
+    // What Lantern's simulation reads (RenderBlocking savings).
+    /// Bytes received (`encodedDataLength`).
+    pub transfer_size: f64,
+    pub connection_id: f64,
+    pub connection_reused: bool,
+    pub from_disk_cache: bool,
+    pub from_memory_cache: bool,
+    /// Whether the send event itself said whether it blocks rendering.
+    pub sent_render_blocking: bool,
 }
 
 /// A redirect the request went through before its final URL.
@@ -231,6 +264,9 @@ impl Requests {
                 parts.mime_type = data.mime_type.unwrap_or_default();
                 parts.protocol = data.protocol.unwrap_or_else(|| "unknown".into());
                 parts.from_service_worker = data.from_service_worker.unwrap_or(false);
+                parts.connection_id = data.connection_id.unwrap_or(0.0);
+                parts.connection_reused = data.connection_reused.unwrap_or(false);
+                parts.from_cache = data.from_cache.unwrap_or(false);
                 parts.headers = data
                     .headers
                     .unwrap_or_default()
@@ -302,6 +338,7 @@ impl Parts {
             .filter(|u| !u.is_empty());
         self.priority = data.priority.unwrap_or_default();
         self.resource_type = data.resource_type.unwrap_or_else(|| "Other".into());
+        self.sent_render_blocking = data.render_blocking.is_some();
         if self.render_blocking.is_none() {
             self.render_blocking = data.render_blocking;
         }
@@ -324,7 +361,17 @@ impl Parts {
             _ => end,
         };
         let redirects = self.redirects();
+        let transfer_size = self.finish.map(|f| f.2);
         Some(Request {
+            transfer_size: transfer_size.unwrap_or(0.0),
+            connection_id: self.connection_id,
+            connection_reused: self.connection_reused,
+            // DevTools: from the cache with no bytes over the wire and not a worker's.
+            from_disk_cache: self.from_cache
+                && !self.from_service_worker
+                && transfer_size == Some(0.0),
+            from_memory_cache: self.cached,
+            sent_render_blocking: self.sent_render_blocking,
             id,
             frame: self.frame,
             headers: self.headers,
@@ -421,6 +468,12 @@ impl Request {
     pub fn server_response_time(&self) -> Option<f64> {
         let t = self.timing?;
         Some((t.receive_headers_start.unwrap_or(t.receive_headers_end) - t.send_end) * 1000.0)
+    }
+
+    /// Lantern's `renderBlocking`: none when the send did not say and the request is not blocking.
+    pub fn lantern_render_blocking(&self) -> Option<&str> {
+        (self.sent_render_blocking || self.render_blocking != "non_blocking")
+            .then_some(self.render_blocking.as_str())
     }
 
     /// DevTools' `isSyntheticNetworkRequestEventRenderBlocking`.

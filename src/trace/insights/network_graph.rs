@@ -33,7 +33,8 @@ pub struct GraphNode<'a> {
     /// The hop this node stands for; None for the request itself.
     pub redirect: Option<usize>,
     pub url: &'a str,
-    start: f64,
+    /// When it started (µs): a hop's send, or the request's after its last hop.
+    pub start: f64,
     headers_end: f64,
     redirect_source: Option<usize>,
 }
@@ -48,7 +49,8 @@ impl GraphNode<'_> {
 
 pub struct Graph<'a> {
     pub nodes: Vec<GraphNode<'a>>,
-    deps: Vec<Vec<usize>>,
+    /// What each node depends on, in the order Lantern links them.
+    pub deps: Vec<Vec<usize>>,
 }
 
 /// Lantern's nodes for `requests` (in time order), redirect hops before their request.

@@ -1,20 +1,17 @@
 //! DevTools' RenderBlocking insight: the navigation's render-blocking requests that were
 //! done before the first paint.
 //!
-//! DevTools estimates the FCP and LCP savings with Lantern (a dependency graph of the load
-//! and a simulation of its network and main thread). That simulation is not ported: the
-//! insight is listed with its requests and bounds, and says its savings are not estimated.
+//! DevTools estimates the FCP and LCP savings with Lantern (trace::lantern): the first
+//! paint simulated with and without these requests.
 
 use super::super::metrics::{Bounds, InsightSet, Report};
 use super::super::network::Request;
 use super::super::request_text;
 
-/// What the summary and the answer say instead of DevTools' Lantern estimate; nothing
-/// where DevTools could not simulate either (no FCP or LCP, say).
+/// "FCP N ms, LCP N ms"; nothing where DevTools has no Lantern estimate (no FCP or LCP, say).
 pub fn savings(set: &InsightSet) -> Option<String> {
-    super::network_graph::available(set).then(|| {
-        "not estimated (devtools-mcp does not run DevTools' Lantern simulation)".to_owned()
-    })
+    let (fcp, lcp) = set.main_thread.render_blocking_savings?;
+    Some(format!("FCP {fcp} ms, LCP {lcp} ms"))
 }
 
 /// The render-blocking requests of the set's navigation, longest first.
