@@ -303,6 +303,23 @@ fn the_trace_command_prints_the_summary_and_insights() {
     assert!(!out.stderr.is_empty());
 }
 
+/// A reader that stopped reading (`| head`) ends the command quietly with the status of a
+/// closed pipe, never a panic.
+#[test]
+fn the_trace_command_ends_quietly_when_its_reader_is_gone() {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_devtools-mcp"))
+        .arg("trace")
+        .arg(dir().join("interaction.json.gz"))
+        .stdout(writer)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(141), "{stderr}");
+    assert!(stderr.is_empty(), "{stderr}");
+}
+
 /// CLSCulprits' root causes on a made-up trace: a web font that finished loading just
 /// before the pre-paint that shifted, and an unsized image painted right after it.
 #[test]

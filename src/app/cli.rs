@@ -6,6 +6,7 @@
 //! This is a plain blocking client on purpose: it is not the server, and it waits on one
 //! answer at a time.
 
+use crate::app::stdout::outln;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, ExitCode, Stdio};
 
@@ -149,9 +150,9 @@ fn run_calls(server_args: &[String], calls: Vec<(String, Value)>, as_json: bool)
                 break;
             }
         };
-        println!("### {shown}");
+        outln!("### {shown}");
         if let Some(err) = response.get("error") {
-            println!(
+            outln!(
                 "error: {}",
                 err["message"].as_str().unwrap_or("unknown error")
             );
@@ -163,12 +164,12 @@ fn run_calls(server_args: &[String], calls: Vec<(String, Value)>, as_json: bool)
             failed = true;
         }
         if as_json {
-            println!("{result}");
+            outln!("{result}");
         } else {
             for item in result["content"].as_array().into_iter().flatten() {
                 match item["type"].as_str() {
-                    Some("text") => println!("{}", item["text"].as_str().unwrap_or("")),
-                    Some(kind) => println!(
+                    Some("text") => outln!("{}", item["text"].as_str().unwrap_or("")),
+                    Some(kind) => outln!(
                         "[{kind} content, {}]",
                         item["mimeType"].as_str().unwrap_or("?")
                     ),
@@ -176,10 +177,10 @@ fn run_calls(server_args: &[String], calls: Vec<(String, Value)>, as_json: bool)
                 }
             }
             if result["isError"] == true {
-                println!("(the call failed)");
+                outln!("(the call failed)");
             }
         }
-        println!();
+        outln!();
     }
     client.close();
     if failed {
@@ -258,7 +259,7 @@ pub fn demo(args: &[&str]) -> ExitCode {
 
 pub(super) fn early_exit(exit: argh::EarlyExit) -> ExitCode {
     if exit.status.is_ok() {
-        println!("{}", exit.output);
+        outln!("{}", exit.output);
         ExitCode::SUCCESS
     } else {
         eprintln!("{}", exit.output);

@@ -6,9 +6,11 @@ pub mod event_loop;
 pub mod flags;
 pub mod perf;
 pub mod policies;
+pub mod stdout;
 pub mod trace_cli;
 
 use std::process::ExitCode;
+use stdout::outln;
 
 use crate::log;
 
@@ -28,7 +30,7 @@ pub fn main(args: Vec<String>) -> ExitCode {
         Err(exit) => {
             // --help prints to stdout: fine, no client reads it as protocol then.
             if exit.status.is_ok() {
-                println!("{}", exit.output);
+                outln!("{}", exit.output);
                 return ExitCode::SUCCESS;
             }
             eprintln!("{}", exit.output);
@@ -36,7 +38,7 @@ pub fn main(args: Vec<String>) -> ExitCode {
         }
     };
     if flags.version {
-        println!("devtools-mcp {}", env!("CARGO_PKG_VERSION"));
+        outln!("devtools-mcp {}", env!("CARGO_PKG_VERSION"));
         return ExitCode::SUCCESS;
     }
     if let Some(path) = &flags.log_file {

@@ -2,6 +2,7 @@
 //! saved format or a bare event array, plain or gzip), for CI without Node. The file is
 //! read through the streaming analyser in chunks; it is never held whole.
 
+use crate::app::stdout::{out, outln};
 use std::process::ExitCode;
 
 use argh::FromArgs;
@@ -39,10 +40,10 @@ pub fn trace(args: &[&str]) -> ExitCode {
     };
     match parsed.insight {
         None => {
-            println!("{}", trace::summary(&report));
+            outln!("{}", trace::summary(&report));
             let tbt = blocking_times(&report);
             if !tbt.is_empty() {
-                print!("\n{tbt}");
+                out!("\n{tbt}");
             }
             ExitCode::SUCCESS
         }
@@ -53,7 +54,7 @@ pub fn trace(args: &[&str]) -> ExitCode {
                 .unwrap_or_default();
             match trace::insight(&report, &set, &name) {
                 Ok(text) => {
-                    println!("{text}");
+                    outln!("{text}");
                     ExitCode::SUCCESS
                 }
                 Err(text) => {

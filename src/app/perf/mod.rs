@@ -9,6 +9,7 @@
 
 mod vitals;
 
+use crate::app::stdout::{out, outln};
 use std::process::ExitCode;
 
 use argh::FromArgs;
@@ -75,9 +76,9 @@ pub fn perf(args: &[&str]) -> ExitCode {
         .filter(|b| vitals::broken(b, &summary))
         .collect();
     if parsed.json {
-        println!("{}", report_json(&parsed.url, &runs, &summary, &budgets));
+        outln!("{}", report_json(&parsed.url, &runs, &summary, &budgets));
     } else {
-        print!("{}", table(&summary, &budgets));
+        out!("{}", table(&summary, &budgets));
     }
     for b in &broken {
         let (name, _) = METRICS[b.metric];
