@@ -1,4 +1,5 @@
-//! Release builds of the server binary only (measured, see ARCHITECTURE.md "Lean browser"):
+//! Release builds of the server binary for Linux only (measured, see ARCHITECTURE.md "Lean
+//! browser"):
 //!
 //! - The linker puts the functions the everyday calls run first in the code
 //!   (`src/app/hot_code.ld`, written by `benches/hot_code.py`), so the pages those calls touch
@@ -12,7 +13,8 @@
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=src/app/hot_code.ld");
-    if std::env::var("PROFILE").as_deref() != Ok("release") {
+    let linux = std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux");
+    if !linux || std::env::var("PROFILE").as_deref() != Ok("release") {
         return;
     }
     // benches/hot_code.py profiles a build without the layout: valgrind finds no symbols
