@@ -326,9 +326,6 @@ fn print_series(report: &[Row]) {
     }
 }
 
-/// The discovery shim the server installs on every page (compiled into the binary).
-const SHIM: &str = devtools_mcp::pagetools::SHIM;
-
 /// What execute_3p_developer_tool sends for a tool without element arguments: the server's
 /// own expression (src/pagetools/run.rs) with the cap this bench gives the server.
 fn run_tool(tool: &str, params: Value) -> String {
@@ -342,7 +339,7 @@ fn page_side(
     n: usize,
     big_n: usize,
 ) -> Vec<(String, Vec<f64>)> {
-    floor.evaluate(session, SHIM, false);
+    floor.evaluate(session, devtools_mcp::pagetools::shim(), false);
     let context = floor.default_context(session);
     // The shim's own first discovery (scheduled at install) ends within its grace period.
     std::thread::sleep(Duration::from_millis(700));
