@@ -68,7 +68,10 @@ while [ "$i" -le "$RUNS" ]; do
   start=$(date +%s.%N)
   "$NODE" "$LIGHTHOUSE_DIR/node_modules/lighthouse/cli/index.js" "$url" --quiet \
     --only-categories=performance --throttling-method=provided $LIGHTHOUSE_SCREEN \
-    --chrome-flags="--headless $FLAGS" --output=json --output-path="$dir/lh$i.json"
+    --chrome-flags="--headless $FLAGS" --output=json --output-path="$dir/lh$i.json" \
+    -GA="$dir/lh$i"
+  # The same load read by our trace analyser: Lighthouse keeps the trace it measured.
+  "$BIN" trace "$dir/lh$i/defaultPass.trace.json" >"$dir/ours-on-lh$i.txt"
   echo "lighthouse $(echo "$(date +%s.%N) - $start" | bc)" >>"$dir/times"
   i=$((i + 1))
 done
@@ -90,4 +93,20 @@ for name, audit in audits.items():
     theirs = [json.load(open(f"{d}/lh{i}.json"))["audits"][audit]["numericValue"] for i in range(1, runs + 1)]
     fmt = (lambda v: f"{v:.3f}") if name == "cls" else (lambda v: f"{v:.0f} ms")
     print(f"{name.upper():<7}{fmt(statistics.median(ours)):>20}{fmt(statistics.median(theirs)):>14}")
+
+# Same trace, both analysers: Lighthouse's metrics beside `devtools-mcp trace` on the trace
+# Lighthouse recorded, run by run (FCP is not in the trace summary).
+import re
+print(f"\non Lighthouse's own traces (run: Lighthouse / devtools-mcp trace)")
+for i in range(1, runs + 1):
+    lh = json.load(open(f"{d}/lh{i}.json"))["audits"]
+    text = open(f"{d}/ours-on-lh{i}.txt").read()
+    def ours(pattern):
+        m = re.search(pattern, text)
+        return float(m.group(1)) if m else float("nan")
+    lcp, cls, tbt = (ours(p) for p in (r"- LCP: ([0-9.]+) ms", r"- CLS: ([0-9.]+)",
+                                       r"TBT \(NAVIGATION_0\): ([0-9.]+) ms"))
+    print(f"run {i}: LCP {lh['largest-contentful-paint']['numericValue']:.0f} / {lcp:.0f} ms, "
+          f"CLS {lh['cumulative-layout-shift']['numericValue']:.3f} / {cls:.3f}, "
+          f"TBT {lh['total-blocking-time']['numericValue']:.0f} / {tbt:.0f} ms")
 EOF
