@@ -46,6 +46,10 @@ fn scrub(text: &str) -> String {
         "http://127.0.0.1:",
         "http://127.0.0.2:",
         "http://localhost:",
+        // Traces rewritten over TLS.
+        "https://127.0.0.1:",
+        "https://127.0.0.2:",
+        "https://localhost:",
     ] {
         let mut out = String::new();
         let mut rest = text.as_str();
@@ -355,14 +359,29 @@ fn layout_shift_culprits_name_fonts_and_unsized_images() {
 
 /// A recorded trace rewritten as if served over another network: every URL over https when
 /// `https`, every response over `protocol`, and each fresh connection's handshake taking
-/// `rtt` ms (twice with TLS), its later timings moved by as much.
-fn rewritten(name: &str, protocol: &str, https: bool, rtt: f64) -> Vec<u8> {
+/// `rtt` ms (twice with TLS), its later timings moved by as much. First, each
+/// `replacements` pair replaces text in the trace (`PORT` in it: the fixture server's port).
+fn rewritten(
+    name: &str,
+    protocol: &str,
+    https: bool,
+    rtt: f64,
+    replacements: &[(&str, &str)],
+) -> Vec<u8> {
     use std::io::Read;
     let file = fs::File::open(dir().join(format!("{name}.json.gz"))).unwrap();
     let mut text = String::new();
     flate2::read::GzDecoder::new(file)
         .read_to_string(&mut text)
         .unwrap();
+    let at = text.find("127.0.0.1:").unwrap() + "127.0.0.1:".len();
+    let port: String = text[at..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    for (from, to) in replacements {
+        text = text.replace(&from.replace("PORT", &port), &to.replace("PORT", &port));
+    }
     if https {
         for host in ["127.0.0.1:", "127.0.0.2:", "localhost:"] {
             text = text.replace(&format!("http://{host}"), &format!("https://{host}"));
@@ -421,10 +440,70 @@ fn render_blocking_savings_follow_lantern_over_slower_connections() {
             "FCP 291 ms, LCP 291 ms",
         ),
     ] {
-        let trace = rewritten(name, protocol, https, rtt);
+        let trace = rewritten(name, protocol, https, rtt, &[]);
         let report = trace::analyse_reader(trace.as_slice()).unwrap();
         let summary = trace::summary(&report);
         let line = format!("    estimated metric savings: {savings}\n");
         assert!(summary.contains(&line), "{name} {protocol}: {summary}");
+    }
+}
+
+/// NetworkDependencyTree's preconnect candidates, which the local fixtures never have (their
+/// connections take no time): traces rewritten over slower connections, with the imported
+/// stylesheet (loaded by another stylesheet, so not by the document) moved to another
+/// origin. The expected answers are DevTools' trace engine's on the same rewritten traces
+/// (tests/fixtures/perf/preconnect/reference.mjs wrote them).
+#[test]
+fn preconnect_candidates_follow_lantern_over_slower_connections() {
+    let moved = (
+        "127.0.0.1:PORT/chain-imported.css",
+        "127.0.0.2:PORT/chain-imported.css",
+    );
+    // The page's unused preconnect pointed at the moved stylesheet's origin instead: in
+    // use, but the request still opened its own connection.
+    let preconnected = ("unused.example.invalid/", "127.0.0.2:PORT/");
+    for (expected, name, protocol, https, rtt, replacements) in [
+        // Two RTTs of TLS setup.
+        (
+            "request-chain.h2.https.30",
+            "request-chain",
+            "h2",
+            true,
+            30.0,
+            &[moved][..],
+        ),
+        (
+            "request-chain.h2.https.30.crossorigin",
+            "request-chain",
+            "h2",
+            true,
+            30.0,
+            &[moved, preconnected][..],
+        ),
+        // Exactly the 50 ms threshold.
+        (
+            "multi.http1.https.25",
+            "multi",
+            "http/1.1",
+            true,
+            25.0,
+            &[moved][..],
+        ),
+        // One RTT without TLS: 40 ms, under the threshold.
+        (
+            "multi.http1.http.40",
+            "multi",
+            "http/1.1",
+            false,
+            40.0,
+            &[moved][..],
+        ),
+    ] {
+        let trace = rewritten(name, protocol, https, rtt, replacements);
+        let report = trace::analyse_reader(trace.as_slice()).unwrap();
+        let ours = trace::insight(&report, "NAVIGATION_0", "NetworkDependencyTree").unwrap();
+        let path = dir().join(format!("preconnect/{expected}.txt"));
+        let theirs = fs::read_to_string(path).unwrap();
+        assert_eq!(scrub(&ours), theirs.trim_end(), "{expected}");
     }
 }

@@ -81,7 +81,7 @@ fn by_key(report: &Report, key: Option<u64>) -> Option<&Request> {
 /// handler's initiator when that is a stylesheet; else, when the request was sent from a
 /// task a script scheduled, the last earlier request for that script; else the network
 /// handler's initiator.
-fn initiator<'a>(report: &'a Report, request: &Request) -> Option<&'a Request> {
+pub(super) fn initiator<'a>(report: &'a Report, request: &Request) -> Option<&'a Request> {
     let named = by_key(report, request.initiated_by);
     if named.is_some_and(|r| r.mime_type == "text/css") {
         return named;

@@ -260,15 +260,13 @@ impl Evidence {
                 renderers: &renderers,
             };
             let first_party = nav.map_or(c.main_frame_url.as_str(), |n| n.url.as_str());
+            let lantern = super::lantern::estimate(set, &render_blocking::requests(set), &tasks);
             set.main_thread = MainThread {
                 dom_size: self.dom_size.model(&cx),
                 forced_reflow: reflows.model(&cx),
                 third_parties: third_parties.model(&cx, main, first_party),
-                render_blocking_savings: super::lantern::render_blocking_savings(
-                    set,
-                    &render_blocking::requests(set),
-                    &tasks,
-                ),
+                render_blocking_savings: lantern.render_blocking_savings,
+                connections: lantern.connections,
             };
         }
     }
@@ -313,6 +311,8 @@ pub struct MainThread {
     pub third_parties: third_parties::Model,
     /// RenderBlocking's FCP and LCP savings (ms), as Lantern estimates them.
     pub render_blocking_savings: Option<(f64, f64)>,
+    /// What NetworkDependencyTree's preconnect candidates read from Lantern.
+    pub connections: Option<super::lantern::Connections>,
 }
 
 /// Fails when neither the Content-Type header nor a meta tag in the first 1024 bytes

@@ -2,8 +2,8 @@
 //! document, their latency, the longest one, and the origins the page preconnected to.
 //!
 //! DevTools walks Lantern's page dependency graph; this walks its network part
-//! (`network_graph`). Lantern's preconnect candidates need its network simulation, which is not done here:
-//! the answer lists the page's preconnects and their checks, never candidates.
+//! (`network_graph`). Preconnect candidates come from Lantern (`lantern::Connections`):
+//! its RTTs and its pessimistic LCP graph.
 
 use std::collections::HashSet;
 
@@ -12,7 +12,7 @@ use super::network_graph::{self, Graph};
 use super::super::format::{js, millis};
 use super::super::metrics::{Bounds, InsightSet, Report};
 use super::super::network::Request;
-use super::super::request_text::{origin, url, url_with_key};
+use super::super::request_text::{initiator, origin, url, url_with_key};
 
 /// A request in the tree: its latency from the chain's first request and what it loaded.
 pub struct Node {
@@ -213,7 +213,19 @@ pub fn details(report: &Report, set: &InsightSet) -> String {
         write_nodes(report, set, &tree.roots, "", &mut out);
         out.push('\n');
     }
-    out.push_str(&preconnects(report, set));
+    let candidates = candidates(report, set);
+    let (text, preconnected) = preconnects(report, set, &candidates);
+    out.push_str(&text);
+    if !candidates.is_empty() && preconnected < TOO_MANY_PRECONNECTS {
+        out.push_str("\n\nPreconnect candidates:\nAdd [preconnect](https://developer.chrome.com/docs/lighthouse/performance/uses-rel-preconnect/) hints to your most important origins, but try to use no more than 4\n");
+        for c in &candidates {
+            out.push_str(&format!(
+                "\nAdding [preconnect] to origin '{}' would save {}.",
+                c.origin,
+                millis(c.wasted_ms)
+            ));
+        }
+    }
     out
 }
 
@@ -239,8 +251,9 @@ fn write_nodes(report: &Report, set: &InsightSet, nodes: &[Node], indent: &str, 
 const TOO_MANY_PRECONNECTS: usize = 4;
 
 /// The page's preconnects (`<link rel=preconnect>` and the document's `Link` headers), each
-/// flagged when no request of the set went to its origin.
-fn preconnects(report: &Report, set: &InsightSet) -> String {
+/// flagged when no request of the set went to its origin, or when its origin is a candidate
+/// (so the preconnect did not serve its requests); with how many there were.
+fn preconnects(report: &Report, set: &InsightSet, candidates: &[Candidate]) -> (String, usize) {
     let in_set = |r: &&Request| r.ts <= set.bounds.max && set.bounds.min < r.end;
     let used: HashSet<String> = report
         .requests
@@ -249,12 +262,19 @@ fn preconnects(report: &Report, set: &InsightSet) -> String {
         .filter_map(|r| origin(&r.url))
         .collect();
     let unused = |url: &str| origin(url).is_none_or(|o| !used.contains(&o));
-    let mut entries: Vec<String> = Vec::new();
-    for url in &report.link_preconnects {
-        let mut entry = format!("\n  - {url}\n    - Source: 'DOM'");
+    let warnings = |url: &str, entry: &mut String| {
         if unused(url) {
             entry.push_str("\n   - Warning: Unused preconnect. Only use `preconnect` for origins that the page is likely to request.");
         }
+        let own = origin(url);
+        if candidates.iter().any(|c| own.as_ref() == Some(&c.origin)) {
+            entry.push_str("\n   - Warning: Unused preconnect. Check that the `crossorigin` attribute is used properly.");
+        }
+    };
+    let mut entries: Vec<String> = Vec::new();
+    for url in &report.link_preconnects {
+        let mut entry = format!("\n  - {url}\n    - Source: 'DOM'");
+        warnings(url, &mut entry);
         entries.push(entry);
     }
     let links = set.document.iter().flat_map(|d| d.headers.iter());
@@ -262,14 +282,12 @@ fn preconnects(report: &Report, set: &InsightSet) -> String {
         for (url, text) in link_preconnects(value) {
             let mut entry =
                 format!("\n  - {url}\n    - Source: 'ResponseHeader'\n   - Header: '{text}'");
-            if unused(&url) {
-                entry.push_str("\n   - Warning: Unused preconnect. Only use `preconnect` for origins that the page is likely to request.");
-            }
+            warnings(&url, &mut entry);
             entries.push(entry);
         }
     }
     if entries.is_empty() {
-        return "No origins were preconnected.".into();
+        return ("No origins were preconnected.".into(), 0);
     }
     let mut out = "Preconnected origins:\n[preconnect](https://developer.chrome.com/docs/lighthouse/performance/uses-rel-preconnect/) hints help the browser establish a connection earlier in the page load, saving time when the first request for that origin is made. The following are the origins that the page preconnected to.\n".to_owned();
     let many = entries.len() > TOO_MANY_PRECONNECTS;
@@ -277,6 +295,80 @@ fn preconnects(report: &Report, set: &InsightSet) -> String {
     if many {
         out.push_str("\n\n**Warning**: More than 4 `preconnect` connections were found. These should be used sparingly and only to the most important origins.");
     }
+    (out, entries.len())
+}
+
+/// A candidate saving less than this is not proposed (ms).
+const IGNORE_THRESHOLD_MS: f64 = 50.0;
+/// A connection first used this long after the document loaded would have been closed
+/// again before its use (ms).
+const SOCKET_MAX_IDLE_MS: f64 = 15_000.0;
+
+/// An origin worth preconnecting to, and what that would save (ms).
+struct Candidate {
+    origin: String,
+    wasted_ms: f64,
+}
+
+/// DevTools' `generatePreconnectCandidates`: the origins (not the document's) of the set's
+/// requests that Lantern's pessimistic LCP graph holds, opened a fresh connection soon after
+/// the document loaded and were not loaded by the document itself. Each first request would
+/// save its connection setup as Lantern simulates it (an RTT, twice over TLS), at most its
+/// time since the document loaded; the four that save most.
+fn candidates(report: &Report, set: &InsightSet) -> Vec<Candidate> {
+    let (Some(lantern), Some(doc)) = (&set.main_thread.connections, &set.document) else {
+        return Vec::new();
+    };
+    let Some(main_origin) = origin(&doc.url) else {
+        return Vec::new();
+    };
+    let mut in_set: Vec<&Request> = report
+        .requests
+        .iter()
+        .filter(|r| r.ts <= set.bounds.max && set.bounds.min < r.end)
+        .collect();
+    in_set.sort_by(|a, b| a.ts.total_cmp(&b.ts));
+    let mut seen: HashSet<String> = HashSet::new();
+    let mut out: Vec<Candidate> = Vec::new();
+    for r in in_set {
+        let Some(timing) = r
+            .timing
+            .filter(|t| t.connect_end >= 0.0 && t.connect_start >= 0.0)
+        else {
+            continue;
+        };
+        if initiator(report, r).is_some_and(|i| i.send.index == doc.send.index) {
+            continue;
+        }
+        let Some(own) = origin(&r.url).filter(|o| *o != main_origin) else {
+            continue;
+        };
+        let already_connected = timing.dns_end - timing.dns_start == 0.0
+            && timing.connect_end - timing.connect_start == 0.0;
+        let since_document = r.send_start_time() - doc.finish_time;
+        if !lantern.lcp_urls.contains(&r.url)
+            || already_connected
+            || since_document.max(0.0) / 1000.0 >= SOCKET_MAX_IDLE_MS
+            || !seen.insert(own.clone())
+        {
+            continue;
+        }
+        let rtt = lantern.rtt + lantern.additional_rtt.get(&own).copied().unwrap_or(0.0);
+        let setup = if own.starts_with("https:") {
+            rtt * 2.0
+        } else {
+            rtt
+        };
+        let wasted_ms = setup.min((since_document + timing.dns_start * 1000.0) / 1000.0);
+        if wasted_ms >= IGNORE_THRESHOLD_MS {
+            out.push(Candidate {
+                origin: own,
+                wasted_ms,
+            });
+        }
+    }
+    out.sort_by(|a, b| b.wasted_ms.total_cmp(&a.wasted_ms));
+    out.truncate(TOO_MANY_PRECONNECTS);
     out
 }
 

@@ -1,6 +1,7 @@
 //! Lantern's First Contentful Paint graph (its optimistic one: what the page needed
-//! before its first paint) and RenderBlocking's savings: the FCP graph simulated as it is
-//! and without the render-blocking requests and what hangs off them.
+//! before its first paint), its pessimistic LCP graph, and RenderBlocking's savings: the
+//! FCP graph simulated as it is and without the render-blocking requests and what hangs
+//! off them.
 
 use std::collections::{HashMap, HashSet};
 
@@ -14,13 +15,45 @@ const MINIMUM_WASTED_MS: f64 = 50.0;
 /// `fcp` (not those scripts started), and the tasks of their scripts, the first layout,
 /// paint and HTML parse before it; with what they depend on.
 pub fn first_contentful_paint(graph: &Graph, fcp: f64) -> Option<Edges> {
+    let blocking = |n: usize| {
+        graph.nodes[n]
+            .net()
+            .is_some_and(|r| r.has_render_blocking_priority() && r.initiator_type() != "script")
+    };
+    first_paint_based(graph, fcp, &blocking, false)
+}
+
+/// Lantern's pessimistic LCP graph (what NetworkDependencyTree's preconnect candidates
+/// come from): every request done by the LCP and every layout before it, or the pessimistic
+/// FCP graph when the LCP is text painted with the first content. `lcp` and `fcp` in µs.
+pub fn largest_contentful_paint(graph: &Graph, fcp: f64, lcp: f64, text: bool) -> Option<Edges> {
+    if fcp == lcp && text {
+        let blocking = |n: usize| {
+            graph.nodes[n]
+                .net()
+                .is_some_and(|r| r.has_render_blocking_priority())
+        };
+        return first_paint_based(graph, fcp, &blocking, false);
+    }
+    first_paint_based(graph, lcp, &|_| true, true)
+}
+
+/// Lantern's `getFirstPaintBasedGraph`: the requests done by `cutoff` that `blocking`
+/// accepts (the main document always), the tasks of their scripts, and the first layout,
+/// paint and HTML parse before it (every layout when `all_layouts`).
+fn first_paint_based(
+    graph: &Graph,
+    cutoff: f64,
+    blocking: &dyn Fn(usize) -> bool,
+    all_layouts: bool,
+) -> Option<Edges> {
     let members = graph.edges.members();
     let mut tasks: Vec<usize> = Vec::new();
     let mut script_task: HashMap<&str, usize> = HashMap::new();
     for &n in &members {
         let node = &graph.nodes[n];
         let Some(task) = node.task() else { continue };
-        if node.start <= fcp {
+        if node.start <= cutoff {
             tasks.push(n);
         }
         for url in evaluated(graph, task) {
@@ -31,17 +64,12 @@ pub fn first_contentful_paint(graph: &Graph, fcp: f64) -> Option<Edges> {
         }
     }
     tasks.sort_by(|a, b| graph.nodes[*a].start.total_cmp(&graph.nodes[*b].start));
-    let blocking = |n: usize| {
-        graph.nodes[n]
-            .net()
-            .is_some_and(|r| r.has_render_blocking_priority() && r.initiator_type() != "script")
-    };
     let mut kept_tasks: HashSet<usize> = HashSet::new();
     let mut not_blocking: HashSet<&str> = HashSet::new();
     for &n in &members {
         let node = &graph.nodes[n];
         let Some(r) = node.net() else { continue };
-        if r.resource_type != Some("Script") || node.end > fcp || !blocking(n) {
+        if r.resource_type != Some("Script") || node.end > cutoff || !blocking(n) {
             continue;
         }
         match script_task.get(r.url) {
@@ -63,12 +91,19 @@ pub fn first_contentful_paint(graph: &Graph, fcp: f64) -> Option<Edges> {
     kept_tasks.extend(first(|t| t.layout));
     kept_tasks.extend(first(|t| t.paint));
     kept_tasks.extend(first(|t| t.parse_html));
+    if all_layouts {
+        kept_tasks.extend(
+            tasks
+                .iter()
+                .filter(|&&t| graph.nodes[t].task().is_some_and(|t| t.layout)),
+        );
+    }
     graph.edges.keep(|n| {
         let node = &graph.nodes[n];
         match node.net() {
             None => kept_tasks.contains(&n),
             Some(r) => {
-                let after = node.end > fcp || node.start > fcp;
+                let after = node.end > cutoff || node.start > cutoff;
                 if after && n != graph.main_document {
                     return false;
                 }

@@ -1,6 +1,8 @@
-//! DevTools' Lantern, as far as RenderBlocking's estimated savings need it: the load's
+//! DevTools' Lantern, as far as RenderBlocking's estimated savings and
+//! NetworkDependencyTree's preconnect candidates need it: the load's
 //! dependency graph (requests and main-thread tasks), the network the trace observed, and
-//! a simulation of the first paint with and without the render-blocking requests.
+//! a simulation of the first paint with and without the render-blocking requests; and for
+//! NetworkDependencyTree's preconnect candidates, the pessimistic LCP graph.
 //!
 //! DevTools runs it with "provided" throttling: the simulated network is the observed one
 //! (NetworkAnalyzer's RTT, server response times and throughput) and tasks take their
@@ -16,39 +18,79 @@ mod tcp;
 
 pub use tasks::{Finished, Tasks};
 
+use std::collections::{HashMap, HashSet};
+
 use super::metrics::InsightSet;
 use super::network::Request;
 use simulator::Simulator;
 
-/// RenderBlocking's FCP and LCP savings (ms) for a navigation's set, deferring `blocking`;
-/// None where DevTools has no Lantern context (no FCP or LCP, no main document, no
-/// throughput to measure) or its simulation fails, and where nothing blocks (the insight
-/// is not listed then, so nothing is simulated).
-pub fn render_blocking_savings(
-    set: &InsightSet,
-    blocking: &[&Request],
-    finished: &Finished,
-) -> Option<(f64, f64)> {
-    if blocking.is_empty() {
-        return None;
-    }
-    let nav = set.navigation.as_ref()?;
-    let fcp = nav.at.ts + set.fcp?;
-    let lcp = set.lcp.as_ref()?;
+/// What NetworkDependencyTree's preconnect candidates read from Lantern: the simulated
+/// network's RTT and each origin's additional RTT (ms), and the URLs of the requests in the
+/// pessimistic LCP graph.
+#[derive(Clone, Debug, Default)]
+pub struct Connections {
+    pub rtt: f64,
+    pub additional_rtt: HashMap<String, f64>,
+    pub lcp_urls: HashSet<String>,
+}
+
+/// Lantern's estimates for a navigation's set.
+#[derive(Clone, Debug, Default)]
+pub struct Estimates {
+    /// RenderBlocking's FCP and LCP savings (ms), deferring the blocking requests.
+    pub render_blocking_savings: Option<(f64, f64)>,
+    pub connections: Option<Connections>,
+}
+
+/// Both estimates are None where DevTools has no Lantern context (no FCP or LCP, no main
+/// document, no throughput to measure); the savings also where the simulation fails, and
+/// where nothing blocks (the insight is not listed then, so nothing is simulated).
+pub fn estimate(set: &InsightSet, blocking: &[&Request], finished: &Finished) -> Estimates {
+    let mut out = Estimates::default();
+    let Some(nav) = set.navigation.as_ref() else {
+        return out;
+    };
+    let (Some(fcp), Some(lcp)) = (set.fcp, set.lcp.as_ref()) else {
+        return out;
+    };
     let requests: Vec<&Request> = set.requests.iter().collect();
     let thread = (nav.at.pid, nav.at.tid);
     let tasks = finished.tasks(thread.0, thread.1, nav.at.ts, set.bounds.max + 1.0);
-    let graph = graph::build(&requests, &tasks, thread, finished)?;
+    let Some(graph) = graph::build(&requests, &tasks, thread, finished) else {
+        return out;
+    };
     let records: Vec<requests::Net> = graph
         .nodes
         .iter()
         .filter_map(|n| n.net().cloned())
         .collect();
-    let network = network_analyzer::analyze(&records)?;
+    let Some(network) = network_analyzer::analyze(&records) else {
+        return out;
+    };
+    let (fcp, lcp_ts) = (nav.at.ts + fcp, nav.at.ts + lcp.timing);
+    let Some(fcp_graph) = metrics::first_contentful_paint(&graph, fcp) else {
+        return out;
+    };
+    out.connections =
+        metrics::largest_contentful_paint(&graph, fcp, lcp_ts, lcp.text).map(|lcp_graph| {
+            Connections {
+                rtt: network.rtt,
+                additional_rtt: network.additional_rtt.clone(),
+                lcp_urls: lcp_graph
+                    .members()
+                    .into_iter()
+                    .filter_map(|n| graph.nodes[n].net().map(|r| r.url.to_owned()))
+                    .collect(),
+            }
+        });
+    if blocking.is_empty() {
+        return out;
+    }
     let sim = Simulator::new(&graph.nodes, &network);
-    let fcp_graph = metrics::first_contentful_paint(&graph, fcp)?;
     let ids: Vec<&str> = blocking.iter().map(|r| r.id.as_str()).collect();
-    metrics::render_blocking_savings(&graph, &sim, &fcp_graph, &ids, lcp.request.is_some())
+    out.render_blocking_savings =
+        metrics::render_blocking_savings(&graph, &sim, &fcp_graph, &ids, lcp.request.is_some());
+    out
 }
 
 #[cfg(test)]
