@@ -5,6 +5,7 @@
 //! the trace's flow events) and, from the profile, the node V8 tagged for each scheduling
 //! event's `sampleTraceId` with the profile's node tree.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use serde::Deserialize;
@@ -26,32 +27,32 @@ struct TaskData {
 
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
-struct ChunkData {
-    #[serde(default)]
-    cpu_profile: Option<CpuProfile>,
+struct ChunkData<'a> {
+    #[serde(default, borrow)]
+    cpu_profile: Option<CpuProfile<'a>>,
 }
 
 #[derive(Deserialize, Default)]
-struct CpuProfile {
-    #[serde(default)]
-    nodes: Vec<Node>,
+struct CpuProfile<'a> {
+    #[serde(default, borrow)]
+    nodes: Vec<Node<'a>>,
     #[serde(default)]
     trace_ids: HashMap<String, i64>,
 }
 
 #[derive(Deserialize)]
-struct Node {
+struct Node<'a> {
     id: i64,
     #[serde(default)]
     parent: Option<i64>,
-    #[serde(default, rename = "callFrame")]
-    call_frame: Option<CallFrame>,
+    #[serde(default, rename = "callFrame", borrow)]
+    call_frame: Option<CallFrame<'a>>,
 }
 
 #[derive(Deserialize)]
-struct CallFrame {
-    #[serde(default)]
-    url: Option<String>,
+struct CallFrame<'a> {
+    #[serde(default, borrow)]
+    url: Option<Cow<'a, str>>,
 }
 
 /// A thread and a time on it: (pid, tid, ts as bits).
@@ -60,8 +61,23 @@ type Key = (i64, i64, u64);
 /// A CPU profile: (pid, profile id).
 type Profile = (i64, String);
 
-/// A profile's nodes: id → (parent, script URL).
-type Nodes = HashMap<i64, (Option<i64>, Option<String>)>;
+/// The profile nodes kept, all profiles together. Nodes arrive with the trace and every
+/// ancestor of a tagged node may be needed later, so they are kept compactly (16 bytes
+/// each and the table's slack: URLs interned, ids as V8 writes them, in 32 bits) and only
+/// up to this many: a hostile or huge trace cannot grow the analyser past ~7 MB here, and
+/// a request whose scheduler's node came later keeps the initiator DevTools' other rules
+/// give it.
+const MAX_NODES: usize = 200_000;
+/// Profiles kept: a real trace has one per profiled thread.
+const MAX_PROFILES: usize = 256;
+/// A node's parent when it has none, and a node's URL when it has none.
+const NO_PARENT: u32 = u32::MAX;
+const NO_URL: u32 = u32::MAX;
+
+/// A profile's node as one 64-bit key.
+fn node_key(profile: u32, node: u32) -> u64 {
+    (u64::from(profile) << 32) | u64::from(node)
+}
 
 fn key(at: &At) -> Key {
     (at.pid, at.tid, at.ts.to_bits())
@@ -80,9 +96,14 @@ pub struct AsyncStacks {
     flows: HashMap<String, Key>,
     /// Each run's scheduling slice, by where the run starts.
     schedulers: HashMap<Key, Key>,
-    /// (pid, profile) → sample id → node.
-    trace_ids: HashMap<Profile, HashMap<u64, i64>>,
-    nodes: HashMap<Profile, Nodes>,
+    /// Profiles by (pid, profile id), numbered in the order they came.
+    profiles: HashMap<Profile, u32>,
+    /// (profile, sample id) → node.
+    trace_ids: HashMap<(u32, u64), u32>,
+    /// `node_key(profile, node id)` → (parent or `NO_PARENT`, URL index or `NO_URL`).
+    nodes: HashMap<u64, (u32, u32)>,
+    urls: Vec<String>,
+    url_index: HashMap<String, u32>,
 }
 
 impl AsyncStacks {
@@ -131,24 +152,54 @@ impl AsyncStacks {
         let Some(cpu) = parsed.data.and_then(|d| d.cpu_profile) else {
             return true;
         };
-        let nodes = self.nodes.entry((pid, profile.clone())).or_default();
+        let count = self.profiles.len();
+        let profile = match self.profiles.get(&(pid, profile.clone())) {
+            Some(&n) => n,
+            None if count < MAX_PROFILES => {
+                let n = count as u32;
+                self.profiles.insert((pid, profile), n);
+                n
+            }
+            None => return true,
+        };
         for node in cpu.nodes {
-            let url = node
-                .call_frame
-                .and_then(|f| f.url)
-                .filter(|u| !u.is_empty());
-            nodes.insert(node.id, (node.parent, url));
+            if self.nodes.len() >= MAX_NODES {
+                break;
+            }
+            // Ids outside 32 bits are not V8's: such a node is not kept.
+            let Ok(id) = u32::try_from(node.id) else {
+                continue;
+            };
+            let parent = node
+                .parent
+                .map_or(Some(NO_PARENT), |p| u32::try_from(p).ok());
+            let url = node.call_frame.and_then(|f| f.url);
+            let url = url
+                .filter(|u| !u.is_empty())
+                .map_or(NO_URL, |u| self.intern(u));
+            if let Some(parent) = parent {
+                self.nodes.insert(node_key(profile, id), (parent, url));
+            }
         }
-        let ids = self.trace_ids.entry((pid, profile)).or_default();
         for (sample, node) in cpu.trace_ids {
-            match sample.parse() {
-                Ok(sample) if self.wanted.contains(&sample) => {
-                    ids.insert(sample, node);
+            match (sample.parse(), u32::try_from(node)) {
+                (Ok(sample), Ok(node)) if self.wanted.contains(&sample) => {
+                    self.trace_ids.insert((profile, sample), node);
                 }
                 _ => {}
             }
         }
         true
+    }
+
+    fn intern(&mut self, url: Cow<str>) -> u32 {
+        if let Some(&n) = self.url_index.get(url.as_ref()) {
+            return n;
+        }
+        let n = self.urls.len() as u32;
+        self.urls.push(url.clone().into_owned());
+        self.url_index.insert(url.into_owned(), n);
+        n
     }
 
     /// The script that scheduled the innermost task run around `at`: the first frame with
@@ -163,19 +214,24 @@ impl AsyncStacks {
             .max_by(|a, b| a.2.total_cmp(&b.2))?;
         let start = self.schedulers.get(&(*pid, *tid, ts.to_bits()))?;
         let sample = self.scheduled.get(start)?;
-        for ((p, profile), ids) in &self.trace_ids {
-            let (Some(node), true) = (ids.get(sample), *p == at.pid) else {
+        let mut profiles: Vec<(&Profile, &u32)> = self.profiles.iter().collect();
+        profiles.sort_by_key(|(_, n)| **n);
+        for ((p, _), profile) in profiles {
+            let (Some(node), true) = (self.trace_ids.get(&(*profile, *sample)), *p == at.pid)
+            else {
                 continue;
             };
-            let nodes = self.nodes.get(&(*p, profile.clone()))?;
-            let mut current = Some(*node);
+            let mut current = *node;
             // A profile's tree has no cycles; the bound guards a malformed one.
-            for _ in 0..nodes.len() {
-                let (parent, url) = nodes.get(&current?)?;
-                if let Some(url) = url {
-                    return Some(url);
+            for _ in 0..self.nodes.len() {
+                let &(parent, url) = self.nodes.get(&node_key(*profile, current))?;
+                if url != NO_URL {
+                    return self.urls.get(url as usize).map(String::as_str);
                 }
-                current = *parent;
+                if parent == NO_PARENT {
+                    return None;
+                }
+                current = parent;
             }
         }
         None
@@ -220,6 +276,45 @@ mod tests {
         assert_eq!(stacks.scheduler_url(&at(120.0)), Some("http://a.test/a.js"));
         assert_eq!(stacks.scheduler_url(&at(200.0)), None);
         // Sample 8 tagged no scheduling event: it is not kept.
-        assert!(stacks.trace_ids.values().all(|ids| !ids.contains_key(&8)));
+        assert!(stacks.trace_ids.keys().all(|(_, sample)| *sample != 8));
+    }
+
+    /// A trace with more profiles and nodes than are kept grows nothing past the caps, and
+    /// what was kept before still answers.
+    #[test]
+    fn profiles_and_nodes_past_the_caps_are_not_kept() {
+        let mut stacks = AsyncStacks::default();
+        let scheduled = "v8::Debugger::AsyncTaskScheduled";
+        let flow = RawValue::from_string("\"0x1\"".into()).unwrap();
+        let sample = r#"{"data":{"sampleTraceId":7}}"#;
+        assert!(stacks.take(scheduled, "X", at(10.0), 1.0, None, sample));
+        assert!(stacks.take(scheduled, "s", at(10.0), 0.0, Some(&flow), "{}"));
+        let first = r#"{"data":{"cpuProfile":{"nodes":[
+            {"id":1,"callFrame":{"url":"http://a.test/a.js"}}],"trace_ids":{"7":1}}}}"#;
+        let profile = RawValue::from_string("\"0x0\"".into()).unwrap();
+        assert!(stacks.take("ProfileChunk", "P", at(20.0), 0.0, Some(&profile), first));
+        for n in 1..=super::MAX_PROFILES + 10 {
+            let id = RawValue::from_string(format!("\"0x{n:x}\"")).unwrap();
+            let nodes: Vec<String> = (0..1_000)
+                .map(|i| {
+                    format!(
+                        r#"{{"id":{},"callFrame":{{"url":"http://p.test/{i}.js"}}}}"#,
+                        n * 1_000 + i
+                    )
+                })
+                .collect();
+            let chunk = format!(
+                r#"{{"data":{{"cpuProfile":{{"nodes":[{}]}}}}}}"#,
+                nodes.join(",")
+            );
+            assert!(stacks.take("ProfileChunk", "P", at(30.0), 0.0, Some(&id), &chunk));
+        }
+        assert_eq!(stacks.profiles.len(), super::MAX_PROFILES);
+        assert_eq!(stacks.nodes.len(), super::MAX_NODES);
+        assert!(stacks.urls.len() <= super::MAX_NODES + 1);
+        assert!(stacks.take(scheduled, "f", at(100.0), 0.0, Some(&flow), "{}"));
+        let run = "v8::Debugger::AsyncTaskRun";
+        assert!(stacks.take(run, "X", at(100.0), 50.0, None, "{}"));
+        assert_eq!(stacks.scheduler_url(&at(120.0)), Some("http://a.test/a.js"));
     }
 }
