@@ -64,10 +64,14 @@ type Profile = (i64, String);
 /// The profile nodes kept, all profiles together. Nodes arrive with the trace and every
 /// ancestor of a tagged node may be needed later, so they are kept compactly (16 bytes
 /// each and the table's slack: URLs interned, ids as V8 writes them, in 32 bits) and only
-/// up to this many: a hostile or huge trace cannot grow the analyser past ~7 MB here, and
+/// up to this many: a hostile or huge trace cannot grow the analyser past ~3.5 MB here, and
 /// a request whose scheduler's node came later keeps the initiator DevTools' other rules
 /// give it.
-const MAX_NODES: usize = 200_000;
+const MAX_NODES: usize = 100_000;
+/// Async task runs, scheduling slices, open flows and paired flows kept, each: a page that
+/// schedules timers in a loop must not grow the analyser with its trace (~10 MB at most for
+/// all four); a request sent from a task past the cap keeps DevTools' other initiator rules.
+const MAX_TASKS: usize = 50_000;
 /// Profiles kept: a real trace has one per profiled thread.
 const MAX_PROFILES: usize = 256;
 /// A node's parent when it has none, and a node's URL when it has none.
@@ -119,8 +123,10 @@ impl AsyncStacks {
     ) -> bool {
         let id = id.map(|v| v.get().trim_matches('"').to_owned());
         match (name, ph) {
-            ("v8::Debugger::AsyncTaskRun", "X") => self.runs.push((at.pid, at.tid, at.ts, dur)),
-            ("v8::Debugger::AsyncTaskScheduled", "X") => {
+            ("v8::Debugger::AsyncTaskRun", "X") if self.runs.len() < MAX_TASKS => {
+                self.runs.push((at.pid, at.tid, at.ts, dur))
+            }
+            ("v8::Debugger::AsyncTaskScheduled", "X") if self.scheduled.len() < MAX_TASKS => {
                 let Ok(parsed) = serde_json::from_str::<Args<TaskData>>(args) else {
                     return false;
                 };
@@ -129,12 +135,12 @@ impl AsyncStacks {
                     self.wanted.insert(sample);
                 }
             }
-            ("v8::Debugger::AsyncTaskScheduled", "s") => {
+            ("v8::Debugger::AsyncTaskScheduled", "s") if self.flows.len() < MAX_TASKS => {
                 if let Some(id) = id {
                     self.flows.insert(id, key(&at));
                 }
             }
-            ("v8::Debugger::AsyncTaskScheduled", "f") => {
+            ("v8::Debugger::AsyncTaskScheduled", "f") if self.schedulers.len() < MAX_TASKS => {
                 if let Some(start) = id.and_then(|id| self.flows.remove(&id)) {
                     self.schedulers.insert(key(&at), start);
                 }
@@ -279,10 +285,10 @@ mod tests {
         assert!(stacks.trace_ids.keys().all(|(_, sample)| *sample != 8));
     }
 
-    /// A trace with more profiles and nodes than are kept grows nothing past the caps, and
-    /// what was kept before still answers.
+    /// A trace with more profiles, nodes and async tasks than are kept grows nothing past
+    /// the caps, and what was kept before still answers.
     #[test]
-    fn profiles_and_nodes_past_the_caps_are_not_kept() {
+    fn profiles_nodes_and_tasks_past_the_caps_are_not_kept() {
         let mut stacks = AsyncStacks::default();
         let scheduled = "v8::Debugger::AsyncTaskScheduled";
         let flow = RawValue::from_string("\"0x1\"".into()).unwrap();
@@ -316,5 +322,15 @@ mod tests {
         let run = "v8::Debugger::AsyncTaskRun";
         assert!(stacks.take(run, "X", at(100.0), 50.0, None, "{}"));
         assert_eq!(stacks.scheduler_url(&at(120.0)), Some("http://a.test/a.js"));
+        // A page that schedules and runs tasks without end grows nothing past the cap.
+        for n in 0..super::MAX_TASKS + 10 {
+            let t = 1_000.0 + n as f64;
+            let id = RawValue::from_string(format!("\"0x{n:x}\"")).unwrap();
+            assert!(stacks.take(scheduled, "X", at(t), 1.0, None, sample));
+            assert!(stacks.take(scheduled, "s", at(t), 0.0, Some(&id), "{}"));
+            assert!(stacks.take(run, "X", at(t), 1.0, None, "{}"));
+        }
+        assert!(stacks.runs.len() <= super::MAX_TASKS && stacks.flows.len() <= super::MAX_TASKS);
+        assert!(stacks.scheduled.len() <= super::MAX_TASKS);
     }
 }
