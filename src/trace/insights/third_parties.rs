@@ -14,7 +14,7 @@ use serde::Deserialize;
 
 use super::entities::{Entities, Entity};
 use super::{Context, Event};
-use crate::trace::format::{grouped, millis};
+use crate::trace::format::{bytes, millis};
 use crate::trace::metrics::Bounds;
 use crate::trace::network::Request;
 
@@ -472,23 +472,6 @@ impl Model {
         out.push('\n');
         out.push_str(DESCRIPTION);
         out
-    }
-}
-
-/// DevTools' `bytes`: `441 B`, `1.8 kB`, `2.5 MB` (no-break space, one decimal at most).
-fn bytes(x: f64) -> String {
-    let (value, unit) = match x {
-        x if x < 1000.0 => return format!("{}\u{a0}B", grouped(x.round())),
-        x if x / 1000.0 < 1000.0 => (x / 1000.0, "kB"),
-        x => (x / 1_000_000.0, "MB"),
-    };
-    let tenths = (value * 10.0).round();
-    let whole = grouped((tenths / 10.0).trunc());
-    let decimal = tenths % 10.0;
-    if decimal == 0.0 {
-        format!("{whole}\u{a0}{unit}")
-    } else {
-        format!("{whole}.{decimal}\u{a0}{unit}")
     }
 }
 
