@@ -9,15 +9,15 @@ use crate::cdp::generated::{inspector, page as cdp_page, runtime, target};
 use crate::error::Error;
 use crate::log::log;
 
-pub fn on_event<H: Host>(h: &mut H, event: RawEvent) {
-    match apply(h, &event) {
-        Some(Source::Page(page)) => h.event(Some(page), &event),
-        Some(Source::Frame(page)) => h.frame_event(page, &event),
-        None => h.event(None, &event),
+pub fn on_event<H: Host>(cx: &mut H, event: RawEvent) {
+    match apply(cx, &event) {
+        Some(Source::Page(page)) => cx.event(Some(page), &event),
+        Some(Source::Frame(page)) => cx.frame_event(page, &event),
+        None => cx.event(None, &event),
     }
     // Browser-level events are waited for under the session "".
     let session = event.session.as_deref().unwrap_or("");
-    super::waiters::on_event(h, session, &event.method, &event.params);
+    super::waiters::on_event(cx, session, &event.method, &event.params);
 }
 
 /// Whose session an event came on.
@@ -28,68 +28,68 @@ enum Source {
 }
 
 /// Applies the event to the browser's state; returns whose session it came on.
-fn apply<H: Host>(h: &mut H, event: &RawEvent) -> Option<Source> {
+fn apply<H: Host>(cx: &mut H, event: &RawEvent) -> Option<Source> {
     let Some(session) = event.session.as_deref() else {
-        browser_event(h, event);
+        browser_event(cx, event);
         return None;
     };
-    if frames::on_child_event(h, session, event) {
+    if frames::on_child_event(cx, session, event) {
         return None;
     }
-    let Some(id) = h.browser().pages.by_session(session).map(|p| p.id) else {
-        let page = frames::page_of_frame(h, session)?;
-        frames::on_frame_event(h, session, event);
+    let Some(id) = cx.browser().pages.by_session(session).map(|p| p.id) else {
+        let page = frames::page_of_frame(cx, session)?;
+        frames::on_frame_event(cx, session, event);
         return Some(Source::Frame(page));
     };
     if event.is::<inspector::TargetCrashedEvent>() {
-        crashed(h, session);
+        crashed(cx, session);
     } else if let Some(e) = event.decode::<cdp_page::FrameNavigatedEvent>() {
-        frame_navigated(h, id, e.frame);
+        frame_navigated(cx, id, e.frame);
     } else if let Some(e) = event.decode::<cdp_page::LifecycleEventEvent>() {
-        let page = h.browser().pages.get_mut(id)?;
+        let page = cx.browser().pages.get_mut(id)?;
         if e.name == "load" && page.target_id == e.frame_id {
             page.loaded_loader = Some(e.loader_id);
         }
     } else if let Some(e) = event.decode::<cdp_page::JavascriptDialogOpeningEvent>() {
-        h.browser().pages.get_mut(id)?.dialog = Some(Dialog {
+        cx.browser().pages.get_mut(id)?.dialog = Some(Dialog {
             kind: e.r#type.as_str().to_owned(),
             message: e.message,
             default_prompt: e.default_prompt.unwrap_or_default(),
         });
     } else if event.is::<cdp_page::JavascriptDialogClosedEvent>() {
-        h.browser().pages.get_mut(id)?.dialog = None;
+        cx.browser().pages.get_mut(id)?.dialog = None;
     } else {
-        contexts(h, id, event);
+        contexts(cx, id, event);
     }
     Some(Source::Page(id))
 }
 
 /// Events on the browser's own session: targets come, change, crash and go.
-fn browser_event<H: Host>(h: &mut H, event: &RawEvent) {
+fn browser_event<H: Host>(cx: &mut H, event: &RawEvent) {
     if let Some(e) = event.decode::<target::AttachedToTargetEvent>() {
-        pages::attached(h, e);
+        pages::attached(cx, e);
     } else if let Some(e) = event.decode::<target::DetachedFromTargetEvent>() {
-        pages::detached(h, &e.session_id);
+        pages::detached(cx, &e.session_id);
     } else if let Some(e) = event.decode::<target::TargetInfoChangedEvent>() {
-        pages::update_info(&mut h.browser().pages, &e.target_info);
+        pages::update_info(&mut cx.browser().pages, &e.target_info);
     } else if let Some(e) = event.decode::<target::TargetCrashedEvent>() {
-        let session = h
+        let session = cx
             .browser()
             .pages
             .by_target(&e.target_id)
             .map(|p| p.session.clone());
         match session {
-            Some(s) => crashed(h, &s),
+            Some(s) => crashed(cx, &s),
             None => {
-                frames::target_crashed(h, &e.target_id);
+                frames::target_crashed(cx, &e.target_id);
             }
         }
     }
 }
 
 /// The main frame's default execution context: where page scripts and the shim live.
-fn contexts<H: Host>(h: &mut H, id: PageId, event: &RawEvent) {
-    let Some(page) = h.browser().pages.get_mut(id) else {
+fn contexts<H: Host>(cx: &mut H, id: PageId, event: &RawEvent) {
+    let Some(page) = cx.browser().pages.get_mut(id) else {
         return;
     };
     if let Some(e) = event.decode::<runtime::ExecutionContextCreatedEvent>() {
@@ -107,11 +107,11 @@ fn contexts<H: Host>(h: &mut H, id: PageId, event: &RawEvent) {
 }
 
 /// A new document in the main frame: everything tied to the old one is void.
-fn frame_navigated<H: Host>(h: &mut H, id: PageId, frame: cdp_page::Frame) {
+fn frame_navigated<H: Host>(cx: &mut H, id: PageId, frame: cdp_page::Frame) {
     if frame.parent_id.is_some() {
         return;
     }
-    let Some(page) = h.browser().pages.get_mut(id) else {
+    let Some(page) = cx.browser().pages.get_mut(id) else {
         return;
     };
     if frame.id != page.target_id {
@@ -122,17 +122,17 @@ fn frame_navigated<H: Host>(h: &mut H, id: PageId, frame: cdp_page::Frame) {
     page.loaded_loader = None;
     page.url = format!("{}{}", frame.url, frame.url_fragment.unwrap_or_default());
     page.loader_id = frame.loader_id;
-    h.document_changed(id);
+    cx.document_changed(id);
 }
 
-fn crashed<H: Host>(h: &mut H, session: &str) {
-    let Some(page) = h.browser().pages.by_session_mut(session) else {
+fn crashed<H: Host>(cx: &mut H, session: &str) {
+    let Some(page) = cx.browser().pages.by_session_mut(session) else {
         return;
     };
     log!("page {} crashed", page.id);
     page.crashed = true;
     page.context = None;
     let id = page.id;
-    h.document_changed(id);
-    super::fail_session(h, session, Error::Crashed);
+    cx.document_changed(id);
+    super::fail_session(cx, session, Error::Crashed);
 }

@@ -4,36 +4,15 @@
 //! target id is its frame id.
 
 use super::host::{Done, Host, RawEvent};
-use super::pages::{Page, PageId};
+use super::pages::{auto_attach, FrameSession, Page, PageId};
 use super::{fire, send};
 use crate::cdp::generated::{dom, inspector, runtime, target};
 use crate::error::Error;
 use crate::log::log;
 
-/// One out-of-process iframe of a page: its own target and session.
-pub struct FrameSession {
-    /// The frame's target id, which is also its frame id.
-    pub target_id: String,
-    pub session: String,
-    /// The session of the frame (page or iframe) that holds its `<iframe>` element.
-    pub parent_session: String,
-    pub crashed: bool,
-}
-
-/// Asks `session` (a page's or a frame's) to attach to its cross-site iframes.
-pub fn auto_attach<H: Host>(h: &mut H, session: &str) {
-    let params = target::SetAutoAttachParams {
-        auto_attach: true,
-        wait_for_debugger_on_start: true,
-        flatten: Some(true),
-        ..Default::default()
-    };
-    fire(h, Some(session), params);
-}
-
 /// The page that owns `session`, when it is one of its frames' sessions.
-pub fn page_of_frame<H: Host>(h: &mut H, session: &str) -> Option<PageId> {
-    let pages = &h.browser().pages;
+pub fn page_of_frame<H: Host>(cx: &mut H, session: &str) -> Option<PageId> {
+    let pages = &cx.browser().pages;
     let page = pages.iter().find(|p| frame(p, session).is_some())?;
     Some(page.id)
 }
@@ -43,8 +22,8 @@ fn frame<'a>(page: &'a Page, session: &str) -> Option<&'a FrameSession> {
 }
 
 /// The page whose session, or one of whose frames' sessions, is `session`.
-fn owner<H: Host>(h: &mut H, session: &str) -> Option<PageId> {
-    let pages = &h.browser().pages;
+fn owner<H: Host>(cx: &mut H, session: &str) -> Option<PageId> {
+    let pages = &cx.browser().pages;
     let page = pages
         .iter()
         .find(|p| p.session == session || frame(p, session).is_some())?;
@@ -53,11 +32,11 @@ fn owner<H: Host>(h: &mut H, session: &str) -> Option<PageId> {
 
 /// Events on a page's or a frame's session that concern its child frames. Returns whether
 /// the event was one of those.
-pub fn on_child_event<H: Host>(h: &mut H, session: &str, event: &RawEvent) -> bool {
+pub fn on_child_event<H: Host>(cx: &mut H, session: &str, event: &RawEvent) -> bool {
     if let Some(e) = event.decode::<target::AttachedToTargetEvent>() {
-        attached(h, session, e);
+        attached(cx, session, e);
     } else if let Some(e) = event.decode::<target::DetachedFromTargetEvent>() {
-        detached(h, &e.session_id);
+        detached(cx, &e.session_id);
     } else {
         return false;
     }
@@ -65,24 +44,24 @@ pub fn on_child_event<H: Host>(h: &mut H, session: &str, event: &RawEvent) -> bo
 }
 
 /// Events on a frame's own session that change what the browser layer keeps of it.
-pub fn on_frame_event<H: Host>(h: &mut H, session: &str, event: &RawEvent) {
+pub fn on_frame_event<H: Host>(cx: &mut H, session: &str, event: &RawEvent) {
     if event.is::<inspector::TargetCrashedEvent>() {
-        crashed(h, session);
+        crashed(cx, session);
     }
 }
 
-fn attached<H: Host>(h: &mut H, parent: &str, e: target::AttachedToTargetEvent) {
+fn attached<H: Host>(cx: &mut H, parent: &str, e: target::AttachedToTargetEvent) {
     let session = e.session_id;
     let resume = runtime::RunIfWaitingForDebuggerParams {};
-    let page = owner(h, parent);
+    let page = owner(cx, parent);
     let (Some(page), "iframe") = (page, e.target_info.r#type.as_str()) else {
         // Workers and the like: let them run; we do not drive them.
-        fire(h, Some(&session), resume);
+        fire(cx, Some(&session), resume);
         return;
     };
     // The frame attached again before its old session said it detached: that session and
     // the frames inside it are gone now, not when (or if) their detach arrives.
-    let stale = h.browser().pages.get(page).and_then(|p| {
+    let stale = cx.browser().pages.get(page).and_then(|p| {
         let old = p
             .frames
             .iter()
@@ -90,9 +69,9 @@ fn attached<H: Host>(h: &mut H, parent: &str, e: target::AttachedToTargetEvent) 
         old.map(|f| f.session.clone())
     });
     if let Some(old) = stale {
-        detached(h, &old);
+        detached(cx, &old);
     }
-    let Some(p) = h.browser().pages.get_mut(page) else {
+    let Some(p) = cx.browser().pages.get_mut(page) else {
         return;
     };
     p.frames.push(FrameSession {
@@ -102,10 +81,10 @@ fn attached<H: Host>(h: &mut H, parent: &str, e: target::AttachedToTargetEvent) 
         crashed: false,
     });
     let s = Some(session.as_str());
-    fire(h, s, runtime::EnableParams {});
-    auto_attach(h, &session);
-    h.frame_attached(page, &session);
-    send(h, s, resume, move |_, r| {
+    fire(cx, s, runtime::EnableParams {});
+    auto_attach(cx, &session);
+    cx.frame_attached(page, &session);
+    send(cx, s, resume, move |_, r| {
         if let Err(e) = r {
             log!("frame of page {page}: {e}");
         }
@@ -114,15 +93,15 @@ fn attached<H: Host>(h: &mut H, parent: &str, e: target::AttachedToTargetEvent) 
 
 /// A frame's session is gone (the frame was removed, navigated to another process or its
 /// page went): so are the sessions of the frames inside it.
-fn detached<H: Host>(h: &mut H, session: &str) {
-    let Some(page) = page_of_frame(h, session) else {
+fn detached<H: Host>(cx: &mut H, session: &str) {
+    let Some(page) = page_of_frame(cx, session) else {
         return;
     };
     let mut gone = vec![session.to_owned()];
     let mut i = 0;
     while i < gone.len() {
         let parent = gone[i].clone();
-        if let Some(p) = h.browser().pages.get_mut(page) {
+        if let Some(p) = cx.browser().pages.get_mut(page) {
             let children = p.frames.iter().filter(|f| f.parent_session == parent);
             gone.extend(children.map(|f| f.session.clone()));
             p.frames.retain(|f| f.session != parent);
@@ -131,13 +110,13 @@ fn detached<H: Host>(h: &mut H, session: &str) {
     }
     for s in gone {
         let err = Error::PageGone("The iframe is gone.".into());
-        super::fail_session(h, &s, err);
+        super::fail_session(cx, &s, err);
     }
 }
 
-fn crashed<H: Host>(h: &mut H, session: &str) {
-    let page = page_of_frame(h, session);
-    let Some(p) = page.and_then(|id| h.browser().pages.get_mut(id)) else {
+fn crashed<H: Host>(cx: &mut H, session: &str) {
+    let page = page_of_frame(cx, session);
+    let Some(p) = page.and_then(|id| cx.browser().pages.get_mut(id)) else {
         return;
     };
     // Both the frame's session and the browser's tell of it: once is enough.
@@ -149,12 +128,12 @@ fn crashed<H: Host>(h: &mut H, session: &str) {
         log!("an iframe of page {} crashed", p.id);
         f.crashed = true;
     }
-    super::fail_session(h, session, Error::Crashed);
+    super::fail_session(cx, session, Error::Crashed);
 }
 
 /// A frame target crashed (as the browser's own session tells it).
-pub fn target_crashed<H: Host>(h: &mut H, target_id: &str) -> bool {
-    let session = h
+pub fn target_crashed<H: Host>(cx: &mut H, target_id: &str) -> bool {
+    let session = cx
         .browser()
         .pages
         .iter()
@@ -163,7 +142,7 @@ pub fn target_crashed<H: Host>(h: &mut H, target_id: &str) -> bool {
         .map(|f| f.session.clone());
     match session {
         Some(s) => {
-            crashed(h, &s);
+            crashed(cx, &s);
             true
         }
         None => false,
@@ -171,8 +150,8 @@ pub fn target_crashed<H: Host>(h: &mut H, target_id: &str) -> bool {
 }
 
 /// Whether `session` is a frame whose renderer crashed.
-pub fn is_crashed<H: Host>(h: &mut H, session: &str) -> bool {
-    let pages = &h.browser().pages;
+pub fn is_crashed<H: Host>(cx: &mut H, session: &str) -> bool {
+    let pages = &cx.browser().pages;
     pages
         .iter()
         .any(|p| frame(p, session).is_some_and(|f| f.crashed))
@@ -180,8 +159,8 @@ pub fn is_crashed<H: Host>(h: &mut H, session: &str) -> bool {
 
 /// The session that holds `target_id`'s DOM on `page`: the page's own, or one of its
 /// frames'. `None` when that frame is gone.
-pub fn session_for_target<H: Host>(h: &mut H, page: PageId, target_id: &str) -> Option<String> {
-    let p = h.browser().pages.get(page)?;
+pub fn session_for_target<H: Host>(cx: &mut H, page: PageId, target_id: &str) -> Option<String> {
+    let p = cx.browser().pages.get(page)?;
     if p.target_id == target_id {
         return Some(p.session.clone());
     }
@@ -192,15 +171,15 @@ pub fn session_for_target<H: Host>(h: &mut H, page: PageId, target_id: &str) -> 
 }
 
 /// The session of frame `frame_id` of `page`, when it is an out-of-process frame.
-pub fn frame_session<H: Host>(h: &mut H, page: PageId, frame_id: &str) -> Option<String> {
-    let p = h.browser().pages.get(page)?;
+pub fn frame_session<H: Host>(cx: &mut H, page: PageId, frame_id: &str) -> Option<String> {
+    let p = cx.browser().pages.get(page)?;
     let f = p.frames.iter().find(|f| f.target_id == frame_id)?;
     Some(f.session.clone())
 }
 
 /// Whether `session` is one of the out-of-process iframes' (not a page's).
-pub fn is_frame<H: Host>(h: &mut H, session: &str) -> bool {
-    h.browser()
+pub fn is_frame<H: Host>(cx: &mut H, session: &str) -> bool {
+    cx.browser()
         .pages
         .iter()
         .any(|p| frame(p, session).is_some())
@@ -210,32 +189,32 @@ pub fn is_frame<H: Host>(h: &mut H, session: &str) -> bool {
 /// session; for a frame, the top left of its `<iframe>`'s content box in the parent, added
 /// up to the page. No round trip for the page's own session. The box is read by the
 /// parent frame's script, in that frame's CSS pixels, like the element's own boxes.
-pub fn offset<H: Host>(h: &mut H, session: &str, done: Done<H, (f64, f64)>) {
-    let parent = h
+pub fn offset<H: Host>(cx: &mut H, session: &str, done: Done<H, (f64, f64)>) {
+    let parent = cx
         .browser()
         .pages
         .iter()
         .find_map(|p| frame(p, session))
         .map(|f| (f.target_id.clone(), f.parent_session.clone()));
     let Some((frame_id, parent)) = parent else {
-        return done(h, Ok((0.0, 0.0)));
+        return done(cx, Ok((0.0, 0.0)));
     };
     let p = parent.clone();
     let owner = dom::GetFrameOwnerParams { frame_id };
-    send(h, Some(&parent), owner, move |h, r| {
+    send(cx, Some(&parent), owner, move |cx, r| {
         let backend = match r {
             Ok(a) => a.backend_node_id,
-            Err(e) => return done(h, Err(e)),
+            Err(e) => return done(cx, Err(e)),
         };
         let resolve = dom::ResolveNodeParams {
             backend_node_id: Some(backend),
             ..Default::default()
         };
         let parent = p.clone();
-        send(h, Some(&parent), resolve, move |h, r| {
+        send(cx, Some(&parent), resolve, move |cx, r| {
             match r.ok().and_then(|a| a.object.object_id) {
-                Some(owner) => owner_box(h, p, owner, done),
-                None => done(h, Err(Error::Page("The iframe is gone.".into()))),
+                Some(owner) => owner_box(cx, p, owner, done),
+                None => done(cx, Err(Error::Page("The iframe is gone.".into()))),
             }
         });
     });
@@ -248,22 +227,22 @@ const CONTENT_BOX: &str = "function() {
   return [r.left + this.clientLeft + parseFloat(style.paddingLeft), r.top + this.clientTop + parseFloat(style.paddingTop)];
 }";
 
-fn owner_box<H: Host>(h: &mut H, parent: String, owner: String, done: Done<H, (f64, f64)>) {
+fn owner_box<H: Host>(cx: &mut H, parent: String, owner: String, done: Done<H, (f64, f64)>) {
     let params = runtime::CallFunctionOnParams {
         function_declaration: CONTENT_BOX.to_owned(),
         object_id: Some(owner),
         return_by_value: Some(true),
         ..Default::default()
     };
-    send(h, Some(&parent.clone()), params, move |h, r| {
+    send(cx, Some(&parent.clone()), params, move |cx, r| {
         let value = r.map(|a| a.result.value.unwrap_or_default());
         let (x, y) = match value {
             Ok(v) => (v[0].as_f64().unwrap_or(0.0), v[1].as_f64().unwrap_or(0.0)),
-            Err(e) => return done(h, Err(e)),
+            Err(e) => return done(cx, Err(e)),
         };
         let add: Done<H, (f64, f64)> =
-            Box::new(move |h, r| done(h, r.map(|(px, py)| (px + x, py + y))));
-        offset(h, &parent, add);
+            Box::new(move |cx, r| done(cx, r.map(|(px, py)| (px + x, py + y))));
+        offset(cx, &parent, add);
     });
 }
 
@@ -277,9 +256,9 @@ const FOCUSED_FRAME: &str = "(() => {
 
 /// Notes that an input action (a click, a fill) focused `element` (a remote object) of
 /// `session`, a page's or one of its frames'.
-pub fn focused<H: Host>(h: &mut H, session: &str, element: &str) {
-    let page = owner(h, session);
-    if let Some(p) = page.and_then(|id| h.browser().pages.get_mut(id)) {
+pub fn focused<H: Host>(cx: &mut H, session: &str, element: &str) {
+    let page = owner(cx, session);
+    if let Some(p) = page.and_then(|id| cx.browser().pages.get_mut(id)) {
         p.focused = Some((session.to_owned(), element.to_owned()));
     }
 }
@@ -292,24 +271,24 @@ pub fn focused<H: Host>(h: &mut H, session: &str, element: &str) {
 /// So when our last click or fill was in a frame that still lives, that element is focused
 /// again from the frame's own script first. Otherwise the page is asked which frame holds
 /// its focused element.
-pub fn focused_session<H: Host>(h: &mut H, page: PageId, done: Done<H, String>) {
-    let Some(p) = h.browser().pages.get(page) else {
-        return done(h, Err(Error::PageGone(format!("Page {page} was closed."))));
+pub fn focused_session<H: Host>(cx: &mut H, page: PageId, done: Done<H, String>) {
+    let Some(p) = cx.browser().pages.get(page) else {
+        return done(cx, Err(Error::PageGone(format!("Page {page} was closed."))));
     };
     let main = p.session.clone();
     if p.frames.is_empty() {
-        return done(h, Ok(main));
+        return done(cx, Ok(main));
     }
     match p.focused.clone() {
-        Some((s, _)) if s == main => done(h, Ok(main)),
-        Some((s, element)) if frame(p, &s).is_some() => refocus(h, s, element, done),
-        _ => descend(h, page, main, done),
+        Some((s, _)) if s == main => done(cx, Ok(main)),
+        Some((s, element)) if frame(p, &s).is_some() => refocus(cx, s, element, done),
+        _ => descend(cx, page, main, done),
     }
 }
 
 /// Focuses `element` of a frame from the frame's own script (blurred first when it still
 /// has the focus, so the frame tells the browser again), then answers the frame's session.
-fn refocus<H: Host>(h: &mut H, session: String, element: String, done: Done<H, String>) {
+fn refocus<H: Host>(cx: &mut H, session: String, element: String, done: Done<H, String>) {
     let focus = runtime::CallFunctionOnParams {
         function_declaration: REFOCUS.to_owned(),
         object_id: Some(element),
@@ -317,52 +296,52 @@ fn refocus<H: Host>(h: &mut H, session: String, element: String, done: Done<H, S
     };
     let s = session.clone();
     // An element that is gone leaves the keys to whatever has the focus in that frame.
-    send(h, Some(&session), focus, move |h, _| done(h, Ok(s)));
+    send(cx, Some(&session), focus, move |cx, _| done(cx, Ok(s)));
 }
 
 const REFOCUS: &str =
     "function() { if (document.activeElement === this) this.blur(); this.focus(); }";
 
-fn descend<H: Host>(h: &mut H, page: PageId, session: String, done: Done<H, String>) {
+fn descend<H: Host>(cx: &mut H, page: PageId, session: String, done: Done<H, String>) {
     let find = runtime::EvaluateParams {
         expression: FOCUSED_FRAME.to_owned(),
         ..Default::default()
     };
     let s = session.clone();
-    send(h, Some(&session), find, move |h, r| {
+    send(cx, Some(&session), find, move |cx, r| {
         let Some(object_id) = r.ok().and_then(|a| a.result.object_id) else {
-            return focus_frame(h, page, s, done);
+            return focus_frame(cx, page, s, done);
         };
         let describe = dom::DescribeNodeParams {
             object_id: Some(object_id),
             ..Default::default()
         };
         let s2 = s.clone();
-        send(h, Some(&s), describe, move |h, r| {
+        send(cx, Some(&s), describe, move |cx, r| {
             let frame = r.ok().and_then(|a| a.node.frame_id);
-            match frame.and_then(|f| frame_session(h, page, &f)) {
-                Some(inner) => descend(h, page, inner, done),
-                None => focus_frame(h, page, s2, done),
+            match frame.and_then(|f| frame_session(cx, page, &f)) {
+                Some(inner) => descend(cx, page, inner, done),
+                None => focus_frame(cx, page, s2, done),
             }
         });
     });
 }
 
 /// The walk ended in `session`: a frame's is refocused (see [`focused_session`]).
-fn focus_frame<H: Host>(h: &mut H, page: PageId, session: String, done: Done<H, String>) {
-    let main = h.browser().pages.get(page).map(|p| p.session.clone());
+fn focus_frame<H: Host>(cx: &mut H, page: PageId, session: String, done: Done<H, String>) {
+    let main = cx.browser().pages.get(page).map(|p| p.session.clone());
     if main.as_deref() == Some(session.as_str()) {
-        return done(h, Ok(session));
+        return done(cx, Ok(session));
     }
     let active = runtime::EvaluateParams {
         expression: "document.activeElement".to_owned(),
         ..Default::default()
     };
     let s = session.clone();
-    send(h, Some(&session), active, move |h, r| {
+    send(cx, Some(&session), active, move |cx, r| {
         match r.ok().and_then(|a| a.result.object_id) {
-            Some(element) => refocus(h, s, element, done),
-            None => done(h, Ok(s)),
+            Some(element) => refocus(cx, s, element, done),
+            None => done(cx, Ok(s)),
         }
     });
 }

@@ -12,25 +12,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::pages::PageId;
+use super::ids::{CallId, Owner, PageId};
 use super::Browser;
 use crate::error::Error;
 use crate::settings::Settings;
 use crate::timers::{TimerId, Timers};
-
-/// The unit of work that owns continuations: an MCP tool call, in practice. When it ends
-/// (answered, cancelled, timed out) the continuations it owns are dropped unrun.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct CallId(pub u64);
-
-impl std::fmt::Display for CallId {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}", self.0)
-    }
-}
-
-/// Which call a piece of pending work belongs to. `None`: work of the server itself.
-pub type Owner = Option<CallId>;
 
 /// A continuation that receives the outcome of something it waited for.
 pub type Done<H, T> = Box<dyn FnOnce(&mut H, Result<T, Error>)>;
@@ -131,7 +117,7 @@ pub trait Host: Sized + 'static {
 
     /// Calls `done(value)` on the loop soon (never re-entrantly).
     fn resolve<T: 'static>(&mut self, done: Done<Self, T>, value: Result<T, Error>) {
-        self.defer(move |h| done(h, value));
+        self.defer(move |cx| done(cx, value));
     }
 
     /// Runs the deferred continuations (and those they defer in turn).
@@ -191,9 +177,9 @@ impl<H, T> Once<H, T> {
     }
 
     /// Runs the continuation if nobody did yet.
-    pub fn call(&self, h: &mut H, value: Result<T, Error>) {
+    pub fn call(&self, cx: &mut H, value: Result<T, Error>) {
         if let Some(done) = self.0.take() {
-            done(h, value)
+            done(cx, value)
         }
     }
 }

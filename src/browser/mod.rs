@@ -5,6 +5,7 @@
 pub mod events;
 pub mod frames;
 pub mod host;
+mod ids;
 pub mod launch;
 pub mod navigation;
 pub mod pages;
@@ -12,8 +13,8 @@ pub mod url_rules;
 
 pub mod waiters;
 
-pub use host::{Action, CallId, Done, Host, Once, Owner, RawEvent, Runtime};
-pub use pages::PageId;
+pub use host::{Action, Done, Host, Once, RawEvent, Runtime};
+pub use ids::{CallId, Owner, PageId};
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -114,25 +115,25 @@ impl<H> Browser<H> {
 /// Sends one command as raw JSON. Only this layer does so; everything above sends
 /// generated types through [`send`] and [`fire`].
 fn send_raw<H: Host>(
-    h: &mut H,
+    cx: &mut H,
     session: Option<&str>,
     method: &'static str,
     params: Value,
     done: Done<H, Value>,
 ) -> u64 {
     if let Some(s) = session {
-        let page_crashed = h.browser().pages.by_session(s).is_some_and(|p| p.crashed);
-        if needs_renderer(method) && (page_crashed || frames::is_crashed(h, s)) {
+        let page_crashed = cx.browser().pages.by_session(s).is_some_and(|p| p.crashed);
+        if needs_renderer(method) && (page_crashed || frames::is_crashed(cx, s)) {
             // The browser would hold such a command until the page is navigated again.
-            h.resolve(done, Err(Error::Crashed));
+            cx.resolve(done, Err(Error::Crashed));
             return 0;
         }
     }
-    let owner = h.current();
-    let b = h.browser();
+    let owner = cx.current();
+    let b = cx.browser();
     let Some(transport) = b.transport.as_mut() else {
         let err = Error::BrowserGone("the browser is not running".into());
-        h.resolve(done, Err(err));
+        cx.resolve(done, Err(err));
         return 0;
     };
     b.next_id += 1;
@@ -147,7 +148,7 @@ fn send_raw<H: Host>(
             done,
         },
     );
-    flush(h);
+    flush(cx);
     id
 }
 
@@ -175,7 +176,7 @@ fn needs_renderer(method: &str) -> bool {
 /// Sends a typed command (see `cdp::generated`); `done` gets its typed answer, unless the
 /// owning call is gone by then.
 pub fn send<H: Host, C: Command>(
-    h: &mut H,
+    cx: &mut H,
     session: Option<&str>,
     params: C,
     done: impl FnOnce(&mut H, Result<C::Returns>) + 'static,
@@ -183,23 +184,23 @@ pub fn send<H: Host, C: Command>(
     // Serializing our own generated structs cannot fail; an empty object is a safe fallback.
     let value = serde_json::to_value(&params).unwrap_or_else(|_| json!({}));
     send_raw(
-        h,
+        cx,
         session,
         C::METHOD,
         value,
-        Box::new(move |h, result| {
+        Box::new(move |cx, result| {
             let typed = result.and_then(|v| {
                 serde_json::from_value::<C::Returns>(v)
                     .map_err(|e| Error::cdp(C::METHOD, format!("unexpected answer: {e}")))
             });
-            done(h, typed)
+            done(cx, typed)
         }),
     )
 }
 
 /// Sends a command whose answer nobody needs; failures are logged.
-pub fn fire<H: Host, C: Command>(h: &mut H, session: Option<&str>, params: C) {
-    send(h, session, params, |_, r| {
+pub fn fire<H: Host, C: Command>(cx: &mut H, session: Option<&str>, params: C) {
+    send(cx, session, params, |_, r| {
         if let Err(e) = r {
             log!("{}: {e}", C::METHOD);
         }
@@ -207,31 +208,31 @@ pub fn fire<H: Host, C: Command>(h: &mut H, session: Option<&str>, params: C) {
 }
 
 /// Pushes queued commands to the browser.
-pub fn flush<H: Host>(h: &mut H) {
-    let Some(transport) = h.browser().transport.as_mut() else {
+pub fn flush<H: Host>(cx: &mut H) {
+    let Some(transport) = cx.browser().transport.as_mut() else {
         return;
     };
     if let Err(e) = transport.flush() {
-        lost(h, &format!("writing to the browser failed: {e}"));
+        lost(cx, &format!("writing to the browser failed: {e}"));
     }
 }
 
 /// Runs `done` once the browser is up, starting it if needed.
-pub fn ready<H: Host>(h: &mut H, done: Done<H, ()>) {
-    let owner = h.current();
-    match h.browser().phase {
-        Phase::Ready => done(h, Ok(())),
-        Phase::Starting => h.browser().starting.push((owner, done)),
+pub fn ready<H: Host>(cx: &mut H, done: Done<H, ()>) {
+    let owner = cx.current();
+    match cx.browser().phase {
+        Phase::Ready => done(cx, Ok(())),
+        Phase::Starting => cx.browser().starting.push((owner, done)),
         Phase::Idle => {
-            h.browser().starting.push((owner, done));
-            h.run_as(None, start);
+            cx.browser().starting.push((owner, done));
+            cx.run_as(None, start);
         }
     }
 }
 
-fn connect<H: Host>(h: &mut H) -> std::result::Result<(), String> {
-    let settings = h.settings().clone();
-    let b = h.browser();
+fn connect<H: Host>(cx: &mut H) -> std::result::Result<(), String> {
+    let settings = cx.settings().clone();
+    let b = cx.browser();
     let transport = match (&mut b.connector, &settings.source) {
         (Some(connector), _) => connector()?,
         (None, BrowserSource::Launch) => {
@@ -266,36 +267,36 @@ fn connect<H: Host>(h: &mut H) -> std::result::Result<(), String> {
     registered.map_err(|e| format!("cannot watch the browser connection: {e}"))
 }
 
-fn start<H: Host>(h: &mut H) {
-    h.browser().phase = Phase::Starting;
-    h.browser().start_attempt += 1;
-    let attempt = h.browser().start_attempt;
-    let current = move |h: &mut H| h.browser().start_attempt == attempt;
-    if let Err(e) = connect(h) {
+fn start<H: Host>(cx: &mut H) {
+    cx.browser().phase = Phase::Starting;
+    cx.browser().start_attempt += 1;
+    let attempt = cx.browser().start_attempt;
+    let current = move |cx: &mut H| cx.browser().start_attempt == attempt;
+    if let Err(e) = connect(cx) {
         log!("{e}");
-        teardown(h);
-        h.browser().phase = Phase::Idle;
-        for (owner, done) in std::mem::take(&mut h.browser().starting) {
+        teardown(cx);
+        cx.browser().phase = Phase::Idle;
+        for (owner, done) in std::mem::take(&mut cx.browser().starting) {
             let err = Err(Error::Launch(e.clone()));
-            h.run_as(owner, |h| h.resolve(done, err));
+            cx.run_as(owner, |cx| cx.resolve(done, err));
         }
         return;
     }
-    let timer = h.after(START_TIMEOUT, move |h| {
-        if h.browser().phase == Phase::Starting && current(h) {
-            lost(h, "the browser did not answer within 30 s of starting");
+    let timer = cx.after(START_TIMEOUT, move |cx| {
+        if cx.browser().phase == Phase::Starting && current(cx) {
+            lost(cx, "the browser did not answer within 30 s of starting");
         }
     });
     use crate::cdp::generated::target;
-    if h.settings().policies.accept_insecure_certs {
+    if cx.settings().policies.accept_insecure_certs {
         // --acceptInsecureCerts (issue 10 part 3), as the reference's Puppeteer does it: for
         // the whole browser, before any page loads.
         let ignore =
             crate::cdp::generated::security::SetIgnoreCertificateErrorsParams { ignore: true };
-        fire(h, None, ignore);
+        fire(cx, None, ignore);
     }
     fire(
-        h,
+        cx,
         None,
         target::SetDiscoverTargetsParams {
             discover: true,
@@ -308,64 +309,64 @@ fn start<H: Host>(h: &mut H) {
         flatten: Some(true),
         ..Default::default()
     };
-    send(h, None, auto_attach, move |h, r| {
-        h.cancel_timer(timer);
-        if !current(h) {
+    send(cx, None, auto_attach, move |cx, r| {
+        cx.cancel_timer(timer);
+        if !current(cx) {
             return; // an earlier start's answer (that browser died; this is a new one)
         }
         match r {
             Ok(_) => {
-                let b = h.browser();
+                let b = cx.browser();
                 b.phase = Phase::Ready;
                 b.start_retried = false;
                 b.restarted |= std::mem::take(&mut b.lost_pages);
-                for (owner, done) in std::mem::take(&mut h.browser().starting) {
-                    h.run_as(owner, |h| h.resolve(done, Ok(())));
+                for (owner, done) in std::mem::take(&mut cx.browser().starting) {
+                    cx.run_as(owner, |cx| cx.resolve(done, Ok(())));
                 }
             }
-            Err(e) => lost(h, &e.to_string()),
+            Err(e) => lost(cx, &e.to_string()),
         }
     });
 }
 
 /// Reads what the browser sent and dispatches it.
-pub fn on_readable<H: Host>(h: &mut H) {
+pub fn on_readable<H: Host>(cx: &mut H) {
     let mut messages = Vec::new();
-    let status = match h.browser().transport.as_mut() {
+    let status = match cx.browser().transport.as_mut() {
         Some(t) => t.read(|m| messages.push(message::decode(m))),
         None => return,
     };
     for m in messages {
-        dispatch(h, m);
+        dispatch(cx, m);
     }
     match status {
         Ok(true) => {}
         Ok(false) => lost(
-            h,
+            cx,
             "the browser closed the connection (did it exit or crash?)",
         ),
-        Err(e) => lost(h, &format!("reading from the browser failed: {e}")),
+        Err(e) => lost(cx, &format!("reading from the browser failed: {e}")),
     }
 }
 
-fn dispatch<H: Host>(h: &mut H, m: Incoming) {
+fn dispatch<H: Host>(cx: &mut H, m: Incoming) {
     match m {
         Incoming::Response { id, result } => {
-            let Some(p) = h.browser().pending.remove(&id) else {
+            let Some(p) = cx.browser().pending.remove(&id) else {
                 return; // an answer for work that was dropped
             };
-            if !h.alive(p.owner) {
+            if !cx.alive(p.owner) {
                 return;
             }
             let result = result.map_err(|e| Error::cdp(p.method, e.message));
-            h.run_as(p.owner, |h| (p.done)(h, result));
+            cx.run_as(p.owner, |cx| (p.done)(cx, result));
         }
         Incoming::Event {
             session,
             method,
             params,
         } => events::on_event(
-            h,
+            cx,
             RawEvent {
                 session,
                 method,
@@ -374,13 +375,13 @@ fn dispatch<H: Host>(h: &mut H, m: Incoming) {
         ),
         Incoming::Garbled { id, error } => {
             log!("undecodable message from the browser: {error}");
-            if let Some(p) = id.and_then(|id| h.browser().pending.remove(&id)) {
+            if let Some(p) = id.and_then(|id| cx.browser().pending.remove(&id)) {
                 let err = Err(Error::cdp(
                     p.method,
                     format!("the answer could not be decoded: {error}"),
                 ));
-                if h.alive(p.owner) {
-                    h.run_as(p.owner, |h| (p.done)(h, err));
+                if cx.alive(p.owner) {
+                    cx.run_as(p.owner, |cx| (p.done)(cx, err));
                 }
             }
         }
@@ -388,8 +389,8 @@ fn dispatch<H: Host>(h: &mut H, m: Incoming) {
 }
 
 /// Fails every command still waiting on `session` (its page closed or crashed).
-pub fn fail_session<H: Host>(h: &mut H, session: &str, err: Error) {
-    let ids: Vec<u64> = h
+pub fn fail_session<H: Host>(cx: &mut H, session: &str, err: Error) {
+    let ids: Vec<u64> = cx
         .browser()
         .pending
         .iter()
@@ -397,20 +398,20 @@ pub fn fail_session<H: Host>(h: &mut H, session: &str, err: Error) {
         .map(|(id, _)| *id)
         .collect();
     for id in ids {
-        if let Some(p) = h.browser().pending.remove(&id) {
-            if h.alive(p.owner) {
+        if let Some(p) = cx.browser().pending.remove(&id) {
+            if cx.alive(p.owner) {
                 let e = err.clone();
-                h.run_as(p.owner, |h| h.resolve(p.done, Err(e)));
+                cx.run_as(p.owner, |cx| cx.resolve(p.done, Err(e)));
             }
         }
     }
-    waiters::fail_session(h, session, err);
+    waiters::fail_session(cx, session, err);
 }
 
 /// Drops everything a finished, cancelled or timed-out call was still waiting on.
-pub fn forget_owner<H: Host>(h: &mut H, call: CallId) {
+pub fn forget_owner<H: Host>(cx: &mut H, call: CallId) {
     let owner = Some(call);
-    let b = h.browser();
+    let b = cx.browser();
     b.pending.retain(|_, p| p.owner != owner);
     b.starting.retain(|(o, _)| *o != owner);
     b.waiters.forget_owner(owner);
@@ -419,42 +420,42 @@ pub fn forget_owner<H: Host>(h: &mut H, call: CallId) {
 
 /// The connection is gone: fail everything waiting on it, forget the pages, clean up the
 /// process. The next call that needs a browser starts a new one.
-pub fn lost<H: Host>(h: &mut H, reason: &str) {
-    if h.browser().transport.is_none() && h.browser().phase == Phase::Idle {
+pub fn lost<H: Host>(cx: &mut H, reason: &str) {
+    if cx.browser().transport.is_none() && cx.browser().phase == Phase::Idle {
         return;
     }
     log!("browser lost: {reason}");
     // A browser we launched that dies before it is ready (seen once in hundreds of starts
     // on a loaded machine) is started once more before the waiting calls are failed.
-    let b = h.browser();
+    let b = cx.browser();
     let retry = b.phase == Phase::Starting && b.process.is_some() && !b.start_retried;
-    teardown(h);
-    let b = h.browser();
+    teardown(cx);
+    let b = cx.browser();
     let had_pages = !b.pages.is_empty();
     b.phase = Phase::Idle;
     b.lost_pages |= had_pages;
     let err = Error::BrowserGone(reason.to_owned());
-    for (_, p) in std::mem::take(&mut h.browser().pending) {
-        if h.alive(p.owner) {
+    for (_, p) in std::mem::take(&mut cx.browser().pending) {
+        if cx.alive(p.owner) {
             let e = err.clone();
-            h.run_as(p.owner, |h| h.resolve(p.done, Err(e)));
+            cx.run_as(p.owner, |cx| cx.resolve(p.done, Err(e)));
         }
     }
     if retry {
         log!("the browser died while starting; starting it once more");
-        h.browser().start_retried = true;
-        return h.run_as(None, start);
+        cx.browser().start_retried = true;
+        return cx.run_as(None, start);
     }
-    for (owner, done) in std::mem::take(&mut h.browser().starting) {
+    for (owner, done) in std::mem::take(&mut cx.browser().starting) {
         let e = Error::Launch(reason.to_owned());
-        h.run_as(owner, |h| h.resolve(done, Err(e)));
+        cx.run_as(owner, |cx| cx.resolve(done, Err(e)));
     }
-    waiters::fail_all(h, err.clone());
-    pages::clear(h, err);
+    waiters::fail_all(cx, err.clone());
+    pages::clear(cx, err);
 }
 
-fn teardown<H: Host>(h: &mut H) {
-    let b = h.browser();
+fn teardown<H: Host>(cx: &mut H) {
+    let b = cx.browser();
     if let Some(transport) = b.transport.as_mut() {
         let registry = &b.registry;
         match transport {
@@ -475,8 +476,8 @@ fn teardown<H: Host>(h: &mut H) {
 }
 
 /// Ends the browser we started (a browser we only connected to is left running).
-pub fn shutdown<H: Host>(h: &mut H) {
-    let b = h.browser();
+pub fn shutdown<H: Host>(cx: &mut H) {
+    let b = cx.browser();
     b.transport = None;
     if let Some(mut process) = b.process.take() {
         process.terminate(Duration::from_millis(300));

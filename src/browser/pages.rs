@@ -1,14 +1,13 @@
 //! Page targets: attaching to them, getting each ready (shim, binding, domains), the MCP page
 //! ids agents see, and which page is selected.
 
-use super::host::{Done, Host, Owner};
+use super::host::{Done, Host};
+use super::ids::Owner;
+pub use super::ids::PageId;
 use super::{fire, send};
 use crate::cdp::generated::{network, page as cdp_page, runtime, target};
 use crate::error::{Error, Result};
 use crate::log::log;
-
-/// The id agents use for a page (`pageId`), stable for the life of its target.
-pub type PageId = u32;
 
 /// A JavaScript dialog that is open on a page.
 #[derive(Debug, Clone)]
@@ -20,7 +19,7 @@ pub struct Dialog {
 
 pub struct Page {
     /// The id agents use (`pageId`), stable for the life of the target.
-    pub id: u32,
+    pub id: PageId,
     pub target_id: String,
     pub session: String,
     pub url: String,
@@ -38,7 +37,7 @@ pub struct Page {
     /// The main frame's current loader id (part of what makes a snapshot uid).
     pub loader_id: String,
     /// Its out-of-process iframes, nested ones included.
-    pub frames: Vec<super::frames::FrameSession>,
+    pub frames: Vec<FrameSession>,
     /// The element our last click or fill focused, as (session, remote object): see
     /// `frames::focused`.
     pub focused: Option<(String, String)>,
@@ -46,12 +45,33 @@ pub struct Page {
     pub browser_context: Option<String>,
 }
 
+/// One out-of-process iframe of a page: its own target and session.
+pub struct FrameSession {
+    /// The frame's target id, which is also its frame id.
+    pub target_id: String,
+    pub session: String,
+    /// The session of the frame (page or iframe) that holds its `<iframe>` element.
+    pub parent_session: String,
+    pub crashed: bool,
+}
+
+/// Asks `session` (a page's or a frame's) to attach to its cross-site iframes.
+pub fn auto_attach<H: Host>(cx: &mut H, session: &str) {
+    let params = target::SetAutoAttachParams {
+        auto_attach: true,
+        wait_for_debugger_on_start: true,
+        flatten: Some(true),
+        ..Default::default()
+    };
+    fire(cx, Some(session), params);
+}
+
 pub struct Pages<H> {
     list: Vec<Page>,
-    next_id: u32,
-    pub selected: Option<u32>,
+    next_id: PageId,
+    pub selected: Option<PageId>,
     /// Calls waiting for a page to be attached and initialised, by target id.
-    waiting: Vec<(String, Owner, Done<H, u32>)>,
+    waiting: Vec<(String, Owner, Done<H, PageId>)>,
     /// `new_page`'s isolated contexts: the agent's name and the browser's context id.
     contexts: Vec<(String, String)>,
 }
@@ -60,7 +80,7 @@ impl<H> Default for Pages<H> {
     fn default() -> Self {
         Pages {
             list: Vec::new(),
-            next_id: 0,
+            next_id: PageId::NONE,
             selected: None,
             waiting: Vec::new(),
             contexts: Vec::new(),
@@ -84,11 +104,11 @@ impl<H> Pages<H> {
         named.map(|(name, _)| name.as_str())
     }
 
-    pub fn get(&self, id: u32) -> Option<&Page> {
+    pub fn get(&self, id: PageId) -> Option<&Page> {
         self.list.iter().find(|p| p.id == id)
     }
 
-    pub fn get_mut(&mut self, id: u32) -> Option<&mut Page> {
+    pub fn get_mut(&mut self, id: PageId) -> Option<&mut Page> {
         self.list.iter_mut().find(|p| p.id == id)
     }
 
@@ -115,35 +135,43 @@ impl<H> Pages<H> {
 }
 
 /// Target.attachedToTarget: a new page (or an existing one, at start) is ours to set up.
-pub fn attached<H: Host>(h: &mut H, e: target::AttachedToTargetEvent) {
+pub fn attached<H: Host>(cx: &mut H, e: target::AttachedToTargetEvent) {
     let session = e.session_id;
     let info = e.target_info;
     if info.r#type != "page" {
         // Workers and the like: let them run; we do not drive them. Their requests follow
         // the URL rules too (as in the reference).
         if info.r#type.ends_with("worker") {
-            apply_url_rules(h, &session, true);
+            apply_url_rules(cx, &session, true);
         }
-        fire(h, Some(&session), runtime::RunIfWaitingForDebuggerParams {});
+        fire(
+            cx,
+            Some(&session),
+            runtime::RunIfWaitingForDebuggerParams {},
+        );
         return;
     }
     // A page already open on a URL the rules forbid, when we connect: left alone, unseen
     // (as the reference leaves it; issue 10 part 3).
-    let starting = h.browser().phase == super::Phase::Starting;
-    if starting && !super::url_rules::allowed(&h.settings().policies.url_rules, &info.url) {
-        fire(h, Some(&session), runtime::RunIfWaitingForDebuggerParams {});
+    let starting = cx.browser().phase == super::Phase::Starting;
+    if starting && !super::url_rules::allowed(&cx.settings().policies.url_rules, &info.url) {
+        fire(
+            cx,
+            Some(&session),
+            runtime::RunIfWaitingForDebuggerParams {},
+        );
         let detach = target::DetachFromTargetParams {
             session_id: Some(session),
             ..Default::default()
         };
-        fire(h, None, detach);
+        fire(cx, None, detach);
         return;
     }
-    let pages = &mut h.browser().pages;
+    let pages = &mut cx.browser().pages;
     if pages.by_target(&info.target_id).is_some() {
         return;
     }
-    pages.next_id += 1;
+    pages.next_id = pages.next_id.next();
     let id = pages.next_id;
     pages.list.push(Page {
         id,
@@ -166,30 +194,30 @@ pub fn attached<H: Host>(h: &mut H, e: target::AttachedToTargetEvent) {
         pages.selected = Some(id);
     }
     let paused = e.waiting_for_debugger;
-    h.run_as(None, |h| initialize(h, id, session, paused));
+    cx.run_as(None, |cx| initialize(cx, id, session, paused));
 }
 
 /// Enables what we need on a new page session, in one pipelined burst; the page counts as
 /// ready when the last answer is in. The layers above add their own commands to the burst
 /// (`Host::page_attached`) while the page is still paused before its first script.
-fn initialize<H: Host>(h: &mut H, id: PageId, session: String, paused: bool) {
+fn initialize<H: Host>(cx: &mut H, id: PageId, session: String, paused: bool) {
     let s = Some(session.as_str());
-    fire(h, s, cdp_page::EnableParams::default());
+    fire(cx, s, cdp_page::EnableParams::default());
     let lifecycle = cdp_page::SetLifecycleEventsEnabledParams { enabled: true };
-    fire(h, s, lifecycle);
-    fire(h, s, runtime::EnableParams {});
-    super::frames::auto_attach(h, &session);
-    h.page_attached(id, &session, paused);
-    apply_url_rules(h, &session, false);
+    fire(cx, s, lifecycle);
+    fire(cx, s, runtime::EnableParams {});
+    auto_attach(cx, &session);
+    cx.page_attached(id, &session, paused);
+    apply_url_rules(cx, &session, false);
     send(
-        h,
+        cx,
         s,
         runtime::RunIfWaitingForDebuggerParams {},
-        move |h, r| {
+        move |cx, r| {
             if let Err(e) = &r {
                 log!("page {id}: {e}");
             }
-            page_ready(h, id);
+            page_ready(cx, id);
         },
     );
 }
@@ -197,8 +225,8 @@ fn initialize<H: Host>(h: &mut H, id: PageId, session: String, paused: bool) {
 /// `--blockedUrlPattern` / `--allowedUrlPattern` (issue 10 part 3): the browser refuses
 /// matching requests (navigations and subresources) by taking them offline, set before the
 /// target runs.
-fn apply_url_rules<H: Host>(h: &mut H, session: &str, enable_network: bool) {
-    let rules = &h.settings().policies.url_rules;
+fn apply_url_rules<H: Host>(cx: &mut H, session: &str, enable_network: bool) {
+    let rules = &cx.settings().policies.url_rules;
     if rules.is_empty() {
         return;
     }
@@ -207,13 +235,13 @@ fn apply_url_rules<H: Host>(h: &mut H, session: &str, enable_network: bool) {
         ..Default::default()
     };
     if enable_network {
-        fire(h, Some(session), network::EnableParams::default());
+        fire(cx, Some(session), network::EnableParams::default());
     }
-    fire(h, Some(session), rule);
+    fire(cx, Some(session), rule);
 }
 
-fn page_ready<H: Host>(h: &mut H, id: PageId) {
-    let pages = &mut h.browser().pages;
+fn page_ready<H: Host>(cx: &mut H, id: PageId) {
+    let pages = &mut cx.browser().pages;
     let Some(page) = pages.get_mut(id) else {
         return;
     };
@@ -224,29 +252,29 @@ fn page_ready<H: Host>(h: &mut H, id: PageId) {
         .partition(|(t, _, _)| *t == target_id);
     pages.waiting = still;
     for (_, owner, done) in ready {
-        if h.alive(owner) {
-            h.run_as(owner, |h| done(h, Ok(id)));
+        if cx.alive(owner) {
+            cx.run_as(owner, |cx| done(cx, Ok(id)));
         }
     }
 }
 
 /// Runs `done` with the page's id once the target is attached and initialised.
-pub fn when_ready<H: Host>(h: &mut H, target_id: String, done: Done<H, PageId>) {
-    match h.browser().pages.by_target(&target_id) {
+pub fn when_ready<H: Host>(cx: &mut H, target_id: String, done: Done<H, PageId>) {
+    match cx.browser().pages.by_target(&target_id) {
         Some(p) if p.initialized => {
             let id = p.id;
-            done(h, Ok(id))
+            done(cx, Ok(id))
         }
         _ => {
-            let owner = h.current();
-            h.browser().pages.waiting.push((target_id, owner, done))
+            let owner = cx.current();
+            cx.browser().pages.waiting.push((target_id, owner, done))
         }
     }
 }
 
 /// Target.detachedFromTarget: the page is gone (closed, or its target replaced).
-pub fn detached<H: Host>(h: &mut H, session: &str) {
-    let pages = &mut h.browser().pages;
+pub fn detached<H: Host>(cx: &mut H, session: &str) {
+    let pages = &mut cx.browser().pages;
     let Some(page) = pages.remove(session) else {
         return;
     };
@@ -255,56 +283,56 @@ pub fn detached<H: Host>(h: &mut H, session: &str) {
     }
     let err = Error::PageGone(format!("Page {} was closed.", page.id));
     for f in &page.frames {
-        super::fail_session(h, &f.session, err.clone());
+        super::fail_session(cx, &f.session, err.clone());
     }
-    super::fail_session(h, session, err);
-    h.page_closed(page.id);
+    super::fail_session(cx, session, err);
+    cx.page_closed(page.id);
 }
 
 /// The browser is gone: so are its pages.
-pub fn clear<H: Host>(h: &mut H, err: Error) {
-    let gone: Vec<PageId> = h.browser().pages.list.drain(..).map(|p| p.id).collect();
-    h.browser().pages.selected = None;
-    h.browser().pages.contexts.clear();
-    for (_, owner, done) in std::mem::take(&mut h.browser().pages.waiting) {
-        if h.alive(owner) {
+pub fn clear<H: Host>(cx: &mut H, err: Error) {
+    let gone: Vec<PageId> = cx.browser().pages.list.drain(..).map(|p| p.id).collect();
+    cx.browser().pages.selected = None;
+    cx.browser().pages.contexts.clear();
+    for (_, owner, done) in std::mem::take(&mut cx.browser().pages.waiting) {
+        if cx.alive(owner) {
             let e = err.clone();
-            h.run_as(owner, |h| h.resolve(done, Err(e)));
+            cx.run_as(owner, |cx| cx.resolve(done, Err(e)));
         }
     }
     for id in gone {
-        h.page_closed(id);
+        cx.page_closed(id);
     }
 }
 
 /// Runs `done` with the page a call works on: `requested` (a `pageId` argument) or the
 /// selected page, starting the browser and opening a page if there is none.
-pub fn with_page<H: Host>(h: &mut H, requested: Option<PageId>, done: Done<H, PageId>) {
+pub fn with_page<H: Host>(cx: &mut H, requested: Option<PageId>, done: Done<H, PageId>) {
     super::ready(
-        h,
-        Box::new(move |h, r| {
+        cx,
+        Box::new(move |cx, r| {
             if let Err(e) = r {
-                return done(h, Err(e));
+                return done(cx, Err(e));
             }
-            let pages = &h.browser().pages;
+            let pages = &cx.browser().pages;
             let id = match requested {
                 Some(id) => match pages.get(id) {
                     Some(_) => id,
-                    None => return done(h, Err(no_such_page(id))),
+                    None => return done(cx, Err(no_such_page(id))),
                 },
                 None => match pages.selected.or_else(|| pages.list.first().map(|p| p.id)) {
                     Some(id) => id,
-                    None => return open_blank(h, done),
+                    None => return open_blank(cx, done),
                 },
             };
-            let Some(page) = h.browser().pages.get(id) else {
-                return done(h, Err(no_such_page(id)));
+            let Some(page) = cx.browser().pages.get(id) else {
+                return done(cx, Err(no_such_page(id)));
             };
             if page.initialized {
-                done(h, Ok(id))
+                done(cx, Ok(id))
             } else {
                 let target = page.target_id.clone();
-                when_ready(h, target, done)
+                when_ready(cx, target, done)
             }
         }),
     );
@@ -326,26 +354,26 @@ pub fn no_such_page(_id: PageId) -> Error {
 }
 
 /// Opens an about:blank tab and runs `done` when it is ready.
-pub fn open_blank<H: Host>(h: &mut H, done: Done<H, PageId>) {
-    open(h, false, done)
+pub fn open_blank<H: Host>(cx: &mut H, done: Done<H, PageId>) {
+    open(cx, false, done)
 }
 
 /// Opens a new about:blank tab (navigation is the caller's) and runs `done` when ready.
-pub fn open<H: Host>(h: &mut H, background: bool, done: Done<H, PageId>) {
-    open_in(h, background, None, done)
+pub fn open<H: Host>(cx: &mut H, background: bool, done: Done<H, PageId>) {
+    open_in(cx, background, None, done)
 }
 
 /// Opens a new about:blank tab in the browser context `context`, or the default one.
-fn open_in<H: Host>(h: &mut H, background: bool, context: Option<String>, done: Done<H, PageId>) {
+fn open_in<H: Host>(cx: &mut H, background: bool, context: Option<String>, done: Done<H, PageId>) {
     let params = target::CreateTargetParams {
         url: "about:blank".into(),
         background: Some(background),
         browser_context_id: context,
         ..Default::default()
     };
-    send(h, None, params, move |h, r| match r {
-        Ok(created) => when_ready(h, created.target_id, done),
-        Err(e) => done(h, Err(e)),
+    send(cx, None, params, move |cx, r| match r {
+        Ok(created) => when_ready(cx, created.target_id, done),
+        Err(e) => done(cx, Err(e)),
     });
 }
 
@@ -353,41 +381,41 @@ fn open_in<H: Host>(h: &mut H, background: bool, context: Option<String>, done: 
 /// shared with its other pages only), creating the context on first use; without a name, in
 /// the default context.
 pub fn open_isolated<H: Host>(
-    h: &mut H,
+    cx: &mut H,
     background: bool,
     name: Option<String>,
     done: Done<H, PageId>,
 ) {
     let Some(name) = name else {
-        return open(h, background, done);
+        return open(cx, background, done);
     };
-    let known = h.browser().pages.contexts.iter().find(|(n, _)| *n == name);
+    let known = cx.browser().pages.contexts.iter().find(|(n, _)| *n == name);
     if let Some((_, id)) = known {
         let id = id.clone();
-        return open_in(h, background, Some(id), done);
+        return open_in(cx, background, Some(id), done);
     }
     let params = target::CreateBrowserContextParams::default();
-    send(h, None, params, move |h, r| match r {
+    send(cx, None, params, move |cx, r| match r {
         Ok(created) => {
             let made = created.browser_context_id;
-            let id = keep_context(h, name, made);
-            open_in(h, background, Some(id), done)
+            let id = keep_context(cx, name, made);
+            open_in(cx, background, Some(id), done)
         }
-        Err(e) => done(h, Err(e)),
+        Err(e) => done(cx, Err(e)),
     });
 }
 
 /// Records the context made for `name` and returns the one its pages go to. Two calls that
 /// name the same new context may both be creating it at once: the first answer wins, and the
 /// later context is disposed, so that the name's pages share one context (its cookies).
-fn keep_context<H: Host>(h: &mut H, name: String, made: String) -> String {
-    let contexts = &mut h.browser().pages.contexts;
+fn keep_context<H: Host>(cx: &mut H, name: String, made: String) -> String {
+    let contexts = &mut cx.browser().pages.contexts;
     if let Some((_, id)) = contexts.iter().find(|(n, _)| *n == name) {
         let id = id.clone();
         let params = target::DisposeBrowserContextParams {
             browser_context_id: made,
         };
-        fire(h, None, params);
+        fire(cx, None, params);
         return id;
     }
     contexts.push((name, made.clone()));

@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::host::{Done, Host, Owner};
+use super::host::{Done, Host};
+use super::ids::Owner;
 use crate::cdp::Event;
 use crate::error::Error;
 use crate::timers::TimerId;
@@ -45,7 +46,7 @@ impl<H> Waiters<H> {
 
 /// Waits for the event `E` on `session` whose params pass `filter`, for at most `timeout`.
 pub fn wait<H: Host, E: Event + 'static>(
-    h: &mut H,
+    cx: &mut H,
     session: &str,
     filter: impl Fn(&E) -> bool + 'static,
     timeout: Duration,
@@ -53,21 +54,21 @@ pub fn wait<H: Host, E: Event + 'static>(
     done: Done<H, E>,
 ) -> u64 {
     let filter = move |v: &Value| E::deserialize(v).is_ok_and(|e| filter(&e));
-    let done: Done<H, Value> = Box::new(move |h, r| {
+    let done: Done<H, Value> = Box::new(move |cx, r| {
         let typed = r.and_then(|v| {
             E::deserialize(v).map_err(|e| Error::cdp(E::NAME, format!("undecodable event: {e}")))
         });
-        done(h, typed)
+        done(cx, typed)
     });
-    h.browser().waiters.next_id += 1;
-    let id = h.browser().waiters.next_id;
-    let timer = h.after(timeout, move |h| {
-        if let Some(w) = take(h, |w| w.id == id).pop() {
-            (w.done)(h, Err(Error::Timeout(timeout_message)));
+    cx.browser().waiters.next_id += 1;
+    let id = cx.browser().waiters.next_id;
+    let timer = cx.after(timeout, move |cx| {
+        if let Some(w) = take(cx, |w| w.id == id).pop() {
+            (w.done)(cx, Err(Error::Timeout(timeout_message)));
         }
     });
-    let owner = h.current();
-    h.browser().waiters.list.push(Waiter {
+    let owner = cx.current();
+    cx.browser().waiters.list.push(Waiter {
         id,
         owner,
         session: session.to_owned(),
@@ -80,64 +81,64 @@ pub fn wait<H: Host, E: Event + 'static>(
 }
 
 /// Stops waiting without running the waiter.
-pub fn cancel<H: Host>(h: &mut H, id: u64) {
-    for w in take(h, |w| w.id == id) {
+pub fn cancel<H: Host>(cx: &mut H, id: u64) {
+    for w in take(cx, |w| w.id == id) {
         if let Some(t) = w.timer {
-            h.cancel_timer(t);
+            cx.cancel_timer(t);
         }
     }
 }
 
-fn take<H: Host>(h: &mut H, pred: impl Fn(&Waiter<H>) -> bool) -> Vec<Waiter<H>> {
-    let list = std::mem::take(&mut h.browser().waiters.list);
+fn take<H: Host>(cx: &mut H, pred: impl Fn(&Waiter<H>) -> bool) -> Vec<Waiter<H>> {
+    let list = std::mem::take(&mut cx.browser().waiters.list);
     let (taken, kept): (Vec<_>, Vec<_>) = list.into_iter().partition(|w| pred(w));
-    h.browser().waiters.list = kept;
+    cx.browser().waiters.list = kept;
     taken
 }
 
 /// Fires the waiters matching this event.
-pub fn on_event<H: Host>(h: &mut H, session: &str, method: &str, params: &Value) {
-    if h.browser().waiters.list.is_empty() {
+pub fn on_event<H: Host>(cx: &mut H, session: &str, method: &str, params: &Value) {
+    if cx.browser().waiters.list.is_empty() {
         return;
     }
-    let fired = take(h, |w| {
+    let fired = take(cx, |w| {
         w.session == session && w.method == method && (w.filter)(params)
     });
     for w in fired {
         if let Some(t) = w.timer {
-            h.cancel_timer(t);
+            cx.cancel_timer(t);
         }
-        if h.alive(w.owner) {
+        if cx.alive(w.owner) {
             let p = params.clone();
-            h.run_as(w.owner, |h| (w.done)(h, Ok(p)));
+            cx.run_as(w.owner, |cx| (w.done)(cx, Ok(p)));
         }
     }
 }
 
-pub fn fail_session<H: Host>(h: &mut H, session: &str, err: Error) {
-    for w in take(h, |w| w.session == session) {
-        fail(h, w, err.clone());
+pub fn fail_session<H: Host>(cx: &mut H, session: &str, err: Error) {
+    for w in take(cx, |w| w.session == session) {
+        fail(cx, w, err.clone());
     }
 }
 
 /// Fails the waiters for the event `E` on `session` (what they wait for can no longer come).
-pub fn fail_event<H: Host, E: Event>(h: &mut H, session: &str, err: Error) {
-    for w in take(h, |w| w.session == session && w.method == E::NAME) {
-        fail(h, w, err.clone());
+pub fn fail_event<H: Host, E: Event>(cx: &mut H, session: &str, err: Error) {
+    for w in take(cx, |w| w.session == session && w.method == E::NAME) {
+        fail(cx, w, err.clone());
     }
 }
 
-pub fn fail_all<H: Host>(h: &mut H, err: Error) {
-    for w in take(h, |_| true) {
-        fail(h, w, err.clone());
+pub fn fail_all<H: Host>(cx: &mut H, err: Error) {
+    for w in take(cx, |_| true) {
+        fail(cx, w, err.clone());
     }
 }
 
-fn fail<H: Host>(h: &mut H, w: Waiter<H>, err: Error) {
+fn fail<H: Host>(cx: &mut H, w: Waiter<H>, err: Error) {
     if let Some(t) = w.timer {
-        h.cancel_timer(t);
+        cx.cancel_timer(t);
     }
-    if h.alive(w.owner) {
-        h.run_as(w.owner, |h| h.resolve(w.done, Err(err)));
+    if cx.alive(w.owner) {
+        cx.run_as(w.owner, |cx| cx.resolve(w.done, Err(err)));
     }
 }

@@ -62,10 +62,10 @@ impl Tables {
 
 /// A new page target: the binding the shim reports through, and the shim itself, before
 /// any page script runs (and now, when the page's document exists already).
-pub fn attach<H: PageHost>(h: &mut H, page: PageId, session: &str, paused: bool) {
+pub fn attach<H: PageHost>(cx: &mut H, page: PageId, session: &str, paused: bool) {
     let s = Some(session);
     browser::fire(
-        h,
+        cx,
         s,
         runtime::AddBindingParams {
             name: BINDING.into(),
@@ -73,29 +73,29 @@ pub fn attach<H: PageHost>(h: &mut H, page: PageId, session: &str, paused: bool)
         },
     );
     let install = cdp_page::AddScriptToEvaluateOnNewDocumentParams {
-        source: h.tables().entry(page).guard.document_shim(),
+        source: cx.tables().entry(page).guard.document_shim(),
         ..Default::default()
     };
-    browser::fire(h, s, install);
+    browser::fire(cx, s, install);
     if !paused {
         // A document that already exists did not run the new-document script.
-        let document = h.browser().pages.get(page).map_or(0, |p| p.document);
-        h.tables().entry(page).guard.preexisting = Some(document);
+        let document = cx.browser().pages.get(page).map_or(0, |p| p.document);
+        cx.tables().entry(page).guard.preexisting = Some(document);
         let now = runtime::EvaluateParams {
-            expression: h.tables().entry(page).guard.late_shim(document),
+            expression: cx.tables().entry(page).guard.late_shim(document),
             ..Default::default()
         };
-        browser::send(h, s, now, |_, _| {});
+        browser::send(cx, s, now, |_, _| {});
     }
-    webmcp::attach(h, page, session);
+    webmcp::attach(cx, page, session);
 }
 
 /// Page events this layer listens to: the shim's binding calls, WebMCP's registrations.
-pub fn on_event<H: PageHost>(h: &mut H, page: PageId, event: &RawEvent) {
+pub fn on_event<H: PageHost>(cx: &mut H, page: PageId, event: &RawEvent) {
     if let Some(e) = event.decode::<runtime::BindingCalledEvent>() {
-        on_binding(h, page, e);
+        on_binding(cx, page, e);
     } else {
-        webmcp::on_event(h, page, event);
+        webmcp::on_event(cx, page, event);
     }
 }
 
@@ -158,42 +158,42 @@ pub const BINDING: &str = "__dtmcp_notify";
 
 /// Dispatches discovery in the page and installs the resulting table. Never fails the
 /// caller: a page without the shim (or without a document) simply has no tools.
-pub fn discover<H: PageHost>(h: &mut H, page: PageId, done: Done<H, ()>) {
-    let Some(p) = h.browser().pages.get(page) else {
-        return done(h, Ok(()));
+pub fn discover<H: PageHost>(cx: &mut H, page: PageId, done: Done<H, ()>) {
+    let Some(p) = cx.browser().pages.get(page) else {
+        return done(cx, Ok(()));
     };
     if p.crashed {
-        return done(h, Ok(()));
+        return done(cx, Ok(()));
     }
     let session = p.session.clone();
     let document = p.document;
     // With the seq of the table we hold, an unchanged table comes back as that number
     // alone: no report to transfer, parse and compare on every list.
-    let known = match h.tables().entry(page).seq {
+    let known = match cx.tables().entry(page).seq {
         Some(seq) => seq.to_string(),
         None => String::new(),
     };
     let expression =
         format!("window.__dtmcp && window.__dtmcp.shim ? window.__dtmcp.discover({known}) : null");
     let s2 = session.clone();
-    browser::send(h, Some(&session), by_value(expression), move |h, r| {
+    browser::send(cx, Some(&session), by_value(expression), move |cx, r| {
         let Ok(answer) = r else {
-            return done(h, Ok(()));
+            return done(cx, Ok(()));
         };
-        if !shim_answers(h, page) {
+        if !shim_answers(cx, page) {
             // window.__dtmcp here may be the page's own: nothing it says is a table.
-            return done(h, Ok(()));
+            return done(cx, Ok(()));
         }
         match answer.result.value {
-            Some(report @ Value::Object(_)) => apply(h, page, document, &report),
+            Some(report @ Value::Object(_)) => apply(cx, page, document, &report),
             Some(Value::Number(seq)) => {
                 // The table we hold is the page's current one.
-                let current = h
+                let current = cx
                     .browser()
                     .pages
                     .get(page)
                     .is_some_and(|p| p.document == document);
-                let table = h.tables().entry(page);
+                let table = cx.tables().entry(page);
                 if current && table.seq == seq.as_u64() {
                     table.confirm();
                 }
@@ -201,11 +201,11 @@ pub fn discover<H: PageHost>(h: &mut H, page: PageId, done: Done<H, ()>) {
             // No shim in this document (it was created before we attached, or the page
             // replaced it): install it and ask once more.
             _ if answer.exception_details.is_none() => {
-                return install_and_discover(h, page, s2, document, done)
+                return install_and_discover(cx, page, s2, document, done)
             }
             _ => {}
         }
-        done(h, Ok(()))
+        done(cx, Ok(()))
     });
 }
 
@@ -220,21 +220,21 @@ fn by_value(expression: String) -> runtime::EvaluateParams {
 }
 
 fn install_and_discover<H: PageHost>(
-    h: &mut H,
+    cx: &mut H,
     page: PageId,
     session: String,
     document: u64,
     done: Done<H, ()>,
 ) {
-    let shim = h.tables().entry(page).guard.late_shim(document);
+    let shim = cx.tables().entry(page).guard.late_shim(document);
     let expression = format!("{shim}\n;window.__dtmcp ? window.__dtmcp.discover() : null");
-    browser::send(h, Some(&session), by_value(expression), move |h, r| {
+    browser::send(cx, Some(&session), by_value(expression), move |cx, r| {
         if let Ok(Some(report @ Value::Object(_))) = r.map(|a| a.result.value) {
-            if shim_answers(h, page) {
-                apply(h, page, document, &report);
+            if shim_answers(cx, page) {
+                apply(cx, page, document, &report);
             }
         }
-        done(h, Ok(()))
+        done(cx, Ok(()))
     });
 }
 
@@ -243,25 +243,25 @@ fn install_and_discover<H: PageHost>(
 /// while it installs, before any discover() it answers).
 /// A document that existed before the server attached answers as the page's own (see
 /// `Guard::preexisting`).
-fn shim_answers<H: PageHost>(h: &mut H, page: PageId) -> bool {
-    let Some(p) = h.browser().pages.get(page) else {
+fn shim_answers<H: PageHost>(cx: &mut H, page: PageId) -> bool {
+    let Some(p) = cx.browser().pages.get(page) else {
         return false;
     };
     let (context, document) = (p.context, p.document);
-    let guard = &h.tables().entry(page).guard;
+    let guard = &cx.tables().entry(page).guard;
     (context.is_some() && guard.trusted == context) || guard.preexisting == Some(document)
 }
 
 /// Installs a report for the page, if it is still about the same document.
-fn apply<H: PageHost>(h: &mut H, page: PageId, document: u64, report: &Value) {
-    let Some(p) = h.browser().pages.get(page) else {
+fn apply<H: PageHost>(cx: &mut H, page: PageId, document: u64, report: &Value) {
+    let Some(p) = cx.browser().pages.get(page) else {
         return;
     };
     if p.document != document {
         return; // the page moved on; the new document reports for itself
     }
-    if h.tables().entry(page).replace(report) {
-        h.tools_changed();
+    if cx.tables().entry(page).replace(report) {
+        cx.tools_changed();
     }
 }
 
@@ -269,15 +269,15 @@ fn apply<H: PageHost>(h: &mut H, page: PageId, document: u64, report: &Value) {
 /// listener added after load, a late answer). Only the main frame's own document is a tool
 /// source, and only messages with the shim's secret are the shim's: anything else is page
 /// code calling the binding, dropped before it is parsed.
-fn on_binding<H: PageHost>(h: &mut H, page: PageId, e: runtime::BindingCalledEvent) {
+fn on_binding<H: PageHost>(cx: &mut H, page: PageId, e: runtime::BindingCalledEvent) {
     if e.name != BINDING {
         return;
     }
-    let Some(p) = h.browser().pages.get(page) else {
+    let Some(p) = cx.browser().pages.get(page) else {
         return;
     };
     let (document, main) = (p.document, p.context == Some(e.execution_context_id));
-    let Some(body) = h.tables().entry(page).guard.open(document, &e.payload) else {
+    let Some(body) = cx.tables().entry(page).guard.open(document, &e.payload) else {
         log!("dropped a binding call without the shim's secret on page {page}");
         return;
     };
@@ -289,8 +289,8 @@ fn on_binding<H: PageHost>(h: &mut H, page: PageId, e: runtime::BindingCalledEve
         return;
     };
     match message["type"].as_str() {
-        Some("hello") => h.tables().entry(page).guard.trusted = Some(e.execution_context_id),
-        Some("groups") => apply(h, page, document, &message["report"]),
+        Some("hello") => cx.tables().entry(page).guard.trusted = Some(e.execution_context_id),
+        Some("groups") => apply(cx, page, document, &message["report"]),
         _ => {}
     }
 }
@@ -303,35 +303,35 @@ const LOAD_WAIT: Duration = Duration::from_secs(3);
 /// A document that is still loading (the page navigated itself a moment ago) may not have
 /// registered its tools yet: discovery waits for its load event first (bounded), unless the
 /// shim reports the tools earlier.
-pub fn ensure_current<H: PageHost>(h: &mut H, page: PageId, done: Done<H, ()>) {
-    let table = h.tables().entry(page);
+pub fn ensure_current<H: PageHost>(cx: &mut H, page: PageId, done: Done<H, ()>) {
+    let table = cx.tables().entry(page);
     let (discovered, navigating) = (table.discovered, table.navigating);
-    let Some(p) = h.browser().pages.get(page) else {
-        return done(h, Err(pages::no_such_page(page)));
+    let Some(p) = cx.browser().pages.get(page) else {
+        return done(cx, Err(pages::no_such_page(page)));
     };
     if discovered {
-        return done(h, Ok(()));
+        return done(cx, Ok(()));
     }
     let loading = !p.crashed
         && (navigating
             || (!p.loader_id.is_empty()
                 && p.loaded_loader.as_deref() != Some(p.loader_id.as_str())));
     if !loading {
-        return discover(h, page, done);
+        return discover(cx, page, done);
     }
     let (session, frame) = (p.session.clone(), p.target_id.clone());
     browser::waiters::wait(
-        h,
+        cx,
         &session,
         move |e: &cdp_page::LifecycleEventEvent| e.name == "load" && e.frame_id == frame,
         LOAD_WAIT,
         "the page did not finish loading".into(),
-        Box::new(move |h, _| {
-            let discovered = h.tables_ref().get(page).is_some_and(|t| t.discovered);
-            match h.browser().pages.get(page) {
-                Some(_) if discovered => done(h, Ok(())),
-                Some(_) => discover(h, page, done),
-                None => done(h, Err(pages::no_such_page(page))),
+        Box::new(move |cx, _| {
+            let discovered = cx.tables_ref().get(page).is_some_and(|t| t.discovered);
+            match cx.browser().pages.get(page) {
+                Some(_) if discovered => done(cx, Ok(())),
+                Some(_) => discover(cx, page, done),
+                None => done(cx, Err(pages::no_such_page(page))),
             }
         }),
     );

@@ -64,15 +64,15 @@ struct Delivery {
 /// only there, the name is the one handle both sides share, and both take the first
 /// registration of a name (this lookup is for the schema, which the page does not check).
 pub fn check<H: PageHost>(
-    h: &H,
+    cx: &H,
     page: PageId,
     name: &str,
     params: &Value,
 ) -> Result<Vec<Place>, Error> {
-    if h.browser_ref().pages.get(page).is_none() {
+    if cx.browser_ref().pages.get(page).is_none() {
         return Err(pages::no_such_page(page));
     }
-    let Some(tool) = h.tables_ref().get(page).and_then(|t| t.find(name)) else {
+    let Some(tool) = cx.tables_ref().get(page).and_then(|t| t.find(name)) else {
         return Err(Error::Invalid(format!("Tool {name} not found")));
     };
     let validator = tool.validator().map_err(|e| {
@@ -94,18 +94,18 @@ pub fn check<H: PageHost>(
 
 /// Runs the tool in the page. A run the page's navigation cut short marks its table: the
 /// next call waits for the new document's tools.
-pub fn start<H: PageHost>(h: &mut H, mut run: Run, done: Done<H, Outcome>) {
-    let Some(p) = h.browser_ref().pages.get(run.page) else {
-        return done(h, Err(pages::no_such_page(run.page)));
+pub fn start<H: PageHost>(cx: &mut H, mut run: Run, done: Done<H, Outcome>) {
+    let Some(p) = cx.browser_ref().pages.get(run.page) else {
+        return done(cx, Err(pages::no_such_page(run.page)));
     };
     let (session, context) = (p.session.clone(), p.context);
     if run.elements.is_empty() && context.is_none() {
         let none = "The page has no document to run tools in yet.";
-        return done(h, Err(Error::Page(none.into())));
+        return done(cx, Err(Error::Page(none.into())));
     }
     // Even with filePath the first answer is capped: the rest is fetched in pieces, so no
     // single CDP message has to carry a huge result.
-    let max_chars = h.settings().max_result_bytes;
+    let max_chars = cx.settings().max_result_bytes;
     let keys: Vec<Value> = run
         .elements
         .iter()
@@ -121,27 +121,27 @@ pub fn start<H: PageHost>(h: &mut H, mut run: Run, done: Done<H, Outcome>) {
         session: session.clone(),
         output: run.output.take(),
     };
-    let then = move |h: &mut H, r: Result<(Value, String), Error>| match r {
-        Ok((header, body)) => answer(h, delivery, header, body, done),
+    let then = move |cx: &mut H, r: Result<(Value, String), Error>| match r {
+        Ok((header, body)) => answer(cx, delivery, header, body, done),
         Err(e) => {
-            if matches!(e, Error::PageGone(_)) && h.browser_ref().pages.get(page).is_some() {
-                h.tables().entry(page).mark_navigating();
+            if matches!(e, Error::PageGone(_)) && cx.browser_ref().pages.get(page).is_some() {
+                cx.tables().entry(page).mark_navigating();
             }
-            done(h, Err(e))
+            done(cx, Err(e))
         }
     };
     let s = Some(session.as_str());
     match request(run, context, options) {
         Request::Call(call) => {
-            browser::send(h, s, call, move |h, r| {
+            browser::send(cx, s, call, move |cx, r| {
                 let r = r.map_err(page_error);
-                then(h, r.and_then(|a| envelope(a.result, a.exception_details)))
+                then(cx, r.and_then(|a| envelope(a.result, a.exception_details)))
             });
         }
         Request::Evaluate(evaluate) => {
-            browser::send(h, s, evaluate, move |h, r| {
+            browser::send(cx, s, evaluate, move |cx, r| {
                 let r = r.map_err(page_error);
-                then(h, r.and_then(|a| envelope(a.result, a.exception_details)))
+                then(cx, r.and_then(|a| envelope(a.result, a.exception_details)))
             });
         }
     }
@@ -223,41 +223,41 @@ fn envelope(
 }
 
 fn answer<H: PageHost>(
-    h: &mut H,
+    cx: &mut H,
     delivery: Delivery,
     header: Value,
     body: String,
     done: Done<H, Outcome>,
 ) {
     if header["ok"] != true {
-        return done(h, Err(Error::Page(body)));
+        return done(cx, Err(Error::Page(body)));
     }
     let count = header["elements"].as_u64().unwrap_or(0);
     if count == 0 {
-        return deliver(h, delivery, header, body, Box::new(lines_outcome(done)));
+        return deliver(cx, delivery, header, body, Box::new(lines_outcome(done)));
     }
     let run = header["run"].clone();
     let (session, r2) = (delivery.session.clone(), run.clone());
-    element_backend_ids(h, session, run, count, move |h, backend_ids| {
+    element_backend_ids(cx, session, run, count, move |cx, backend_ids| {
         let returned = Returned {
             backend_ids,
             run: r2,
             delivery,
         };
-        done(h, Ok(Outcome::Elements(returned)))
+        done(cx, Ok(Outcome::Elements(returned)))
     });
 }
 
 fn lines_outcome<H: PageHost>(
     done: Done<H, Outcome>,
 ) -> impl FnOnce(&mut H, Result<Vec<String>, Error>) {
-    move |h, r| done(h, r.map(Outcome::Lines))
+    move |cx, r| done(cx, r.map(Outcome::Lines))
 }
 
 /// Prints a run's result with each element's uid (by index; an element without one keeps
 /// its `stashed-<i>` mark), and delivers it like any other result.
 pub fn render<H: PageHost>(
-    h: &mut H,
+    cx: &mut H,
     returned: Returned,
     uids: Vec<Value>,
     done: Done<H, Vec<String>>,
@@ -269,13 +269,13 @@ pub fn render<H: PageHost>(
         ..Default::default()
     };
     let session = delivery.session.clone();
-    browser::send(h, Some(&session), request, move |h, r| {
+    browser::send(cx, Some(&session), request, move |cx, r| {
         match r
             .map_err(page_error)
             .and_then(|a| envelope(a.result, a.exception_details))
         {
-            Ok((header, body)) => deliver(h, delivery, header, body, done),
-            Err(e) => done(h, Err(e)),
+            Ok((header, body)) => deliver(cx, delivery, header, body, done),
+            Err(e) => done(cx, Err(e)),
         }
     });
 }
@@ -283,14 +283,14 @@ pub fn render<H: PageHost>(
 /// The last step of a run: the text inline (capped, with a marker) or whole in `filePath`
 /// (fetching what the first answer left out), then the page forgets what it kept for the run.
 fn deliver<H: PageHost>(
-    h: &mut H,
+    cx: &mut H,
     delivery: Delivery,
     header: Value,
     body: String,
     done: Done<H, Vec<String>>,
 ) {
-    if let Err(e) = pages::session_of(&h.browser_ref().pages, delivery.page) {
-        return done(h, Err(e));
+    if let Err(e) = pages::session_of(&cx.browser_ref().pages, delivery.page) {
+        return done(cx, Err(e));
     }
     let truncated = header["truncated"] == true;
     // The shim keeps a run's text only when it was truncated or held elements; only then is
@@ -303,29 +303,29 @@ fn deliver<H: PageHost>(
     };
     let total = header["totalChars"].as_u64().unwrap_or(0);
     if header["undefined"] == true {
-        release.send(h);
-        return done(h, Ok(vec!["Tool returned no result.".into()]));
+        release.send(cx);
+        return done(cx, Ok(vec!["Tool returned no result.".into()]));
     }
     let Some((path, mut file)) = delivery.output else {
         let mut lines = vec![body];
         if truncated {
-            let cap = h.settings().max_result_bytes;
+            let cap = cx.settings().max_result_bytes;
             lines.push(format!(
                 "[Result truncated: showing the first {cap} of {total} characters. Pass filePath to get the whole result.]"
             ));
         }
-        release.send(h);
-        return done(h, Ok(lines));
+        release.send(cx);
+        return done(cx, Ok(lines));
     };
     let saved = format!("Tool result saved to {path}.");
     let could_not =
         move |e: &dyn std::fmt::Display| Error::Invalid(format!("Could not write {path}: {e}"));
     if let Err(e) = file.write_all(body.as_bytes()) {
-        return done(h, Err(could_not(&e)));
+        return done(cx, Err(could_not(&e)));
     }
     if !truncated {
-        release.send(h);
-        return done(h, Ok(vec![saved]));
+        release.send(cx);
+        return done(cx, Ok(vec![saved]));
     }
     let piece = Piece {
         session: delivery.session,
@@ -334,14 +334,14 @@ fn deliver<H: PageHost>(
         total,
     };
     write_rest(
-        h,
+        cx,
         piece,
         file,
-        Box::new(move |h, r| {
-            release.send(h);
+        Box::new(move |cx, r| {
+            release.send(cx);
             match r {
-                Ok(()) => done(h, Ok(vec![saved])),
-                Err(e) => done(h, Err(could_not(&e))),
+                Ok(()) => done(cx, Ok(vec![saved])),
+                Err(e) => done(cx, Err(could_not(&e))),
             }
         }),
     );
@@ -355,7 +355,7 @@ struct Release {
 }
 
 impl Release {
-    fn send<H: PageHost>(&self, h: &mut H) {
+    fn send<H: PageHost>(&self, cx: &mut H) {
         if !self.retained {
             return;
         }
@@ -364,7 +364,7 @@ impl Release {
             expression,
             ..Default::default()
         };
-        browser::fire(h, Some(&self.session), request);
+        browser::fire(cx, Some(&self.session), request);
     }
 }
 
@@ -379,9 +379,9 @@ struct Piece {
 
 /// Appends the rest of a truncated run's text to `file`, one bounded piece per round trip,
 /// so no single CDP message has to carry a result of any size.
-fn write_rest<H: PageHost>(h: &mut H, piece: Piece, mut file: std::fs::File, done: Done<H, ()>) {
+fn write_rest<H: PageHost>(cx: &mut H, piece: Piece, mut file: std::fs::File, done: Done<H, ()>) {
     if piece.offset >= piece.total {
-        return done(h, Ok(()));
+        return done(cx, Ok(()));
     }
     let request = runtime::EvaluateParams {
         expression: format!(
@@ -392,32 +392,32 @@ fn write_rest<H: PageHost>(h: &mut H, piece: Piece, mut file: std::fs::File, don
         ..Default::default()
     };
     let session = piece.session.clone();
-    browser::send(h, Some(&session), request, move |h, r| {
+    browser::send(cx, Some(&session), request, move |cx, r| {
         let text = match r {
             Ok(a) => match a.result.value {
                 Some(Value::String(s)) if !s.is_empty() => s,
                 _ => {
                     let gone = "the page no longer holds the rest of the result (did it navigate?)";
-                    return done(h, Err(Error::PageGone(gone.into())));
+                    return done(cx, Err(Error::PageGone(gone.into())));
                 }
             },
-            Err(e) => return done(h, Err(page_error(e))),
+            Err(e) => return done(cx, Err(page_error(e))),
         };
         if let Err(e) = file.write_all(text.as_bytes()) {
-            return done(h, Err(Error::Invalid(e.to_string())));
+            return done(cx, Err(Error::Invalid(e.to_string())));
         }
         let next = Piece {
             offset: piece.offset + text.encode_utf16().count() as u64,
             ..piece
         };
-        write_rest(h, next, file, done)
+        write_rest(cx, next, file, done)
     });
 }
 
 /// The backend node ids of a run's stashed elements, by index (empty when the page no
 /// longer holds them).
 fn element_backend_ids<H: PageHost>(
-    h: &mut H,
+    cx: &mut H,
     session: String,
     run: Value,
     count: u64,
@@ -429,16 +429,16 @@ fn element_backend_ids<H: PageHost>(
         ..Default::default()
     };
     let s2 = session.clone();
-    browser::send(h, Some(&session), request, move |h, r| {
+    browser::send(cx, Some(&session), request, move |cx, r| {
         let Some(array) = r.ok().and_then(|a| a.result.object_id) else {
-            return done(h, Vec::new());
+            return done(cx, Vec::new());
         };
         let each = Stashed {
             session: s2,
             array,
             count,
         };
-        describe_next(h, each, Vec::new(), Box::new(move |h, ids| done(h, ids)));
+        describe_next(cx, each, Vec::new(), Box::new(move |cx, ids| done(cx, ids)));
     });
 }
 
@@ -451,14 +451,14 @@ struct Stashed {
 
 type Ids<H> = Box<dyn FnOnce(&mut H, Vec<Option<i64>>)>;
 
-fn describe_next<H: PageHost>(h: &mut H, s: Stashed, mut ids: Vec<Option<i64>>, done: Ids<H>) {
+fn describe_next<H: PageHost>(cx: &mut H, s: Stashed, mut ids: Vec<Option<i64>>, done: Ids<H>) {
     let index = ids.len() as u64;
     if index >= s.count {
         let release = runtime::ReleaseObjectParams {
             object_id: s.array.clone(),
         };
-        browser::fire(h, Some(&s.session), release);
-        return done(h, ids);
+        browser::fire(cx, Some(&s.session), release);
+        return done(cx, ids);
     }
     let request = runtime::CallFunctionOnParams {
         function_declaration: "function(i) { return this[i]; }".into(),
@@ -467,19 +467,19 @@ fn describe_next<H: PageHost>(h: &mut H, s: Stashed, mut ids: Vec<Option<i64>>, 
         ..Default::default()
     };
     let session = s.session.clone();
-    browser::send(h, Some(&session), request, move |h, r| {
+    browser::send(cx, Some(&session), request, move |cx, r| {
         let Some(object) = r.ok().and_then(|a| a.result.object_id) else {
             ids.push(None);
-            return describe_next(h, s, ids, done);
+            return describe_next(cx, s, ids, done);
         };
         let describe = dom::DescribeNodeParams {
             object_id: Some(object),
             ..Default::default()
         };
         let session = s.session.clone();
-        browser::send(h, Some(&session), describe, move |h, r| {
+        browser::send(cx, Some(&session), describe, move |cx, r| {
             ids.push(r.ok().map(|a| a.node.backend_node_id));
-            describe_next(h, s, ids, done)
+            describe_next(cx, s, ids, done)
         });
     });
 }

@@ -188,24 +188,24 @@ impl WebMcp {
 
 /// A new page session: turn the domain on (the browser then reports the tools registered
 /// so far). A browser without it answers with an error: WebMCP is unavailable there.
-pub fn attach<H: PageHost>(h: &mut H, page: PageId, session: &str) {
+pub fn attach<H: PageHost>(cx: &mut H, page: PageId, session: &str) {
     let enable = web_mcp::EnableParams {};
-    browser::send(h, Some(session), enable, move |h, r| {
+    browser::send(cx, Some(session), enable, move |cx, r| {
         let available = r.is_ok();
         if let Err(e) = r {
             log!("WebMCP is not available on page {page}: {e}");
         }
-        h.tables().entry(page).webmcp.available = Some(available);
+        cx.tables().entry(page).webmcp.available = Some(available);
     });
 }
 
 /// The domain's events: registrations come and go.
-pub fn on_event<H: PageHost>(h: &mut H, page: PageId, event: &RawEvent) {
+pub fn on_event<H: PageHost>(cx: &mut H, page: PageId, event: &RawEvent) {
     let changed = if let Some(e) = event.decode::<web_mcp::ToolsAddedEvent>() {
-        let Some(main_frame) = main_frame(h, page) else {
+        let Some(main_frame) = main_frame(cx, page) else {
             return;
         };
-        let table = h.tables().entry(page);
+        let table = cx.tables().entry(page);
         let mut changed = false;
         // Main frame only, like event-based tools: an iframe's tools are not the page's.
         for t in e.tools.into_iter().filter(|t| t.frame_id == main_frame) {
@@ -213,10 +213,10 @@ pub fn on_event<H: PageHost>(h: &mut H, page: PageId, event: &RawEvent) {
         }
         changed
     } else if let Some(e) = event.decode::<web_mcp::ToolsRemovedEvent>() {
-        let Some(main_frame) = main_frame(h, page) else {
+        let Some(main_frame) = main_frame(cx, page) else {
             return;
         };
-        let table = h.tables().entry(page);
+        let table = cx.tables().entry(page);
         let mut changed = false;
         for r in e.tools.iter().filter(|r| r.frame_id == main_frame) {
             changed |= table.webmcp.remove(r);
@@ -226,20 +226,20 @@ pub fn on_event<H: PageHost>(h: &mut H, page: PageId, event: &RawEvent) {
         return;
     };
     // The listing may change even when the tools did not (a registration left out).
-    h.tables().entry(page).content_changed();
+    cx.tables().entry(page).content_changed();
     if changed {
-        h.tools_changed();
+        cx.tools_changed();
     }
 }
 
-fn main_frame<H: PageHost>(h: &mut H, page: PageId) -> Option<String> {
-    h.browser().pages.get(page).map(|p| p.target_id.clone())
+fn main_frame<H: PageHost>(cx: &mut H, page: PageId) -> Option<String> {
+    cx.browser().pages.get(page).map(|p| p.target_id.clone())
 }
 
 /// The page's main frame committed a new document (or crashed): invocations still waiting
 /// for an answer fail now, as a page tool's run does when its document goes.
-pub fn document_changed<H: PageHost>(h: &mut H, page: PageId) {
-    let Some(p) = h.browser().pages.get(page) else {
+pub fn document_changed<H: PageHost>(cx: &mut H, page: PageId) {
+    let Some(p) = cx.browser().pages.get(page) else {
         return;
     };
     if p.crashed {
@@ -248,7 +248,7 @@ pub fn document_changed<H: PageHost>(h: &mut H, page: PageId) {
     let session = p.session.clone();
     let gone = "The page navigated away (or reloaded) before the tool finished.";
     waiters::fail_event::<H, web_mcp::ToolRespondedEvent>(
-        h,
+        cx,
         &session,
         Error::PageGone(gone.into()),
     );
@@ -277,7 +277,7 @@ pub fn check(tool: &WebTool, input: &Value) -> Result<(), Error> {
 /// Invokes the main frame's tool `name` and waits (at most `timeout`) for its answer.
 /// `started` hears the invocation id first (to cancel it if the call ends early).
 pub fn invoke<H: PageHost>(
-    h: &mut H,
+    cx: &mut H,
     page: PageId,
     name: String,
     input: Value,
@@ -285,11 +285,11 @@ pub fn invoke<H: PageHost>(
     started: impl FnOnce(&mut H, &str) + 'static,
     done: Done<H, web_mcp::ToolRespondedEvent>,
 ) {
-    if h.tables_ref().get(page).and_then(|t| t.webmcp.available) == Some(false) {
-        return done(h, Err(unavailable()));
+    if cx.tables_ref().get(page).and_then(|t| t.webmcp.available) == Some(false) {
+        return done(cx, Err(unavailable()));
     }
-    let Some(p) = h.browser().pages.get(page) else {
-        return done(h, Err(pages::no_such_page(page)));
+    let Some(p) = cx.browser().pages.get(page) else {
+        return done(cx, Err(pages::no_such_page(page)));
     };
     let (session, frame_id) = (p.session.clone(), p.target_id.clone());
     let request = web_mcp::InvokeToolParams {
@@ -297,16 +297,16 @@ pub fn invoke<H: PageHost>(
         tool_name: name.clone(),
         input,
     };
-    browser::send(h, Some(&session.clone()), request, move |h, r| {
+    browser::send(cx, Some(&session.clone()), request, move |cx, r| {
         let id = match r {
             Ok(answer) => answer.invocation_id,
-            Err(e) => return done(h, Err(e)),
+            Err(e) => return done(cx, Err(e)),
         };
-        started(h, &id);
+        started(cx, &id);
         // The browser answers the command before it sends the invocation's events.
         let message = format!("Tool {name} did not answer.");
         let mine = move |e: &web_mcp::ToolRespondedEvent| e.invocation_id == id;
-        waiters::wait(h, &session, mine, timeout, message, done);
+        waiters::wait(cx, &session, mine, timeout, message, done);
     });
 }
 

@@ -83,7 +83,7 @@ pub struct OnlyShared {
 
 impl Shared {
     pub fn page(&self) -> Option<PageId> {
-        self.page_id.map(|n| n as PageId)
+        self.page_id.map(PageId::from_arg)
     }
 
     /// `timeout` when it is a positive number of milliseconds, else `default`.
@@ -111,7 +111,7 @@ mod tests {
     fn shared_arguments_flatten_into_a_tools_struct() {
         let e: Example = parse(json!({"name": "x", "pageId": 3, "timeout": 1500})).unwrap();
         assert_eq!(e.name, "x");
-        assert_eq!(e.shared.page(), Some(3));
+        assert_eq!(e.shared.page(), Some(PageId::from_arg(3.0)));
         let d = Duration::from_secs(25);
         assert_eq!(e.shared.timeout_or(d), Duration::from_millis(1500));
         let bare: Example = parse(json!({"name": "y"})).unwrap();

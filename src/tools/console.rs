@@ -17,6 +17,7 @@ mod detail;
 pub mod format;
 mod record;
 
+use crate::browser::PageId;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
@@ -118,7 +119,7 @@ pub fn attach(cx: &mut Ctx, session: &str) {
     browser::fire(cx, Some(session), depth);
 }
 
-pub fn on_event(cx: &mut Ctx, page: u32, event: &RawEvent) {
+pub fn on_event(cx: &mut Ctx, page: PageId, event: &RawEvent) {
     let session = event.session.as_deref().unwrap_or("");
     let message = if let Some(e) = event.decode::<runtime::ConsoleAPICalledEvent>() {
         Some(record::console_call(&e))
@@ -156,7 +157,7 @@ pub fn on_event(cx: &mut Ctx, page: u32, event: &RawEvent) {
 
 /// An event of one of the page's out-of-process iframes. Like the reference, only their
 /// console API calls are collected (not their uncaught exceptions or browser log entries).
-pub fn on_frame_event(cx: &mut Ctx, page: u32, event: &RawEvent) {
+pub fn on_frame_event(cx: &mut Ctx, page: PageId, event: &RawEvent) {
     let Some(e) = event.decode::<runtime::ConsoleAPICalledEvent>() else {
         return;
     };

@@ -30,6 +30,7 @@ pub mod stream;
 pub mod thirdparty;
 pub mod webmcp;
 
+use crate::browser::PageId;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
@@ -276,7 +277,7 @@ pub fn call(cx: &mut Ctx, name: &str, args: Value) -> Result<CallId, String> {
 /// Answers the call as the reference words a call an open dialog blocks (the open-dialog
 /// section, then the error) and returns true, when the page has a dialog open: until it is
 /// handled, the browser holds every command that needs the page's main thread.
-pub fn refuse_if_dialog(cx: &mut Ctx, call: CallId, page: u32) -> bool {
+pub fn refuse_if_dialog(cx: &mut Ctx, call: CallId, page: PageId) -> bool {
     let Some(d) = cx.browser.pages.get(page).and_then(|p| p.dialog.as_ref()) else {
         return false;
     };

@@ -17,6 +17,7 @@ mod bodies;
 mod record;
 mod redact;
 
+use crate::browser::PageId;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
@@ -120,7 +121,7 @@ pub fn attach(cx: &mut Ctx, session: &str) {
     browser::fire(cx, Some(session), cdp_network::EnableParams::default());
 }
 
-pub fn on_event(cx: &mut Ctx, page: u32, event: &RawEvent) {
+pub fn on_event(cx: &mut Ctx, page: PageId, event: &RawEvent) {
     if let Some(p) = cx.browser.pages.get(page) {
         cx.network.entry(page).on_event(event, &p.target_id);
     }

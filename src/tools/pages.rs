@@ -152,7 +152,7 @@ fn select_page(cx: &mut Ctx, call: CallId, args: Value) {
     let Some(args) = args::for_call::<SelectPageArgs>(cx, call, args) else {
         return;
     };
-    let id = args.shared.page().unwrap_or(0);
+    let id = args.shared.page().unwrap_or(PageId::NONE);
     call::on_page(cx, call, Some(id), move |cx, page| {
         let changed = cx.browser.pages.selected != Some(page);
         cx.browser.pages.selected = Some(page);
@@ -174,7 +174,7 @@ fn close_page(cx: &mut Ctx, call: CallId, args: Value) {
     let Some(args) = args::for_call::<args::OnlyShared>(cx, call, args) else {
         return;
     };
-    let id = args.shared.page().unwrap_or(0);
+    let id = args.shared.page().unwrap_or(PageId::NONE);
     call::on_page(cx, call, Some(id), move |cx, page| {
         if cx.browser.pages.iter().count() <= 1 {
             let mut resp = pages_only();

@@ -2,6 +2,7 @@
 //! then the sections it asked for (open dialog, pages, snapshot, third-party tools), as one
 //! text block, plus images and `structuredContent`.
 
+use crate::browser::PageId;
 use serde_json::{json, Map, Value};
 
 use crate::browser;
@@ -21,7 +22,7 @@ const DISCOVERY_DEADLINE: std::time::Duration = std::time::Duration::from_millis
 pub struct Response {
     pub lines: Vec<String>,
     /// The page the call worked on (for the dialog and third-party sections).
-    pub page: Option<u32>,
+    pub page: Option<PageId>,
     pub include_pages: bool,
     /// Append the page's third-party developer tools (discovered afresh first).
     pub list_tools: bool,
@@ -35,7 +36,7 @@ pub struct Response {
 }
 
 impl Response {
-    pub fn for_page(page: u32) -> Response {
+    pub fn for_page(page: PageId) -> Response {
         Response {
             page: Some(page),
             ..Default::default()
@@ -257,7 +258,7 @@ fn truncate_title(title: &str) -> String {
 
 /// Runs a tool that takes only the shared arguments and answers with what `make` puts in
 /// its page's response.
-pub fn answer_page(cx: &mut Ctx, call: CallId, args: Value, make: fn(u32) -> Response) {
+pub fn answer_page(cx: &mut Ctx, call: CallId, args: Value, make: fn(PageId) -> Response) {
     let Some(args) = super::args::for_call::<super::args::OnlyShared>(cx, call, args) else {
         return;
     };

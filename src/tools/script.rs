@@ -1,5 +1,6 @@
 //! `evaluate_script`: run a function in the page and return its value as JSON.
 
+use crate::browser::PageId;
 use std::time::Duration;
 
 use serde::Deserialize;
@@ -172,7 +173,7 @@ pub fn page_function(source: &str, format_script: bool) -> String {
     )
 }
 
-fn run(cx: &mut Ctx, call: CallId, page: u32, script: Script, objects: Vec<String>) {
+fn run(cx: &mut Ctx, call: CallId, page: PageId, script: Script, objects: Vec<String>) {
     let session = match pages::session_of(&cx.browser.pages, page) {
         Ok(s) => s,
         Err(e) => return fail(cx, call, e),
@@ -220,7 +221,7 @@ fn run(cx: &mut Ctx, call: CallId, page: u32, script: Script, objects: Vec<Strin
 /// What the page answered: the wrapper's value, or what the page threw.
 type Answer = (runtime::RemoteObject, Option<runtime::ExceptionDetails>);
 
-fn answer(cx: &mut Ctx, call: CallId, page: u32, script: Script, r: Result<Answer, Error>) {
+fn answer(cx: &mut Ctx, call: CallId, page: PageId, script: Script, r: Result<Answer, Error>) {
     let (result, exception) = match r {
         Ok(a) => a,
         Err(e) => return fail(cx, call, page_code::page_error(e)),
@@ -295,13 +296,19 @@ pub struct PageScripts {
 
 /// Marks the call as running page code on `page`: a timeout or cancel interrupts it there,
 /// and a dialog it opens is answered by `policy`.
-pub fn runs_page_code(cx: &mut Ctx, call: CallId, page: u32, session: &str, policy: DialogPolicy) {
+pub fn runs_page_code(
+    cx: &mut Ctx,
+    call: CallId,
+    page: PageId,
+    session: &str,
+    policy: DialogPolicy,
+) {
     call::runs_page_code(cx, call, session);
     cx.scripts.entry(page).calls.push((call, policy));
 }
 
 /// Lines about dialogs the call's script opened (and that were answered for it).
-pub fn take_dialog_notes(cx: &mut Ctx, call: CallId, page: u32, resp: &mut Response) {
+pub fn take_dialog_notes(cx: &mut Ctx, call: CallId, page: PageId, resp: &mut Response) {
     if cx.browser.pages.get(page).is_none() {
         return;
     }
@@ -318,7 +325,7 @@ pub fn take_dialog_notes(cx: &mut Ctx, call: CallId, page: u32, resp: &mut Respo
 /// A dialog opened. While a call runs page code here, the dialog is answered at once by
 /// that call's policy and the call reports it; otherwise it stays open for
 /// `handle_dialog`, and answers mention it.
-pub fn on_event(cx: &mut Ctx, page: u32, event: &RawEvent) {
+pub fn on_event(cx: &mut Ctx, page: PageId, event: &RawEvent) {
     if !event.is::<cdp_page::JavascriptDialogOpeningEvent>() {
         return;
     }
@@ -355,7 +362,7 @@ pub fn on_event(cx: &mut Ctx, page: u32, event: &RawEvent) {
 }
 
 /// Waits until the DOM has been quiet for a moment (bounded), then runs `then`.
-fn wait_for_stable_dom(cx: &mut Ctx, page: u32, then: Box<dyn FnOnce(&mut Ctx)>) {
+fn wait_for_stable_dom(cx: &mut Ctx, page: PageId, then: Box<dyn FnOnce(&mut Ctx)>) {
     let Ok(session) = pages::session_of(&cx.browser.pages, page) else {
         return then(cx);
     };

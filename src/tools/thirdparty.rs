@@ -2,6 +2,7 @@
 //! Running one is `pagetools::run`'s; this side turns `{uid}` arguments into elements
 //! before, and returned elements into uids after, both through snapshots.
 
+use crate::browser::PageId;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
@@ -124,7 +125,7 @@ fn execute_tool(cx: &mut Ctx, call: CallId, args: Value) {
 pub fn run_tool(
     cx: &mut Ctx,
     call: CallId,
-    page: u32,
+    page: PageId,
     tool: String,
     params: Value,
     file_path: Option<String>,
@@ -167,7 +168,7 @@ pub fn run_tool(
     snapshot::resolve_uids(cx, page, uids, Box::new(resolved));
 }
 
-fn answer(cx: &mut Ctx, call: CallId, page: u32, r: Result<run::Outcome, Error>) {
+fn answer(cx: &mut Ctx, call: CallId, page: PageId, r: Result<run::Outcome, Error>) {
     match r {
         Err(e) => fail(cx, call, e),
         Ok(run::Outcome::Lines(lines)) => reply(cx, call, page, lines, None),
@@ -177,7 +178,7 @@ fn answer(cx: &mut Ctx, call: CallId, page: u32, r: Result<run::Outcome, Error>)
 
 /// The answer: the run's lines, the snapshot that gave its elements uids, and what
 /// happened to dialogs the tool opened.
-fn reply(cx: &mut Ctx, call: CallId, page: u32, lines: Vec<String>, snapshot: Option<String>) {
+fn reply(cx: &mut Ctx, call: CallId, page: PageId, lines: Vec<String>, snapshot: Option<String>) {
     let mut resp = Response::for_page(page);
     for line in lines {
         resp.line(line);
@@ -189,7 +190,7 @@ fn reply(cx: &mut Ctx, call: CallId, page: u32, lines: Vec<String>, snapshot: Op
 
 /// The result holds DOM elements: take a snapshot, map each element to its uid, and print
 /// the result with `{uid}` in their places, plus the snapshot (as the reference does).
-fn with_element_uids(cx: &mut Ctx, call: CallId, page: u32, returned: run::Returned) {
+fn with_element_uids(cx: &mut Ctx, call: CallId, page: PageId, returned: run::Returned) {
     if let Err(e) = pages::session_of(&cx.browser.pages, page) {
         return fail(cx, call, e);
     }

@@ -3,6 +3,7 @@
 //! runs of the `debugging: true` ones that `execute_3p_developer_tool` and exposed page
 //! tools start.
 
+use crate::browser::PageId;
 use std::io::Write;
 use std::time::Duration;
 
@@ -59,7 +60,7 @@ fn list_tools(cx: &mut Ctx, call: CallId, args: Value) {
 }
 
 /// The reference's `## WebMCP tools` section and its structured form.
-pub fn section(cx: &Ctx, page: u32) -> (String, Value) {
+pub fn section(cx: &Ctx, page: PageId) -> (String, Value) {
     let mut text = String::from("## WebMCP tools");
     let Some(table) = cx.tables.get(page) else {
         text.push_str("\nNo WebMCP tools available.");
@@ -193,7 +194,7 @@ pub enum As {
 }
 
 /// Whether `name` is a WebMCP tool that runs `as` a page tool on `page`.
-pub fn runs_as(cx: &Ctx, page: u32, name: &str, how: As) -> bool {
+pub fn runs_as(cx: &Ctx, page: PageId, name: &str, how: As) -> bool {
     let Some(t) = cx.tables.get(page) else {
         return false;
     };
@@ -208,7 +209,7 @@ pub fn runs_as(cx: &Ctx, page: u32, name: &str, how: As) -> bool {
 pub fn run_page_tool(
     cx: &mut Ctx,
     call: CallId,
-    page: u32,
+    page: PageId,
     name: String,
     params: Value,
     file_path: Option<String>,
@@ -306,7 +307,7 @@ fn deliver(
 }
 
 /// The answer: the lines, and what happened to dialogs the tool opened.
-fn reply(cx: &mut Ctx, call: CallId, page: u32, lines: Vec<String>) {
+fn reply(cx: &mut Ctx, call: CallId, page: PageId, lines: Vec<String>) {
     let mut resp = Response::for_page(page);
     for line in lines {
         resp.line(line);

@@ -3,6 +3,7 @@
 //! wait at once: while it is open the page answers nothing, not even the input event that
 //! opened it, so the dialog is raced against every step rather than waited behind.
 
+use crate::browser::PageId;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::time::Duration;
@@ -62,7 +63,7 @@ enum Phase {
 }
 
 struct Watch {
-    page: u32,
+    page: PageId,
     session: String,
     initial_url: String,
     /// The page's document count when the action began (a new document raises it).
@@ -81,7 +82,7 @@ struct Watch {
 
 /// Runs `action` on the page, then waits (bounded) for its effects when `settle` is true.
 /// `done` gets the outcome, or the action's error.
-pub fn act(cx: &mut Ctx, page: u32, settle: bool, action: Action, done: Done<Outcome>) {
+pub fn act(cx: &mut Ctx, page: PageId, settle: bool, action: Action, done: Done<Outcome>) {
     act_with_progress(cx, page, settle, action, Progress::default(), done)
 }
 
@@ -89,7 +90,7 @@ pub fn act(cx: &mut Ctx, page: u32, settle: bool, action: Action, done: Done<Out
 /// count stays the same for [`ACTION_LIMIT`].
 pub fn act_with_progress(
     cx: &mut Ctx,
-    page: u32,
+    page: PageId,
     settle: bool,
     action: Action,
     progress: Progress,

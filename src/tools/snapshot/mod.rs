@@ -1,6 +1,7 @@
 //! `take_snapshot` and what builds on snapshots: element uids resolved to live elements,
 //! and `wait_for`'s text wait.
 
+use crate::browser::PageId;
 use std::time::Duration;
 
 use serde::Deserialize;
@@ -133,7 +134,7 @@ struct PendingIframe {
 
 /// What one snapshot is built from, gathered over a few CDP round trips.
 struct Gathered {
-    page: u32,
+    page: PageId,
     verbose: bool,
     /// One accessibility tree per frame; the main frame comes first.
     frames: Vec<FrameNodes>,
@@ -158,7 +159,7 @@ impl Gathered {
 /// Takes a fresh snapshot of the page and keeps it as the page's latest. Iframes are
 /// included, same-process and out-of-process ones; elements a page tool returned that the
 /// tree leaves out are placed under their nearest ancestor.
-pub fn capture(cx: &mut Ctx, page: u32, verbose: bool, done: Done<()>) {
+pub fn capture(cx: &mut Ctx, page: PageId, verbose: bool, done: Done<()>) {
     let session = match pages::session_of(&cx.browser.pages, page) {
         Ok(s) => s,
         Err(e) => return done(cx, Err(e)),
@@ -370,7 +371,7 @@ fn build(
 
 /// Remembers DOM elements a page tool returned, so snapshots show them even where the
 /// accessibility tree leaves them out (until the next document).
-pub fn set_extra_elements(cx: &mut Ctx, page: u32, backend_ids: Vec<i64>) {
+pub fn set_extra_elements(cx: &mut Ctx, page: PageId, backend_ids: Vec<i64>) {
     if cx.browser.pages.get(page).is_some() {
         cx.snapshots.page(page).extra_elements = backend_ids;
     }
@@ -394,23 +395,23 @@ pub struct PageSnapshots {
 
 impl Snapshots {
     /// The page's latest snapshot, if it has one for its current document.
-    pub fn latest(&self, page: u32) -> Option<&model::Snapshot> {
+    pub fn latest(&self, page: PageId) -> Option<&model::Snapshot> {
         self.pages.get(page).and_then(|p| p.latest.as_ref())
     }
 
-    fn page(&mut self, page: u32) -> &mut PageSnapshots {
+    fn page(&mut self, page: PageId) -> &mut PageSnapshots {
         self.pages.entry(page)
     }
 
     /// A new document (or a crash): its snapshot and returned elements are void. The uid
     /// memory stays: the loader id is part of its key.
-    pub fn new_document(&mut self, page: u32) {
+    pub fn new_document(&mut self, page: PageId) {
         let p = self.pages.entry(page);
         p.latest = None;
         p.extra_elements.clear();
     }
 
-    pub fn remove(&mut self, page: u32) {
+    pub fn remove(&mut self, page: PageId) {
         self.pages.remove(page);
     }
 }
@@ -418,7 +419,7 @@ impl Snapshots {
 /// Resolves element uids from the page's latest snapshot to remote object ids, in order,
 /// for page code run in the main frame's session: an element of an out-of-process iframe
 /// lives in another session, where that code does not run.
-pub fn resolve_uids(cx: &mut Ctx, page: u32, uids: Vec<String>, done: Done<Vec<String>>) {
+pub fn resolve_uids(cx: &mut Ctx, page: PageId, uids: Vec<String>, done: Done<Vec<String>>) {
     let main = pages::session_of(&cx.browser.pages, page).ok();
     let wanted = uids.clone();
     resolve_elements(
@@ -448,7 +449,7 @@ pub struct Resolved {
 }
 
 /// Resolves element uids from the page's latest snapshot to live elements, in order.
-pub fn resolve_elements(cx: &mut Ctx, page: u32, uids: Vec<String>, done: Done<Vec<Resolved>>) {
+pub fn resolve_elements(cx: &mut Ctx, page: PageId, uids: Vec<String>, done: Done<Vec<Resolved>>) {
     if uids.is_empty() {
         return done(cx, Ok(Vec::new()));
     }
@@ -532,7 +533,13 @@ fn resolve_next(
 }
 
 /// `wait_for`: resolves when any of `texts` is on the page, then answers with a snapshot.
-pub fn wait_for_text(cx: &mut Ctx, call: CallId, page: u32, texts: Vec<String>, timeout: Duration) {
+pub fn wait_for_text(
+    cx: &mut Ctx,
+    call: CallId,
+    page: PageId,
+    texts: Vec<String>,
+    timeout: Duration,
+) {
     let session = match pages::session_of(&cx.browser.pages, page) {
         Ok(s) => s,
         Err(e) => return fail(cx, call, e),
