@@ -8,8 +8,8 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 
+use super::identity::{PROTOCOL_VERSIONS, SERVER_NAME, SERVER_VERSION};
 use super::jsonrpc::{self, Reply, INVALID_PARAMS};
-use super::PROTOCOL_VERSIONS;
 
 /// The versions served without a handshake.
 pub const MODERN_VERSIONS: &[&str] = &["2026-07-28"];
@@ -83,7 +83,7 @@ fn supported_versions() -> Vec<&'static str> {
 }
 
 fn server_info() -> Value {
-    json!({"name": super::server::SERVER_NAME, "version": super::server::SERVER_VERSION})
+    json!({"name": SERVER_NAME, "version": SERVER_VERSION})
 }
 
 /// A modern result: `resultType: "complete"` and the server's identity in `_meta` (kept beside

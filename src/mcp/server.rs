@@ -21,15 +21,13 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
+use super::identity::{self, SERVER_NAME, SERVER_VERSION};
 use super::jsonrpc::{self, id_key, request_id, Id, Incoming, INVALID_PARAMS, METHOD_NOT_FOUND};
 use super::modern::{self, Subscription};
 use super::output::Output;
 use super::roots::Roots;
 use crate::log::log;
 use crate::tools::{self, call, CallId, Ctx, Outcome};
-
-pub const SERVER_NAME: &str = "devtools-mcp";
-pub const SERVER_VERSION: &str = env!("CARGO_PKG_VERSION");
 
 pub struct Server {
     pub cx: Ctx,
@@ -145,7 +143,7 @@ impl Server {
             "initialize" => {
                 self.era = Era::Legacy;
                 self.close_subscriptions();
-                let version = super::negotiate(params["protocolVersion"].as_str());
+                let version = identity::negotiate(params["protocolVersion"].as_str());
                 self.protocol_version = Some(version.to_string());
                 self.roots.capable = params["capabilities"]["roots"].is_object();
                 let result = json!({
