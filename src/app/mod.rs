@@ -5,7 +5,6 @@ pub mod cli;
 pub mod event_loop;
 pub mod flags;
 pub mod perf;
-pub mod policies;
 pub mod stdout;
 pub mod trace_cli;
 
