@@ -2,14 +2,15 @@
 //! modern result and closed stream), and the handshake versions of MCP it speaks. The server
 //! and the modern protocol both use these, so they live below both.
 
-pub const SERVER_NAME: &str = "devtools-mcp";
-pub const SERVER_VERSION: &str = env!("CARGO_PKG_VERSION");
+pub(super) const SERVER_NAME: &str = "devtools-mcp";
+pub(super) const SERVER_VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// Protocol versions we speak, oldest first. An unknown version is answered with the last.
-pub const PROTOCOL_VERSIONS: &[&str] = &["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
+pub(crate) const PROTOCOL_VERSIONS: &[&str] =
+    &["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
 
 /// The version to answer a client that asked for `requested`.
-pub fn negotiate(requested: Option<&str>) -> &'static str {
+pub(super) fn negotiate(requested: Option<&str>) -> &'static str {
     let latest = PROTOCOL_VERSIONS[PROTOCOL_VERSIONS.len() - 1];
     match requested {
         Some(v) => PROTOCOL_VERSIONS

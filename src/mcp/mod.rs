@@ -2,12 +2,12 @@
 //! registry. Nothing here knows the browser or any one tool.
 
 pub mod framing;
-pub mod identity;
-pub mod jsonrpc;
-pub mod modern;
-pub mod output;
-pub mod roots;
-pub mod server;
+mod identity;
+pub(crate) mod jsonrpc;
+mod modern;
+mod output;
+mod roots;
+mod server;
 
-pub use identity::PROTOCOL_VERSIONS;
+pub(crate) use identity::PROTOCOL_VERSIONS;
 pub use server::Server;

@@ -18,9 +18,9 @@ const WAIT: Duration = Duration::from_secs(5);
 /// What the server knows and awaits of the client's roots. It sends nothing and runs no
 /// call itself: its methods say what to send, and hand back the calls that may run.
 #[derive(Default)]
-pub struct Roots {
+pub(super) struct Roots {
     /// The client said it has roots (`capabilities.roots` in `initialize`).
-    pub capable: bool,
+    pub(super) capable: bool,
     /// The id of our `roots/list` request in flight.
     request: Option<String>,
     /// How many `roots/list` requests were sent (their ids count up).
@@ -33,14 +33,14 @@ pub struct Roots {
 }
 
 /// A `tools/call` request held until the roots are known.
-pub struct Held {
-    pub id: Id,
-    pub name: String,
-    pub args: Value,
+pub(super) struct Held {
+    pub(super) id: Id,
+    pub(super) name: String,
+    pub(super) args: Value,
 }
 
 /// A response from the client, as far as the roots are concerned.
-pub enum Answer {
+pub(super) enum Answer {
     /// Not the answer to our `roots/list`: only a string id equal to the one of the request
     /// in flight is.
     NotOurs,
@@ -54,21 +54,21 @@ pub enum Answer {
 
 impl Roots {
     /// Whether an answer to `roots/list` is awaited (tool calls are held meanwhile).
-    pub fn pending(&self) -> bool {
+    pub(super) fn pending(&self) -> bool {
         self.request.is_some()
     }
 
     /// When the calls held stop waiting.
-    pub fn deadline(&self) -> Option<Instant> {
+    pub(super) fn deadline(&self) -> Option<Instant> {
         self.deadline
     }
 
-    pub fn hold(&mut self, call: Held) {
+    pub(super) fn hold(&mut self, call: Held) {
         self.held.push(call);
     }
 
     /// The `roots/list` request to send, when the client has roots.
-    pub fn ask(&mut self) -> Option<Value> {
+    pub(super) fn ask(&mut self) -> Option<Value> {
         if !self.capable {
             return None;
         }
@@ -81,21 +81,21 @@ impl Roots {
 
     /// The client left the legacy session (a modern request came): its roots no longer
     /// apply, and an answer still to come is not awaited. Returns the calls to run now.
-    pub fn forget(&mut self) -> Vec<Held> {
+    pub(super) fn forget(&mut self) -> Vec<Held> {
         self.capable = false;
         self.request = None;
         self.release()
     }
 
     /// The client did not answer in time. Returns the calls to run now, without its roots.
-    pub fn time_out(&mut self) -> Vec<Held> {
+    pub(super) fn time_out(&mut self) -> Vec<Held> {
         log!("the client did not answer roots/list within {WAIT:?}; going on without its roots");
         self.request = None;
         self.release()
     }
 
     /// Reads a response from the client.
-    pub fn answer(&mut self, id: &RawValue, result: Option<Value>) -> Answer {
+    pub(super) fn answer(&mut self, id: &RawValue, result: Option<Value>) -> Answer {
         match (&self.request, id_key(id)) {
             (Some(ours), IdKey::Str(theirs)) if *ours == theirs => {}
             _ => return Answer::NotOurs,

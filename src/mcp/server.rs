@@ -81,7 +81,7 @@ impl Server {
     }
 
     /// Queues one protocol message for the client.
-    pub fn send(&mut self, message: impl Serialize) {
+    pub(crate) fn send(&mut self, message: impl Serialize) {
         self.out.push(&message);
     }
 
@@ -212,7 +212,7 @@ impl Server {
 
     /// Ends every open subscription gracefully (the server shuts down, or the client switched
     /// to the handshake).
-    pub fn close_subscriptions(&mut self) {
+    pub(crate) fn close_subscriptions(&mut self) {
         for subscription in std::mem::take(&mut self.subscriptions) {
             self.send(subscription.closed());
         }
