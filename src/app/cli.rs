@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 
 #[derive(FromArgs)]
 /// Run MCP tool calls once against a fresh browser and print what they return.
-pub struct RunArgs {
+struct RunArgs {
     /// open this URL first (a new_page call)
     #[argh(option)]
     url: Option<String>,
@@ -32,7 +32,7 @@ pub struct RunArgs {
 
 #[derive(FromArgs)]
 /// Show what an agent sees on the example page (tests/fixtures/demo/index.html).
-pub struct DemoArgs {
+struct DemoArgs {
     /// the page to open (default: the example shop page of the repository)
     #[argh(option)]
     page: Option<String>,
@@ -190,7 +190,7 @@ fn run_calls(server_args: &[String], calls: Vec<(String, Value)>, as_json: bool)
     }
 }
 
-pub fn run(args: &[&str]) -> ExitCode {
+pub(super) fn run(args: &[&str]) -> ExitCode {
     let parsed = match RunArgs::from_args(&["devtools-mcp run"], args) {
         Ok(a) => a,
         Err(exit) => return early_exit(exit),
@@ -211,7 +211,7 @@ pub fn run(args: &[&str]) -> ExitCode {
     run_calls(&parsed.server_arg, calls, parsed.json)
 }
 
-pub fn demo(args: &[&str]) -> ExitCode {
+pub(super) fn demo(args: &[&str]) -> ExitCode {
     let parsed = match DemoArgs::from_args(&["devtools-mcp demo"], args) {
         Ok(a) => a,
         Err(exit) => return early_exit(exit),

@@ -116,7 +116,7 @@ fn tune_allocator() {
     }
 }
 
-pub fn run(settings: Settings) -> io::Result<()> {
+pub(super) fn run(settings: Settings) -> io::Result<()> {
     tune_allocator();
     let mut poll = Poll::new()?;
     let browser = Browser::new(poll.registry().try_clone()?, BROWSER);

@@ -1,13 +1,12 @@
 //! The top: the command line, the one event loop that wires stdin, stdout, the browser
 //! connection, signals and timers to the MCP server, and the one-shot client (`run`, `demo`).
 
-pub mod cli;
-pub mod event_loop;
+mod cli;
+mod event_loop;
 pub mod flags;
-pub mod perf;
-pub mod policies;
-pub mod stdout;
-pub mod trace_cli;
+mod perf;
+mod stdout;
+mod trace_cli;
 
 use std::process::ExitCode;
 use stdout::outln;

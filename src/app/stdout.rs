@@ -8,7 +8,7 @@ use std::io::{ErrorKind, Write};
 use std::process;
 
 /// Writes `args` to stdout, or ends the process when stdout is gone.
-pub fn write(args: Arguments) {
+pub(super) fn write(args: Arguments) {
     let mut out = std::io::stdout().lock();
     if let Err(e) = out.write_fmt(args).and_then(|()| out.flush()) {
         if e.kind() == ErrorKind::BrokenPipe {

@@ -11,7 +11,7 @@ use crate::trace;
 
 #[derive(FromArgs)]
 /// Print the performance summary of a trace file (JSON or .json.gz).
-pub struct TraceArgs {
+struct TraceArgs {
     /// the trace file
     #[argh(positional)]
     file: String,
@@ -23,7 +23,7 @@ pub struct TraceArgs {
     insight_set: Option<String>,
 }
 
-pub fn trace(args: &[&str]) -> ExitCode {
+pub(super) fn trace(args: &[&str]) -> ExitCode {
     let parsed = match TraceArgs::from_args(&["devtools-mcp trace"], args) {
         Ok(a) => a,
         Err(exit) => return super::cli::early_exit(exit),

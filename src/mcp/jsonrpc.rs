@@ -10,24 +10,24 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
-pub const PARSE_ERROR: i64 = -32700;
-pub const INVALID_REQUEST: i64 = -32600;
-pub const METHOD_NOT_FOUND: i64 = -32601;
-pub const INVALID_PARAMS: i64 = -32602;
+const PARSE_ERROR: i64 = -32700;
+pub(crate) const INVALID_REQUEST: i64 = -32600;
+pub(super) const METHOD_NOT_FOUND: i64 = -32601;
+pub(super) const INVALID_PARAMS: i64 = -32602;
 
 /// A request's id exactly as the client wrote it (`18446744073709551616` and `1e2` come back
 /// as written, not as a float), so the answer carries the same text.
-pub type Id = Box<RawValue>;
+pub(super) type Id = Box<RawValue>;
 
 /// The id of an answer to a line whose id is not known.
-pub fn null_id() -> Id {
+pub(crate) fn null_id() -> Id {
     // serde_json's default raw value is `null`.
     Id::default()
 }
 
 /// One line read from the client, classified.
 #[derive(Debug)]
-pub enum Incoming {
+pub(super) enum Incoming {
     Request {
         id: Id,
         method: String,
@@ -80,7 +80,7 @@ impl<'a> Envelope<'a> {
 }
 
 /// Classifies one line. Blank lines are the caller's business (skip them).
-pub fn parse_line(line: &[u8]) -> Incoming {
+pub(super) fn parse_line(line: &[u8]) -> Incoming {
     match serde_json::from_slice::<Members>(line) {
         Ok(members) => classify(Envelope::of(members)),
         Err(e) => not_a_message(line, e),
@@ -159,7 +159,7 @@ fn invalid(id: Id, message: impl Into<String>) -> Incoming {
 /// `1.0`, `1e0` and `10e-1` match; `18446744073709551616` matches only itself, not
 /// `18446744073709551617`), never a string with a number (`"1"` is not `1`).
 #[derive(Debug, PartialEq, Eq)]
-pub enum IdKey {
+pub(super) enum IdKey {
     Null,
     Str(String),
     /// `±0.digits × 10^exp` with no leading or trailing zero digit (zero has no digits).
@@ -174,7 +174,7 @@ pub enum IdKey {
 }
 
 /// The `requestId` of `notifications/cancelled`'s params.
-pub fn request_id(params: Option<&RawValue>) -> Option<IdKey> {
+pub(super) fn request_id(params: Option<&RawValue>) -> Option<IdKey> {
     #[derive(Deserialize)]
     struct Cancelled<'a> {
         #[serde(rename = "requestId", borrow)]
@@ -184,7 +184,7 @@ pub fn request_id(params: Option<&RawValue>) -> Option<IdKey> {
     Some(id_key(c.request_id))
 }
 
-pub fn id_key(id: &RawValue) -> IdKey {
+pub(super) fn id_key(id: &RawValue) -> IdKey {
     let text = id.get();
     match text.as_bytes().first() {
         Some(b'n') => IdKey::Null,
@@ -233,7 +233,7 @@ fn number_key(text: &str) -> Option<IdKey> {
 /// A message to the client: `jsonrpc`, the id as the client wrote it, then the result or the
 /// error. Serialized straight into the output.
 #[derive(Serialize)]
-pub struct Reply {
+pub(crate) struct Reply {
     jsonrpc: &'static str,
     id: Id,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -243,7 +243,7 @@ pub struct Reply {
 }
 
 /// A success response.
-pub fn response(id: &RawValue, result: Value) -> Reply {
+pub(super) fn response(id: &RawValue, result: Value) -> Reply {
     Reply {
         jsonrpc: "2.0",
         id: id.to_owned(),
@@ -253,7 +253,7 @@ pub fn response(id: &RawValue, result: Value) -> Reply {
 }
 
 /// An error response.
-pub fn error(id: &RawValue, code: i64, text: &str) -> Reply {
+pub(crate) fn error(id: &RawValue, code: i64, text: &str) -> Reply {
     Reply {
         jsonrpc: "2.0",
         id: id.to_owned(),
@@ -264,7 +264,7 @@ pub fn error(id: &RawValue, code: i64, text: &str) -> Reply {
 
 /// An error response with `data` (what the client needs to recover, e.g. the versions we
 /// speak).
-pub fn error_with_data(id: &RawValue, code: i64, text: &str, data: Value) -> Reply {
+pub(super) fn error_with_data(id: &RawValue, code: i64, text: &str, data: Value) -> Reply {
     Reply {
         jsonrpc: "2.0",
         id: id.to_owned(),
@@ -275,7 +275,7 @@ pub fn error_with_data(id: &RawValue, code: i64, text: &str, data: Value) -> Rep
 
 /// A notification, built from its members, moving them in (`json!` would deep-copy a value
 /// given to it).
-pub fn notification(method: &str, params: Value) -> Value {
+pub(super) fn notification(method: &str, params: Value) -> Value {
     let mut m = serde_json::Map::with_capacity(3);
     m.insert("jsonrpc".into(), "2.0".into());
     m.insert("method".into(), method.into());

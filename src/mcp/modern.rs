@@ -8,18 +8,18 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 
+use super::identity::{PROTOCOL_VERSIONS, SERVER_NAME, SERVER_VERSION};
 use super::jsonrpc::{self, Reply, INVALID_PARAMS};
-use super::PROTOCOL_VERSIONS;
 
 /// The versions served without a handshake.
-pub const MODERN_VERSIONS: &[&str] = &["2026-07-28"];
+const MODERN_VERSIONS: &[&str] = &["2026-07-28"];
 
-pub const PROTOCOL_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
-pub const CLIENT_CAPABILITIES_KEY: &str = "io.modelcontextprotocol/clientCapabilities";
+const PROTOCOL_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
+const CLIENT_CAPABILITIES_KEY: &str = "io.modelcontextprotocol/clientCapabilities";
 const SERVER_INFO_KEY: &str = "io.modelcontextprotocol/serverInfo";
 
 /// `UnsupportedProtocolVersionError`.
-pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 
 /// How long a client may cache what cannot change while this process runs (`server/discover`,
 /// and `tools/list` when page tools are not exposed as MCP tools).
@@ -28,13 +28,13 @@ const STEADY_TTL_MS: u64 = 3_600_000;
 /// Whether a request speaks the modern protocol: its `_meta` names a protocol version. That key
 /// exists only in the modern envelope (legacy requests may carry `_meta` for a progress token),
 /// so a half-built envelope still counts and is told what it lacks.
-pub fn has_envelope(params: &Value) -> bool {
+pub(super) fn has_envelope(params: &Value) -> bool {
     params["_meta"].get(PROTOCOL_VERSION_KEY).is_some()
 }
 
 /// Why a modern request's envelope is refused.
 #[derive(Debug, PartialEq)]
-pub enum Refusal {
+pub(super) enum Refusal {
     /// A required field is missing or of the wrong type (-32602).
     Malformed(String),
     /// The version is not one we serve without a handshake (-32022).
@@ -42,7 +42,7 @@ pub enum Refusal {
 }
 
 impl Refusal {
-    pub fn reply(&self, id: &RawValue) -> Reply {
+    pub(super) fn reply(&self, id: &RawValue) -> Reply {
         match self {
             Refusal::Malformed(message) => jsonrpc::error(id, INVALID_PARAMS, message),
             Refusal::Unsupported(requested) => {
@@ -55,7 +55,7 @@ impl Refusal {
 }
 
 /// Checks the per-request fields every modern request must carry.
-pub fn check_envelope(params: &Value) -> Result<(), Refusal> {
+pub(super) fn check_envelope(params: &Value) -> Result<(), Refusal> {
     let meta = &params["_meta"];
     let malformed = |what: &str| Err(Refusal::Malformed(format!("_meta.{what}")));
     let version = match meta.get(PROTOCOL_VERSION_KEY) {
@@ -83,12 +83,12 @@ fn supported_versions() -> Vec<&'static str> {
 }
 
 fn server_info() -> Value {
-    json!({"name": super::server::SERVER_NAME, "version": super::server::SERVER_VERSION})
+    json!({"name": SERVER_NAME, "version": SERVER_VERSION})
 }
 
 /// A modern result: `resultType: "complete"` and the server's identity in `_meta` (kept beside
 /// what `_meta` the result already has).
-pub fn complete(mut result: Value) -> Value {
+pub(super) fn complete(mut result: Value) -> Value {
     if let Value::Object(members) = &mut result {
         members.insert("resultType".into(), "complete".into());
         let meta = members
@@ -102,7 +102,7 @@ pub fn complete(mut result: Value) -> Value {
 }
 
 /// The answer to `server/discover`.
-pub fn discover() -> Value {
+pub(super) fn discover() -> Value {
     complete(json!({
         "supportedVersions": MODERN_VERSIONS,
         "capabilities": {"tools": {"listChanged": true}},
@@ -113,7 +113,7 @@ pub fn discover() -> Value {
 
 /// The answer to `tools/list`. Exposed page tools change with the page and carry what the page
 /// says, so such a list is stale at once and private; otherwise it is fixed for the process.
-pub fn tools_list(tools: Vec<Value>, page_tools_exposed: bool) -> Value {
+pub(super) fn tools_list(tools: Vec<Value>, page_tools_exposed: bool) -> Value {
     let (ttl, scope) = match page_tools_exposed {
         true => (0, "private"),
         false => (STEADY_TTL_MS, "public"),
@@ -127,16 +127,16 @@ pub fn tools_list(tools: Vec<Value>, page_tools_exposed: bool) -> Value {
 
 /// What a `subscriptions/listen` asked for that we honour: only tool list changes exist here.
 /// `None` when the filter is not an object.
-pub fn honoured(params: &Value) -> Option<bool> {
+pub(super) fn honoured(params: &Value) -> Option<bool> {
     let filter = params.get("notifications")?.as_object()?;
     Some(filter.get("toolsListChanged") == Some(&Value::Bool(true)))
 }
 
 /// One open `subscriptions/listen` stream: its request's id as the client wrote it (every
 /// message on the stream carries it), and whether it wants tool list changes.
-pub struct Subscription {
-    pub id: Box<RawValue>,
-    pub tools: bool,
+pub(super) struct Subscription {
+    pub(super) id: Box<RawValue>,
+    pub(super) tools: bool,
 }
 
 #[derive(Serialize)]
@@ -158,7 +158,7 @@ struct NoteParams<'a> {
 
 /// A notification on a listen stream.
 #[derive(Serialize)]
-pub struct StreamNote<'a> {
+pub(super) struct StreamNote<'a> {
     jsonrpc: &'static str,
     method: &'static str,
     params: NoteParams<'a>,
@@ -174,7 +174,7 @@ struct ClosedResult<'a> {
 
 /// The answer that ends a listen stream gracefully.
 #[derive(Serialize)]
-pub struct Closed<'a> {
+pub(super) struct Closed<'a> {
     jsonrpc: &'static str,
     id: &'a RawValue,
     result: ClosedResult<'a>,
@@ -182,7 +182,7 @@ pub struct Closed<'a> {
 
 impl Subscription {
     /// The first message of the stream: what it will deliver.
-    pub fn acknowledged(&self) -> StreamNote<'_> {
+    pub(super) fn acknowledged(&self) -> StreamNote<'_> {
         let notifications = match self.tools {
             true => json!({"toolsListChanged": true}),
             false => json!({}),
@@ -193,7 +193,7 @@ impl Subscription {
         )
     }
 
-    pub fn tools_changed(&self) -> StreamNote<'_> {
+    pub(super) fn tools_changed(&self) -> StreamNote<'_> {
         self.note("notifications/tools/list_changed", None)
     }
 
@@ -212,7 +212,7 @@ impl Subscription {
         }
     }
 
-    pub fn closed(&self) -> Closed<'_> {
+    pub(super) fn closed(&self) -> Closed<'_> {
         let meta = StreamMeta {
             subscription: &self.id,
             server: Some(server_info()),

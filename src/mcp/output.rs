@@ -14,7 +14,7 @@ const KEEP: usize = 64 * 1024;
 /// Unsent output above which the loop stops reading requests until the client takes some
 /// (a client that stops reading would otherwise make us buffer answers without end). One
 /// answer larger than this is still queued whole.
-pub const FULL: usize = 4 << 20;
+const FULL: usize = 4 << 20;
 
 pub struct Output {
     /// fd 1, never closed by us (hence ManuallyDrop): written directly so that no buffering
@@ -23,7 +23,7 @@ pub struct Output {
     buf: Vec<u8>,
     written: usize,
     /// Set when stdout is closed: further lines are dropped.
-    pub closed: bool,
+    closed: bool,
 }
 
 impl Default for Output {
@@ -33,7 +33,7 @@ impl Default for Output {
 }
 
 impl Output {
-    pub fn new() -> Output {
+    pub(super) fn new() -> Output {
         Output {
             // SAFETY: fd 1 is open for the life of the process and never closed here.
             stdout: ManuallyDrop::new(unsafe { File::from_raw_fd(1) }),
@@ -45,7 +45,7 @@ impl Output {
 
     /// Queues one message as a line, serialized straight into the buffer (no string of
     /// its own in between: a result can be a megabyte).
-    pub fn push<T: Serialize + ?Sized>(&mut self, message: &T) {
+    pub(super) fn push<T: Serialize + ?Sized>(&mut self, message: &T) {
         if self.closed {
             return;
         }
@@ -69,16 +69,16 @@ impl Output {
 
     /// More than [`FULL`] bytes are waiting for the client (never while stdout is closed:
     /// nothing is queued then).
-    pub fn full(&self) -> bool {
+    pub(crate) fn full(&self) -> bool {
         self.buf.len() - self.written > FULL
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.written >= self.buf.len()
     }
 
     /// Writes what stdout accepts now. `Ok(true)` when nothing is left.
-    pub fn flush(&mut self) -> io::Result<bool> {
+    pub(crate) fn flush(&mut self) -> io::Result<bool> {
         while self.written < self.buf.len() {
             match self.stdout.write(&self.buf[self.written..]) {
                 Ok(0) => return Err(io::ErrorKind::WriteZero.into()),

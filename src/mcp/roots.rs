@@ -10,71 +10,99 @@ use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
 use super::jsonrpc::{id_key, Id, IdKey};
-use super::server::Server;
 use crate::log::log;
 
 /// How long tool calls wait for a client that does not answer `roots/list`.
 const WAIT: Duration = Duration::from_secs(5);
 
+/// What the server knows and awaits of the client's roots. It sends nothing and runs no
+/// call itself: its methods say what to send, and hand back the calls that may run.
 #[derive(Default)]
-pub struct Roots {
+pub(super) struct Roots {
     /// The client said it has roots (`capabilities.roots` in `initialize`).
-    pub capable: bool,
+    pub(super) capable: bool,
     /// The id of our `roots/list` request in flight.
     request: Option<String>,
     /// How many `roots/list` requests were sent (their ids count up).
     seq: u64,
     /// When tool calls stop waiting for the answer.
-    pub deadline: Option<Instant>,
+    deadline: Option<Instant>,
     /// Tool calls that arrived while the roots were being asked for: they run once the
     /// answer is in (or after a few seconds).
-    pub held: Vec<(Id, String, Value)>,
+    held: Vec<Held>,
+}
+
+/// A `tools/call` request held until the roots are known.
+pub(super) struct Held {
+    pub(super) id: Id,
+    pub(super) name: String,
+    pub(super) args: Value,
+}
+
+/// A response from the client, as far as the roots are concerned.
+pub(super) enum Answer {
+    /// Not the answer to our `roots/list`: only a string id equal to the one of the request
+    /// in flight is.
+    NotOurs,
+    /// Our answer: the client's roots as paths (`None` when it answered with an error), and
+    /// the calls held, to run once the roots are in place.
+    Roots {
+        roots: Option<Vec<PathBuf>>,
+        held: Vec<Held>,
+    },
 }
 
 impl Roots {
-    pub fn pending(&self) -> bool {
+    /// Whether an answer to `roots/list` is awaited (tool calls are held meanwhile).
+    pub(super) fn pending(&self) -> bool {
         self.request.is_some()
     }
-}
 
-impl Server {
-    /// Sends `roots/list` (when the client has roots).
-    pub(super) fn ask_roots(&mut self) {
-        if !self.roots.capable {
-            return;
+    /// When the calls held stop waiting.
+    pub(super) fn deadline(&self) -> Option<Instant> {
+        self.deadline
+    }
+
+    pub(super) fn hold(&mut self, call: Held) {
+        self.held.push(call);
+    }
+
+    /// The `roots/list` request to send, when the client has roots.
+    pub(super) fn ask(&mut self) -> Option<Value> {
+        if !self.capable {
+            return None;
         }
-        self.roots.seq += 1;
-        let id = format!("devtools-mcp-roots-{}", self.roots.seq);
-        self.roots.request = Some(id.clone());
-        self.roots.deadline = Some(Instant::now() + WAIT);
-        self.send(json!({"jsonrpc": "2.0", "id": id, "method": "roots/list"}));
+        self.seq += 1;
+        let id = format!("devtools-mcp-roots-{}", self.seq);
+        self.request = Some(id.clone());
+        self.deadline = Some(Instant::now() + WAIT);
+        Some(json!({"jsonrpc": "2.0", "id": id, "method": "roots/list"}))
     }
 
     /// The client left the legacy session (a modern request came): its roots no longer
-    /// apply, and an answer still to come is not awaited.
-    pub(super) fn forget_roots(&mut self) {
-        self.roots.capable = false;
-        self.roots.request = None;
-        self.cx.client_roots = None;
-        self.release_held();
+    /// apply, and an answer still to come is not awaited. Returns the calls to run now.
+    pub(super) fn forget(&mut self) -> Vec<Held> {
+        self.capable = false;
+        self.request = None;
+        self.release()
     }
 
-    pub(super) fn roots_timed_out(&mut self) {
+    /// The client did not answer in time. Returns the calls to run now, without its roots.
+    pub(super) fn time_out(&mut self) -> Vec<Held> {
         log!("the client did not answer roots/list within {WAIT:?}; going on without its roots");
-        self.roots.request = None;
-        self.release_held();
+        self.request = None;
+        self.release()
     }
 
-    /// A response from the client. Returns false when it is not the answer to our request:
-    /// only a string id equal to the one of the `roots/list` request in flight is.
-    pub(super) fn on_roots_answer(&mut self, id: &RawValue, result: Option<Value>) -> bool {
-        match (&self.roots.request, id_key(id)) {
+    /// Reads a response from the client.
+    pub(super) fn answer(&mut self, id: &RawValue, result: Option<Value>) -> Answer {
+        match (&self.request, id_key(id)) {
             (Some(ours), IdKey::Str(theirs)) if *ours == theirs => {}
-            _ => return false,
+            _ => return Answer::NotOurs,
         }
-        self.roots.request = None;
+        self.request = None;
         let roots = result.as_ref().and_then(|r| r["roots"].as_array());
-        self.cx.client_roots = match roots {
+        let roots = match roots {
             Some(list) => Some(
                 list.iter()
                     .filter_map(|r| r["uri"].as_str().and_then(file_uri_path))
@@ -85,20 +113,19 @@ impl Server {
                 None
             }
         };
-        self.release_held();
-        true
+        let held = self.release();
+        Answer::Roots { roots, held }
     }
 
-    fn release_held(&mut self) {
-        self.roots.deadline = None;
-        for (id, name, args) in std::mem::take(&mut self.roots.held) {
-            self.start_call(id, &name, args, false);
-        }
+    /// Stops waiting: the calls held, in the order they came.
+    fn release(&mut self) -> Vec<Held> {
+        self.deadline = None;
+        std::mem::take(&mut self.held)
     }
 }
 
 /// The path of a `file://` URI (percent-decoded); `None` for other schemes.
-pub fn file_uri_path(uri: &str) -> Option<PathBuf> {
+fn file_uri_path(uri: &str) -> Option<PathBuf> {
     let rest = uri.strip_prefix("file://")?;
     // `file://host/path`: only the local host is ours.
     let path = match rest.find('/') {

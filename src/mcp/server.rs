@@ -21,15 +21,13 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
+use super::identity::{self, SERVER_NAME, SERVER_VERSION};
 use super::jsonrpc::{self, id_key, request_id, Id, Incoming, INVALID_PARAMS, METHOD_NOT_FOUND};
 use super::modern::{self, Subscription};
 use super::output::Output;
-use super::roots::Roots;
+use super::roots::{Answer, Held, Roots};
 use crate::log::log;
 use crate::tools::{self, call, CallId, Ctx, Outcome};
-
-pub const SERVER_NAME: &str = "devtools-mcp";
-pub const SERVER_VERSION: &str = env!("CARGO_PKG_VERSION");
 
 pub struct Server {
     pub cx: Ctx,
@@ -37,7 +35,7 @@ pub struct Server {
     /// The protocol version agreed in `initialize`.
     protocol_version: Option<String>,
     initialized: bool,
-    pub(super) roots: Roots,
+    roots: Roots,
     /// Which protocol the connection speaks, once a request said.
     era: Era,
     /// The open `subscriptions/listen` streams (modern era only).
@@ -83,7 +81,7 @@ impl Server {
     }
 
     /// Queues one protocol message for the client.
-    pub fn send(&mut self, message: impl Serialize) {
+    pub(crate) fn send(&mut self, message: impl Serialize) {
         self.out.push(&message);
     }
 
@@ -94,11 +92,15 @@ impl Server {
                 log!("rejected a line from the client: {message}");
                 self.send(jsonrpc::error(&id, code, &message));
             }
-            Incoming::Response { id, result } => {
-                if !self.on_roots_answer(&id, result) {
+            Incoming::Response { id, result } => match self.roots.answer(&id, result) {
+                Answer::Roots { roots, held } => {
+                    self.cx.client_roots = roots;
+                    self.run_held(held);
+                }
+                Answer::NotOurs => {
                     log!("ignored a response from the client to no request of ours (id {id})");
                 }
-            }
+            },
             Incoming::Notification { method, params } => {
                 self.notification(&method, params.as_deref())
             }
@@ -145,7 +147,7 @@ impl Server {
             "initialize" => {
                 self.era = Era::Legacy;
                 self.close_subscriptions();
-                let version = super::negotiate(params["protocolVersion"].as_str());
+                let version = identity::negotiate(params["protocolVersion"].as_str());
                 self.protocol_version = Some(version.to_string());
                 self.roots.capable = params["capabilities"]["roots"].is_object();
                 let result = json!({
@@ -176,7 +178,10 @@ impl Server {
         if self.era != Era::Modern {
             self.era = Era::Modern;
             self.initialized = false;
-            self.forget_roots();
+            // The legacy session's roots no longer apply.
+            let held = self.roots.forget();
+            self.cx.client_roots = None;
+            self.run_held(held);
         }
         match method {
             "server/discover" => self.send(jsonrpc::response(&id, modern::discover())),
@@ -207,7 +212,7 @@ impl Server {
 
     /// Ends every open subscription gracefully (the server shuts down, or the client switched
     /// to the handshake).
-    pub fn close_subscriptions(&mut self) {
+    pub(crate) fn close_subscriptions(&mut self) {
         for subscription in std::mem::take(&mut self.subscriptions) {
             self.send(subscription.closed());
         }
@@ -228,18 +233,33 @@ impl Server {
         };
         if !modern && self.roots.pending() {
             // A path is never judged against roots that are not known yet.
-            self.roots.held.push((id, name.to_owned(), args));
+            let name = name.to_owned();
+            self.roots.hold(Held { id, name, args });
             return;
         }
         self.start_call(id, name, args, modern);
     }
 
-    pub(super) fn start_call(&mut self, id: Id, name: &str, args: Value, modern: bool) {
+    fn start_call(&mut self, id: Id, name: &str, args: Value, modern: bool) {
         match tools::call(&mut self.cx, name, args) {
             Ok(call) => {
                 self.rpc_ids.insert(call, (id, modern));
             }
             Err(text) => self.send(jsonrpc::error(&id, INVALID_PARAMS, &text)),
+        }
+    }
+
+    /// Sends `roots/list`, when the client has roots.
+    fn ask_roots(&mut self) {
+        if let Some(request) = self.roots.ask() {
+            self.send(request);
+        }
+    }
+
+    /// Runs the tool calls that waited for the roots, in the order they came.
+    fn run_held(&mut self, held: Vec<Held>) {
+        for Held { id, name, args } in held {
+            self.start_call(id, &name, args, false);
         }
     }
 
@@ -300,7 +320,7 @@ impl Server {
 
     /// The next deadline of the MCP layer itself.
     pub fn next_deadline(&self) -> Option<Instant> {
-        match (self.roots.deadline, self.list_changed_due) {
+        match (self.roots.deadline(), self.list_changed_due) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }
@@ -312,8 +332,9 @@ impl Server {
             self.list_changed_window = (now, 0);
             self.send_list_changed();
         }
-        if self.roots.deadline.is_some_and(|d| d <= now) {
-            self.roots_timed_out();
+        if self.roots.deadline().is_some_and(|d| d <= now) {
+            let held = self.roots.time_out();
+            self.run_held(held);
             self.drain();
         }
     }

@@ -26,7 +26,7 @@ const NAVIGATION_TIMEOUT_MS: u32 = 30_000;
 #[derive(FromArgs)]
 /// Load a page cold several times and report TTFB, FCP, LCP, CLS and TBT (median and p75);
 /// exit 1 when a budget is broken, 2 on a usage or browser error.
-pub struct PerfArgs {
+struct PerfArgs {
     /// the page to measure
     #[argh(option)]
     url: String,
@@ -44,7 +44,7 @@ pub struct PerfArgs {
     server_arg: Vec<String>,
 }
 
-pub fn perf(args: &[&str]) -> ExitCode {
+pub(super) fn perf(args: &[&str]) -> ExitCode {
     let parsed = match PerfArgs::from_args(&["devtools-mcp perf"], args) {
         Ok(a) => a,
         Err(exit) => return super::cli::early_exit(exit),

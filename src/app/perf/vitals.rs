@@ -16,9 +16,9 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 /// How long after the load event the page must run no long task for the run to end.
-pub const QUIET_MS: u32 = 2000;
+pub(super) const QUIET_MS: u32 = 2000;
 /// The longest a run waits for that quiet, from the time origin.
-pub const SETTLE_CAP_MS: u32 = 30_000;
+pub(super) const SETTLE_CAP_MS: u32 = 30_000;
 
 const BLOCKING_THRESHOLD_MS: f64 = 50.0;
 const SESSION_GAP_MS: f64 = 1000.0;
@@ -32,23 +32,23 @@ const MAX_SHIFT: f64 = 10.0;
 /// What the injected observer hands back (see `observer.js`); every number is checked before use,
 /// since the page could have tampered with it.
 #[derive(Deserialize, Debug, Default)]
-pub struct Recorded {
-    pub ttfb: Option<f64>,
-    pub fcp: Option<f64>,
-    pub lcp: Option<f64>,
+pub(super) struct Recorded {
+    ttfb: Option<f64>,
+    fcp: Option<f64>,
+    lcp: Option<f64>,
     /// `[startTime, value]` of each layout shift without recent input.
     #[serde(default)]
-    pub shifts: Vec<(f64, f64)>,
+    shifts: Vec<(f64, f64)>,
     /// `[startTime, duration]` of each long task.
     #[serde(default)]
-    pub tasks: Vec<(f64, f64)>,
+    tasks: Vec<(f64, f64)>,
     /// Whether the quiet window was reached before the cap.
     #[serde(default)]
-    pub settled: bool,
+    pub(super) settled: bool,
 }
 
 /// The names, in the order shown, with their unit.
-pub const METRICS: &[(&str, &str)] = &[
+pub(super) const METRICS: &[(&str, &str)] = &[
     ("ttfb", "ms"),
     ("fcp", "ms"),
     ("lcp", "ms"),
@@ -58,7 +58,7 @@ pub const METRICS: &[(&str, &str)] = &[
 
 /// One run's metrics, in [`METRICS`] order; `None` when the page never produced it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Metrics(pub [Option<f64>; 5]);
+pub(super) struct Metrics(pub(super) [Option<f64>; 5]);
 
 fn time(v: Option<f64>) -> Result<Option<f64>, String> {
     match v {
@@ -71,7 +71,7 @@ fn time(v: Option<f64>) -> Result<Option<f64>, String> {
 
 impl Recorded {
     /// The metrics, or why the recorded numbers cannot be right.
-    pub fn metrics(&self) -> Result<Metrics, String> {
+    pub(super) fn metrics(&self) -> Result<Metrics, String> {
         let fcp = time(self.fcp)?;
         for &(t, v) in &self.shifts {
             time(Some(t))?;
@@ -95,7 +95,7 @@ impl Recorded {
 }
 
 /// web-vitals' CLS: the largest session window of shifts (ordered by time).
-pub fn cumulative_layout_shift(shifts: &[(f64, f64)]) -> f64 {
+fn cumulative_layout_shift(shifts: &[(f64, f64)]) -> f64 {
     let mut sorted = shifts.to_vec();
     sorted.sort_by(|a, b| a.0.total_cmp(&b.0));
     let (mut best, mut sum) = (0.0_f64, 0.0_f64);
@@ -114,7 +114,7 @@ pub fn cumulative_layout_shift(shifts: &[(f64, f64)]) -> f64 {
 }
 
 /// Lighthouse's TBT from FCP on; every task recorded counts, as the run ends at the quiet window.
-pub fn blocking_time(fcp: f64, tasks: &[(f64, f64)]) -> f64 {
+fn blocking_time(fcp: f64, tasks: &[(f64, f64)]) -> f64 {
     tasks
         .iter()
         .map(|&(start, duration)| start + duration - start.max(fcp))
@@ -126,7 +126,7 @@ pub fn blocking_time(fcp: f64, tasks: &[(f64, f64)]) -> f64 {
 }
 
 /// Median (the mean of the middle two for an even count) and p75 (nearest rank).
-pub fn median_p75(values: &[f64]) -> Option<(f64, f64)> {
+fn median_p75(values: &[f64]) -> Option<(f64, f64)> {
     let mut v = values.to_vec();
     v.sort_by(f64::total_cmp);
     let n = v.len();
@@ -144,12 +144,12 @@ pub fn median_p75(values: &[f64]) -> Option<(f64, f64)> {
 
 /// A limit on one metric, from `--budget lcp=2500,cls=0.1`.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Budget {
-    pub metric: usize,
-    pub limit: f64,
+pub(super) struct Budget {
+    pub(super) metric: usize,
+    pub(super) limit: f64,
 }
 
-pub fn parse_budgets(spec: &str) -> Result<Vec<Budget>, String> {
+pub(super) fn parse_budgets(spec: &str) -> Result<Vec<Budget>, String> {
     let mut out = Vec::new();
     for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         let Some((name, limit)) = part.split_once('=') else {
@@ -173,14 +173,14 @@ pub fn parse_budgets(spec: &str) -> Result<Vec<Budget>, String> {
 }
 
 /// A metric's summary over the runs that produced it.
-pub struct Summary {
-    pub median: Option<f64>,
-    pub p75: Option<f64>,
+pub(super) struct Summary {
+    pub(super) median: Option<f64>,
+    pub(super) p75: Option<f64>,
     /// The runs that did not produce it.
-    pub missing: usize,
+    pub(super) missing: usize,
 }
 
-pub fn summarize(runs: &[Metrics]) -> Vec<Summary> {
+pub(super) fn summarize(runs: &[Metrics]) -> Vec<Summary> {
     (0..METRICS.len())
         .map(|i| {
             let values: Vec<f64> = runs.iter().filter_map(|m| m.0[i]).collect();
@@ -196,7 +196,7 @@ pub fn summarize(runs: &[Metrics]) -> Vec<Summary> {
 
 /// A budget is kept when the metric's p75 over the runs is within it (Core Web Vitals are judged
 /// at p75); a metric no run produced breaks its budget, as nothing shows it is kept.
-pub fn broken(budget: &Budget, summary: &[Summary]) -> bool {
+pub(super) fn broken(budget: &Budget, summary: &[Summary]) -> bool {
     summary
         .get(budget.metric)
         .and_then(|s| s.p75)
@@ -204,7 +204,7 @@ pub fn broken(budget: &Budget, summary: &[Summary]) -> bool {
 }
 
 /// A value as shown: times in whole ms, CLS with three decimals.
-pub fn show(metric: usize, value: Option<f64>) -> String {
+pub(super) fn show(metric: usize, value: Option<f64>) -> String {
     match (METRICS.get(metric), value) {
         (_, None) => "-".into(),
         (Some((_, "ms")), Some(v)) => format!("{v:.0} ms"),
@@ -212,7 +212,7 @@ pub fn show(metric: usize, value: Option<f64>) -> String {
     }
 }
 
-pub fn metrics_json(m: &Metrics) -> Value {
+pub(super) fn metrics_json(m: &Metrics) -> Value {
     let mut out = serde_json::Map::new();
     for (i, (name, _)) in METRICS.iter().enumerate() {
         out.insert((*name).into(), json!(m.0[i]));

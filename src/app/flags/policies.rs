@@ -1,16 +1,15 @@
-//! The reference's newer flags (issue 10 part 3): checking their values into
-//! `settings::Policies`, and `--config`, a JSON file of the same settings.
-
-use std::collections::HashSet;
+//! The reference's newer flags (websocket headers, proxy, certificates, URL patterns, what page
+//! code may do, screenshot defaults, `pageId` routing): their values checked, with the
+//! reference's complaints, into `settings::Policies`.
 
 use serde_json::Value;
 
-use super::flags::{Flags, BOOL_FLAGS, IGNORED_FLAGS, REPEATED_FLAGS};
+use super::command_line::Flags;
 use crate::browser::url_rules;
 use crate::settings::{Policies, ScreenshotDefaults, UrlRules};
 
 /// What the newer flags mean, or the reference's complaint about a bad value.
-pub fn policies(flags: &Flags) -> Result<Policies, String> {
+pub(super) fn policies(flags: &Flags) -> Result<Policies, String> {
     if !flags.blocked_url_pattern.is_empty() && !flags.allowed_url_pattern.is_empty() {
         return Err(
             "Arguments blockedUrlPattern and allowedUrlPattern are mutually exclusive".into(),
@@ -108,92 +107,6 @@ fn screenshot(flags: &Flags) -> Result<ScreenshotDefaults, String> {
     })
 }
 
-/// Every name a `--config` file may use: the flags, the reference's flags that change nothing
-/// here, and the reference's aliases.
-fn known(name: &str) -> bool {
-    const VALUED: &[&str] = &[
-        "executablePath",
-        "userDataDir",
-        "viewport",
-        "browserUrl",
-        "wsEndpoint",
-        "logFile",
-        "toolTimeout",
-        "maxResultBytes",
-        "wsHeaders",
-        "proxyServer",
-        "screenshotFormat",
-        "screenshotQuality",
-        "screenshotMaxWidth",
-        "screenshotMaxHeight",
-    ];
-    const ALIASES: &[&str] = &[
-        "workspace",
-        "experimentalMemory",
-        "experimentalScreencastFps",
-    ];
-    BOOL_FLAGS.contains(&name)
-        || REPEATED_FLAGS.contains(&name)
-        || VALUED.contains(&name)
-        || ALIASES.contains(&name)
-        || IGNORED_FLAGS.iter().any(|(n, _)| *n == name)
-}
-
-/// The settings of a `--config` file as command-line arguments, leaving out those the command
-/// line sets itself (`given`: camelCase names), since the command line wins. Unknown keys are
-/// an error that names them all, as the reference's.
-pub fn config_args(text: &str, given: &HashSet<String>) -> Result<Vec<String>, String> {
-    let invalid = |why: String| format!("Invalid JSON config file: {why}");
-    let value: Value = serde_json::from_str(text).map_err(|e| invalid(e.to_string()))?;
-    let Value::Object(map) = value else {
-        return Err(invalid("Config must be a JSON object".into()));
-    };
-    let unknown: Vec<&str> = map
-        .keys()
-        .map(String::as_str)
-        .filter(|k| !known(k))
-        .collect();
-    match unknown.len() {
-        0 => {}
-        1 => return Err(invalid(format!("Unknown argument: {}", unknown[0]))),
-        _ => {
-            return Err(invalid(format!(
-                "Unknown arguments: {}",
-                unknown.join(", ")
-            )))
-        }
-    }
-    let mut args = Vec::new();
-    for (name, value) in map {
-        let canonical = if name == "workspace" {
-            "filesystemRoot"
-        } else {
-            &name
-        };
-        if given.contains(canonical) || name == "config" {
-            continue;
-        }
-        let items = match value {
-            Value::Array(items) => items,
-            Value::Null => continue,
-            one => vec![one],
-        };
-        for item in items {
-            let text = match item {
-                Value::String(s) => s,
-                Value::Bool(_) | Value::Number(_) => item.to_string(),
-                _ => {
-                    return Err(invalid(format!(
-                        "{name} must be a string, number or boolean"
-                    )))
-                }
-            };
-            args.push(format!("--{name}={text}"));
-        }
-    }
-    Ok(args)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -271,34 +184,5 @@ mod tests {
                 .contains("mutually exclusive")
         );
         assert!(err(&["--allowedUrlPattern=*://10.0.0.*/*"]).contains("partial IPv4"));
-    }
-
-    #[test]
-    fn config_files() {
-        let given: HashSet<String> = ["headless".to_string()].into();
-        let args = config_args(
-            r#"{"headless": false, "chromeArg": ["--a", "--b"], "screenshotMaxWidth": 640,
-                "usageStatistics": false, "workspace": "/w"}"#,
-            &given,
-        )
-        .unwrap();
-        assert_eq!(
-            args,
-            vec![
-                "--chromeArg=--a",
-                "--chromeArg=--b",
-                "--screenshotMaxWidth=640",
-                "--usageStatistics=false",
-                "--workspace=/w"
-            ]
-        );
-        assert_eq!(
-            config_args(r#"{"bogus": 1, "alsoBogus": 2}"#, &given).unwrap_err(),
-            "Invalid JSON config file: Unknown arguments: bogus, alsoBogus"
-        );
-        assert_eq!(
-            config_args("[]", &given).unwrap_err(),
-            "Invalid JSON config file: Config must be a JSON object"
-        );
     }
 }
