@@ -13,7 +13,7 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::fake::{Rig, SESSION};
-use devtools_mcp::tools::call::Outcome;
+use devtools_mcp::tools::Outcome;
 use serde_json::{json, Value};
 
 fn text(answer: &Value) -> &str {

@@ -52,6 +52,23 @@ impl RawEvent {
     }
 }
 
+/// Work of several steps written as one state machine: the struct carries what the work
+/// knows so far, `Step` has one variant for each thing it waits to hear, and [`Flow::next`]
+/// is the one place that says what happens next. Each wait hands the flow on with
+/// [`Flow::then`], so the order of the steps reads top to bottom in `next`; nothing blocks.
+pub trait Flow<H: 'static>: Sized + 'static {
+    /// What the flow can hear back: one variant per step that waits.
+    type Step: 'static;
+
+    /// Takes the outcome of the last wait and does the next thing.
+    fn next(self, cx: &mut H, step: Self::Step);
+
+    /// The continuation that brings an outcome back into [`Flow::next`] as `step(outcome)`.
+    fn then<T: 'static>(self, step: fn(Result<T, Error>) -> Self::Step) -> Done<H, T> {
+        Box::new(move |cx, r| self.next(cx, step(r)))
+    }
+}
+
 /// The state a continuation runs against, and what the browser layer tells the layers
 /// above. Implemented once, by the type that owns all state.
 pub trait Host: Sized + 'static {

@@ -53,3 +53,10 @@ impl serde::Serialize for PageId {
         s.serialize_u32(self.0)
     }
 }
+
+/// A `pageId` argument, read as [`PageId::from_arg`] reads it.
+impl<'de> serde::Deserialize<'de> for PageId {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<PageId, D::Error> {
+        f64::deserialize(d).map(PageId::from_arg)
+    }
+}

@@ -13,7 +13,7 @@ pub mod url_rules;
 
 pub mod waiters;
 
-pub use host::{Action, Done, Host, Once, RawEvent, Runtime};
+pub use host::{Action, Done, Flow, Host, Once, RawEvent, Runtime};
 pub use ids::{CallId, Owner, PageId};
 
 use std::collections::HashMap;

@@ -9,7 +9,6 @@ use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{CallId, Ctx};
 use crate::browser::PageId;
 use crate::error::Error;
 
@@ -43,22 +42,106 @@ pub mod max {
     pub const COORD: f64 = 1e7;
 }
 
+/// A tool's arguments, declared once: [`tool_args!`] makes from one list both the typed
+/// struct the handler reads and the JSON Schema properties the server lists and checks.
+pub trait Args: DeserializeOwned {
+    /// The names of the properties a call must give (the fields that are not `Option`).
+    const REQUIRED: &'static [&'static str];
+    /// The schema's `properties`, in declaration order (the order `tools/list` shows).
+    fn properties() -> Value;
+}
+
+/// What the registry keeps of a tool's argument list.
+#[derive(Clone, Copy)]
+pub struct Schema {
+    pub properties: fn() -> Value,
+    pub required: &'static [&'static str],
+}
+
+/// The schema of the arguments `A`.
+pub const fn schema<A: Args>() -> Schema {
+    Schema {
+        properties: A::properties,
+        required: A::REQUIRED,
+    }
+}
+
+/// Declares a tool's arguments: each field as `"jsonName" field: Type = {schema},`. A field
+/// of type `Option<T>` is optional; any other is required. The schema is `json!` syntax, or a
+/// parenthesised expression that gives a `Value`.
+///
+/// ```ignore
+/// tool_args! {
+///     struct ExecuteArgs {
+///         "toolName" tool_name: String = {"type": "string", "maxLength": max::NAME},
+///         "pageId" page: Option<PageId> = (args::page_id()),
+///     }
+/// }
+/// ```
+macro_rules! tool_args {
+    (
+        $(#[$meta:meta])*
+        $vis:vis struct $name:ident { $($fields:tt)* }
+    ) => {
+        $crate::tools::args::tool_args!(@fields
+            [$(#[$meta])* $vis $name] [] [] []
+            $($fields)*
+        );
+    };
+    (@fields [$($head:tt)*] [$($field:tt)*] [$($prop:tt)*] [$($req:tt)*]
+        $(#[$fmeta:meta])* $json:literal $f:ident : Option<$t:ty> = $schema:tt, $($rest:tt)*
+    ) => {
+        $crate::tools::args::tool_args!(@fields [$($head)*]
+            [$($field)* $(#[$fmeta])* #[serde(rename = $json)] $f: Option<$t>,]
+            [$($prop)* ($json, $schema)]
+            [$($req)*]
+            $($rest)*
+        );
+    };
+    (@fields [$($head:tt)*] [$($field:tt)*] [$($prop:tt)*] [$($req:tt)*]
+        $(#[$fmeta:meta])* $json:literal $f:ident : $t:ty = $schema:tt, $($rest:tt)*
+    ) => {
+        $crate::tools::args::tool_args!(@fields [$($head)*]
+            [$($field)* $(#[$fmeta])* #[serde(rename = $json)] $f: $t,]
+            [$($prop)* ($json, $schema)]
+            [$($req)* $json,]
+            $($rest)*
+        );
+    };
+    (@fields [$(#[$meta:meta])* $vis:vis $name:ident] [$($field:tt)*] [$(($json:literal, $schema:tt))*] [$($req:tt)*]) => {
+        $(#[$meta])*
+        #[derive(serde::Deserialize)]
+        $vis struct $name { $($field)* }
+
+        impl $crate::tools::args::Args for $name {
+            const REQUIRED: &'static [&'static str] = &[$($req)*];
+            fn properties() -> serde_json::Value {
+                let mut properties = serde_json::Map::new();
+                $( properties.insert($json.into(), serde_json::json!($schema)); )*
+                serde_json::Value::Object(properties)
+            }
+        }
+    };
+}
+pub(crate) use tool_args;
+
+/// The schema of `pageId`, the page a page-scoped tool works on.
+pub fn page_id() -> Value {
+    serde_json::json!({"type": "number", "minimum": 0, "maximum": max::ID, "description": "Default: selected page"})
+}
+
+/// A `timeout` argument when it is a positive number of milliseconds, else `default`.
+pub fn timeout_or(timeout: Option<f64>, default: Duration) -> Duration {
+    match timeout {
+        Some(ms) if ms >= 1.0 && ms.is_finite() => Duration::from_millis(ms as u64),
+        _ => default,
+    }
+}
+
 /// The arguments as the tool's struct. They were checked against the tool's schema first,
 /// so a failure here is a schema that says less than the struct expects.
 pub fn parse<T: DeserializeOwned>(args: Value) -> Result<T, Error> {
     serde_json::from_value(args).map_err(|e| Error::Invalid(format!("Invalid arguments: {e}")))
-}
-
-/// [`parse`] for a handler: the arguments as the tool's struct, or `None` after answering
-/// the call with the error.
-pub fn for_call<T: DeserializeOwned>(cx: &mut Ctx, call: CallId, args: Value) -> Option<T> {
-    match parse(args) {
-        Ok(a) => Some(a),
-        Err(e) => {
-            super::call::fail(cx, call, e);
-            None
-        }
-    }
 }
 
 /// Arguments shared by many tools; `#[serde(flatten)]` it into a tool's struct.
@@ -88,10 +171,7 @@ impl Shared {
 
     /// `timeout` when it is a positive number of milliseconds, else `default`.
     pub fn timeout_or(&self, default: Duration) -> Duration {
-        match self.timeout {
-            Some(ms) if ms >= 1.0 && ms.is_finite() => Duration::from_millis(ms as u64),
-            _ => default,
-        }
+        timeout_or(self.timeout, default)
     }
 }
 

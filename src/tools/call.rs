@@ -5,53 +5,18 @@
 //! Tool code answers through this module; the MCP layer reads the answers from
 //! [`Ctx::outbox`](super::Ctx) and never hands tools anything but a [`CallId`].
 
-use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use super::args;
+use super::ctx::{Call, Ctx, DialogPolicy, Outcome, PageCode};
 use super::result::ToolResult;
-use super::Ctx;
 pub use crate::browser::CallId;
 use crate::browser::{self, Host, PageId};
 use crate::cdp::generated::{runtime, web_mcp};
 use crate::log::log;
-use crate::timers::TimerId;
-
-pub struct Call {
-    pub tool: &'static str,
-    pub started: Instant,
-    /// The call's time limit, when it has one.
-    timer: Option<TimerId>,
-    /// The page session whose JavaScript this call runs, so a timeout can stop a busy page.
-    page_session: Option<String>,
-    /// The WebMCP invocation this call waits for (session, invocation id), cancelled in the
-    /// page when the call ends without its answer.
-    invocation: Option<(String, String)>,
-}
-
-/// What the tools layer has for the MCP layer, in the order it happened.
-pub enum Outcome {
-    /// A call's answer.
-    Answer(CallId, ToolResult),
-    /// The set of page tools changed (a page registered, lost or changed tools): clients
-    /// that show them should list tools again.
-    ToolsChanged,
-}
-
-#[derive(Default)]
-pub struct Calls {
-    next_id: u64,
-    calls: HashMap<CallId, Call>,
-}
-
-impl Calls {
-    pub fn contains(&self, id: CallId) -> bool {
-        self.calls.contains_key(&id)
-    }
-
-    pub fn get(&self, id: CallId) -> Option<&Call> {
-        self.calls.get(&id)
-    }
-}
 
 /// Starts a call of `tool`; work started while it runs is owned by it.
 pub fn start(cx: &mut Ctx, tool: &'static str) -> CallId {
@@ -61,8 +26,9 @@ pub fn start(cx: &mut Ctx, tool: &'static str) -> CallId {
         tool,
         started: Instant::now(),
         timer: None,
-        page_session: None,
+        page_code: None,
         invocation: None,
+        dialog_notes: Vec::new(),
     };
     cx.calls.calls.insert(id, call);
     id
@@ -92,7 +58,7 @@ pub fn fail(cx: &mut Ctx, call: CallId, err: impl std::fmt::Display) {
     let mut text = error_text(&err.to_string());
     // The first answer after the browser came back says so, an error as much as a success.
     if cx.calls.contains(call) && std::mem::take(&mut cx.browser.restarted) {
-        text = format!("{}\n{text}", super::response::restart_note(false));
+        text = format!("{}\n{text}", restart_note(false));
     }
     finish(cx, call, ToolResult::error(text));
 }
@@ -111,8 +77,8 @@ pub fn cancel(cx: &mut Ctx, call: CallId) {
     let Some(c) = end(cx, call) else {
         return;
     };
-    if let Some(session) = &c.page_session {
-        stop_page_script(cx, session);
+    if let Some(code) = &c.page_code {
+        stop_page_script(cx, &code.session);
     }
     cancel_invocation(cx, c.invocation);
     log!(
@@ -137,7 +103,8 @@ pub fn limit(cx: &mut Ctx, call: CallId, after: Duration, message: String) {
             let (session, invocation) = match cx.calls.calls.get_mut(&call) {
                 Some(c) => {
                     c.timer = None;
-                    (c.page_session.clone(), c.invocation.take())
+                    let session = c.page_code.as_ref().map(|code| code.session.clone());
+                    (session, c.invocation.take())
                 }
                 None => (None, None),
             };
@@ -156,11 +123,55 @@ pub fn limit(cx: &mut Ctx, call: CallId, after: Duration, message: String) {
     }
 }
 
-/// Marks the call as running JavaScript in the page of `session`: a timeout or a cancel
-/// interrupts it there.
-pub fn runs_page_code(cx: &mut Ctx, call: CallId, session: &str) {
+/// Marks the call as running page code in `page`'s session `session`: a timeout or a
+/// cancel interrupts it there, and a dialog it opens is answered by `policy` (left open
+/// when `None`).
+pub fn runs_page_code(
+    cx: &mut Ctx,
+    call: CallId,
+    page: PageId,
+    session: &str,
+    policy: Option<DialogPolicy>,
+) {
+    cx.calls.page_code_seq += 1;
+    let seq = cx.calls.page_code_seq;
     if let Some(c) = cx.calls.calls.get_mut(&call) {
-        c.page_session = Some(session.to_owned());
+        c.page_code = Some(PageCode {
+            session: session.to_owned(),
+            page,
+            policy,
+            seq,
+        });
+    }
+}
+
+/// What happened to dialogs the call's page code opened (and that were answered for it),
+/// as lines for its answer. The call answers no further dialogs.
+pub fn take_dialog_notes(cx: &mut Ctx, call: CallId) -> Vec<String> {
+    let Some(c) = cx.calls.calls.get_mut(&call) else {
+        return Vec::new();
+    };
+    if let Some(code) = &mut c.page_code {
+        code.policy = None;
+    }
+    std::mem::take(&mut c.dialog_notes)
+}
+
+/// The call whose page code answers a dialog that opened on `page`: the earliest of those
+/// running page code there with a dialog policy, and the policy.
+pub fn dialog_answerer(cx: &Ctx, page: PageId) -> Option<(CallId, DialogPolicy)> {
+    let running = cx.calls.calls.iter().filter_map(|(id, c)| {
+        let code = c.page_code.as_ref().filter(|code| code.page == page)?;
+        Some((code.seq, *id, code.policy.clone()?))
+    });
+    let (_, call, policy) = running.min_by_key(|(seq, _, _)| *seq)?;
+    Some((call, policy))
+}
+
+/// Notes for `call`'s answer what happened to a dialog its page code opened.
+pub fn note_dialog(cx: &mut Ctx, call: CallId, note: String) {
+    if let Some(c) = cx.calls.calls.get_mut(&call) {
+        c.dialog_notes.push(note);
     }
 }
 
@@ -232,4 +243,26 @@ pub fn on_live_page(
             Err(e) => fail(cx, call, e),
         },
     );
+}
+
+/// The arguments as the tool's struct, or `None` after answering the call with the error.
+pub fn args<T: DeserializeOwned>(cx: &mut Ctx, call: CallId, args: Value) -> Option<T> {
+    match args::parse(args) {
+        Ok(a) => Some(a),
+        Err(e) => {
+            fail(cx, call, e);
+            None
+        }
+    }
+}
+
+/// The note on the first answer after the browser was lost and started (or reached) again.
+/// An answer that lists the pages says it as the reference does; any other also says what
+/// went with the old browser.
+pub fn restart_note(lists_pages: bool) -> &'static str {
+    if lists_pages {
+        "Note: the browser was restarted or reconnected since the last call. Page ids have changed. Call list_pages to see open pages."
+    } else {
+        "Note: the browser was restarted or reconnected since the last call. The pages open before were lost, with their state (page ids, scripts, dialogs, emulation, console and network records). Call list_pages to see open pages."
+    }
 }

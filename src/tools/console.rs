@@ -15,13 +15,15 @@
 
 mod detail;
 pub mod format;
-mod record;
+pub(crate) mod record;
 
 use crate::browser::PageId;
+use crate::tools::args::Schema;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
-use super::args::{self, max, Shared};
+use super::args::{max, Shared};
+use super::paging::{paginate, Paging};
 use super::response::{finish, Response};
 use super::Tool;
 use crate::browser::{self, RawEvent};
@@ -31,7 +33,6 @@ use crate::tools::call;
 use crate::tools::CallId;
 use crate::tools::Ctx;
 use crate::tools::ToolResult;
-pub use format::{paginate, Paging};
 pub use record::Log;
 use record::Message;
 
@@ -73,7 +74,8 @@ pub const TOOLS: &[Tool] = &[
     Tool {
         name: "list_console_messages",
         description: "List the page's console messages since its last navigation (logs, errors, exceptions), each with a msgid for get_console_message.",
-        properties: || {
+        args: Schema {
+            properties: || {
             json!({
                 "pageSize": {"type": "integer", "exclusiveMinimum": 0, "maximum": max::COUNT, "description": "Default: all"},
                 "pageIdx": {"type": "integer", "minimum": 0, "maximum": max::COUNT, "description": "From 0"},
@@ -87,7 +89,8 @@ pub const TOOLS: &[Tool] = &[
                 "serviceWorkerId": {"type": "string", "maxLength": max::NAME, "description": "Not collected here"},
             })
         },
-        required: &[],
+            required: &[],
+        },
         read_only: true,
         page_scoped: true,
         category: Category::Debugging,
@@ -96,10 +99,12 @@ pub const TOOLS: &[Tool] = &[
     Tool {
         name: "get_console_message",
         description: "Show one console message in full (arguments, stack trace) by msgid.",
-        properties: || {
+        args: Schema {
+            properties: || {
             json!({"msgid": {"type": "number", "minimum": 0, "maximum": max::ID}})
         },
-        required: &["msgid"],
+            required: &["msgid"],
+        },
         read_only: true,
         page_scoped: true,
         category: Category::Debugging,
@@ -200,7 +205,7 @@ struct ListArgs {
 }
 
 fn list_console_messages(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(args) = args::for_call::<ListArgs>(cx, call, args) else {
+    let Some(args) = crate::tools::call::args::<ListArgs>(cx, call, args) else {
         return;
     };
     call::on_page(cx, call, args.shared.page(), move |cx, page| {
@@ -315,7 +320,7 @@ struct Shown {
 }
 
 fn get_console_message(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(args) = args::for_call::<GetArgs>(cx, call, args) else {
+    let Some(args) = crate::tools::call::args::<GetArgs>(cx, call, args) else {
         return;
     };
     let wanted = args.msgid.unwrap_or(-1.0);

@@ -1,15 +1,23 @@
-//! `Ctx`: the one owner of the state tools work with — the browser, the calls in flight,
-//! and each tool family's per-page state — and the browser layer's [`Host`]. Browser events
-//! fan out from here to the families that keep state about pages.
+//! `Ctx`: the state of the tools layer — the browser, the calls in flight and what is ready
+//! for the MCP layer, and each tool family's per-page state. This module holds data only:
+//! what works on it (a call's life, the families' tools, the fan-out of browser events)
+//! lives in the modules above it, so none of the families' state types names `Ctx`.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::time::Instant;
 
-use super::call::{Calls, Outcome};
-use super::{console, css, emulation, memory, network, screencast, script, snapshot};
-use crate::browser::{Browser, CallId, Host, PageId, RawEvent, Runtime};
-use crate::pagetools::{self, PageHost, Tables};
+use super::result::ToolResult;
+use super::{console, css, emulation, memory, network, performance, screencast, snapshot};
+use crate::browser::{Browser, CallId, PageId, Runtime};
+use crate::pagetools::Tables;
 use crate::settings::Settings;
+use crate::timers::TimerId;
+
+/// A continuation of tool code.
+pub type Done<T> = crate::browser::Done<Ctx, T>;
+/// A continuation that several outcomes race for.
+pub type Once<T> = crate::browser::Once<Ctx, T>;
 
 pub struct Ctx {
     pub settings: Settings,
@@ -17,21 +25,20 @@ pub struct Ctx {
     pub rt: Runtime<Ctx>,
     pub calls: Calls,
     /// Answers and notices for the MCP layer, which takes them after every event.
-    pub outbox: Vec<super::call::Outcome>,
+    pub outbox: Vec<Outcome>,
     /// The client's roots as last listed (`None`: never listed), kept by the MCP layer.
     pub client_roots: Option<Vec<PathBuf>>,
     /// Each page's third-party developer tools.
     pub tables: Tables,
-    pub console: PerPage<console::Log>,
-    pub network: PerPage<network::Log>,
-    pub emulation: PerPage<emulation::State>,
+    pub console: PerPage<console::record::Log>,
+    pub network: PerPage<network::record::Log>,
+    pub emulation: PerPage<emulation::state::State>,
     pub snapshots: snapshot::Snapshots,
-    pub scripts: PerPage<script::PageScripts>,
     pub heap_captures: PerPage<memory::Captures>,
     pub recordings: PerPage<screencast::Recording>,
     pub css_sheets: PerPage<css::Sheets>,
-    /// The one performance trace recording, and the last trace's report (issue 12).
-    pub performance: super::performance::State,
+    /// The one performance trace recording, and the last trace's report.
+    pub performance: performance::State,
 }
 
 impl Ctx {
@@ -48,33 +55,23 @@ impl Ctx {
             network: PerPage::default(),
             emulation: PerPage::default(),
             snapshots: snapshot::Snapshots::default(),
-            scripts: PerPage::default(),
             heap_captures: PerPage::default(),
             recordings: PerPage::default(),
             css_sheets: PerPage::default(),
             performance: Default::default(),
         }
     }
-}
 
-impl PageHost for Ctx {
-    fn tables(&mut self) -> &mut Tables {
-        &mut self.tables
-    }
-
-    fn tables_ref(&self) -> &Tables {
-        &self.tables
-    }
-
-    fn tools_changed(&mut self) {
-        // One notice per turn is enough (the server coalesces further over time).
-        if !self
-            .outbox
-            .iter()
-            .any(|o| matches!(o, Outcome::ToolsChanged))
-        {
-            self.outbox.push(Outcome::ToolsChanged);
-        }
+    /// Every family's state of `page`, dropped with the page.
+    pub fn forget_page(&mut self, page: PageId) {
+        self.tables.remove(page);
+        self.console.remove(page);
+        self.network.remove(page);
+        self.emulation.remove(page);
+        self.snapshots.remove(page);
+        self.heap_captures.remove(page);
+        self.recordings.remove(page);
+        self.css_sheets.remove(page);
     }
 }
 
@@ -106,76 +103,78 @@ impl<T: Default> PerPage<T> {
     }
 }
 
-impl Host for Ctx {
-    fn browser(&mut self) -> &mut Browser<Ctx> {
-        &mut self.browser
+/// What the tools layer has for the MCP layer, in the order it happened.
+pub enum Outcome {
+    /// A call's answer.
+    Answer(CallId, ToolResult),
+    /// The set of page tools changed (a page registered, lost or changed tools): clients
+    /// that show them should list tools again.
+    ToolsChanged,
+}
+
+/// The calls in flight.
+#[derive(Default)]
+pub struct Calls {
+    pub(super) next_id: u64,
+    pub(super) calls: HashMap<CallId, Call>,
+    /// Counts the calls that started running page code, in that order.
+    pub(super) page_code_seq: u64,
+}
+
+impl Calls {
+    pub fn contains(&self, id: CallId) -> bool {
+        self.calls.contains_key(&id)
     }
 
-    fn browser_ref(&self) -> &Browser<Ctx> {
-        &self.browser
+    pub fn get(&self, id: CallId) -> Option<&Call> {
+        self.calls.get(&id)
     }
+}
 
-    fn rt(&mut self) -> &mut Runtime<Ctx> {
-        &mut self.rt
-    }
+/// One call in flight.
+pub struct Call {
+    pub tool: &'static str,
+    pub started: Instant,
+    /// The call's time limit, when it has one.
+    pub(super) timer: Option<TimerId>,
+    /// The page code this call runs, so that a timeout can stop a busy page and a dialog
+    /// the code opens is answered for it.
+    pub(super) page_code: Option<PageCode>,
+    /// The WebMCP invocation this call waits for (session, invocation id), cancelled in the
+    /// page when the call ends without its answer.
+    pub(super) invocation: Option<(String, String)>,
+    /// What happened to dialogs this call's page code opened, for its answer.
+    pub(super) dialog_notes: Vec<String>,
+}
 
-    fn rt_ref(&self) -> &Runtime<Ctx> {
-        &self.rt
-    }
+/// The page code a call runs.
+pub(super) struct PageCode {
+    /// The page session whose JavaScript it runs.
+    pub session: String,
+    pub page: PageId,
+    /// How a dialog it opens is answered; `None`: it is left open.
+    pub policy: Option<DialogPolicy>,
+    /// Its place among the calls that ran page code: the earliest one answers a dialog.
+    pub seq: u64,
+}
 
-    fn settings(&self) -> &Settings {
-        &self.settings
-    }
+/// What to do with a dialog that page code opens while a call runs it: the dialog would
+/// block the page's main thread, and so the call, so it is answered at once.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DialogPolicy {
+    Accept,
+    Dismiss,
+    /// Accept a prompt with this text.
+    AcceptWith(String),
+}
 
-    fn call_alive(&self, call: CallId) -> bool {
-        self.calls.contains(call)
-    }
-
-    fn page_attached(&mut self, page: PageId, session: &str, paused: bool) {
-        pagetools::attach(self, page, session, paused);
-        console::attach(self, session);
-        network::attach(self, session);
-    }
-
-    fn frame_attached(&mut self, _page: PageId, session: &str) {
-        network::attach(self, session);
-    }
-
-    fn frame_event(&mut self, page: PageId, event: &RawEvent) {
-        console::on_frame_event(self, page, event);
-        network::on_event(self, page, event);
-    }
-
-    fn document_changed(&mut self, page: PageId) {
-        self.snapshots.new_document(page);
-        pagetools::webmcp::document_changed(self, page);
-        if self.tables.reset(page) {
-            self.tools_changed();
+impl DialogPolicy {
+    /// `dialogAction`: "accept" (the default), "dismiss", or the text to answer a prompt with.
+    pub fn parse(action: Option<&str>) -> DialogPolicy {
+        match action {
+            None | Some("accept") => DialogPolicy::Accept,
+            Some("dismiss") => DialogPolicy::Dismiss,
+            Some(text) => DialogPolicy::AcceptWith(text.to_owned()),
         }
-    }
-
-    fn page_closed(&mut self, page: PageId) {
-        self.tables.remove(page);
-        self.console.remove(page);
-        self.network.remove(page);
-        self.emulation.remove(page);
-        self.snapshots.remove(page);
-        self.scripts.remove(page);
-        self.heap_captures.remove(page);
-        self.recordings.remove(page);
-        self.css_sheets.remove(page);
-        self.tools_changed();
-    }
-
-    fn event(&mut self, page: Option<PageId>, event: &RawEvent) {
-        let Some(page) = page else {
-            return;
-        };
-        pagetools::on_event(self, page, event);
-        script::on_event(self, page, event);
-        console::on_event(self, page, event);
-        network::on_event(self, page, event);
-        memory::on_event(self, page, event);
-        css::on_event(self, page, event);
     }
 }

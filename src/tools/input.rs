@@ -26,7 +26,7 @@ mod watch;
 
 use super::{fail, Tool};
 use crate::browser::{pages, PageId};
-use crate::tools::{call, refuse_if_dialog, snapshot, CallId, Ctx};
+use crate::tools::{call, dialogs, snapshot, CallId, Ctx};
 use element::Element;
 use watch::Outcome;
 
@@ -56,7 +56,7 @@ fn begin(
         format!("The input action did not finish within {ms} ms.")
     });
     call::on_page(cx, call, requested, move |cx, page| {
-        if !refuse_if_dialog(cx, call, page) {
+        if !dialogs::refuse(cx, call, page) {
             then(cx, page)
         }
     });

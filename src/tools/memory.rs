@@ -5,6 +5,7 @@
 //! each chunk goes to the file as it arrives, so the server's memory stays bounded whatever
 //! the heap's size.
 
+use crate::tools::args::Schema;
 use std::fs::File;
 use std::io::Write;
 use std::path::PathBuf;
@@ -15,9 +16,9 @@ use crate::browser::{self, pages, PageId, RawEvent};
 use crate::cdp::generated::heap_profiler;
 use crate::settings::Category;
 use crate::tools::args::{self, max};
+use crate::tools::dialogs;
 use crate::tools::files::{self, Roots};
 use crate::tools::response::{finish, Response};
-use crate::tools::screenshot::dialog_blocks;
 use crate::tools::{call, fail, CallId, Ctx, Tool};
 
 pub const TOOLS: &[Tool] = &[Tool {
@@ -25,15 +26,17 @@ pub const TOOLS: &[Tool] = &[Tool {
     description:
         "Save a heap snapshot of the page's JavaScript objects to a .heapsnapshot file, to \
 analyse memory use and leaks (open it in DevTools' Memory panel).",
-    properties: || {
-        json!({
-            "filePath": {
-                "type": "string", "maxLength": max::PATH,
+    args: Schema {
+        properties: || {
+            json!({
+                "filePath": {
+                    "type": "string", "maxLength": max::PATH,
 
-            },
-        })
+                },
+            })
+        },
+        required: &["filePath"],
     },
-    required: &["filePath"],
     category: Category::Memory,
     read_only: false,
     page_scoped: true,
@@ -54,14 +57,14 @@ pub struct Capture {
 pub struct Captures(Option<Capture>);
 
 fn take_heapsnapshot(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(args) = args::for_call::<args::OnlyShared>(cx, call, args) else {
+    let Some(args) = crate::tools::call::args::<args::OnlyShared>(cx, call, args) else {
         return;
     };
     let Some(given) = args.shared.file_path.clone() else {
         return fail(cx, call, "filePath is required.");
     };
     call::on_live_page(cx, call, args.shared.page(), move |cx, page| {
-        if let Some(message) = dialog_blocks(cx, page) {
+        if let Some(message) = dialogs::blocked(cx, page) {
             return fail(cx, call, message);
         }
         if cx.heap_captures.get(page).is_some_and(|c| c.0.is_some()) {

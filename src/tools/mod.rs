@@ -1,7 +1,8 @@
-//! The tools agents call. Each file (or folder) holds one family; each tool's schema,
-//! description and handler sit together in a [`Tool`], with the per-page state the family
-//! keeps. This module is the registry the MCP layer sees: it lists the tools, checks
-//! arguments against their schemas, and starts calls.
+//! The tools agents call. Each family (a file, or a folder) holds its tools: their argument
+//! lists, descriptions and handlers, each multi-step call written as one flow, and the
+//! per-page state the family keeps in a module of its own that `Ctx` holds. The registry
+//! lists them, checks arguments against their schemas, and starts calls; the MCP layer
+//! sees only what this module hands on.
 
 pub mod args;
 pub mod base64;
@@ -9,16 +10,19 @@ pub mod call;
 pub mod console;
 pub mod css;
 pub mod ctx;
+pub mod dialogs;
 pub mod emulation;
+mod events;
 pub mod exposed;
 pub mod files;
 pub mod input;
 pub mod memory;
 pub mod network;
 pub mod pages;
-pub mod policies;
-// performance traces (issue 12)
+pub mod paging;
 pub mod performance;
+pub mod policies;
+pub mod registry;
 pub mod response;
 pub mod result;
 pub mod screencast;
@@ -28,322 +32,11 @@ pub mod slim;
 pub mod snapshot;
 pub mod stream;
 pub mod thirdparty;
+pub mod tool;
 pub mod webmcp;
 
-use crate::browser::PageId;
-use std::collections::HashMap;
-use std::sync::OnceLock;
-
-use crate::browser::Host;
-use crate::schema_problems;
-use crate::settings::{Category, Settings};
-
-use serde_json::{json, Map, Value};
-
-pub use call::{error_text, fail, CallId, Outcome};
-pub use ctx::Ctx;
+pub use call::{error_text, fail, CallId};
+pub use ctx::{Ctx, Done, Once, Outcome};
+pub use registry::{all, call, check_args, find, list, offered, prelaunch};
 pub use result::ToolResult;
-
-/// A continuation of tool code.
-pub type Done<T> = crate::browser::Done<Ctx, T>;
-/// A continuation that several outcomes race for.
-pub type Once<T> = crate::browser::Once<Ctx, T>;
-
-pub struct Tool {
-    pub name: &'static str,
-    pub description: &'static str,
-    /// The `properties` of the input schema (and `required`, via [`Tool::required`]).
-    pub properties: fn() -> Value,
-    pub required: &'static [&'static str],
-    pub read_only: bool,
-    /// Works on one page: takes an optional `pageId`.
-    pub page_scoped: bool,
-    /// The reference's category for the tool: its `--category<Name>` flag shows or hides it.
-    pub category: Category,
-    pub run: fn(&mut Ctx, CallId, Value),
-}
-
-impl Tool {
-    pub fn input_schema(&self) -> Value {
-        let mut props = match (self.properties)() {
-            Value::Object(m) => m,
-            _ => Map::new(),
-        };
-        if self.page_scoped {
-            props.insert(
-                "pageId".into(),
-                json!({"type": "number", "minimum": 0, "maximum": args::max::ID, "description": "Default: selected page"}),
-            );
-        }
-        let mut schema = json!({
-            "type": "object",
-            "properties": props,
-            "additionalProperties": false,
-        });
-        if !self.required.is_empty() {
-            schema["required"] = json!(self.required);
-        }
-        schema
-    }
-
-    fn to_json(&self) -> Value {
-        let mut schema = self.input_schema();
-        unlisted_limits(&mut schema);
-        // MCP's defaults say the rest: openWorldHint is true, and destructiveHint only means
-        // something for a tool that is not read-only.
-        let annotations = if self.read_only {
-            json!({"readOnlyHint": true})
-        } else {
-            json!({"readOnlyHint": false, "destructiveHint": false})
-        };
-        json!({
-            "name": self.name,
-            "description": self.description,
-            "inputSchema": schema,
-            "annotations": annotations,
-        })
-    }
-}
-
-/// Takes out of a listed schema what the server enforces only to refuse runaway input: the
-/// size caps of strings and lists, the ceilings of ids, counts, timeouts and coordinates (see
-/// `args::max`), and `additionalProperties: false`. The check before each call still uses the
-/// whole schema ([`Tool::input_schema`]); listing these would cost every client tokens on every
-/// session and tell an agent nothing. Limits that mean something (a quality of 0–100, a
-/// throttling rate of 1–20) stay.
-fn unlisted_limits(schema: &mut Value) {
-    let Value::Object(map) = schema else {
-        return;
-    };
-    map.remove("maxLength");
-    map.remove("maxItems");
-    map.remove("additionalProperties");
-    let ceilings = [
-        args::max::ID as f64,
-        args::max::COUNT as f64,
-        args::max::TIMEOUT_MS as f64,
-        args::max::COORD,
-    ];
-    let ceiling = map.get("maximum").and_then(Value::as_f64);
-    if ceiling.is_some_and(|c| ceilings.contains(&c)) {
-        map.remove("maximum");
-        let floor = map.get("minimum").and_then(Value::as_f64);
-        if floor.is_some_and(|f| f == 0.0 || f == -args::max::COORD) {
-            map.remove("minimum");
-        }
-    }
-    // Into the schemas below this one (not into the names of properties).
-    if let Some(Value::Object(props)) = map.get_mut("properties") {
-        props.values_mut().for_each(unlisted_limits);
-    }
-    if let Some(items) = map.get_mut("items") {
-        unlisted_limits(items);
-    }
-}
-
-/// Every tool of either mode (the regular ones, then `--slim`'s), in the order `tools/list`
-/// shows them. A new family chains its `TOOLS` here; each `Tool` names its `category`.
-pub fn all() -> impl Iterator<Item = &'static Tool> {
-    pages::TOOLS
-        .iter()
-        .chain(script::TOOLS)
-        .chain(snapshot::TOOLS)
-        .chain(css::TOOLS)
-        .chain(thirdparty::TOOLS)
-        .chain(webmcp::TOOLS)
-        .chain(input::TOOLS)
-        .chain(screenshot::TOOLS)
-        .chain(emulation::TOOLS)
-        .chain(console::TOOLS)
-        .chain(network::TOOLS)
-        .chain(memory::TOOLS)
-        .chain(screencast::TOOLS)
-        .chain(performance::TOOLS)
-        // --slim's tools last: they replace all the others in that mode.
-        .chain(slim::TOOLS)
-}
-
-/// Why the settings leave a tool out.
-enum Hidden {
-    /// `--slim` and the regular tools exclude each other: the tool is not registered at all.
-    OtherMode,
-    /// Its category's flag (or `--javascriptEvaluation=false`) is off: the reference registers
-    /// the tool disabled.
-    CategoryOff,
-}
-
-fn hidden(settings: &Settings, tool: &Tool) -> Option<Hidden> {
-    if slim::is_slim(tool) != settings.slim {
-        Some(Hidden::OtherMode)
-    } else if !settings.categories.on(tool.category) || !policies::enabled(tool, &settings.policies)
-    {
-        Some(Hidden::CategoryOff)
-    } else {
-        None
-    }
-}
-
-/// The tools these settings offer, in `tools/list` order.
-pub fn offered(settings: &Settings) -> impl Iterator<Item = &'static Tool> + '_ {
-    all().filter(|t| hidden(settings, t).is_none())
-}
-
-pub fn find(name: &str) -> Option<&'static Tool> {
-    all().find(|t| t.name == name)
-}
-
-/// Every tool as `tools/list` shows it, the selected page's exposed tools last.
-pub fn list(cx: &Ctx) -> Vec<Value> {
-    // The flags of issue 10 part 3 shape what is left: pageId required, defaults.
-    let p = &cx.settings.policies;
-    let mut tools: Vec<Value> = offered(&cx.settings)
-        .map(|t| policies::shape(t, t.to_json(), p))
-        .collect();
-    tools.extend(exposed::list(cx));
-    tools
-}
-
-/// Lean browser, `--prelaunch`: starts the browser now, before any call needs it, so the first
-/// call finds it up. A failure is logged; the first call that needs the browser tries again
-/// and reports it.
-pub fn prelaunch(cx: &mut Ctx) {
-    crate::browser::ready(
-        cx,
-        Box::new(|_, started| {
-            if let Err(e) = started {
-                crate::log::log!("--prelaunch: {e}");
-            }
-        }),
-    );
-}
-
-/// Compiled argument validators, one per tool, built on first use.
-fn validators() -> &'static HashMap<&'static str, jsonschema::Validator> {
-    static V: OnceLock<HashMap<&'static str, jsonschema::Validator>> = OnceLock::new();
-    V.get_or_init(|| {
-        all()
-            .filter_map(|t| {
-                jsonschema::validator_for(&t.input_schema())
-                    .ok()
-                    .map(|v| (t.name, v))
-            })
-            .collect()
-    })
-}
-
-/// Names every way `args` break the tool's schema, or `None` when they fit (bounded: see
-/// `schema_problems`).
-pub fn check_args(tool: &Tool, args: &Value) -> Option<String> {
-    let v = validators().get(tool.name)?;
-    let problems = schema_problems::bounded(v.iter_errors(args), |path, message| {
-        if path.is_empty() {
-            message
-        } else {
-            format!("{}: {message}", path.trim_start_matches('/'))
-        }
-    });
-    (!problems.is_empty()).then(|| problems.join("; "))
-}
-
-/// Starts a call of tool `name`. Its answer arrives in [`Ctx::outbox`] (at once, when the
-/// arguments are wrong). `Err`: there is no such tool, or a flag turned it off.
-pub fn call(cx: &mut Ctx, name: &str, args: Value) -> Result<CallId, String> {
-    let Some(tool) = find(name) else {
-        // As the reference (and the MCP SDKs) do: a protocol error, not a tool result.
-        return exposed::call(cx, name, args).ok_or_else(|| format!("Tool {name} not found"));
-    };
-    // As the reference (its MCP SDK) answers these: protocol errors.
-    match hidden(&cx.settings, tool) {
-        Some(Hidden::OtherMode) => return Err(format!("Tool {name} not found")),
-        Some(Hidden::CategoryOff) => return Err(format!("Tool {name} disabled")),
-        None => {}
-    }
-    let call = call::start(cx, tool.name);
-    let problems =
-        check_args(tool, &args).or_else(|| policies::problems(tool, &args, &cx.settings.policies));
-    if let Some(problems) = problems {
-        let text = format!("Input validation error: Invalid arguments for tool {name}: {problems}");
-        call::finish(cx, call, ToolResult::error(text));
-        return Ok(call);
-    }
-    if let Some(message) = files::refused(cx, &args) {
-        fail(cx, call, message);
-        return Ok(call);
-    }
-    cx.run_as(Some(call), |cx| (tool.run)(cx, call, args));
-    Ok(call)
-}
-
-/// Answers the call as the reference words a call an open dialog blocks (the open-dialog
-/// section, then the error) and returns true, when the page has a dialog open: until it is
-/// handled, the browser holds every command that needs the page's main thread.
-pub fn refuse_if_dialog(cx: &mut Ctx, call: CallId, page: PageId) -> bool {
-    let Some(d) = cx.browser.pages.get(page).and_then(|p| p.dialog.as_ref()) else {
-        return false;
-    };
-    let text = format!(
-        "{}\n{}",
-        response::dialog_section(d),
-        error_text(&format!("A dialog is open ({}: {}).", d.kind, d.message))
-    );
-    call::finish(cx, call, ToolResult::error(text));
-    true
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn problems(tool: &str, args: Value) -> String {
-        check_args(find(tool).unwrap(), &args).unwrap_or_default()
-    }
-
-    #[test]
-    fn a_huge_argument_gives_a_short_error() {
-        let huge = "x".repeat(1_100_000);
-        let text = problems("list_console_messages", json!({"serviceWorkerId": huge}));
-        assert!(text.len() < 1000, "{} chars", text.len());
-        assert!(
-            text.starts_with(&format!("serviceWorkerId: \"{}…", "x".repeat(99))),
-            "{text}"
-        );
-        // One bad item after another: a few are named, the rest counted.
-        let types = vec!["nope"; 20_000];
-        let text = problems("list_console_messages", json!({"types": types}));
-        assert!(text.len() < 10_000, "{} chars", text.len());
-        assert!(text.ends_with(" more"), "{}", &text[text.len() - 100..]);
-        let key = "k".repeat(1_100_000);
-        let text = problems("list_pages", json!({ key: 1 }));
-        assert!(text.len() < 1000, "{} chars", text.len());
-    }
-
-    #[test]
-    fn the_listed_schema_keeps_meaningful_limits_only() {
-        let listed = |name: &str| find(name).map(Tool::to_json).unwrap_or_default();
-        let emulate = listed("emulate");
-        let rate = &emulate["inputSchema"]["properties"]["cpuThrottlingRate"];
-        assert_eq!(
-            (&rate["minimum"], &rate["maximum"]),
-            (&json!(1), &json!(20))
-        );
-        assert!(emulate["inputSchema"].get("additionalProperties").is_none());
-        let page = &emulate["inputSchema"]["properties"]["pageId"];
-        assert_eq!(page["type"], "number");
-        assert!(page.get("maximum").is_none() && page.get("minimum").is_none());
-        let wait = listed("wait_for");
-        let text = &wait["inputSchema"]["properties"]["text"];
-        assert!(text.get("maxItems").is_none() && text["items"].get("maxLength").is_none());
-        assert_eq!(text["minItems"], 1);
-        // The check before a call still has them.
-        let too_many = problems("wait_for", json!({"text": vec!["x"; 1001]}));
-        assert!(too_many.contains("more than 1000 items"), "{too_many}");
-    }
-
-    #[test]
-    fn short_values_are_echoed_whole() {
-        let text = problems("click_at", json!({"x": "left", "y": 1}));
-        assert_eq!(text, "x: \"left\" is not of type \"number\"");
-        let text = problems("click_at", json!({"x": 1e39, "y": 1}));
-        assert_eq!(text, "x: 1e+39 is greater than the maximum of 10000000.0");
-    }
-}
+pub use tool::Tool;

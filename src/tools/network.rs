@@ -14,15 +14,16 @@
 //! inline (binary or larger bodies go to a file when a path is given).
 
 mod bodies;
-mod record;
+pub(crate) mod record;
 mod redact;
 
 use crate::browser::PageId;
+use crate::tools::args::Schema;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
-use super::args::{self, max, Shared};
-use super::console::{paginate, Paging};
+use super::args::{max, Shared};
+use super::paging::{paginate, Paging};
 use super::response::{finish, Response};
 use super::Tool;
 use crate::browser::{self, RawEvent};
@@ -76,19 +77,21 @@ pub const TOOLS: &[Tool] = &[
         name: "list_network_requests",
         description:
             "List the page's requests since its last navigation: reqid, method, URL, status.",
-        properties: || {
-            json!({
-                "pageSize": {"type": "integer", "exclusiveMinimum": 0, "maximum": max::COUNT, "description": "Default: all"},
-                "pageIdx": {"type": "integer", "minimum": 0, "maximum": max::COUNT, "description": "From 0"},
-                "resourceTypes": {
-                    "type": "array",
-                    "maxItems": max::ITEMS,
-                    "items": {"type": "string", "enum": RESOURCE_TYPES},
-                },
-                "includePreservedRequests": {"type": "boolean", "description": "Also the 2 previous navigations'"},
-            })
+        args: Schema {
+            properties: || {
+                json!({
+                    "pageSize": {"type": "integer", "exclusiveMinimum": 0, "maximum": max::COUNT, "description": "Default: all"},
+                    "pageIdx": {"type": "integer", "minimum": 0, "maximum": max::COUNT, "description": "From 0"},
+                    "resourceTypes": {
+                        "type": "array",
+                        "maxItems": max::ITEMS,
+                        "items": {"type": "string", "enum": RESOURCE_TYPES},
+                    },
+                    "includePreservedRequests": {"type": "boolean", "description": "Also the 2 previous navigations'"},
+                })
+            },
+            required: &[],
         },
-        required: &[],
         read_only: true,
         page_scoped: true,
         category: Category::Network,
@@ -97,14 +100,16 @@ pub const TOOLS: &[Tool] = &[
     Tool {
         name: "get_network_request",
         description: "Show one request in full by reqid: headers, bodies, timing, redirects.",
-        properties: || {
-            json!({
-                "reqid": {"type": "number", "minimum": 0, "maximum": max::ID},
-                "requestFilePath": {"type": "string", "maxLength": max::PATH, "description": "Save the request body here"},
-                "responseFilePath": {"type": "string", "maxLength": max::PATH, "description": "Save the response body here"},
-            })
+        args: Schema {
+            properties: || {
+                json!({
+                    "reqid": {"type": "number", "minimum": 0, "maximum": max::ID},
+                    "requestFilePath": {"type": "string", "maxLength": max::PATH, "description": "Save the request body here"},
+                    "responseFilePath": {"type": "string", "maxLength": max::PATH, "description": "Save the response body here"},
+                })
+            },
+            required: &[],
         },
-        required: &[],
         read_only: false,
         page_scoped: true,
         category: Category::Network,
@@ -146,7 +151,7 @@ struct ListArgs {
 }
 
 fn list_network_requests(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(args) = args::for_call::<ListArgs>(cx, call, args) else {
+    let Some(args) = crate::tools::call::args::<ListArgs>(cx, call, args) else {
         return;
     };
     call::on_page(cx, call, args.shared.page(), move |cx, page| {
@@ -240,7 +245,7 @@ struct GetArgs {
 }
 
 fn get_network_request(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(args) = args::for_call::<GetArgs>(cx, call, args) else {
+    let Some(args) = crate::tools::call::args::<GetArgs>(cx, call, args) else {
         return;
     };
     let wanted = args.reqid.unwrap_or(0.0);
@@ -253,7 +258,7 @@ fn get_network_request(cx: &mut Ctx, call: CallId, args: Value) {
             resp.line(NOTHING_SELECTED);
             return finish(cx, call, resp);
         }
-        if super::refuse_if_dialog(cx, call, page) {
+        if super::dialogs::refuse(cx, call, page) {
             return;
         }
         if cx.browser.pages.get(page).is_none() {

@@ -1,5 +1,6 @@
 //! Pages: list, open, select, close, navigate, and wait for text.
 
+use crate::tools::args::Schema;
 use std::time::Duration;
 
 use serde::Deserialize;
@@ -25,8 +26,10 @@ pub const TOOLS: &[Tool] = &[
     Tool {
         name: "list_pages",
         description: "List the open pages (tabs) and their ids. Page tools act on the selected page unless given a pageId.",
-        properties: || json!({}),
-        required: &[],
+        args: Schema {
+            properties: || json!({}),
+            required: &[],
+        },
         read_only: true,
         page_scoped: false,
         category: Category::Navigation,
@@ -35,13 +38,15 @@ pub const TOOLS: &[Tool] = &[
     Tool {
         name: "select_page",
         description: "Select a page: later page tools act on it by default.",
-        properties: || {
+        args: Schema {
+            properties: || {
             json!({
                 "pageId": {"type": "number", "minimum": 0, "maximum": max::ID},
                 "bringToFront": {"type": "boolean", "description": "Also focus it"},
             })
         },
-        required: &["pageId"],
+            required: &["pageId"],
+        },
         read_only: true,
         page_scoped: false,
         category: Category::Navigation,
@@ -50,10 +55,12 @@ pub const TOOLS: &[Tool] = &[
     Tool {
         name: "close_page",
         description: "Close a page by id (the last page stays open); returns the remaining pages.",
-        properties: || {
+        args: Schema {
+            properties: || {
             json!({"pageId": {"type": "number", "minimum": 0, "maximum": max::ID}})
         },
-        required: &["pageId"],
+            required: &["pageId"],
+        },
         read_only: false,
         page_scoped: false,
         category: Category::Navigation,
@@ -62,7 +69,8 @@ pub const TOOLS: &[Tool] = &[
     Tool {
         name: "new_page",
         description: "Open a URL in a new tab and select it; returns the pages.",
-        properties: || {
+        args: Schema {
+            properties: || {
             json!({
                 "url": {"type": "string", "maxLength": max::URL},
                 "background": {"type": "boolean", "description": "Don't bring it to the front"},
@@ -70,7 +78,8 @@ pub const TOOLS: &[Tool] = &[
                 "timeout": timeout_schema(),
             })
         },
-        required: &["url"],
+            required: &["url"],
+        },
         read_only: false,
         page_scoped: false,
         category: Category::Navigation,
@@ -79,7 +88,8 @@ pub const TOOLS: &[Tool] = &[
     Tool {
         name: "navigate_page",
         description: "Load a URL in the page, or go back, forward or reload; says how it went.",
-        properties: || {
+        args: Schema {
+            properties: || {
             json!({
                 "type": {"type": "string", "enum": ["url", "back", "forward", "reload"], "description": "Default: url"},
                 "url": {"type": "string", "maxLength": max::URL},
@@ -89,7 +99,8 @@ pub const TOOLS: &[Tool] = &[
                 "timeout": timeout_schema(),
             })
         },
-        required: &[],
+            required: &[],
+        },
         read_only: false,
         page_scoped: true,
         category: Category::Navigation,
@@ -98,13 +109,15 @@ pub const TOOLS: &[Tool] = &[
     Tool {
         name: "wait_for",
         description: "Wait until any of the texts appears on the page; returns a snapshot.",
-        properties: || {
+        args: Schema {
+            properties: || {
             json!({
                 "text": {"type": "array", "items": {"type": "string", "maxLength": max::TEXT}, "minItems": 1, "maxItems": max::ITEMS},
                 "timeout": timeout_schema(),
             })
         },
-        required: &["text"],
+            required: &["text"],
+        },
         read_only: true,
         page_scoped: true,
         category: Category::Navigation,
@@ -149,7 +162,7 @@ struct SelectPageArgs {
 }
 
 fn select_page(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(args) = args::for_call::<SelectPageArgs>(cx, call, args) else {
+    let Some(args) = crate::tools::call::args::<SelectPageArgs>(cx, call, args) else {
         return;
     };
     let id = args.shared.page().unwrap_or(PageId::NONE);
@@ -171,7 +184,7 @@ fn select_page(cx: &mut Ctx, call: CallId, args: Value) {
 const LAST_PAGE: &str = "The last open page cannot be closed. It is fine to keep it open.";
 
 fn close_page(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(args) = args::for_call::<args::OnlyShared>(cx, call, args) else {
+    let Some(args) = crate::tools::call::args::<args::OnlyShared>(cx, call, args) else {
         return;
     };
     let id = args.shared.page().unwrap_or(PageId::NONE);
@@ -229,7 +242,7 @@ struct NewPageArgs {
 }
 
 fn new_page(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(args) = args::for_call::<NewPageArgs>(cx, call, args) else {
+    let Some(args) = crate::tools::call::args::<NewPageArgs>(cx, call, args) else {
         return;
     };
     let extensions = cx.settings.categories.on(Category::Extensions);
@@ -303,7 +316,7 @@ struct Navigation {
 }
 
 fn navigate_page(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(args) = args::for_call::<NavigatePageArgs>(cx, call, args) else {
+    let Some(args) = crate::tools::call::args::<NavigatePageArgs>(cx, call, args) else {
         return;
     };
     let kind = match (args.r#type, &args.url) {
@@ -436,13 +449,13 @@ struct WaitForArgs {
 }
 
 fn wait_for(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(args) = args::for_call::<WaitForArgs>(cx, call, args) else {
+    let Some(args) = crate::tools::call::args::<WaitForArgs>(cx, call, args) else {
         return;
     };
     let timeout = args.shared.timeout_or(WAIT_TIMEOUT);
     let texts = args.text;
     call::on_live_page(cx, call, args.shared.page(), move |cx, page| {
-        if super::refuse_if_dialog(cx, call, page) {
+        if super::dialogs::refuse(cx, call, page) {
             return;
         }
         super::snapshot::wait_for_text(cx, call, page, texts, timeout);

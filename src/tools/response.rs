@@ -105,7 +105,7 @@ fn render(cx: &mut Ctx, mut resp: Response) -> ToolResult {
     // Said once, in the first answer after the browser was lost, whichever tool gives it.
     if std::mem::take(&mut cx.browser.restarted) {
         structured.insert("reconnected".into(), json!(true));
-        out.push(restart_note(resp.include_pages).into());
+        out.push(call::restart_note(resp.include_pages).into());
     }
     if !resp.lines.is_empty() {
         // The text is in the content already; a large one is not copied a second time.
@@ -123,7 +123,7 @@ fn render(cx: &mut Ctx, mut resp: Response) -> ToolResult {
     }
     if let Some(page) = resp.page.and_then(|id| cx.browser.pages.get(id)) {
         if let Some(d) = &page.dialog {
-            out.push(dialog_section(d));
+            out.push(super::dialogs::section(d));
             structured.insert(
                 "dialog".into(),
                 json!({"type": d.kind, "message": d.message, "defaultValue": d.default_prompt}),
@@ -163,30 +163,6 @@ fn render(cx: &mut Ctx, mut resp: Response) -> ToolResult {
         structured: Some(structured),
         is_error: false,
     }
-}
-
-/// The note on the first answer after the browser was lost and started (or reached) again.
-/// An answer that lists the pages says it as the reference does; any other also says what
-/// went with the old browser.
-pub fn restart_note(lists_pages: bool) -> &'static str {
-    if lists_pages {
-        "Note: the browser was restarted or reconnected since the last call. Page ids have changed. Call list_pages to see open pages."
-    } else {
-        "Note: the browser was restarted or reconnected since the last call. The pages open before were lost, with their state (page ids, scripts, dialogs, emulation, console and network records). Call list_pages to see open pages."
-    }
-}
-
-/// The reference's `# Open dialog` section.
-pub fn dialog_section(d: &crate::browser::pages::Dialog) -> String {
-    let default = if d.kind == "prompt" {
-        format!(" (default value: \"{}\")", d.default_prompt)
-    } else {
-        String::new()
-    };
-    format!(
-        "# Open dialog\n{}: {}{default}.\nCall handle_dialog to handle it before continuing.",
-        d.kind, d.message
-    )
 }
 
 /// The parts joined by newlines, reusing the first part's allocation (it can be a
@@ -259,7 +235,7 @@ fn truncate_title(title: &str) -> String {
 /// Runs a tool that takes only the shared arguments and answers with what `make` puts in
 /// its page's response.
 pub fn answer_page(cx: &mut Ctx, call: CallId, args: Value, make: fn(PageId) -> Response) {
-    let Some(args) = super::args::for_call::<super::args::OnlyShared>(cx, call, args) else {
+    let Some(args) = crate::tools::call::args::<super::args::OnlyShared>(cx, call, args) else {
         return;
     };
     super::call::on_page(cx, call, args.shared.page(), move |cx, page| {

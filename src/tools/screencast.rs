@@ -2,6 +2,7 @@
 //! itself (`Page.startScreenRecording`, an mp4 stream it holds until the recording stops),
 //! then read piece by piece into the file, as the reference's built-in recorder does.
 
+use crate::tools::args::Schema;
 use std::fs::File;
 use std::io::Write;
 use std::path::PathBuf;
@@ -22,15 +23,17 @@ pub const TOOLS: &[Tool] = &[
         name: "screencast_start",
         description:
             "Start recording a video (mp4) of the page; screencast_stop ends it and saves the file.",
-        properties: || {
-            json!({
-                "filePath": {
-                    "type": "string", "maxLength": max::PATH,
-                    "description": "Default: a temporary file.",
-                },
-            })
+        args: Schema {
+            properties: || {
+                json!({
+                    "filePath": {
+                        "type": "string", "maxLength": max::PATH,
+                        "description": "Default: a temporary file.",
+                    },
+                })
+            },
+            required: &[],
         },
-        required: &[],
         category: Category::Debugging,
         read_only: false,
         page_scoped: true,
@@ -39,8 +42,10 @@ pub const TOOLS: &[Tool] = &[
     Tool {
         name: "screencast_stop",
         description: "Stop and save the recording.",
-        properties: || json!({}),
-        required: &[],
+        args: Schema {
+            properties: || json!({}),
+            required: &[],
+        },
         category: Category::Debugging,
         read_only: false,
         page_scoped: true,
@@ -66,7 +71,7 @@ pub enum Recording {
 }
 
 fn screencast_start(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(args) = args::for_call::<args::OnlyShared>(cx, call, args) else {
+    let Some(args) = crate::tools::call::args::<args::OnlyShared>(cx, call, args) else {
         return;
     };
     let given = args.shared.file_path.clone();
@@ -170,7 +175,7 @@ fn pixel_size(
 }
 
 fn screencast_stop(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(args) = args::for_call::<args::OnlyShared>(cx, call, args) else {
+    let Some(args) = crate::tools::call::args::<args::OnlyShared>(cx, call, args) else {
         return;
     };
     call::on_page(cx, call, args.shared.page(), move |cx, page| {

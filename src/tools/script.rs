@@ -1,20 +1,23 @@
 //! `evaluate_script`: run a function in the page and return its value as JSON.
 
 use crate::browser::PageId;
+use crate::tools::args::Schema;
 use std::time::Duration;
 
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::args::{self, max, Shared};
+use super::args::{max, Shared};
 use super::response::{finish, Response};
 use super::{fail, Tool};
-use crate::browser::{self, pages, RawEvent};
-use crate::cdp::generated::{page as cdp_page, runtime};
+use crate::browser::{self, pages};
+use crate::cdp::generated::runtime;
 use crate::error::Error;
 use crate::pagetools::page_code;
 use crate::settings::Category;
 use crate::tools::call;
+use crate::tools::ctx::DialogPolicy;
+use crate::tools::dialogs;
 use crate::tools::files::{self, Roots};
 use crate::tools::CallId;
 use crate::tools::Ctx;
@@ -22,7 +25,8 @@ use crate::tools::Ctx;
 pub const TOOLS: &[Tool] = &[Tool {
     name: "evaluate_script",
     description: "Run a JS function in the page; returns its result as JSON. Page tools are callable as window.__dtmcp.executeTool(name, params).",
-    properties: || {
+    args: Schema {
+        properties: || {
         json!({
             "function": {"type": "string", "maxLength": max::SCRIPT, "description": "e.g. () => document.title, or (el) => el.innerText with args"},
             "args": {"type": "array", "maxItems": max::ITEMS, "items": {"type": "string", "maxLength": max::UID}, "description": "Element uids passed as arguments"},
@@ -34,7 +38,8 @@ pub const TOOLS: &[Tool] = &[Tool {
             "timeout": {"type": "integer", "minimum": 0, "maximum": max::TIMEOUT_MS, "description": "ms (default: --toolTimeout)"},
         })
     },
-    required: &[],
+        required: &[],
+    },
     read_only: false,
     page_scoped: true,
     category: Category::Debugging,
@@ -105,7 +110,7 @@ impl Script {
 }
 
 fn evaluate_script(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(args) = args::for_call::<EvaluateArgs>(cx, call, args) else {
+    let Some(args) = crate::tools::call::args::<EvaluateArgs>(cx, call, args) else {
         return;
     };
     let requested = args.shared.page();
@@ -123,7 +128,7 @@ fn evaluate_script(cx: &mut Ctx, call: CallId, args: Value) {
         ),
     );
     call::on_live_page(cx, call, requested, move |cx, page| {
-        if super::refuse_if_dialog(cx, call, page) {
+        if dialogs::refuse(cx, call, page) {
             return;
         }
         let uids = script.uids.clone();
@@ -178,7 +183,7 @@ fn run(cx: &mut Ctx, call: CallId, page: PageId, script: Script, objects: Vec<St
         Ok(s) => s,
         Err(e) => return fail(cx, call, e),
     };
-    runs_page_code(cx, call, page, &session, script.dialog_action.clone());
+    call::runs_page_code(cx, call, page, &session, Some(script.dialog_action.clone()));
     let context = cx.browser.pages.get(page).and_then(|p| p.context);
     if objects.is_empty() && context.is_none() {
         // No context known yet (a document still loading): evaluate instead.
@@ -255,7 +260,9 @@ fn answer(cx: &mut Ctx, call: CallId, page: PageId, script: Script, r: Result<An
                 resp.line("```");
             }
         }
-        take_dialog_notes(cx, call, page, &mut resp);
+        for note in call::take_dialog_notes(cx, call) {
+            resp.line(note);
+        }
         finish(cx, call, resp);
     };
     if changed && script.wait_for_stable_dom {
@@ -263,102 +270,6 @@ fn answer(cx: &mut Ctx, call: CallId, page: PageId, script: Script, r: Result<An
     } else {
         reply(cx);
     }
-}
-
-/// What to do with a dialog that page code opens while a call runs it: the dialog would
-/// block the page's main thread, and so the call, so it is answered at once.
-#[derive(Debug, Clone, PartialEq)]
-pub enum DialogPolicy {
-    Accept,
-    Dismiss,
-    /// Accept a prompt with this text.
-    AcceptWith(String),
-}
-
-impl DialogPolicy {
-    /// `dialogAction`: "accept" (the default), "dismiss", or the text to answer a prompt with.
-    pub fn parse(action: Option<&str>) -> DialogPolicy {
-        match action {
-            None | Some("accept") => DialogPolicy::Accept,
-            Some("dismiss") => DialogPolicy::Dismiss,
-            Some(text) => DialogPolicy::AcceptWith(text.to_owned()),
-        }
-    }
-}
-
-/// Per page: the calls now running page code there, with their dialog policy, and what
-/// happened to dialogs they opened, for their answers.
-#[derive(Default)]
-pub struct PageScripts {
-    calls: Vec<(CallId, DialogPolicy)>,
-    notes: Vec<(CallId, String)>,
-}
-
-/// Marks the call as running page code on `page`: a timeout or cancel interrupts it there,
-/// and a dialog it opens is answered by `policy`.
-pub fn runs_page_code(
-    cx: &mut Ctx,
-    call: CallId,
-    page: PageId,
-    session: &str,
-    policy: DialogPolicy,
-) {
-    call::runs_page_code(cx, call, session);
-    cx.scripts.entry(page).calls.push((call, policy));
-}
-
-/// Lines about dialogs the call's script opened (and that were answered for it).
-pub fn take_dialog_notes(cx: &mut Ctx, call: CallId, page: PageId, resp: &mut Response) {
-    if cx.browser.pages.get(page).is_none() {
-        return;
-    }
-    let p = cx.scripts.entry(page);
-    p.calls.retain(|(c, _)| *c != call);
-    let notes = std::mem::take(&mut p.notes);
-    let (mine, rest): (Vec<_>, Vec<_>) = notes.into_iter().partition(|(c, _)| *c == call);
-    p.notes = rest;
-    for (_, note) in mine {
-        resp.line(note);
-    }
-}
-
-/// A dialog opened. While a call runs page code here, the dialog is answered at once by
-/// that call's policy and the call reports it; otherwise it stays open for
-/// `handle_dialog`, and answers mention it.
-pub fn on_event(cx: &mut Ctx, page: PageId, event: &RawEvent) {
-    if !event.is::<cdp_page::JavascriptDialogOpeningEvent>() {
-        return;
-    }
-    let calls = &cx.calls;
-    let p = cx.scripts.entry(page);
-    p.calls.retain(|(call, _)| calls.contains(*call));
-    let Some((call, policy)) = p.calls.first().cloned() else {
-        return;
-    };
-    let Some(dialog) = cx.browser.pages.get_mut(page).and_then(|p| p.dialog.take()) else {
-        return;
-    };
-    let (accept, text, verb) = match policy {
-        DialogPolicy::Dismiss => (false, String::new(), "dismissed"),
-        DialogPolicy::Accept => (true, dialog.default_prompt.clone(), "accepted"),
-        DialogPolicy::AcceptWith(text) => (true, text, "accepted"),
-    };
-    let article = if dialog.kind.starts_with(['a', 'e', 'i', 'o', 'u']) {
-        "An"
-    } else {
-        "A"
-    };
-    let note = format!(
-        "{article} {} dialog opened while the script ran (\"{}\"); it was {verb}.",
-        dialog.kind, dialog.message
-    );
-    cx.scripts.entry(page).notes.push((call, note));
-    let session = event.session.as_deref();
-    let answer = cdp_page::HandleJavaScriptDialogParams {
-        accept,
-        prompt_text: Some(text),
-    };
-    browser::fire(cx, session, answer);
 }
 
 /// Waits until the DOM has been quiet for a moment (bounded), then runs `then`.

@@ -2,12 +2,13 @@
 //! client pays for three short schemas. Names, arguments and answers are the reference's: the
 //! answer is the bare result line (or `Error: …`), with no page list or dialog section.
 
+use crate::tools::args::Schema;
 use std::time::Duration;
 
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::args::{self, max};
+use super::args::max;
 use super::{call, fail, policies, screenshot, CallId, Ctx, Tool, ToolResult};
 use crate::browser::{self, navigation, pages};
 use crate::cdp::generated::runtime;
@@ -22,8 +23,10 @@ pub const TOOLS: &[Tool] = &[
     Tool {
         name: "screenshot",
         description: "Screenshot the selected page's viewport to a PNG file; returns its path.",
-        properties: || json!({}),
-        required: &[],
+        args: Schema {
+            properties: || json!({}),
+            required: &[],
+        },
         read_only: false,
         page_scoped: false,
         category: Category::Debugging,
@@ -32,8 +35,10 @@ pub const TOOLS: &[Tool] = &[
     Tool {
         name: "navigate",
         description: "Load a URL in the selected page; returns the URL it ended on.",
-        properties: || json!({"url": {"type": "string", "maxLength": max::URL, "description": "URL to load"}}),
-        required: &["url"],
+        args: Schema {
+            properties: || json!({"url": {"type": "string", "maxLength": max::URL, "description": "URL to load"}}),
+            required: &["url"],
+        },
         read_only: false,
         page_scoped: false,
         category: Category::Navigation,
@@ -42,8 +47,10 @@ pub const TOOLS: &[Tool] = &[
     Tool {
         name: "evaluate",
         description: "Run a JavaScript expression in the selected page; returns its value as JSON.",
-        properties: || json!({"script": {"type": "string", "maxLength": max::SCRIPT, "description": "JavaScript expression (awaited if a promise)"}}),
-        required: &["script"],
+        args: Schema {
+            properties: || json!({"script": {"type": "string", "maxLength": max::SCRIPT, "description": "JavaScript expression (awaited if a promise)"}}),
+            required: &["script"],
+        },
         read_only: false,
         page_scoped: false,
         category: Category::Debugging,
@@ -78,7 +85,7 @@ struct NavigateArgs {
 }
 
 fn navigate(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(args) = args::for_call::<NavigateArgs>(cx, call, args) else {
+    let Some(args) = crate::tools::call::args::<NavigateArgs>(cx, call, args) else {
         return;
     };
     let extensions = cx.settings.categories.on(Category::Extensions);
@@ -105,21 +112,21 @@ struct EvaluateArgs {
 }
 
 fn evaluate(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(args) = args::for_call::<EvaluateArgs>(cx, call, args) else {
+    let Some(args) = crate::tools::call::args::<EvaluateArgs>(cx, call, args) else {
         return;
     };
     call::limit_by_default(cx, call, |ms| {
         format!("evaluate timed out after {ms} ms: the script did not settle.")
     });
     call::on_live_page(cx, call, None, move |cx, page| {
-        if let Some(message) = screenshot::dialog_blocks(cx, page) {
+        if let Some(message) = super::dialogs::blocked(cx, page) {
             return fail(cx, call, message);
         }
         let session = match pages::session_of(&cx.browser.pages, page) {
             Ok(s) => s,
             Err(e) => return fail(cx, call, e),
         };
-        call::runs_page_code(cx, call, &session);
+        call::runs_page_code(cx, call, page, &session, None);
         let request = runtime::EvaluateParams {
             expression: args.script,
             context_id: cx.browser.pages.get(page).and_then(|p| p.context),

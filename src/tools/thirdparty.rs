@@ -3,13 +3,13 @@
 //! before, and returned elements into uids after, both through snapshots.
 
 use crate::browser::PageId;
-use serde::Deserialize;
+use crate::tools::args::Schema;
 use serde_json::{json, Map, Value};
 
-use super::args::{self, max, Shared};
+use super::args::{self, max, tool_args};
+use super::ctx::DialogPolicy;
 use super::files::{self, Roots};
 use super::response::{self, finish, Response};
-use super::script::{self, DialogPolicy};
 use super::{call, fail, snapshot, webmcp, CallId, Ctx, Tool};
 use crate::browser::pages;
 use crate::error::Error;
@@ -20,8 +20,10 @@ pub const TOOLS: &[Tool] = &[
     Tool {
         name: "list_3p_developer_tools",
         description: "List the tools the page itself exposes (devtoolstooldiscovery) with their schemas; run one with execute_3p_developer_tool.",
-        properties: || json!({}),
-        required: &[],
+        args: Schema {
+            properties: || json!({}),
+            required: &[],
+        },
         read_only: true,
         page_scoped: true,
         category: Category::ThirdParty,
@@ -30,15 +32,7 @@ pub const TOOLS: &[Tool] = &[
     Tool {
         name: "execute_3p_developer_tool",
         description: "Run one of the page's own tools (see list_3p_developer_tools); returns its result.",
-        properties: || {
-            json!({
-                "toolName": {"type": "string", "maxLength": max::NAME},
-                "params": {"type": "string", "maxLength": max::PARAMS, "description": "JSON object text; elements as {\"uid\": …}"},
-                "filePath": {"type": "string", "maxLength": max::PATH, "description": "Save the whole result here"},
-                "timeout": {"type": "integer", "minimum": 0, "maximum": max::TIMEOUT_MS, "description": "ms (default: --toolTimeout)"},
-            })
-        },
-        required: &["toolName"],
+        args: args::schema::<ExecuteArgs>(),
         read_only: false,
         page_scoped: true,
         category: Category::ThirdParty,
@@ -54,14 +48,15 @@ fn list_tools(cx: &mut Ctx, call: CallId, args: Value) {
     })
 }
 
-#[derive(Deserialize)]
-struct ExecuteArgs {
-    #[serde(rename = "toolName")]
-    tool_name: String,
-    /// The tool's parameters as JSON text.
-    params: Option<String>,
-    #[serde(flatten)]
-    shared: Shared,
+tool_args! {
+    struct ExecuteArgs {
+        "toolName" tool_name: String = {"type": "string", "maxLength": max::NAME},
+        /// The tool's parameters as JSON text.
+        "params" params: Option<String> = {"type": "string", "maxLength": max::PARAMS, "description": "JSON object text; elements as {\"uid\": …}"},
+        "filePath" file_path: Option<String> = {"type": "string", "maxLength": max::PATH, "description": "Save the whole result here"},
+        "timeout" timeout: Option<f64> = {"type": "integer", "minimum": 0, "maximum": max::TIMEOUT_MS, "description": "ms (default: --toolTimeout)"},
+        "pageId" page: Option<PageId> = (args::page_id()),
+    }
 }
 
 /// Parses a JSON-text argument (`params`, or WebMCP's `input`: `what`) as the reference does:
@@ -102,7 +97,7 @@ pub fn limit_run(cx: &mut Ctx, call: CallId, name: &str, timeout: std::time::Dur
 }
 
 fn execute_tool(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(args) = args::for_call::<ExecuteArgs>(cx, call, args) else {
+    let Some(args) = crate::tools::call::args::<ExecuteArgs>(cx, call, args) else {
         return;
     };
     let params = match parse_object(args.params.as_deref(), "params") {
@@ -110,10 +105,10 @@ fn execute_tool(cx: &mut Ctx, call: CallId, args: Value) {
         Err(e) => return fail(cx, call, e),
     };
     let name = args.tool_name;
-    let timeout = args.shared.timeout_or(cx.settings.tool_timeout);
+    let timeout = args::timeout_or(args.timeout, cx.settings.tool_timeout);
     limit_run(cx, call, &name, timeout);
-    let requested = args.shared.page();
-    let file_path = args.shared.file_path;
+    let requested = args.page;
+    let file_path = args.file_path;
     call::on_live_page(cx, call, requested, move |cx, page| {
         let then = move |cx: &mut Ctx, _| run_tool(cx, call, page, name, params, file_path);
         pagetools::ensure_current(cx, page, Box::new(then));
@@ -130,7 +125,7 @@ pub fn run_tool(
     params: Value,
     file_path: Option<String>,
 ) {
-    if super::refuse_if_dialog(cx, call, page) {
+    if super::dialogs::refuse(cx, call, page) {
         return;
     }
     // WebMCP's debugging tools are listed first: their names win.
@@ -151,7 +146,7 @@ pub fn run_tool(
         let Some(session) = cx.browser.pages.get(page).map(|p| p.session.clone()) else {
             return fail(cx, call, pages::no_such_page(page));
         };
-        script::runs_page_code(cx, call, page, &session, DialogPolicy::Accept);
+        call::runs_page_code(cx, call, page, &session, Some(DialogPolicy::Accept));
         let output = match output_file(cx, file_path) {
             Ok(o) => o,
             Err(message) => return fail(cx, call, message),
@@ -184,7 +179,9 @@ fn reply(cx: &mut Ctx, call: CallId, page: PageId, lines: Vec<String>, snapshot:
         resp.line(line);
     }
     resp.snapshot = snapshot;
-    script::take_dialog_notes(cx, call, page, &mut resp);
+    for note in call::take_dialog_notes(cx, call) {
+        resp.line(note);
+    }
     finish(cx, call, resp);
 }
 

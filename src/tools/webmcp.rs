@@ -4,6 +4,7 @@
 //! tools start.
 
 use crate::browser::PageId;
+use crate::tools::args::Schema;
 use std::io::Write;
 use std::time::Duration;
 
@@ -12,9 +13,9 @@ use serde::Deserialize;
 use crate::settings::Category;
 use serde_json::{json, Map, Value};
 
-use super::args::{self, max, Shared};
+use super::args::{max, Shared};
+use super::ctx::DialogPolicy;
 use super::response::{self, finish, Response};
-use super::script::{self, DialogPolicy};
 use super::{call, fail, CallId, Ctx, Tool};
 use crate::browser::pages;
 use crate::cdp::generated::web_mcp::{InvocationStatus, ToolRespondedEvent};
@@ -25,8 +26,10 @@ pub const TOOLS: &[Tool] = &[
     Tool {
         name: "list_webmcp_tools",
         description: "List the page's WebMCP tools (debugging ones are in list_3p_developer_tools): names, descriptions, input schemas, annotations.",
-        properties: || json!({}),
-        required: &[],
+        args: Schema {
+            properties: || json!({}),
+            required: &[],
+        },
         category: Category::Webmcp,
         read_only: true,
         page_scoped: true,
@@ -35,13 +38,15 @@ pub const TOOLS: &[Tool] = &[
     Tool {
         name: "execute_webmcp_tool",
         description: "Run one of the page's WebMCP tools (see list_webmcp_tools). Returns its status, output and error as JSON.",
-        properties: || {
+        args: Schema {
+            properties: || {
             json!({
                 "toolName": {"type": "string", "maxLength": max::NAME, "description": "The name of the WebMCP tool to run."},
                 "input": {"type": "string", "maxLength": max::PARAMS, "description": "The tool's input as a JSON object, stringified."},
             })
         },
-        required: &["toolName"],
+            required: &["toolName"],
+        },
         category: Category::Webmcp,
         read_only: false,
         page_scoped: true,
@@ -118,7 +123,7 @@ struct ExecuteArgs {
 }
 
 fn execute_tool(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(args) = args::for_call::<ExecuteArgs>(cx, call, args) else {
+    let Some(args) = crate::tools::call::args::<ExecuteArgs>(cx, call, args) else {
         return;
     };
     let input = match super::thirdparty::parse_object(args.input.as_deref(), "input") {
@@ -130,7 +135,7 @@ fn execute_tool(cx: &mut Ctx, call: CallId, args: Value) {
     super::thirdparty::limit_run(cx, call, &name, timeout);
     call::on_live_page(cx, call, args.shared.page(), move |cx, page| {
         // As for page tools: the browser would hold the invocation until the dialog closes.
-        if super::refuse_if_dialog(cx, call, page) {
+        if super::dialogs::refuse(cx, call, page) {
             return;
         }
         let table = cx.tables.get(page);
@@ -143,7 +148,7 @@ fn execute_tool(cx: &mut Ctx, call: CallId, args: Value) {
         let Some(session) = cx.browser.pages.get(page).map(|p| p.session.clone()) else {
             return fail(cx, call, pages::no_such_page(page));
         };
-        script::runs_page_code(cx, call, page, &session, DialogPolicy::Accept);
+        call::runs_page_code(cx, call, page, &session, Some(DialogPolicy::Accept));
         let started = move |cx: &mut Ctx, id: &str| call::runs_invocation(cx, call, &session, id);
         let answered = move |cx: &mut Ctx, r: Result<ToolRespondedEvent, Error>| match r {
             Ok(e) => {
@@ -233,7 +238,7 @@ pub fn run_page_tool(
         Ok(o) => o,
         Err(message) => return fail(cx, call, message),
     };
-    script::runs_page_code(cx, call, page, &session, DialogPolicy::Accept);
+    call::runs_page_code(cx, call, page, &session, Some(DialogPolicy::Accept));
     let started = move |cx: &mut Ctx, id: &str| call::runs_invocation(cx, call, &session, id);
     let answered = move |cx: &mut Ctx, r: Result<ToolRespondedEvent, Error>| {
         let lines = r.and_then(|e| completed_output(&e)).and_then(|text| {
@@ -312,7 +317,9 @@ fn reply(cx: &mut Ctx, call: CallId, page: PageId, lines: Vec<String>) {
     for line in lines {
         resp.line(line);
     }
-    script::take_dialog_notes(cx, call, page, &mut resp);
+    for note in call::take_dialog_notes(cx, call) {
+        resp.line(note);
+    }
     finish(cx, call, resp);
 }
 

@@ -1,9 +1,7 @@
 //! How console messages read: an argument as a word of the message text, a stack trace as
-//! `at <function> (<file>:<line>:<column>)` lines, a script URL as DevTools names it, and
-//! the pagination lines both listing tools print.
+//! `at <function> (<file>:<line>:<column>)` lines, and a script URL as DevTools names it.
 
-use serde::Deserialize;
-use serde_json::{json, Number, Value};
+use serde_json::Value;
 
 use super::{MAX_STACK_LINES, MAX_TEXT};
 use crate::cdp::generated::runtime::{
@@ -256,90 +254,6 @@ pub fn cut_stored(text: &str) -> String {
     cut(text, MAX_TEXT)
 }
 
-/// The paging arguments of both listing tools (flattened into their argument structs). Kept
-/// as JSON numbers because only a whole number written without a fraction counts, as ever:
-/// `2.0` reads as absent.
-#[derive(Default, Deserialize)]
-pub struct Paging {
-    #[serde(rename = "pageSize")]
-    page_size: Option<Number>,
-    #[serde(rename = "pageIdx")]
-    page_idx: Option<Number>,
-}
-
-impl Paging {
-    /// Pages of `size`, showing page `idx` (as another tool's defaults ask).
-    pub fn of(size: u64, idx: u64) -> Paging {
-        Paging {
-            page_size: Some(size.into()),
-            page_idx: Some(idx.into()),
-        }
-    }
-}
-
-/// One page of a listing, as the reference computes it: without `pageSize` and `pageIdx`
-/// everything; otherwise pages of `pageSize` (default 20), and an out-of-range `pageIdx`
-/// falls back to the first page.
-pub struct Paged {
-    pub start: usize,
-    pub end: usize,
-    /// `Showing a-b of n (Page x of y).` and the next/previous page hints.
-    pub lines: Vec<String>,
-    pub structured: Value,
-}
-
-pub fn paginate(total: usize, paging: &Paging) -> Paged {
-    let size = paging.page_size.as_ref().and_then(Number::as_u64);
-    let idx = paging.page_idx.as_ref().and_then(Number::as_u64);
-    let asked = size.is_some() || idx.is_some();
-    let (current, pages, start, end, invalid) = if asked {
-        let size = size.unwrap_or(20).max(1) as usize;
-        let pages = total.div_ceil(size).max(1);
-        let (current, invalid) = match idx {
-            Some(i) if (i as usize) < pages => (i as usize, false),
-            Some(_) => (0, true),
-            None => (0, false),
-        };
-        let start = (current * size).min(total);
-        (current, pages, start, (start + size).min(total), invalid)
-    } else {
-        (0, 1, 0, total, false)
-    };
-    let mut lines = Vec::new();
-    if invalid {
-        lines.push("Invalid page number provided. Showing first page.".to_owned());
-    }
-    let shown_start = if total == 0 { 0 } else { start + 1 };
-    lines.push(format!(
-        "Showing {shown_start}-{end} of {total} (Page {} of {pages}).",
-        current + 1
-    ));
-    let has_next = current + 1 < pages;
-    let has_previous = current > 0;
-    if asked {
-        if has_next {
-            lines.push(format!("Next page: {}", current + 1));
-        }
-        if has_previous {
-            lines.push(format!("Previous page: {}", current - 1));
-        }
-    }
-    Paged {
-        start,
-        end,
-        lines,
-        structured: json!({
-            "currentPage": current,
-            "totalPages": pages,
-            "hasNextPage": has_next,
-            "hasPreviousPage": has_previous,
-            "startIndex": start,
-            "endIndex": end,
-            "invalidPage": invalid,
-        }),
-    }
-}
-
 /// Test JSON as the generated type it stands for, decoded as events are.
 #[cfg(test)]
 pub fn decode<T: serde::de::DeserializeOwned>(v: Value) -> T {
@@ -349,6 +263,7 @@ pub fn decode<T: serde::de::DeserializeOwned>(v: Value) -> T {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn display_names_follow_devtools() {
@@ -434,36 +349,5 @@ mod tests {
         let s = stack_of(&decode(many));
         assert_eq!(s.lines.len(), MAX_STACK_LINES);
         assert!(stack_text(&s, true).ends_with(&format!("... and 10 more frames\n{STACK_NOTE}")));
-    }
-
-    #[test]
-    fn pagination_matches_the_reference() {
-        let p = paginate(8, &decode(json!({})));
-        assert_eq!(p.lines, vec!["Showing 1-8 of 8 (Page 1 of 1)."]);
-        // A size written with a fraction counts as absent, as it always has.
-        let p = paginate(8, &decode(json!({"pageSize": 2.0})));
-        assert_eq!(p.lines, vec!["Showing 1-8 of 8 (Page 1 of 1)."]);
-        let p = paginate(8, &decode(json!({"pageSize": 2, "pageIdx": 1})));
-        assert_eq!(
-            p.lines,
-            vec![
-                "Showing 3-4 of 8 (Page 2 of 4).",
-                "Next page: 2",
-                "Previous page: 0"
-            ]
-        );
-        let p = paginate(8, &decode(json!({"pageSize": 2, "pageIdx": 9})));
-        assert_eq!(
-            p.lines[0],
-            "Invalid page number provided. Showing first page."
-        );
-        assert_eq!((p.start, p.end), (0, 2));
-        let p = paginate(8, &decode(json!({"pageIdx": 1})));
-        assert_eq!(p.lines[1], "Showing 1-8 of 8 (Page 1 of 1).");
-        let p = paginate(45, &decode(json!({"pageIdx": 2})));
-        assert_eq!(
-            p.lines,
-            vec!["Showing 41-45 of 45 (Page 3 of 3).", "Previous page: 1"]
-        );
     }
 }

@@ -16,6 +16,7 @@ mod render;
 mod selector;
 mod shorthands;
 
+use crate::tools::args::Schema;
 use std::collections::HashMap;
 
 use serde::Deserialize;
@@ -25,10 +26,10 @@ use crate::browser::{self, pages, PageId, RawEvent};
 use crate::cdp::generated::{css as cdp_css, dom};
 use crate::error::Error;
 use crate::settings::Category;
-use crate::tools::args::{self, max, Shared};
-use crate::tools::console::format::{paginate, Paging};
+use crate::tools::args::{max, Shared};
+use crate::tools::dialogs;
+use crate::tools::paging::{paginate, Paging};
 use crate::tools::response::{finish, Response};
-use crate::tools::screenshot::dialog_blocks;
 use crate::tools::snapshot::model::{no_snapshot_message, Snapshot};
 use crate::tools::snapshot::AsJson;
 use crate::tools::{call, fail, CallId, Ctx, Done, Tool};
@@ -36,14 +37,16 @@ use crate::tools::{call, fail, CallId, Ctx, Done, Tool};
 pub const TOOLS: &[Tool] = &[Tool {
     name: "get_css_styles",
     description: "CSS rules applying to an element (uid), most precedent first with sources; losing declarations marked [overloaded]; inherited styles too. 10 rules a page.",
-    properties: || {
+    args: Schema {
+        properties: || {
         json!({
             "uid": {"type": "string", "maxLength": max::UID, "description": "From take_snapshot."},
             "pageSize": {"type": "integer", "minimum": 1, "maximum": max::COUNT, "default": 10},
             "pageIdx": {"type": "integer", "minimum": 0, "maximum": max::COUNT, "default": 0},
         })
     },
-    required: &["uid"],
+        required: &["uid"],
+    },
     category: Category::Debugging,
     read_only: true,
     page_scoped: true,
@@ -72,13 +75,13 @@ struct CssArgs {
 }
 
 fn get_css_styles(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(args) = args::for_call::<CssArgs>(cx, call, args) else {
+    let Some(args) = crate::tools::call::args::<CssArgs>(cx, call, args) else {
         return;
     };
     let paging = Paging::of(args.page_size.unwrap_or(10), args.page_idx.unwrap_or(0));
     let uid = args.uid;
     call::on_live_page(cx, call, args.shared.page(), move |cx, page| {
-        if let Some(message) = dialog_blocks(cx, page) {
+        if let Some(message) = dialogs::blocked(cx, page) {
             return fail(cx, call, message);
         }
         let Some(snapshot) = cx.snapshots.latest(page) else {

@@ -6,6 +6,7 @@
 //! is set, because every answer about the page says so ([`lines`]) and the navigation timeout
 //! grows with the throttling ([`navigation_timeout`]).
 
+use crate::tools::args::Schema;
 use std::time::Duration;
 
 use serde_json::{json, Value};
@@ -14,14 +15,14 @@ use crate::browser::{navigation, pages, PageId};
 use crate::error::Error;
 use crate::settings::Category;
 use crate::tools::args::max;
+use crate::tools::dialogs::{self, unless_dialog};
 use crate::tools::response::{finish, Response};
-use crate::tools::screenshot::{dialog_blocks, unless_dialog};
 use crate::tools::{call, fail, CallId, Ctx, Tool};
 
 mod args;
 mod commands;
 mod resize;
-mod state;
+pub(crate) mod state;
 
 use args::{settings, EmulateArgs};
 use commands::{commands, send_all};
@@ -33,7 +34,8 @@ pub const TOOLS: &[Tool] = &[EMULATE, resize::RESIZE_PAGE];
 const EMULATE: Tool = Tool {
     name: "emulate",
     description: "Emulate device conditions on the page. Each call replaces every setting (omitted ones reset, except extraHttpHeaders); they persist across navigations.",
-    properties: || {
+    args: Schema {
+        properties: || {
         json!({
             "networkConditions": {
                 "type": "string",
@@ -72,7 +74,8 @@ const EMULATE: Tool = Tool {
             },
         })
     },
-    required: &[],
+        required: &[],
+    },
     read_only: false,
     page_scoped: true,
     category: Category::Emulation,
@@ -84,7 +87,7 @@ const EMULATE: Tool = Tool {
 const EMULATE_TIMEOUT: Duration = Duration::from_secs(10);
 
 fn emulate(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(args) = crate::tools::args::for_call::<EmulateArgs>(cx, call, args) else {
+    let Some(args) = crate::tools::call::args::<EmulateArgs>(cx, call, args) else {
         return;
     };
     // Bad arguments are reported before anything else, as the reference's schema does.
@@ -93,7 +96,7 @@ fn emulate(cx: &mut Ctx, call: CallId, args: Value) {
         Err(message) => return fail(cx, call, message),
     };
     call::on_page(cx, call, args.shared.page(), move |cx, page| {
-        if let Some(message) = dialog_blocks(cx, page) {
+        if let Some(message) = dialogs::blocked(cx, page) {
             return fail(cx, call, message);
         }
         let (session, previous) = match cx.browser.pages.get(page) {

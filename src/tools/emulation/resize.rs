@@ -1,5 +1,6 @@
 //! `resize_page`: sizes the page's window so that the page itself gets the size asked for.
 
+use crate::tools::args::Schema;
 use std::time::Duration;
 
 use serde::Deserialize;
@@ -13,21 +14,23 @@ use crate::cdp::generated::browser::{
 use crate::cdp::generated::runtime;
 use crate::error::{Error, Fault};
 use crate::settings::Category;
-use crate::tools::args::{self, Shared};
+use crate::tools::args::Shared;
+use crate::tools::dialogs::{unless_dialog, Work};
 use crate::tools::response::{finish, Response};
-use crate::tools::screenshot::{unless_dialog, Work};
 use crate::tools::{call, fail, CallId, Ctx, Tool};
 
 pub const RESIZE_PAGE: Tool = Tool {
     name: "resize_page",
     description: "Resize the page's viewport (innerWidth × innerHeight) in CSS pixels.",
-    properties: || {
-        json!({
-            "width": {"type": "integer", "minimum": 1, "maximum": MAX_SIDE},
-            "height": {"type": "integer", "minimum": 1, "maximum": MAX_SIDE},
-        })
+    args: Schema {
+        properties: || {
+            json!({
+                "width": {"type": "integer", "minimum": 1, "maximum": MAX_SIDE},
+                "height": {"type": "integer", "minimum": 1, "maximum": MAX_SIDE},
+            })
+        },
+        required: &["width", "height"],
     },
-    required: &["width", "height"],
     read_only: false,
     page_scoped: true,
     category: Category::Emulation,
@@ -60,7 +63,7 @@ struct Size {
 const RESIZE_SETTLE: Duration = Duration::from_secs(1);
 
 fn resize_page(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(args) = args::for_call::<ResizeArgs>(cx, call, args) else {
+    let Some(args) = crate::tools::call::args::<ResizeArgs>(cx, call, args) else {
         return;
     };
     let size = Size {

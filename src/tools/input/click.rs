@@ -1,6 +1,7 @@
 //! `click`: a real mouse click (or double click) at an element's centre. An `<option>` of a
 //! native select is chosen instead, as a user would end up with it chosen.
 
+use crate::tools::args::Schema;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -9,20 +10,22 @@ use super::{act_and_reply, begin, dispatch, elements, reach, watch};
 use crate::browser::{self, PageId};
 use crate::cdp::generated::runtime;
 use crate::settings::Category;
-use crate::tools::args::{self, max, Shared};
+use crate::tools::args::{max, Shared};
 use crate::tools::{fail, CallId, Ctx, Done, Tool};
 
 pub const TOOL: Tool = Tool {
     name: "click",
     description: "Click an element by uid (from take_snapshot).",
-    properties: || {
-        json!({
-            "uid": {"type": "string", "maxLength": max::UID},
-            "dblClick": {"type": "boolean"},
-            "includeSnapshot": {"type": "boolean"},
-        })
+    args: Schema {
+        properties: || {
+            json!({
+                "uid": {"type": "string", "maxLength": max::UID},
+                "dblClick": {"type": "boolean"},
+                "includeSnapshot": {"type": "boolean"},
+            })
+        },
+        required: &["uid"],
     },
-    required: &["uid"],
     read_only: false,
     page_scoped: true,
     category: Category::Input,
@@ -54,7 +57,7 @@ const CHOOSE_OPTION: &str = r#"function() {
 }"#;
 
 fn run(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(a) = args::for_call::<Args>(cx, call, args) else {
+    let Some(a) = crate::tools::call::args::<Args>(cx, call, args) else {
         return;
     };
     let (uid, double) = (a.uid, a.double);

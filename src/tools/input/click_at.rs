@@ -1,25 +1,28 @@
 //! `click_at`: a real mouse click (or double click) at a point of the viewport.
 
+use crate::tools::args::Schema;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::{act_and_reply, begin, dispatch, session, watch};
 use crate::settings::Category;
-use crate::tools::args::{self, max, Shared};
+use crate::tools::args::{max, Shared};
 use crate::tools::{CallId, Ctx, Tool};
 
 pub const TOOL: Tool = Tool {
     name: "click_at",
     description: "Click at a point of the viewport, in CSS pixels.",
-    properties: || {
-        json!({
-            "x": {"type": "number", "minimum": -max::COORD, "maximum": max::COORD},
-            "y": {"type": "number", "minimum": -max::COORD, "maximum": max::COORD},
-            "dblClick": {"type": "boolean"},
-            "includeSnapshot": {"type": "boolean"},
-        })
+    args: Schema {
+        properties: || {
+            json!({
+                "x": {"type": "number", "minimum": -max::COORD, "maximum": max::COORD},
+                "y": {"type": "number", "minimum": -max::COORD, "maximum": max::COORD},
+                "dblClick": {"type": "boolean"},
+                "includeSnapshot": {"type": "boolean"},
+            })
+        },
+        required: &["x", "y"],
     },
-    required: &["x", "y"],
     read_only: false,
     page_scoped: true,
     category: Category::Input,
@@ -39,7 +42,7 @@ struct Args {
 }
 
 fn run(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(a) = args::for_call::<Args>(cx, call, args) else {
+    let Some(a) = crate::tools::call::args::<Args>(cx, call, args) else {
         return;
     };
     let (x, y, double) = (a.x, a.y, a.double);

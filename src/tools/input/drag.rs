@@ -3,6 +3,7 @@
 //! in the drag start and `dragover`: the browser only drops when the target's answer to
 //! `dragover` is in, and on a busy machine a fixed pause is not always enough.
 
+use crate::tools::args::Schema;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -11,20 +12,22 @@ use super::{act_and_reply, begin, dispatch, elements, reach, watch};
 use crate::browser;
 use crate::cdp::generated::runtime;
 use crate::settings::Category;
-use crate::tools::args::{self, max, Shared};
+use crate::tools::args::{max, Shared};
 use crate::tools::{fail, CallId, Ctx, Done, Tool};
 
 pub const TOOL: Tool = Tool {
     name: "drag",
     description: "Drag an element onto another, by uid.",
-    properties: || {
-        json!({
-            "from_uid": {"type": "string", "maxLength": max::UID},
-            "to_uid": {"type": "string", "maxLength": max::UID},
-            "includeSnapshot": {"type": "boolean"},
-        })
+    args: Schema {
+        properties: || {
+            json!({
+                "from_uid": {"type": "string", "maxLength": max::UID},
+                "to_uid": {"type": "string", "maxLength": max::UID},
+                "includeSnapshot": {"type": "boolean"},
+            })
+        },
+        required: &["from_uid", "to_uid"],
     },
-    required: &["from_uid", "to_uid"],
     read_only: false,
     page_scoped: true,
     category: Category::Input,
@@ -45,7 +48,7 @@ struct Args {
 const STEPS: u32 = 5;
 
 fn run(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(a) = args::for_call::<Args>(cx, call, args) else {
+    let Some(a) = crate::tools::call::args::<Args>(cx, call, args) else {
         return;
     };
     let uids = vec![a.from_uid, a.to_uid];

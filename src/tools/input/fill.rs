@@ -4,6 +4,7 @@
 //! change ("true"/"false"), and other inputs (date, colour, range) are set directly with the
 //! `input` and `change` events a user's edit would fire.
 
+use crate::tools::args::Schema;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -13,20 +14,22 @@ use crate::browser;
 use crate::cdp::generated::runtime;
 use crate::pagetools::page_code;
 use crate::settings::Category;
-use crate::tools::args::{self, max, Shared};
+use crate::tools::args::{max, Shared};
 use crate::tools::{fail, CallId, Ctx, Done, Tool};
 
 pub const TOOL: Tool = Tool {
     name: "fill",
     description: "Set a form element's value: types text, picks a <select> option, or sets a checkbox (\"true\"/\"false\").",
-    properties: || {
+    args: Schema {
+        properties: || {
         json!({
             "uid": {"type": "string", "maxLength": max::UID},
             "value": {"type": "string", "maxLength": max::TEXT},
             "includeSnapshot": {"type": "boolean"},
         })
     },
-    required: &["uid", "value"],
+        required: &["uid", "value"],
+    },
     read_only: false,
     page_scoped: true,
     category: Category::Input,
@@ -120,7 +123,7 @@ const PREPARE: &str = r#"function(value, typingLimit) {
 }"#;
 
 fn run(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(a) = args::for_call::<Args>(cx, call, args) else {
+    let Some(a) = crate::tools::call::args::<Args>(cx, call, args) else {
         return;
     };
     let (uid, value) = (a.uid, a.value);

@@ -1,5 +1,6 @@
 //! `fill_form`: several form elements filled in one call, in order, each as `fill` would.
 
+use crate::tools::args::Schema;
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -11,30 +12,32 @@ use super::{begin, fill, reply, watch};
 use crate::browser::{pages, PageId};
 use crate::error::Error;
 use crate::settings::Category;
-use crate::tools::args::{self, max, Shared};
+use crate::tools::args::{max, Shared};
 use crate::tools::{fail, snapshot, CallId, Ctx, Done, Tool};
 
 pub const TOOL: Tool = Tool {
     name: "fill_form",
     description: "Fill several form elements in one call, each as fill would.",
-    properties: || {
-        json!({
-            "elements": {
-                "type": "array",
-                "maxItems": max::ITEMS,
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "uid": {"type": "string", "maxLength": max::UID},
-                        "value": {"type": "string", "maxLength": max::TEXT},
+    args: Schema {
+        properties: || {
+            json!({
+                "elements": {
+                    "type": "array",
+                    "maxItems": max::ITEMS,
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "uid": {"type": "string", "maxLength": max::UID},
+                            "value": {"type": "string", "maxLength": max::TEXT},
+                        },
+                        "required": ["uid", "value"],
                     },
-                    "required": ["uid", "value"],
                 },
-            },
-            "includeSnapshot": {"type": "boolean"},
-        })
+                "includeSnapshot": {"type": "boolean"},
+            })
+        },
+        required: &["elements"],
     },
-    required: &["elements"],
     read_only: false,
     page_scoped: true,
     category: Category::Input,
@@ -57,7 +60,7 @@ struct Item {
 }
 
 fn run(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(a) = args::for_call::<Args>(cx, call, args) else {
+    let Some(a) = crate::tools::call::args::<Args>(cx, call, args) else {
         return;
     };
     let items = a.elements;

@@ -1,12 +1,12 @@
 //! `handle_dialog`: accepting or dismissing the JavaScript dialog open on the page.
 
+use crate::tools::args::Schema;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::browser::{self, pages};
 use crate::cdp::generated::page::HandleJavaScriptDialogParams;
 use crate::settings::Category;
-use crate::tools::args;
 use crate::tools::args::{max, Shared};
 use crate::tools::response::{finish, Response};
 use crate::tools::{call, fail, CallId, Ctx, Tool};
@@ -15,13 +15,15 @@ pub const TOOL: Tool = Tool {
     name: "handle_dialog",
     description:
         "Accept or dismiss the open JavaScript dialog (alert, confirm, prompt, beforeunload).",
-    properties: || {
-        json!({
-            "action": {"type": "string", "enum": ["accept", "dismiss"]},
-            "promptText": {"type": "string", "maxLength": max::TEXT},
-        })
+    args: Schema {
+        properties: || {
+            json!({
+                "action": {"type": "string", "enum": ["accept", "dismiss"]},
+                "promptText": {"type": "string", "maxLength": max::TEXT},
+            })
+        },
+        required: &["action"],
     },
-    required: &["action"],
     read_only: false,
     page_scoped: true,
     category: Category::Input,
@@ -38,7 +40,7 @@ struct Args {
 }
 
 fn run(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(a) = args::for_call::<Args>(cx, call, args) else {
+    let Some(a) = crate::tools::call::args::<Args>(cx, call, args) else {
         return;
     };
     let accept = a.action == "accept";

@@ -1,23 +1,26 @@
 //! `hover`: moving the mouse over an element.
 
+use crate::tools::args::Schema;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::{act_and_reply, begin, dispatch, element, elements, reach, watch};
 use crate::settings::Category;
-use crate::tools::args::{self, max, Shared};
+use crate::tools::args::{max, Shared};
 use crate::tools::{fail, CallId, Ctx, Done, Tool};
 
 pub const TOOL: Tool = Tool {
     name: "hover",
     description: "Move the mouse over an element, by uid.",
-    properties: || {
-        json!({
-            "uid": {"type": "string", "maxLength": max::UID},
-            "includeSnapshot": {"type": "boolean"},
-        })
+    args: Schema {
+        properties: || {
+            json!({
+                "uid": {"type": "string", "maxLength": max::UID},
+                "includeSnapshot": {"type": "boolean"},
+            })
+        },
+        required: &["uid"],
     },
-    required: &["uid"],
     read_only: false,
     page_scoped: true,
     category: Category::Input,
@@ -34,7 +37,7 @@ struct Args {
 }
 
 fn run(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(a) = args::for_call::<Args>(cx, call, args) else {
+    let Some(a) = crate::tools::call::args::<Args>(cx, call, args) else {
         return;
     };
     let uid = a.uid;

@@ -1,24 +1,27 @@
 //! `press_key`: a key or a key combination (`Control+Shift+R`) on the focused element.
 
+use crate::tools::args::Schema;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::{act_and_reply, begin, dispatch, keyboard_session, keys, watch};
 use crate::settings::Category;
-use crate::tools::args::{self, max, Shared};
+use crate::tools::args::{max, Shared};
 use crate::tools::{fail, CallId, Ctx, Tool};
 
 pub const TOOL: Tool = Tool {
     name: "press_key",
     description:
         "Press a key or combination on the focused element, e.g. \"Enter\", \"Control+A\".",
-    properties: || {
-        json!({
-            "key": {"type": "string", "maxLength": max::NAME},
-            "includeSnapshot": {"type": "boolean"},
-        })
+    args: Schema {
+        properties: || {
+            json!({
+                "key": {"type": "string", "maxLength": max::NAME},
+                "includeSnapshot": {"type": "boolean"},
+            })
+        },
+        required: &["key"],
     },
-    required: &["key"],
     read_only: false,
     page_scoped: true,
     category: Category::Input,
@@ -35,7 +38,7 @@ struct Args {
 }
 
 fn run(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(a) = args::for_call::<Args>(cx, call, args) else {
+    let Some(a) = crate::tools::call::args::<Args>(cx, call, args) else {
         return;
     };
     let combo = a.key;

@@ -1,6 +1,7 @@
 //! `type_text`: typing text with the keyboard into the focused element, then optionally a
 //! key (Enter, Tab).
 
+use crate::tools::args::Schema;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -8,19 +9,21 @@ use super::{begin, dispatch, keyboard_session, keys, reply, said, watch};
 use crate::browser::PageId;
 use crate::error::Error;
 use crate::settings::Category;
-use crate::tools::args::{self, max, Shared};
+use crate::tools::args::{max, Shared};
 use crate::tools::{fail, CallId, Ctx, Tool};
 
 pub const TOOL: Tool = Tool {
     name: "type_text",
     description: "Type text into the focused element.",
-    properties: || {
-        json!({
-            "text": {"type": "string", "maxLength": max::TEXT},
-            "submitKey": {"type": "string", "maxLength": max::NAME, "description": "Key to press after, e.g. Enter"},
-        })
+    args: Schema {
+        properties: || {
+            json!({
+                "text": {"type": "string", "maxLength": max::TEXT},
+                "submitKey": {"type": "string", "maxLength": max::NAME, "description": "Key to press after, e.g. Enter"},
+            })
+        },
+        required: &["text"],
     },
-    required: &["text"],
     read_only: false,
     page_scoped: true,
     category: Category::Input,
@@ -37,7 +40,7 @@ struct Args {
 }
 
 fn run(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(a) = args::for_call::<Args>(cx, call, args) else {
+    let Some(a) = crate::tools::call::args::<Args>(cx, call, args) else {
         return;
     };
     let (text, submit) = (a.text, a.submit_key);

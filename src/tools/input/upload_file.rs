@@ -2,6 +2,7 @@
 //! styled button that opens a file chooser) the element is clicked with file choosers
 //! intercepted, and the chooser it opens gets the files.
 
+use crate::tools::args::Schema;
 use std::time::Duration;
 
 use serde::Deserialize;
@@ -16,21 +17,23 @@ use crate::cdp::generated::{dom, runtime};
 use crate::error::Error;
 use crate::settings::BrowserSource;
 use crate::settings::Category;
-use crate::tools::args::{self, max, Shared};
+use crate::tools::args::{max, Shared};
 use crate::tools::{fail, CallId, Ctx, Done, Once, Tool};
 
 pub const TOOL: Tool = Tool {
     name: "upload_file",
     description:
         "Upload files through a file input, or an element that opens a file chooser, by uid.",
-    properties: || {
-        json!({
-            "uid": {"type": "string", "maxLength": max::UID},
-            "filePaths": {"type": "array", "items": {"type": "string", "maxLength": max::PATH}, "minItems": 1, "maxItems": max::ITEMS},
-            "includeSnapshot": {"type": "boolean"},
-        })
+    args: Schema {
+        properties: || {
+            json!({
+                "uid": {"type": "string", "maxLength": max::UID},
+                "filePaths": {"type": "array", "items": {"type": "string", "maxLength": max::PATH}, "minItems": 1, "maxItems": max::ITEMS},
+                "includeSnapshot": {"type": "boolean"},
+            })
+        },
+        required: &["uid", "filePaths"],
     },
-    required: &["uid", "filePaths"],
     read_only: false,
     page_scoped: true,
     category: Category::Input,
@@ -60,7 +63,7 @@ const FILE_INPUT: &str = r#"function(count) {
 const FILE_CHOOSER_LIMIT: Duration = Duration::from_secs(3);
 
 fn run(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(a) = args::for_call::<Args>(cx, call, args) else {
+    let Some(a) = crate::tools::call::args::<Args>(cx, call, args) else {
         return;
     };
     let files = match local_files(cx, &a.file_paths) {

@@ -8,6 +8,7 @@
 
 mod record;
 
+use crate::tools::args::Schema;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -19,10 +20,10 @@ use serde_json::{json, Value};
 use crate::browser::{self, navigation, Host, PageId};
 use crate::cdp::generated::network as cdp_network;
 use crate::error::Error;
-use crate::tools::args::{self, max, Shared};
+use crate::tools::args::{max, Shared};
 use crate::tools::files::{self as tool_files, Roots};
 use crate::tools::response::{finish, Response};
-use crate::tools::{call, fail, refuse_if_dialog, CallId, Ctx, Tool};
+use crate::tools::{call, dialogs, fail, CallId, Ctx, Tool};
 use crate::trace;
 
 use record::Capture;
@@ -31,7 +32,8 @@ pub const TOOLS: &[Tool] = &[
     Tool {
         name: "performance_start_trace",
         description: "Trace the page's performance (default: reload, stop 5 s after load). Returns Core Web Vitals (LCP, INP, CLS) and insights.",
-        properties: || {
+        args: Schema {
+            properties: || {
             json!({
                 "reload": {"type": "boolean", "default": true, "description": "Reload once tracing runs."},
                 "autoStop": {"type": "boolean", "default": true, "description": "Stop 5 s after load; else use performance_stop_trace."},
@@ -39,7 +41,8 @@ pub const TOOLS: &[Tool] = &[
                 "filePath": file_path_schema(),
             })
         },
-        required: &[],
+            required: &[],
+        },
         category: Category::Performance,
         read_only: false,
         page_scoped: true,
@@ -48,8 +51,10 @@ pub const TOOLS: &[Tool] = &[
     Tool {
         name: "performance_stop_trace",
         description: "Stop the trace; returns its summary.",
-        properties: || json!({"filePath": file_path_schema()}),
-        required: &[],
+        args: Schema {
+            properties: || json!({"filePath": file_path_schema()}),
+            required: &[],
+        },
         category: Category::Performance,
         read_only: false,
         page_scoped: true,
@@ -58,13 +63,15 @@ pub const TOOLS: &[Tool] = &[
     Tool {
         name: "performance_analyze_insight",
         description: "One insight of the last trace, in detail.",
-        properties: || {
+        args: Schema {
+            properties: || {
             json!({
                 "insightSetId": {"type": "string", "maxLength": max::UID, "description": "e.g. NAVIGATION_0"},
                 "insightName": {"type": "string", "maxLength": max::UID, "description": "e.g. LCPBreakdown"},
             })
         },
-        required: &["insightSetId", "insightName"],
+            required: &["insightSetId", "insightName"],
+        },
         category: Category::Performance,
         read_only: true,
         page_scoped: true,
@@ -144,7 +151,7 @@ fn answer_line(cx: &mut Ctx, call: CallId, page: Option<PageId>, line: &str) {
 }
 
 fn start_trace(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(args) = args::for_call::<StartArgs>(cx, call, args) else {
+    let Some(args) = crate::tools::call::args::<StartArgs>(cx, call, args) else {
         return;
     };
     reap(cx, Box::new(move |cx| start_checked(cx, call, args)));
@@ -156,7 +163,7 @@ fn start_checked(cx: &mut Ctx, call: CallId, args: StartArgs) {
     }
     let roots = Roots::of(cx);
     call::on_live_page(cx, call, args.shared.page(), move |cx, page| {
-        if refuse_if_dialog(cx, call, page) {
+        if dialogs::refuse(cx, call, page) {
             return;
         }
         let (session, url) = match cx.browser.pages.get(page) {
@@ -261,7 +268,7 @@ fn recording(cx: &mut Ctx, plan: Plan) {
 }
 
 fn stop_trace(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(args) = args::for_call::<Shared>(cx, call, args) else {
+    let Some(args) = crate::tools::call::args::<Shared>(cx, call, args) else {
         return;
     };
     reap(cx, Box::new(move |cx| stop_checked(cx, call, args)));
@@ -278,7 +285,7 @@ fn stop_checked(cx: &mut Ctx, call: CallId, args: Shared) {
     }
     let roots = Roots::of(cx);
     call::on_page(cx, call, args.page(), move |cx, page| {
-        if refuse_if_dialog(cx, call, page) {
+        if dialogs::refuse(cx, call, page) {
             return;
         }
         stop_and_answer(cx, call, page, &roots, args.file_path);
@@ -345,7 +352,7 @@ fn summary_answer(
 }
 
 fn analyze_insight(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(args) = args::for_call::<AnalyzeArgs>(cx, call, args) else {
+    let Some(args) = crate::tools::call::args::<AnalyzeArgs>(cx, call, args) else {
         return;
     };
     let page = args.shared.page().or(cx.browser.pages.selected);

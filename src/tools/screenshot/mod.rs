@@ -3,21 +3,22 @@
 //!
 //! A page with an open dialog cannot paint, so a capture would wait for as long as the dialog
 //! stays; the call refuses at once when a dialog is open and gives up as soon as one opens.
-//! The same dialog guards serve `emulate` ([`dialog_blocks`], [`unless_dialog`]).
 
+use crate::tools::args::Schema;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use crate::browser::{self, pages, waiters, PageId};
+use crate::browser::{self, pages, PageId};
 use crate::cdp::generated::page as cdp_page;
 use crate::error::Error;
 use crate::settings::Category;
-use crate::tools::args::{self, max, Shared};
+use crate::tools::args::{max, Shared};
+use crate::tools::dialogs::{self, unless_dialog};
 use crate::tools::response::{finish, Response};
-use crate::tools::{call, fail, CallId, Ctx, Done, Once, Tool};
+use crate::tools::{call, fail, CallId, Ctx, Done, Tool};
 
 mod bounds;
 mod clip;
@@ -30,7 +31,8 @@ use clip::element_clip;
 pub const TOOLS: &[Tool] = &[Tool {
     name: "take_screenshot",
     description: "Screenshot the viewport, the full page or an element; returns the image, or saves it to filePath. To read a page, take_snapshot is cheaper.",
-    properties: || {
+    args: Schema {
+        properties: || {
         json!({
             "format": {
                 "type": "string", "enum": ["png", "jpeg", "webp"], "default": "png",
@@ -51,7 +53,8 @@ pub const TOOLS: &[Tool] = &[Tool {
             },
         })
     },
-    required: &[],
+        required: &[],
+    },
     read_only: false,
     page_scoped: true,
     category: Category::Debugging,
@@ -131,7 +134,7 @@ struct Shot {
 }
 
 fn take_screenshot(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(args) = args::for_call::<ScreenshotArgs>(cx, call, args) else {
+    let Some(args) = crate::tools::call::args::<ScreenshotArgs>(cx, call, args) else {
         return;
     };
     let page = args.shared.page();
@@ -150,7 +153,7 @@ fn take_screenshot(cx: &mut Ctx, call: CallId, args: Value) {
     };
     let (uid, full_page) = (args.uid, args.full_page);
     call::on_page(cx, call, page, move |cx, page| {
-        if let Some(message) = dialog_blocks(cx, page) {
+        if let Some(message) = dialogs::blocked(cx, page) {
             return fail(cx, call, message);
         }
         let area = match (uid, full_page) {
@@ -195,7 +198,7 @@ fn not_painting() -> String {
 /// `--slim`'s `screenshot`: the viewport as a PNG in a new temporary file, whose path `done`
 /// gets. Refused while a dialog is open, as `take_screenshot` is.
 pub fn viewport_to_temp_file(cx: &mut Ctx, page: PageId, done: Done<PathBuf>) {
-    if let Some(message) = dialog_blocks(cx, page) {
+    if let Some(message) = dialogs::blocked(cx, page) {
         return done(cx, Err(Error::Page(message)));
     }
     let session = match pages::session_of(&cx.browser.pages, page) {
@@ -327,57 +330,4 @@ fn answer(cx: &mut Ctx, call: CallId, page: PageId, shot: Shot, line: String, da
         })),
     }
     finish(cx, call, resp);
-}
-
-/// The reference's error for tools that an open dialog blocks.
-pub fn dialog_blocks(cx: &Ctx, page: PageId) -> Option<String> {
-    let d = cx.browser.pages.get(page)?.dialog.as_ref()?;
-    Some(format!("A dialog is open ({}: {}).", d.kind, d.message))
-}
-
-/// Work that answers through the continuation it is given.
-pub type Work<T> = Box<dyn FnOnce(&mut Ctx, Done<T>)>;
-
-/// Runs `work` unless the page shows a dialog first: a dialog opening (which stops the page's
-/// rendering and script, so `work` would wait for as long as it stays open) ends the wait at
-/// once with an error naming it, and so does `timeout`. Whichever comes first answers `done`.
-pub fn unless_dialog<T: 'static>(
-    cx: &mut Ctx,
-    session: &str,
-    timeout: Duration,
-    timeout_message: String,
-    work: Work<T>,
-    done: Done<T>,
-) {
-    let once = Once::new(done);
-    let on_dialog = once.clone();
-    let waiter = waiters::wait(
-        cx,
-        session,
-        |_: &cdp_page::JavascriptDialogOpeningEvent| true,
-        timeout,
-        timeout_message,
-        Box::new(
-            move |cx, r: Result<cdp_page::JavascriptDialogOpeningEvent, Error>| {
-                let err = match r {
-                    Ok(dialog) => {
-                        let kind = match dialog.r#type.as_str() {
-                            "" => "alert",
-                            kind => kind,
-                        };
-                        Error::Page(format!("A dialog is open ({kind}: {}).", dialog.message))
-                    }
-                    Err(e) => e,
-                };
-                on_dialog.call(cx, Err(err));
-            },
-        ),
-    );
-    work(
-        cx,
-        Box::new(move |cx, r| {
-            waiters::cancel(cx, waiter);
-            once.call(cx, r);
-        }),
-    );
 }

@@ -2,12 +2,13 @@
 //! and `wait_for`'s text wait.
 
 use crate::browser::PageId;
+use crate::tools::args::Schema;
 use std::time::Duration;
 
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::args::{self, max, Shared};
+use super::args::{max, Shared};
 use super::response::{finish, Response};
 use super::{fail, Tool};
 use crate::settings::Category;
@@ -28,13 +29,15 @@ use model::{FrameTree, SnapshotInput};
 pub const TOOLS: &[Tool] = &[Tool {
     name: "take_snapshot",
     description: "Text snapshot of the page's accessibility tree; each element has a uid for other tools. Prefer it to screenshots for reading a page.",
-    properties: || {
+    args: Schema {
+        properties: || {
         json!({
             "verbose": {"type": "boolean", "description": "All nodes, not only interesting ones"},
             "filePath": {"type": "string", "maxLength": max::PATH, "description": "Save it here"},
         })
     },
-    required: &[],
+        required: &[],
+    },
     // It can write a file (filePath), so, as in the reference, not read-only.
     read_only: false,
     page_scoped: true,
@@ -50,7 +53,7 @@ struct SnapshotArgs {
 }
 
 fn take_snapshot(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(args) = args::for_call::<SnapshotArgs>(cx, call, args) else {
+    let Some(args) = crate::tools::call::args::<SnapshotArgs>(cx, call, args) else {
         return;
     };
     let verbose = args.verbose.unwrap_or(false);
@@ -62,7 +65,7 @@ fn take_snapshot(cx: &mut Ctx, call: CallId, args: Value) {
         format!("take_snapshot timed out after {ms} ms: the page did not answer.")
     });
     call::on_page(cx, call, requested, move |cx, page| {
-        if super::refuse_if_dialog(cx, call, page) {
+        if super::dialogs::refuse(cx, call, page) {
             return;
         }
         capture(

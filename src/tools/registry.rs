@@ -1,0 +1,234 @@
+//! The registry the MCP layer sees: every tool of every family, which of them the settings
+//! offer, their argument checks, and the start of a call.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+use super::call::{self, CallId};
+use super::ctx::Ctx;
+use super::result::ToolResult;
+use super::tool::Tool;
+use super::{
+    console, css, emulation, exposed, files, input, memory, network, pages, performance, policies,
+    screencast, screenshot, script, slim, snapshot, thirdparty, webmcp,
+};
+use crate::browser::Host;
+use crate::schema_problems;
+use crate::settings::Settings;
+
+/// Every tool of either mode (the regular ones, then `--slim`'s), in the order `tools/list`
+/// shows them. A new family chains its `TOOLS` here; each `Tool` names its `category`.
+pub fn all() -> impl Iterator<Item = &'static Tool> {
+    pages::TOOLS
+        .iter()
+        .chain(script::TOOLS)
+        .chain(snapshot::TOOLS)
+        .chain(css::TOOLS)
+        .chain(thirdparty::TOOLS)
+        .chain(webmcp::TOOLS)
+        .chain(input::TOOLS)
+        .chain(screenshot::TOOLS)
+        .chain(emulation::TOOLS)
+        .chain(console::TOOLS)
+        .chain(network::TOOLS)
+        .chain(memory::TOOLS)
+        .chain(screencast::TOOLS)
+        .chain(performance::TOOLS)
+        // --slim's tools last: they replace all the others in that mode.
+        .chain(slim::TOOLS)
+}
+
+/// Why the settings leave a tool out.
+enum Hidden {
+    /// `--slim` and the regular tools exclude each other: the tool is not registered at all.
+    OtherMode,
+    /// Its category's flag (or `--javascriptEvaluation=false`) is off: the reference registers
+    /// the tool disabled.
+    CategoryOff,
+}
+
+fn hidden(settings: &Settings, tool: &Tool) -> Option<Hidden> {
+    if slim::is_slim(tool) != settings.slim {
+        Some(Hidden::OtherMode)
+    } else if !settings.categories.on(tool.category) || !policies::enabled(tool, &settings.policies)
+    {
+        Some(Hidden::CategoryOff)
+    } else {
+        None
+    }
+}
+
+/// The tools these settings offer, in `tools/list` order.
+pub fn offered(settings: &Settings) -> impl Iterator<Item = &'static Tool> + '_ {
+    all().filter(|t| hidden(settings, t).is_none())
+}
+
+pub fn find(name: &str) -> Option<&'static Tool> {
+    all().find(|t| t.name == name)
+}
+
+/// Every tool as `tools/list` shows it, the selected page's exposed tools last.
+pub fn list(cx: &Ctx) -> Vec<Value> {
+    // The flags of issue 10 part 3 shape what is left: pageId required, defaults.
+    let p = &cx.settings.policies;
+    let mut tools: Vec<Value> = offered(&cx.settings)
+        .map(|t| policies::shape(t, t.to_json(), p))
+        .collect();
+    tools.extend(exposed::list(cx));
+    tools
+}
+
+/// Lean browser, `--prelaunch`: starts the browser now, before any call needs it, so the first
+/// call finds it up. A failure is logged; the first call that needs the browser tries again
+/// and reports it.
+pub fn prelaunch(cx: &mut Ctx) {
+    crate::browser::ready(
+        cx,
+        Box::new(|_, started| {
+            if let Err(e) = started {
+                crate::log::log!("--prelaunch: {e}");
+            }
+        }),
+    );
+}
+
+/// Compiled argument validators, one per tool, built on first use.
+fn validators() -> &'static HashMap<&'static str, jsonschema::Validator> {
+    static V: OnceLock<HashMap<&'static str, jsonschema::Validator>> = OnceLock::new();
+    V.get_or_init(|| {
+        all()
+            .filter_map(|t| {
+                jsonschema::validator_for(&t.input_schema())
+                    .ok()
+                    .map(|v| (t.name, v))
+            })
+            .collect()
+    })
+}
+
+/// Names every way `args` break the tool's schema, or `None` when they fit (bounded: see
+/// `schema_problems`).
+pub fn check_args(tool: &Tool, args: &Value) -> Option<String> {
+    let v = validators().get(tool.name)?;
+    let problems = schema_problems::bounded(v.iter_errors(args), |path, message| {
+        if path.is_empty() {
+            message
+        } else {
+            format!("{}: {message}", path.trim_start_matches('/'))
+        }
+    });
+    (!problems.is_empty()).then(|| problems.join("; "))
+}
+
+/// Starts a call of tool `name`. Its answer arrives in [`Ctx::outbox`] (at once, when the
+/// arguments are wrong). `Err`: there is no such tool, or a flag turned it off.
+pub fn call(cx: &mut Ctx, name: &str, args: Value) -> Result<CallId, String> {
+    let Some(tool) = find(name) else {
+        // As the reference (and the MCP SDKs) do: a protocol error, not a tool result.
+        return exposed::call(cx, name, args).ok_or_else(|| format!("Tool {name} not found"));
+    };
+    // As the reference (its MCP SDK) answers these: protocol errors.
+    match hidden(&cx.settings, tool) {
+        Some(Hidden::OtherMode) => return Err(format!("Tool {name} not found")),
+        Some(Hidden::CategoryOff) => return Err(format!("Tool {name} disabled")),
+        None => {}
+    }
+    let call = call::start(cx, tool.name);
+    let problems =
+        check_args(tool, &args).or_else(|| policies::problems(tool, &args, &cx.settings.policies));
+    if let Some(problems) = problems {
+        let text = format!("Input validation error: Invalid arguments for tool {name}: {problems}");
+        call::finish(cx, call, ToolResult::error(text));
+        return Ok(call);
+    }
+    if let Some(message) = files::refused(cx, &args) {
+        call::fail(cx, call, message);
+        return Ok(call);
+    }
+    cx.run_as(Some(call), |cx| (tool.run)(cx, call, args));
+    Ok(call)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn problems(tool: &str, args: Value) -> String {
+        check_args(find(tool).unwrap(), &args).unwrap_or_default()
+    }
+
+    #[test]
+    fn a_huge_argument_gives_a_short_error() {
+        let huge = "x".repeat(1_100_000);
+        let text = problems("list_console_messages", json!({"serviceWorkerId": huge}));
+        assert!(text.len() < 1000, "{} chars", text.len());
+        assert!(
+            text.starts_with(&format!("serviceWorkerId: \"{}…", "x".repeat(99))),
+            "{text}"
+        );
+        // One bad item after another: a few are named, the rest counted.
+        let types = vec!["nope"; 20_000];
+        let text = problems("list_console_messages", json!({"types": types}));
+        assert!(text.len() < 10_000, "{} chars", text.len());
+        assert!(text.ends_with(" more"), "{}", &text[text.len() - 100..]);
+        let key = "k".repeat(1_100_000);
+        let text = problems("list_pages", json!({ key: 1 }));
+        assert!(text.len() < 1000, "{} chars", text.len());
+    }
+
+    #[test]
+    fn the_listed_schema_keeps_meaningful_limits_only() {
+        let listed = |name: &str| find(name).map(Tool::to_json).unwrap_or_default();
+        let emulate = listed("emulate");
+        let rate = &emulate["inputSchema"]["properties"]["cpuThrottlingRate"];
+        assert_eq!(
+            (&rate["minimum"], &rate["maximum"]),
+            (&json!(1), &json!(20))
+        );
+        assert!(emulate["inputSchema"].get("additionalProperties").is_none());
+        let page = &emulate["inputSchema"]["properties"]["pageId"];
+        assert_eq!(page["type"], "number");
+        assert!(page.get("maximum").is_none() && page.get("minimum").is_none());
+        let wait = listed("wait_for");
+        let text = &wait["inputSchema"]["properties"]["text"];
+        assert!(text.get("maxItems").is_none() && text["items"].get("maxLength").is_none());
+        assert_eq!(text["minItems"], 1);
+        // The check before a call still has them.
+        let too_many = problems("wait_for", json!({"text": vec!["x"; 1001]}));
+        assert!(too_many.contains("more than 1000 items"), "{too_many}");
+    }
+
+    #[test]
+    fn short_values_are_echoed_whole() {
+        let text = problems("click_at", json!({"x": "left", "y": 1}));
+        assert_eq!(text, "x: \"left\" is not of type \"number\"");
+        let text = problems("click_at", json!({"x": 1e39, "y": 1}));
+        assert_eq!(text, "x: 1e+39 is greater than the maximum of 10000000.0");
+    }
+}
+
+/// Every tool's listed entry and whole input schema, as one file kept beside the tests: a
+/// change to any name, description or schema shows up as a diff of it. Regenerate with
+/// `UPDATE_TOOL_SCHEMAS=1 cargo test --lib tool_schemas`.
+#[cfg(test)]
+mod schemas {
+    #[test]
+    fn tool_schemas_are_what_they_were() {
+        let entries: Vec<serde_json::Value> = super::all()
+            .map(|t| serde_json::json!({"listed": t.to_json(), "checked": t.input_schema()}))
+            .collect();
+        let text = serde_json::to_string_pretty(&entries).unwrap() + "\n";
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/tool_schemas.json"
+        );
+        if std::env::var_os("UPDATE_TOOL_SCHEMAS").is_some() {
+            std::fs::write(path, &text).unwrap();
+        }
+        let kept = std::fs::read_to_string(path).unwrap_or_default();
+        assert!(kept == text, "tool schemas changed: see git diff {path}");
+    }
+}
