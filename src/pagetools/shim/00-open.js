@@ -282,15 +282,24 @@
   } catch (e) {
     // A hostile getter (a late install): report nothing rather than guess.
   }
-  try {
-    if (w !== w.top) return 'not-top-frame';
-  } catch (e) {
-    return 'not-top-frame';
+
+  // Why this copy does nothing more, or null when it installs: only the top
+  // frame is a tool source, and a window has one shim. It runs before the
+  // built-ins are captured, so a refused copy reads nothing more of the page.
+  function refusal() {
+    try {
+      if (w !== w.top) return 'not-top-frame';
+    } catch (e) {
+      return 'not-top-frame';
+    }
+    try {
+      var prior = w.__dtmcp;
+      if (prior && prior.shim === SHIM_ID) return 'already-installed';
+    } catch (e) {
+      // A hostile getter: fall through and try to take the name over.
+    }
+    return null;
   }
-  try {
-    var prior = w.__dtmcp;
-    if (prior && prior.shim === SHIM_ID) return 'already-installed';
-  } catch (e) {
-    // A hostile getter: fall through and try to take the name over.
-  }
+  var refused = refusal();
+  if (refused !== null) return refused;
 

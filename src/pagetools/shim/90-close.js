@@ -70,36 +70,41 @@
     };
   });
 
-  // Whether window.__dtmcp is ours for good (page code cannot replace it).
-  var fixed = false;
-  try {
-    defineProp(w, '__dtmcp', {
-      get: function () {
-        return api;
-      },
-      set: function () {},
-      enumerable: false,
-      // Not configurable: the server must always find it. Assignments are
-      // ignored silently; a `delete` returns false (throws in strict code).
-      configurable: false,
-    });
-    fixed = true;
-  } catch (e) {
+  // Makes the shim live: window.__dtmcp, then the listener hooks and the
+  // first discovery. Its value is the script's (see the contract).
+  function publish() {
+    // Whether window.__dtmcp is ours for good (page code cannot replace it).
+    var fixed = false;
     try {
-      w.__dtmcp = api;
-    } catch (x) {
-      return 'failed';
+      defineProp(w, '__dtmcp', {
+        get: function () {
+          return api;
+        },
+        set: function () {},
+        enumerable: false,
+        // Not configurable: the server must always find it. Assignments are
+        // ignored silently; a `delete` returns false (throws in strict code).
+        configurable: false,
+      });
+      fixed = true;
+    } catch (e) {
+      try {
+        w.__dtmcp = api;
+      } catch (x) {
+        return 'failed';
+      }
+      if (w.__dtmcp !== api) return 'failed';
     }
-    if (w.__dtmcp !== api) return 'failed';
-  }
 
-  if (fixed) {
-    var hello = mk();
-    hello.type = 'hello';
-    send(hello);
+    if (fixed) {
+      var hello = mk();
+      hello.type = 'hello';
+      send(hello);
+    }
+    hook('addEventListener', hooks.addEventListener);
+    hook('removeEventListener', hooks.removeEventListener);
+    scheduleDiscovery();
+    return 'installed';
   }
-  hook('addEventListener', hooks.addEventListener);
-  hook('removeEventListener', hooks.removeEventListener);
-  scheduleDiscovery();
-  return 'installed';
+  return publish();
 })();
