@@ -7,15 +7,18 @@
  * Runtime.evaluate on documents that already exist, after
  * Runtime.addBinding({name: "__dtmcp_notify"}).
  *
- * It is kept in parts, the files of src/pagetools/shim/, which
- * src/pagetools/mod.rs joins in name order with
- * concat!(include_str!(...), ...) into ONE function expression called at
- * once: this file opens it, 90-close.js closes it. The parts share its scope;
- * nothing they declare is reachable from the page except through
- * window.__dtmcp. Their top-level statements run in name order: right after
- * the checks here, 10-builtins captures the built-ins, and every part's state
- * is initialised before 90-close publishes the API and starts the first
- * discovery. Keep parts under 600 lines and functions under 80.
+ * It is kept in parts by concern, the files of src/pagetools/shim/, each a
+ * script that parses alone. build.rs joins them in name order into ONE
+ * function expression called at once (how: src/pagetools/shim/join.rs), so
+ * the parts share its scope; nothing they declare is reachable from the page
+ * except through window.__dtmcp. Their top-level statements run in name
+ * order. No part returns; the wrapper does, twice: right after this file it
+ * returns refusal() when that is not null (before 10-builtins captures the
+ * built-ins), and after every part's state is initialised it returns
+ * publish() (90-install), which publishes the API and starts the first
+ * discovery. The build drops whole-line comments, indentation and blank
+ * lines, so no literal may span lines (no template literals, no strings
+ * continued with a backslash). Keep functions under 80 lines.
  *   00-open       this contract, constants, the frame and idempotency checks
  *   10-builtins   built-ins captured before page scripts run; thin wrappers
  *   20-describe   well-formed strings, safe descriptions of thrown values
@@ -26,7 +29,7 @@
  *   60-schema     validation of groups and tools, the inputSchema clone
  *   70-table      the tool table: lookup, building reports, install, notify
  *   80-discovery  discover(), the dispatch, late answers, listener hooks
- *   90-close      window.__dtmcp, the hooks installed, the first discovery
+ *   90-install    window.__dtmcp, the hooks installed, the first discovery
  *
  * ============================== CONTRACT ==================================
  *
@@ -232,8 +235,6 @@
  *   handler attribute exists; the reference ignores it too).
  * ==========================================================================
  */
-(function () {
-  'use strict';
 
   var SHIM_ID = 'devtools-mcp-shim/1';
   // How long discovery waits for promise responders after the dispatch.
@@ -284,8 +285,9 @@
   }
 
   // Why this copy does nothing more, or null when it installs: only the top
-  // frame is a tool source, and a window has one shim. It runs before the
-  // built-ins are captured, so a refused copy reads nothing more of the page.
+  // frame is a tool source, and a window has one shim. The wrapper returns it
+  // right after this file, before the built-ins are captured, so a refused
+  // copy reads nothing more of the page.
   function refusal() {
     try {
       if (w !== w.top) return 'not-top-frame';
@@ -300,6 +302,4 @@
     }
     return null;
   }
-  var refused = refusal();
-  if (refused !== null) return refused;
 

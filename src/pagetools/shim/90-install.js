@@ -71,7 +71,8 @@
   });
 
   // Makes the shim live: window.__dtmcp, then the listener hooks and the
-  // first discovery. Its value is the script's (see the contract).
+  // first discovery. The wrapper returns its value, the script's completion
+  // value (see the contract).
   function publish() {
     // Whether window.__dtmcp is ours for good (page code cannot replace it).
     var fixed = false;
@@ -106,5 +107,3 @@
     scheduleDiscovery();
     return 'installed';
   }
-  return publish();
-})();
