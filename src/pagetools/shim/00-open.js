@@ -236,70 +236,69 @@
  * ==========================================================================
  */
 
-  var SHIM_ID = 'devtools-mcp-shim/1';
-  // How long discovery waits for promise responders after the dispatch.
-  // Listing must never block for long; late answers still arrive by notify.
-  var GRACE_MS = 500;
-  // Deadline of a rediscovery the shim starts by itself while the table has
-  // groups. Nobody waits on it and the old table serves until it ends, so it
-  // can wait longer for slow answers instead of briefly dropping their
-  // groups (which agents would see as tools vanishing and coming back).
-  // A discover() call that joins it pulls the deadline in to GRACE_MS.
-  var AUTO_GRACE_MS = 2000;
-  // How many microtask turns after the dispatch a discovery waits for
-  // responders that answer from a microtask (before it ends, unless promises
-  // are pending). Each turn costs next to nothing; a macrotask would cost a
-  // trip through the event loop on every list.
-  var MICROTASK_TURNS = 16;
-  // Containers deeper than this become "<Nested too deep>".
-  var MAX_DEPTH = 5000;
-  // V8's JSON.stringify recurses natively; with indentation it overflowed
-  // between 5000 and 8000 nested objects in Chromium 156. Deeper results are
-  // printed by the shim's own iterative printer instead.
-  var NATIVE_STRINGIFY_MAX_DEPTH = 1500;
-  // Values visited per conversion, so a huge sparse array or a DAG that
-  // explodes when unfolded cannot hang the page for long. Ten million is
-  // about 100 MB of typical JSON and a few seconds of walking.
-  var MAX_VALUES = 10000000;
-  var RETAINED_RUNS = 8;
-  var AUTO_BURST = 10;
-  var AUTO_THROTTLE_MS = 250;
-  var EVENT = 'devtoolstooldiscovery';
-  var BINDING = '__dtmcp_notify';
+var SHIM_ID = 'devtools-mcp-shim/1';
+// How long discovery waits for promise responders after the dispatch.
+// Listing must never block for long; late answers still arrive by notify.
+var GRACE_MS = 500;
+// Deadline of a rediscovery the shim starts by itself while the table has
+// groups. Nobody waits on it and the old table serves until it ends, so it
+// can wait longer for slow answers instead of briefly dropping their
+// groups (which agents would see as tools vanishing and coming back).
+// A discover() call that joins it pulls the deadline in to GRACE_MS.
+var AUTO_GRACE_MS = 2000;
+// How many microtask turns after the dispatch a discovery waits for
+// responders that answer from a microtask (before it ends, unless promises
+// are pending). Each turn costs next to nothing; a macrotask would cost a
+// trip through the event loop on every list.
+var MICROTASK_TURNS = 16;
+// Containers deeper than this become "<Nested too deep>".
+var MAX_DEPTH = 5000;
+// V8's JSON.stringify recurses natively; with indentation it overflowed
+// between 5000 and 8000 nested objects in Chromium 156. Deeper results are
+// printed by the shim's own iterative printer instead.
+var NATIVE_STRINGIFY_MAX_DEPTH = 1500;
+// Values visited per conversion, so a huge sparse array or a DAG that
+// explodes when unfolded cannot hang the page for long. Ten million is
+// about 100 MB of typical JSON and a few seconds of walking.
+var MAX_VALUES = 10000000;
+var RETAINED_RUNS = 8;
+var AUTO_BURST = 10;
+var AUTO_THROTTLE_MS = 250;
+var EVENT = 'devtoolstooldiscovery';
+var BINDING = '__dtmcp_notify';
 
-  // The server's secret for this target (it fills it in when it installs the
-  // shim): every binding message starts with it, so page code, which never
-  // sees it, cannot send reports the server accepts.
-  var SECRET = '@@DTMCP-SECRET@@';
+// The server's secret for this target (it fills it in when it installs the
+// shim): every binding message starts with it, so page code, which never
+// sees it, cannot send reports the server accepts.
+var SECRET = '@@DTMCP-SECRET@@';
 
-  var w = window;
-  // The binding is taken off the window before any page script runs, in
-  // every frame, so page code cannot flood it; only this closure keeps it.
-  var bindingFn = null;
+var w = window;
+// The binding is taken off the window before any page script runs, in
+// every frame, so page code cannot flood it; only this closure keeps it.
+var bindingFn = null;
+try {
+  var found = w[BINDING];
+  if (typeof found === 'function') bindingFn = found;
+  delete w[BINDING];
+} catch (e) {
+  // A hostile getter (a late install): report nothing rather than guess.
+}
+
+// Why this copy does nothing more, or null when it installs: only the top
+// frame is a tool source, and a window has one shim. The wrapper returns it
+// right after this file, before the built-ins are captured, so a refused
+// copy reads nothing more of the page.
+function refusal() {
   try {
-    var found = w[BINDING];
-    if (typeof found === 'function') bindingFn = found;
-    delete w[BINDING];
+    if (w !== w.top) return 'not-top-frame';
   } catch (e) {
-    // A hostile getter (a late install): report nothing rather than guess.
+    return 'not-top-frame';
   }
-
-  // Why this copy does nothing more, or null when it installs: only the top
-  // frame is a tool source, and a window has one shim. The wrapper returns it
-  // right after this file, before the built-ins are captured, so a refused
-  // copy reads nothing more of the page.
-  function refusal() {
-    try {
-      if (w !== w.top) return 'not-top-frame';
-    } catch (e) {
-      return 'not-top-frame';
-    }
-    try {
-      var prior = w.__dtmcp;
-      if (prior && prior.shim === SHIM_ID) return 'already-installed';
-    } catch (e) {
-      // A hostile getter: fall through and try to take the name over.
-    }
-    return null;
+  try {
+    var prior = w.__dtmcp;
+    if (prior && prior.shim === SHIM_ID) return 'already-installed';
+  } catch (e) {
+    // A hostile getter: fall through and try to take the name over.
   }
-
+  return null;
+}
