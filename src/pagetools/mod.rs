@@ -329,10 +329,11 @@ mod tests {
         names.sort();
         assert!(names.len() > 1);
         // Each part, stripped alone, is the next piece of the installed text: a part's
-        // comments end within it (it parses alone), so stripping the whole is stripping each.
+        // comments end within it and it does not begin with a `}` (it parses alone), so
+        // stripping the whole is stripping each.
         let mut rest = super::shim();
         let mut take = |what: &str, text: &str| {
-            let piece = join::without_comments(text);
+            let piece = join::stripped(text);
             rest = rest
                 .strip_prefix(piece.as_str())
                 .unwrap_or_else(|| panic!("the installed shim does not go on with {what}"));
@@ -375,6 +376,15 @@ mod tests {
     fn comments_go_and_code_after_a_comment_stays() {
         let source = "/* a\n * b */ x();\n  // c\n\n  y(); // d\n/* e */\nz();\n";
         assert_eq!(join::without_comments(source), "x();\ny(); // d\nz();\n");
+    }
+
+    #[test]
+    fn a_closing_brace_goes_onto_the_line_before_unless_a_comment_may_end_it() {
+        let code = "}\nif (a) {\nb()\n}\n}); // c\n} else {\nx = '//'\n}\ny <!-- z\n}\n";
+        assert_eq!(
+            join::closing_braces_raised(code),
+            "}\nif (a) {\nb()}}); // c\n} else {\nx = '//'\n}\ny <!-- z\n}\n"
+        );
     }
 
     /// Node's syntax check of `source`, as a CommonJS file (`path`) or, from stdin, as an

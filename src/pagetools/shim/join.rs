@@ -10,11 +10,12 @@
 //! captured) and at the end (what `publish()` answers). The contract is at the top of the
 //! first part.
 //!
-//! What is installed has no whole-line comments, indentation or blank lines (76 → 42 KB).
-//! Each page keeps copies of the installed text in its renderer and in the browser process;
-//! the dropped 34 KB were ~0.4 MB of anonymous memory per page (measured, see ARCHITECTURE.md
-//! "Lean browser"). No literal in the shim spans lines (a test checks), so every dropped
-//! line is whitespace or a comment.
+//! What is installed has no whole-line comments, indentation or blank lines, and a `}` that
+//! begins a line is on the line before (76 → 41 KB). Each page keeps copies of the installed
+//! text in its renderer and in the browser process; the dropped 34 KB were ~0.4 MB of
+//! anonymous memory per page (measured, see ARCHITECTURE.md "Lean browser"). No literal in
+//! the shim spans lines (a test checks), so every dropped line is whitespace or a comment,
+//! and every line a `}` begins is code.
 
 use std::fs;
 use std::io;
@@ -57,9 +58,15 @@ pub fn joined(dir: &Path) -> io::Result<String> {
     Ok(script)
 }
 
-/// The script as installed: [`joined`] without its comments, indentation and blank lines.
+/// The script as installed: [`joined`], [`stripped`].
 pub fn installed(dir: &Path) -> io::Result<String> {
-    joined(dir).map(|script| without_comments(&script))
+    joined(dir).map(|script| stripped(&script))
+}
+
+/// `source` without its comments, indentation and blank lines, and with each closing brace
+/// that begins a line on the line before.
+pub fn stripped(source: &str) -> String {
+    closing_braces_raised(&without_comments(source))
 }
 
 /// `source` without whole-line `//` comments, `/* */` comments that begin a line, leading
@@ -85,6 +92,27 @@ pub fn without_comments(source: &str) -> String {
             continue;
         }
         out.push_str(code);
+        out.push('\n');
+    }
+    out
+}
+
+/// `code` (lines of code, no comment lines) with each line that begins with `}` appended to
+/// the line before it, unless a comment may run to the end of that line (`//`, or `<!--`,
+/// which also opens one in a classic script). A line break before a `}` changes nothing in
+/// JavaScript: the only semicolon it could make the parser insert is inserted before a `}`
+/// anyway, and no literal spans lines. This drops a few hundred bytes (one per such line).
+pub fn closing_braces_raised(code: &str) -> String {
+    let mut out = String::with_capacity(code.len());
+    for line in code.lines() {
+        if line.starts_with('}') && out.ends_with('\n') {
+            let before = &out[..out.len() - 1];
+            let last = &before[before.rfind('\n').map_or(0, |i| i + 1)..];
+            if !last.contains("//") && !last.contains("<!--") {
+                out.pop();
+            }
+        }
+        out.push_str(line);
         out.push('\n');
     }
     out
