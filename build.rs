@@ -1,3 +1,8 @@
+//! The discovery shim, in every build: the parts in `src/pagetools/shim/*.js`, joined into the
+//! one script the server installs (without comments and indentation) and written to
+//! `$OUT_DIR/shim.js`, which `pagetools::shim()` includes. How they are joined:
+//! `src/pagetools/shim/join.rs`.
+//!
 //! Release builds of the server binary for Linux only (measured, see ARCHITECTURE.md "Lean
 //! browser"):
 //!
@@ -10,8 +15,30 @@
 //!   ~300 KB of `.rela.dyn` at every start. Loading such a binary needs glibc 2.36, so this is
 //!   done only when building on a glibc that has it, for the same machine.
 
+#[path = "src/pagetools/shim/join.rs"]
+mod join;
+
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
+    shim();
+    release_link();
+}
+
+/// Joins the shim's parts into `$OUT_DIR/shim.js`. A build script runs in the package's
+/// folder; a folder named here is watched whole (a part added, changed or removed).
+fn shim() {
+    let dir = "src/pagetools/shim";
+    println!("cargo:rerun-if-changed={dir}");
+    let parts = join::parts(dir.as_ref()).unwrap_or_else(|e| panic!("reading {dir}: {e}"));
+    assert!(!parts.is_empty(), "no shim parts (*.js) in {dir}");
+    let script = join::installed(dir.as_ref()).unwrap_or_else(|e| panic!("joining {dir}: {e}"));
+    let out = std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR");
+    let out = std::path::Path::new(&out).join("shim.js");
+    std::fs::write(&out, script).unwrap_or_else(|e| panic!("writing {}: {e}", out.display()));
+}
+
+/// The hot-code layout and packed relocations of release builds on Linux.
+fn release_link() {
     println!("cargo:rerun-if-changed=src/app/hot_code.ld");
     let linux = std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux");
     if !linux || std::env::var("PROFILE").as_deref() != Ok("release") {

@@ -7,15 +7,18 @@
  * Runtime.evaluate on documents that already exist, after
  * Runtime.addBinding({name: "__dtmcp_notify"}).
  *
- * It is kept in parts, the files of src/pagetools/shim/, which
- * src/pagetools/mod.rs joins in name order with
- * concat!(include_str!(...), ...) into ONE function expression called at
- * once: this file opens it, 90-close.js closes it. The parts share its scope;
- * nothing they declare is reachable from the page except through
- * window.__dtmcp. Their top-level statements run in name order: right after
- * the checks here, 10-builtins captures the built-ins, and every part's state
- * is initialised before 90-close publishes the API and starts the first
- * discovery. Keep parts under 600 lines and functions under 80.
+ * It is kept in parts by concern, the files of src/pagetools/shim/, each a
+ * script that parses alone. build.rs joins them in name order into ONE
+ * function expression called at once (how: src/pagetools/shim/join.rs), so
+ * the parts share its scope; nothing they declare is reachable from the page
+ * except through window.__dtmcp. Their top-level statements run in name
+ * order. No part returns; the wrapper does, twice: right after this file it
+ * returns refusal() when that is not null (before 10-builtins captures the
+ * built-ins), and after every part's state is initialised it returns
+ * publish() (90-install), which publishes the API and starts the first
+ * discovery. The build drops whole-line comments, indentation and blank
+ * lines, so no literal may span lines (no template literals, no strings
+ * continued with a backslash). Keep functions under 80 lines.
  *   00-open       this contract, constants, the frame and idempotency checks
  *   10-builtins   built-ins captured before page scripts run; thin wrappers
  *   20-describe   well-formed strings, safe descriptions of thrown values
@@ -26,7 +29,7 @@
  *   60-schema     validation of groups and tools, the inputSchema clone
  *   70-table      the tool table: lookup, building reports, install, notify
  *   80-discovery  discover(), the dispatch, late answers, listener hooks
- *   90-close      window.__dtmcp, the hooks installed, the first discovery
+ *   90-install    window.__dtmcp, the hooks installed, the first discovery
  *
  * ============================== CONTRACT ==================================
  *
@@ -232,56 +235,60 @@
  *   handler attribute exists; the reference ignores it too).
  * ==========================================================================
  */
-(function () {
-  'use strict';
 
-  var SHIM_ID = 'devtools-mcp-shim/1';
-  // How long discovery waits for promise responders after the dispatch.
-  // Listing must never block for long; late answers still arrive by notify.
-  var GRACE_MS = 500;
-  // Deadline of a rediscovery the shim starts by itself while the table has
-  // groups. Nobody waits on it and the old table serves until it ends, so it
-  // can wait longer for slow answers instead of briefly dropping their
-  // groups (which agents would see as tools vanishing and coming back).
-  // A discover() call that joins it pulls the deadline in to GRACE_MS.
-  var AUTO_GRACE_MS = 2000;
-  // How many microtask turns after the dispatch a discovery waits for
-  // responders that answer from a microtask (before it ends, unless promises
-  // are pending). Each turn costs next to nothing; a macrotask would cost a
-  // trip through the event loop on every list.
-  var MICROTASK_TURNS = 16;
-  // Containers deeper than this become "<Nested too deep>".
-  var MAX_DEPTH = 5000;
-  // V8's JSON.stringify recurses natively; with indentation it overflowed
-  // between 5000 and 8000 nested objects in Chromium 156. Deeper results are
-  // printed by the shim's own iterative printer instead.
-  var NATIVE_STRINGIFY_MAX_DEPTH = 1500;
-  // Values visited per conversion, so a huge sparse array or a DAG that
-  // explodes when unfolded cannot hang the page for long. Ten million is
-  // about 100 MB of typical JSON and a few seconds of walking.
-  var MAX_VALUES = 10000000;
-  var RETAINED_RUNS = 8;
-  var AUTO_BURST = 10;
-  var AUTO_THROTTLE_MS = 250;
-  var EVENT = 'devtoolstooldiscovery';
-  var BINDING = '__dtmcp_notify';
+var SHIM_ID = 'devtools-mcp-shim/1';
+// How long discovery waits for promise responders after the dispatch.
+// Listing must never block for long; late answers still arrive by notify.
+var GRACE_MS = 500;
+// Deadline of a rediscovery the shim starts by itself while the table has
+// groups. Nobody waits on it and the old table serves until it ends, so it
+// can wait longer for slow answers instead of briefly dropping their
+// groups (which agents would see as tools vanishing and coming back).
+// A discover() call that joins it pulls the deadline in to GRACE_MS.
+var AUTO_GRACE_MS = 2000;
+// How many microtask turns after the dispatch a discovery waits for
+// responders that answer from a microtask (before it ends, unless promises
+// are pending). Each turn costs next to nothing; a macrotask would cost a
+// trip through the event loop on every list.
+var MICROTASK_TURNS = 16;
+// Containers deeper than this become "<Nested too deep>".
+var MAX_DEPTH = 5000;
+// V8's JSON.stringify recurses natively; with indentation it overflowed
+// between 5000 and 8000 nested objects in Chromium 156. Deeper results are
+// printed by the shim's own iterative printer instead.
+var NATIVE_STRINGIFY_MAX_DEPTH = 1500;
+// Values visited per conversion, so a huge sparse array or a DAG that
+// explodes when unfolded cannot hang the page for long. Ten million is
+// about 100 MB of typical JSON and a few seconds of walking.
+var MAX_VALUES = 10000000;
+var RETAINED_RUNS = 8;
+var AUTO_BURST = 10;
+var AUTO_THROTTLE_MS = 250;
+var EVENT = 'devtoolstooldiscovery';
+var BINDING = '__dtmcp_notify';
 
-  // The server's secret for this target (it fills it in when it installs the
-  // shim): every binding message starts with it, so page code, which never
-  // sees it, cannot send reports the server accepts.
-  var SECRET = '@@DTMCP-SECRET@@';
+// The server's secret for this target (it fills it in when it installs the
+// shim): every binding message starts with it, so page code, which never
+// sees it, cannot send reports the server accepts.
+var SECRET = '@@DTMCP-SECRET@@';
 
-  var w = window;
-  // The binding is taken off the window before any page script runs, in
-  // every frame, so page code cannot flood it; only this closure keeps it.
-  var bindingFn = null;
-  try {
-    var found = w[BINDING];
-    if (typeof found === 'function') bindingFn = found;
-    delete w[BINDING];
-  } catch (e) {
-    // A hostile getter (a late install): report nothing rather than guess.
-  }
+var w = window;
+// The binding is taken off the window before any page script runs, in
+// every frame, so page code cannot flood it; only this closure keeps it.
+var bindingFn = null;
+try {
+  var found = w[BINDING];
+  if (typeof found === 'function') bindingFn = found;
+  delete w[BINDING];
+} catch (e) {
+  // A hostile getter (a late install): report nothing rather than guess.
+}
+
+// Why this copy does nothing more, or null when it installs: only the top
+// frame is a tool source, and a window has one shim. The wrapper returns it
+// right after this file, before the built-ins are captured, so a refused
+// copy reads nothing more of the page.
+function refusal() {
   try {
     if (w !== w.top) return 'not-top-frame';
   } catch (e) {
@@ -293,4 +300,5 @@
   } catch (e) {
     // A hostile getter: fall through and try to take the name over.
   }
-
+  return null;
+}
