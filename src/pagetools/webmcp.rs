@@ -161,6 +161,50 @@ impl WebMcp {
         reasons
     }
 
+    /// The reference's `## WebMCP tools` section and its structured form.
+    pub fn section(&self) -> (String, Value) {
+        let mut text = String::from("## WebMCP tools");
+        if self.available == Some(false) {
+            text.push('\n');
+            text.push_str(&unavailable().to_string());
+            return (text, json!([]));
+        }
+        let mut list = Vec::new();
+        for t in self.plain_tools() {
+            let undefined = || "undefined".to_owned();
+            let schema = t
+                .input_schema
+                .as_ref()
+                .map_or_else(undefined, Value::to_string);
+            let annotations = t
+                .annotations
+                .as_ref()
+                .map_or_else(undefined, |a| json!(a).to_string());
+            text.push_str(&format!(
+            "\nname=\"{}\", description=\"{}\", inputSchema={schema}, annotations={annotations}",
+            t.tool.name,
+            t.tool.description.as_deref().unwrap_or("")
+        ));
+            list.push(json!({
+                "name": t.tool.name,
+                "description": t.tool.description,
+                "inputSchema": t.input_schema,
+                "annotations": t.annotations,
+            }));
+        }
+        if list.is_empty() {
+            text.push_str("\nNo WebMCP tools available.");
+        }
+        let left_out = self.left_out(false);
+        if !left_out.is_empty() {
+            text.push_str("\nRegistrations that were left out:");
+            for reason in left_out {
+                text.push_str(&format!("\n- {reason}"));
+            }
+        }
+        (text, Value::Array(list))
+    }
+
     /// The reference's "WebMCP Tools" group of `list_3p_developer_tools`: its lines and
     /// structured form, `None` without debugging tools.
     pub fn group_section(&self) -> Option<(Vec<String>, Value)> {
@@ -274,16 +318,14 @@ pub fn check(tool: &WebTool, input: &Value) -> Result<(), Error> {
     )))
 }
 
-/// Invokes the main frame's tool `name` and waits (at most `timeout`) for its answer.
-/// `started` hears the invocation id first (to cancel it if the call ends early).
+/// Invokes WebMCP tool `name` with `input` in `page`'s main frame; `done` gets the
+/// invocation's id, under which [`response`] waits for its answer.
 pub fn invoke<H: PageHost>(
     cx: &mut H,
     page: PageId,
     name: String,
     input: Value,
-    timeout: Duration,
-    started: impl FnOnce(&mut H, &str) + 'static,
-    done: Done<H, web_mcp::ToolRespondedEvent>,
+    done: Done<H, String>,
 ) {
     if cx.tables_ref().get(page).and_then(|t| t.webmcp.available) == Some(false) {
         return done(cx, Err(unavailable()));
@@ -294,20 +336,28 @@ pub fn invoke<H: PageHost>(
     let (session, frame_id) = (p.session.clone(), p.target_id.clone());
     let request = web_mcp::InvokeToolParams {
         frame_id,
-        tool_name: name.clone(),
+        tool_name: name,
         input,
     };
-    browser::send(cx, Some(&session.clone()), request, move |cx, r| {
-        let id = match r {
-            Ok(answer) => answer.invocation_id,
-            Err(e) => return done(cx, Err(e)),
-        };
-        started(cx, &id);
-        // The browser answers the command before it sends the invocation's events.
-        let message = format!("Tool {name} did not answer.");
-        let mine = move |e: &web_mcp::ToolRespondedEvent| e.invocation_id == id;
-        waiters::wait(cx, &session, mine, timeout, message, done);
+    browser::send(cx, Some(&session), request, move |cx, r| {
+        done(cx, r.map(|answer| answer.invocation_id))
     });
+}
+
+/// Waits (at most `timeout`) for the answer to invocation `id` of tool `name` on `session`.
+/// The browser answers the invoke command before it sends the invocation's events, so the
+/// wait can start once the id is known.
+pub fn response<H: PageHost>(
+    cx: &mut H,
+    session: &str,
+    id: String,
+    name: &str,
+    timeout: Duration,
+    done: Done<H, web_mcp::ToolRespondedEvent>,
+) {
+    let message = format!("Tool {name} did not answer.");
+    let mine = move |e: &web_mcp::ToolRespondedEvent| e.invocation_id == id;
+    waiters::wait(cx, session, mine, timeout, message, done);
 }
 
 /// What WebMCP answers say in a browser without the domain.

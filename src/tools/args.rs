@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::browser::PageId;
 use crate::error::Error;
@@ -138,6 +138,20 @@ pub fn timeout_or(timeout: Option<f64>, default: Duration) -> Duration {
     }
 }
 
+/// A JSON-text argument (`params`, or WebMCP's `input`: `what`) as the reference reads it:
+/// absent or empty → `{}`, else a JSON object.
+pub fn json_object(text: Option<&str>, what: &str) -> Result<Map<String, Value>, Error> {
+    let Some(text) = text.filter(|t| !t.is_empty()) else {
+        return Ok(Map::new());
+    };
+    let fails = |why: String| Error::Invalid(format!("Failed to parse {what} as JSON: {why}"));
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(m)) => Ok(m),
+        Ok(_) => Err(fails(format!("Parsed {what} is not an object"))),
+        Err(e) => Err(fails(e.to_string())),
+    }
+}
+
 /// The arguments as the tool's struct. They were checked against the tool's schema first,
 /// so a failure here is a schema that says less than the struct expects.
 pub fn parse<T: DeserializeOwned>(args: Value) -> Result<T, Error> {
@@ -198,6 +212,15 @@ mod tests {
         assert_eq!(bare.shared.page(), None);
         assert_eq!(bare.shared.timeout_or(d), d);
         assert!(bare.shared.file_path.is_none());
+    }
+
+    #[test]
+    fn a_json_text_argument_is_an_object_or_nothing() {
+        assert!(json_object(Some("[1]"), "input").is_err());
+        assert!(json_object(None, "input").unwrap().is_empty());
+        assert!(json_object(Some(""), "input").unwrap().is_empty());
+        let m = json_object(Some(r#"{"a": 1}"#), "params").unwrap();
+        assert_eq!(m["a"], 1);
     }
 
     #[test]

@@ -25,6 +25,18 @@ use serde_json::Value;
 use crate::settings::BrowserSource;
 use crate::tools::Ctx;
 
+/// Opens the file a result is written to (`filePath`), inside the roots: the path as the
+/// agent gave it (for the answer) and the file, `None` without a path, or the error text.
+pub fn output(cx: &Ctx, file_path: Option<String>) -> Result<Option<(String, File)>, String> {
+    let Some(path) = file_path else {
+        return Ok(None);
+    };
+    match create_at(&Roots::of(cx), &path) {
+        Ok((_, file)) => Ok(Some((path, file))),
+        Err(f) => Err(f.text(|e| format!("Could not write {path}: {e}"))),
+    }
+}
+
 /// The most `evaluate_script` reads from a `sourcePath`: far more than any script an agent
 /// means to run, small enough that reading it cannot hold the event loop noticeably.
 pub const SOURCE_LIMIT: u64 = 4 * 1024 * 1024;

@@ -13,7 +13,6 @@ pub mod ctx;
 pub mod dialogs;
 pub mod emulation;
 mod events;
-pub mod exposed;
 pub mod files;
 pub mod input;
 pub mod memory;
@@ -33,7 +32,6 @@ pub mod snapshot;
 pub mod stream;
 pub mod thirdparty;
 pub mod tool;
-pub mod webmcp;
 
 pub use call::{error_text, fail, CallId};
 pub use ctx::{Ctx, Done, Once, Outcome};

@@ -9,10 +9,11 @@ use serde_json::Value;
 use super::call::{self, CallId};
 use super::ctx::Ctx;
 use super::result::ToolResult;
+use super::thirdparty::{self, exposed, webmcp};
 use super::tool::Tool;
 use super::{
-    console, css, emulation, exposed, files, input, memory, network, pages, performance, policies,
-    screencast, screenshot, script, slim, snapshot, thirdparty, webmcp,
+    console, css, emulation, files, input, memory, network, pages, performance, policies,
+    screencast, screenshot, script, slim, snapshot,
 };
 use crate::browser::Host;
 use crate::schema_problems;

@@ -151,7 +151,13 @@ fn render(cx: &mut Ctx, mut resp: Response) -> ToolResult {
     }
     if resp.list_webmcp && cx.settings.categories.on(crate::settings::Category::Webmcp) {
         if let Some(id) = resp.page.filter(|id| cx.browser.pages.get(*id).is_some()) {
-            let (text, tools) = super::webmcp::section(cx, id);
+            let (text, tools) = match cx.tables.get(id) {
+                Some(table) => table.webmcp.section(),
+                None => (
+                    "## WebMCP tools\nNo WebMCP tools available.".to_owned(),
+                    json!([]),
+                ),
+            };
             out.push(text);
             structured.insert("webmcpTools".into(), tools);
         }
@@ -230,6 +236,24 @@ fn truncate_title(title: &str) -> String {
     } else {
         format!("{}...", String::from_utf16_lossy(&units[..MAX - 3]))
     }
+}
+
+/// Answers the call with `lines` (and a snapshot section) on `page`, followed by what
+/// happened to dialogs its page code opened.
+pub fn reply_lines(
+    cx: &mut Ctx,
+    call: CallId,
+    page: PageId,
+    lines: Vec<String>,
+    snapshot: Option<String>,
+) {
+    let mut resp = Response::for_page(page);
+    resp.lines = lines;
+    resp.snapshot = snapshot;
+    for note in call::take_dialog_notes(cx, call) {
+        resp.line(note);
+    }
+    finish(cx, call, resp);
 }
 
 /// Runs a tool that takes only the shared arguments and answers with what `make` puts in

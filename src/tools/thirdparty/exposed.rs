@@ -4,15 +4,16 @@
 
 use serde_json::Value;
 
-use super::thirdparty::run_tool;
-use super::{call as calls, webmcp, CallId, Ctx};
+use super::run::{self, How, PageToolRun};
 use crate::browser::Host;
 use crate::pagetools::{exposed, Table};
 use crate::settings::Category;
+use crate::tools::call::{self as calls, CallId};
+use crate::tools::ctx::Ctx;
 
 /// A name one of the server's own tools takes.
 fn reserved(name: &str) -> bool {
-    super::find(name).is_some()
+    crate::tools::registry::find(name).is_some()
 }
 
 /// The selected page's table, when its tools are exposed.
@@ -33,23 +34,13 @@ pub fn list(cx: &Ctx) -> Vec<Value> {
 pub fn call(cx: &mut Ctx, name: &str, args: Value) -> Option<CallId> {
     // The MCP name gives the tool's name; the run looks the tool up by it once the page is
     // at hand (the table may change while the call waits for the browser).
-    let (tool, is_webmcp) = exposed::tool_named(table(cx)?, &reserved, name)?;
+    let (tool, webmcp) = exposed::tool_named(table(cx)?, &reserved, name)?;
     let page = cx.browser.pages.selected?;
     let id = calls::start(cx, "page tool");
     let timeout = cx.settings.tool_timeout;
     cx.run_as(Some(id), |cx| {
-        let message = format!(
-            "Tool {tool} timed out after {} ms without settling.",
-            timeout.as_millis()
-        );
-        calls::limit(cx, id, timeout, message);
-        calls::on_page(cx, id, Some(page), move |cx, page| {
-            if is_webmcp {
-                webmcp::run_page_tool(cx, id, page, tool, args, None, webmcp::As::Exposed)
-            } else {
-                run_tool(cx, id, page, tool, args, None)
-            }
-        });
+        run::time_limit(cx, id, &tool, timeout);
+        PageToolRun::new(id, How::Exposed { webmcp }, tool, args).start(cx, Some(page));
     });
     Some(id)
 }
