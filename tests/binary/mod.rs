@@ -1,5 +1,6 @@
 //! The real binary with no browser: the MCP protocol over stdio, flags refused before any
-//! work, the one-shot commands' exits. What needs a browser belongs in `browser`.
+//! work, the one-shot commands' exits. What needs a browser belongs in `browser`: a server
+//! started here (through `support::mcp`) that starts one fails its test.
 
 mod connection;
 mod flags;

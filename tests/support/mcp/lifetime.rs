@@ -191,14 +191,36 @@ impl Drop for Mcp {
             return;
         }
         let violations = self.violations();
-        if violations.is_empty() {
-            let _ = fs::remove_file(&self.stderr_path);
-        } else {
+        if !violations.is_empty() {
             self.print_failure_report();
             panic!(
                 "devtools-mcp wrote non-protocol output on stdout:\n{}",
                 violations.join("\n")
             );
         }
+        if let Some(test) = self.outside_the_browser_kind() {
+            self.print_failure_report();
+            panic!("{test} started a browser: it belongs in tests/browser/ (see tests/tests.rs)");
+        }
+        let _ = fs::remove_file(&self.stderr_path);
+    }
+}
+
+impl Mcp {
+    /// The test that runs this server, when it is a test outside `browser::` whose server
+    /// started a browser (the server logs each start). Only `browser::` runs on each browser
+    /// build (`.ci/test`), so a browser test anywhere else would be run on one build only.
+    fn outside_the_browser_kind(&self) -> Option<String> {
+        let thread = thread::current();
+        // libtest names a test's thread after the test; a thread the test spawned is unnamed.
+        let test = thread.name().filter(|n| n.contains("::"))?;
+        if test.starts_with("browser::") {
+            return None;
+        }
+        let log = self.stderr_log();
+        let started = log
+            .lines()
+            .any(|l| l.contains("started ") && l.contains("(pid "));
+        started.then(|| test.to_owned())
     }
 }
