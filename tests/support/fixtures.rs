@@ -10,10 +10,12 @@
 //! let hello = fx.url("/pages/hello.html");
 //! let inline = fx.page_url_with_html("<title>x</title><p>hi</p>");
 //! fx.route("/slow", |_req| Response::text("late").delay(Duration::from_secs(5)));
+//! let gate = fx.held_route("/held", Response::text("when the test says"));
 //! fx.echo_route("/api/echo");
 //! // ... drive the browser ...
 //! let posted = fx.wait_for_request("/api/echo", Duration::from_secs(5));
 //! assert_eq!(posted.body_text(), r#"{"a":1}"#);
+//! gate.open();
 //! ```
 
 use std::collections::HashMap;
@@ -27,7 +29,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use super::http::{read_request, write_response};
+use super::http::{header, read_request, write_response};
 
 /// How long a connection may sit idle before its thread gives up. Browsers open speculative
 /// connections that never carry a request; this bounds how long those threads live.
@@ -57,11 +59,7 @@ pub struct Request {
 impl Request {
     /// The first header with this name (case-insensitive).
     pub fn header(&self, name: &str) -> Option<&str> {
-        let name = name.to_ascii_lowercase();
-        self.headers
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map(|(_, v)| v.as_str())
+        header(&self.headers, name)
     }
 
     /// The body as text (lossy UTF-8).
@@ -172,6 +170,27 @@ impl Response {
     }
 }
 
+/// What holds a [`Fixtures::held_route`]'s requests. Dropping it opens it too, so a test that
+/// fails first leaves no connection thread waiting.
+pub struct Gate {
+    state: Arc<(Mutex<bool>, Condvar)>,
+}
+
+impl Gate {
+    /// Lets the held requests (and every later one) through.
+    pub fn open(&self) {
+        let (open, opened) = &*self.state;
+        *lock(open) = true;
+        opened.notify_all();
+    }
+}
+
+impl Drop for Gate {
+    fn drop(&mut self) {
+        self.open();
+    }
+}
+
 struct Shared {
     root: PathBuf,
     routes: Mutex<HashMap<String, Handler>>,
@@ -268,6 +287,25 @@ impl Fixtures {
     pub fn route_html(&self, path: &str, html: &str) -> String {
         self.route_response(path, Response::html(html));
         self.url(path)
+    }
+
+    /// Register a route that holds each request until the test opens the returned [`Gate`],
+    /// then answers a clone of `response`: a request kept waiting exactly as long as the test
+    /// wants, whatever the machine's load.
+    pub fn held_route(&self, path: &str, response: Response) -> Gate {
+        let gate = Gate {
+            state: Arc::new((Mutex::new(false), Condvar::new())),
+        };
+        let held = gate.state.clone();
+        self.route(path, move |_| {
+            let (open, opened) = &*held;
+            let mut open = lock(open);
+            while !*open {
+                open = opened.wait(open).unwrap_or_else(|e| e.into_inner());
+            }
+            response.clone()
+        });
+        gate
     }
 
     /// Register an in-memory HTML page under a fresh `/inline/<n>.html` path and return its URL.

@@ -197,6 +197,16 @@ pub(super) fn write_response(
     writer.flush()
 }
 
+/// The first of these headers (names lower-cased, as both sides keep them) with this name,
+/// in any case.
+pub(super) fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    let name = name.to_ascii_lowercase();
+    headers
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, v)| v.as_str())
+}
+
 /// A response read by [`http_request`].
 #[derive(Clone, Debug)]
 pub struct HttpReply {
@@ -211,11 +221,7 @@ pub struct HttpReply {
 impl HttpReply {
     /// The first header with this name (case-insensitive).
     pub fn header(&self, name: &str) -> Option<&str> {
-        let name = name.to_ascii_lowercase();
-        self.headers
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map(|(_, v)| v.as_str())
+        header(&self.headers, name)
     }
 
     /// The body as text (lossy UTF-8).

@@ -4,7 +4,6 @@
 
 use std::fs;
 use std::path::Path;
-use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -134,16 +133,10 @@ fn a_delayed_route_does_not_block_other_requests() {
     let fx = Fixtures::start();
     // The slow route holds its answer until the test lets it go (then still 2 s): a request
     // answered meanwhile was not queued behind it, whatever the machine's load.
-    let gate = Arc::new((Mutex::new(false), Condvar::new()));
-    let held = gate.clone();
-    fx.route("/slow", move |_| {
-        let (open, opened) = &*held;
-        let mut open = open.lock().unwrap_or_else(|e| e.into_inner());
-        while !*open {
-            open = opened.wait(open).unwrap_or_else(|e| e.into_inner());
-        }
-        Response::text("finally").delay(Duration::from_millis(2000))
-    });
+    let gate = fx.held_route(
+        "/slow",
+        Response::text("finally").delay(Duration::from_millis(2000)),
+    );
     let slow_url = fx.url("/slow");
     let slow = thread::spawn(move || {
         let reply = http_get(&slow_url);
@@ -158,8 +151,7 @@ fn a_delayed_route_does_not_block_other_requests() {
         "the slow request ended before it was let go"
     );
     let released = Instant::now();
-    *gate.0.lock().unwrap_or_else(|e| e.into_inner()) = true;
-    gate.1.notify_all();
+    gate.open();
     let (text, answered) = slow.join().expect("slow request thread");
     assert_eq!(text, "finally");
     let slow_took = answered.duration_since(released);

@@ -4,7 +4,6 @@
 //! Each test checks what the page itself saw (events, values, the submitted form), the
 //! response text the reference gives, and that no call stalls.
 
-use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::support::calls::{eval, uid};
@@ -223,16 +222,10 @@ fn popups_frames_beforeunload_and_slow_navigations() {
     // A navigation that takes long is waited for only briefly: its page is held back until the
     // click has answered, so an answer shows the click did not wait for it (a server that
     // did would answer the call's time limit instead).
-    let gate = Arc::new((Mutex::new(false), Condvar::new()));
-    let held = gate.clone();
-    fx.route("/slow", move |_| {
-        let (open, opened) = &*held;
-        let mut open = open.lock().unwrap_or_else(|e| e.into_inner());
-        while !*open {
-            open = opened.wait(open).unwrap_or_else(|e| e.into_inner());
-        }
-        crate::support::Response::html("<title>Slow</title><p>late</p>")
-    });
+    let gate = fx.held_route(
+        "/slow",
+        crate::support::Response::html("<title>Slow</title><p>late</p>"),
+    );
     let url = fx.page_url_with_html(&format!("<a href=\"{}\">Slow link</a>", fx.url("/slow")));
     mcp.call_ok("navigate_page", json!({"url": url}));
     let snap = mcp.call_ok("take_snapshot", json!({})).text;
@@ -240,6 +233,5 @@ fn popups_frames_beforeunload_and_slow_navigations() {
     assert_eq!(r.text, "Successfully clicked on the element");
     // The link was followed (its request waits at the gate).
     fx.wait_for_request("/slow", Duration::from_secs(30));
-    *gate.0.lock().unwrap_or_else(|e| e.into_inner()) = true;
-    gate.1.notify_all();
+    gate.open();
 }
