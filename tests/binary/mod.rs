@@ -2,6 +2,7 @@
 //! work, the one-shot commands' exits. What needs a browser belongs in `browser`: a server
 //! started here (through `support::mcp`) that starts one fails its test.
 
+mod browser_choice;
 mod connection;
 mod flags;
 mod mcp_2026;
@@ -12,4 +13,3 @@ mod shutdown;
 mod slim_and_categories;
 mod tools_list_size;
 mod trace_cli;
-mod which_browser;

@@ -2,6 +2,7 @@
 //! `DEVTOOLS_MCP_TEST_BROWSER=full`) driven by the real binary against the pages of
 //! `tests/fixtures/`, one module per behaviour.
 
+pub(crate) mod browser_choice;
 mod connection;
 mod console;
 mod emulation;
@@ -29,4 +30,3 @@ pub(crate) mod shutdown;
 mod slim_and_categories;
 mod thirdparty;
 mod webmcp;
-pub(crate) mod which_browser;

@@ -7,6 +7,8 @@
 //!   (everything above sends generated types);
 //! - no function is over 80 lines, and no hand-written file over 1,000 (a sanity limit: a
 //!   file's size is the reader's judgement, not a number's);
+//! - in `tests/`, only the real-browser tests have `browser::` in their names, the filter by
+//!   which `.ci/test` runs them on each browser build;
 //! - no import cycle among the files of one folder of `src/` is larger than two files, but for
 //!   the cycles known today ([`KNOWN_CYCLES`], which only shrinks; see `layers/cycles.rs` for
 //!   what counts as a cycle).
@@ -375,6 +377,37 @@ fn function_lengths(code: &str) -> Vec<(usize, usize, String)> {
         }
     }
     out
+}
+
+#[test]
+fn the_browser_filter_picks_only_browser_tests() {
+    let tests = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let mut files = Vec::new();
+    rust_files(&tests, &mut files);
+    let mut outside = 0;
+    let mut wrong = Vec::new();
+    for file in &files {
+        let rel = file.strip_prefix(&tests).unwrap_or(file);
+        if rel.starts_with("browser") {
+            continue;
+        }
+        outside += 1;
+        // The module path the file's tests are named by; no segment may end in `browser`.
+        let path: Vec<String> = rel
+            .with_extension("")
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .filter(|s| s != "mod")
+            .collect();
+        if path.iter().any(|s| s.ends_with("browser")) {
+            wrong.push(path.join("::"));
+        }
+    }
+    assert!(outside > 20, "the walk found only {outside} files");
+    assert!(
+        wrong.is_empty(),
+        "modules outside tests/browser/ whose tests `cargo test -- browser::` would run: {wrong:?}"
+    );
 }
 
 /// The most lines a function may have.

@@ -1,8 +1,8 @@
 //! Which browser the server starts: a window and the headless shell are refused together
 //! before any browser (the builds it starts, and `--prelaunch`, are in
-//! `browser/which_browser.rs`).
+//! `browser/browser_choice.rs`).
 
-use crate::browser::which_browser::START;
+use crate::browser::browser_choice::START;
 use crate::support::{procs, Mcp};
 
 #[test]
