@@ -2,7 +2,7 @@
 //! chrome-devtools-mcp 1.11.0 when capturing (`tests/fixtures/reference/capture.sh`) and
 //! against devtools-mcp otherwise, and every answer (text and `isError`) must equal the one
 //! captured in `tests/fixtures/reference/<scenario>.json`. These are the texts `pages.rs`,
-//! `navigation.rs`, `script.rs` and `thirdparty_list.rs` assert; the fixtures are where those
+//! `navigation.rs`, `script.rs` and `thirdparty/list.rs` assert; the fixtures are where those
 //! texts come from.
 //!
 //! Only calls whose answers are meant to be identical are here: where devtools-mcp says more

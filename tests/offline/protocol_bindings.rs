@@ -339,14 +339,14 @@ fn used_list_is_exactly_what_src_uses() {
     if !unlisted.is_empty() {
         problems.push_str(&format!(
             "src/ uses CDP names that protocol/used.txt does not list (add them, then \
-             UPDATE_BINDINGS=1 cargo test --test protocol_bindings):\n  {}\n",
+             UPDATE_BINDINGS=1 cargo test --test tests protocol_bindings):\n  {}\n",
             unlisted.join("\n  ")
         ));
     }
     if !unused.is_empty() {
         problems.push_str(&format!(
             "protocol/used.txt lists entries that no file in src/ uses (remove them, then \
-             UPDATE_BINDINGS=1 cargo test --test protocol_bindings):\n  {}\n",
+             UPDATE_BINDINGS=1 cargo test --test tests protocol_bindings):\n  {}\n",
             unused.join("\n  ")
         ));
     }

@@ -1,8 +1,8 @@
-//! The server against a scripted browser (`cdp::fake`), no Chromium, for `dispatch_fake.rs`,
-//! `pagetools_forged_fake.rs`, `webmcp_fake.rs`, `input_frames_fake.rs` and `frames_fake.rs`: a server made from real flags, driven as the event loop
-//! drives it (a client line, then the deferred work and the answers; browser messages through
-//! `browser::on_readable`; due timers through `run_due_timers`), and the browser's side of a
-//! start played the way Chromium plays it (see `Rig::boot`).
+//! The server against a scripted browser (`cdp::fake`), no Chromium, for the tests of `fake/`:
+//! a server made from real flags, driven as the event loop drives it (a client line, then the
+//! deferred work and the answers; browser messages through `browser::on_readable`; due timers
+//! through `run_due_timers`), and the browser's side of a start played the way Chromium plays
+//! it (see `Rig::boot`).
 
 use std::time::{Duration, Instant};
 

@@ -1,4 +1,4 @@
-//! What the input tests (`input_forms.rs`, `input_clicks.rs`, `input_dialogs.rs`) share: pages
+//! What the input tests (`browser/input/`) share: pages
 //! of `tests/fixtures/input/` and calls that must not stall.
 
 use serde_json::{json, Value};

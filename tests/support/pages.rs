@@ -1,5 +1,5 @@
 //! What the page and script tests (`pages.rs`, `navigation.rs`, `script.rs`, `robustness.rs`,
-//! `browser_connection.rs`, `file_roots.rs`) share: issue 2's tools on the pages of
+//! `connection.rs`, `file_roots.rs` of `browser/`) share: issue 2's tools on the pages of
 //! `tests/fixtures/pages_script/`.
 
 use serde_json::json;
