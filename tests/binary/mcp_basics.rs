@@ -1,4 +1,4 @@
-//! The MCP lifecycle and every bad-input case of issue 2, against the real binary with no
+//! The MCP lifecycle and every bad-input case, against the real binary with no
 //! browser (the end of the lifecycle, shutdown, is in `shutdown.rs`; stdout with a noisy page
 //! in `browser/mcp_basics.rs`).
 //!

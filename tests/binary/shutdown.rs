@@ -1,5 +1,5 @@
-//! Shutdown of issue 2 before any browser ran: on EOF of stdin the server exits at once (with
-//! a browser to take down, in `browser/shutdown.rs`).
+//! Shutdown before any browser ran: on EOF of stdin the server exits at once (with a browser
+//! to take down, in `browser/shutdown.rs`).
 
 use std::time::Instant;
 

@@ -1,6 +1,6 @@
 //! What the page and script tests (`pages.rs`, `navigation.rs`, `script.rs`, `robustness.rs`,
-//! `connection.rs`, `file_roots.rs` of `browser/`) share: issue 2's tools on the pages of
-//! `tests/fixtures/pages_script/`.
+//! `connection.rs`, `file_roots.rs` of `browser/`) share: the page and script tools on the
+//! pages of `tests/fixtures/pages_script/`.
 
 use serde_json::json;
 
