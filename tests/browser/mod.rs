@@ -1,0 +1,32 @@
+//! Real headless Chromium (the shell by default, full Chromium when
+//! `DEVTOOLS_MCP_TEST_BROWSER=full`) driven by the real binary against the pages of
+//! `tests/fixtures/`, one module per behaviour.
+
+pub(crate) mod browser_choice;
+mod connection;
+mod console;
+mod emulation;
+mod file_roots;
+mod file_safety;
+mod flags;
+mod frames;
+mod input;
+mod inspect;
+mod mcp_2026;
+mod mcp_basics;
+mod navigation;
+mod network;
+mod network_bodies;
+mod pages;
+mod perf_cli;
+mod performance;
+mod protocol_edges;
+mod reference_texts;
+mod relaunch_note;
+mod robustness;
+mod screenshot;
+mod script;
+pub(crate) mod shutdown;
+mod slim_and_categories;
+mod thirdparty;
+mod webmcp;

@@ -1,0 +1,10 @@
+//! The server in-process against a scripted browser connection (`cdp::fake`, driven by
+//! `support/fake.rs`), no Chromium: what the browser answers, and when, is exactly what the
+//! test says, so orders a real browser shows only under load are played every time.
+
+mod dispatch;
+mod frames;
+mod input_frames;
+mod input_limits;
+mod pagetools_forged;
+mod webmcp;

@@ -1,0 +1,665 @@
+//! Import cycles among the files of one folder of `src/`.
+//!
+//! The module tree is read from the `mod` declarations, starting at `lib.rs` (test modules left
+//! out: they name what they test, not what the code needs). Each module that has children is a
+//! folder; the nodes of its graph are its own file and each child, a child with children of its
+//! own standing for its whole subtree. File A names file B when A's code holds a path that
+//! resolves into B: `crate::a::b::x`, `super::x::y`, `self::x`, a child's name in its parent
+//! (`input::TOOLS`), in `use` trees and inline alike; a path is taken as far as it names
+//! modules, so `super::Ctx` names the parent module's file, `super::ctx::Ctx` the sibling's.
+//! Declaring a child (`mod x;`) is not naming it, and `#[cfg(test)]` items are not read. A
+//! strongly connected component of two or more nodes is a cycle.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::{without_comments, without_literals};
+
+/// A module's path from the crate root: `["tools", "input", "drag"]`.
+type ModPath = Vec<String>;
+
+/// One file of the crate's module tree.
+#[derive(Debug)]
+pub struct File {
+    /// Relative to `src/`: `tools/input/drag.rs`.
+    pub name: String,
+    pub module: ModPath,
+}
+
+/// File `from` names file `to` (indexes into the files) at `line` with `path` (as written).
+#[derive(Clone, Debug)]
+pub struct Naming {
+    pub from: usize,
+    pub to: usize,
+    pub line: usize,
+    pub path: String,
+}
+
+/// One cycle: its nodes (file names relative to the folder; a subtree ends in `/`) and the
+/// namings that tie them.
+#[derive(Debug)]
+pub struct Cycle {
+    pub nodes: Vec<String>,
+    pub ties: Vec<String>,
+}
+
+/// The crate as [`read_crate`] reads it.
+pub struct Crate {
+    /// Its files, in module order.
+    pub files: Vec<File>,
+    /// What each file names.
+    pub namings: Vec<Naming>,
+    /// The files of test modules, left out.
+    pub test_files: Vec<String>,
+}
+
+/// The crate's files (from `lib.rs` down the `mod` declarations) and what each names, read
+/// from `sources`: file text by name relative to `src/`.
+pub fn read_crate(sources: &BTreeMap<String, String>) -> Crate {
+    let mut parsed = Vec::new();
+    let mut test_files = Vec::new();
+    let mut queue = vec![("lib.rs".to_owned(), ModPath::new())];
+    while let Some((name, module)) = queue.pop() {
+        let Some(text) = sources.get(&name) else {
+            continue;
+        };
+        let code = without_comments(text);
+        let tokens = tokens(&without_literals(&code));
+        let mut children = Vec::new();
+        for child in declared_children(&tokens, &code) {
+            let file = match &child.path {
+                Some(p) => format!("{}{p}", parent_dir(&name)),
+                None => {
+                    let dir = children_dir(&name);
+                    let flat = format!("{dir}{}.rs", child.name);
+                    if sources.contains_key(&flat) {
+                        flat
+                    } else {
+                        format!("{dir}{}/mod.rs", child.name)
+                    }
+                }
+            };
+            if child.test {
+                test_files.push(file);
+                continue;
+            }
+            let mut path = module.clone();
+            path.push(child.name.clone());
+            queue.push((file, path));
+            children.push(child.name);
+        }
+        parsed.push((File { name, module }, tokens, children));
+    }
+    parsed.sort_by(|a, b| a.0.module.cmp(&b.0.module));
+    let by_module: BTreeMap<ModPath, usize> = parsed
+        .iter()
+        .enumerate()
+        .map(|(i, (f, _, _))| (f.module.clone(), i))
+        .collect();
+    let mut namings = Vec::new();
+    for (from, (file, tokens, children)) in parsed.iter().enumerate() {
+        for (line, inline, path) in named_paths(tokens, children) {
+            let Some(target) = resolve(&file.module, &inline, &path, children) else {
+                continue;
+            };
+            // As far as the path names modules: the longest prefix that is a file.
+            let to = (0..=target.len())
+                .rev()
+                .find_map(|n| by_module.get(&target[..n]).copied());
+            if let Some(to) = to.filter(|to| *to != from) {
+                let path = path.join("::");
+                namings.push(Naming {
+                    from,
+                    to,
+                    line,
+                    path,
+                });
+            }
+        }
+    }
+    Crate {
+        files: parsed.into_iter().map(|(f, _, _)| f).collect(),
+        namings,
+        test_files,
+    }
+}
+
+/// The folder of a module's children: `tools/mod.rs` → `tools/`, `tools/input.rs` →
+/// `tools/input/`, `lib.rs` → ``.
+fn children_dir(name: &str) -> String {
+    let (dir, file) = name.rsplit_once('/').map_or(("", name), |(d, f)| (d, f));
+    let dir = if dir.is_empty() {
+        String::new()
+    } else {
+        format!("{dir}/")
+    };
+    match file {
+        "mod.rs" | "lib.rs" | "main.rs" => dir,
+        _ => format!("{dir}{}/", file.trim_end_matches(".rs")),
+    }
+}
+
+/// The folder a file is in, for `#[path]`: `tools/files.rs` → `tools/`.
+fn parent_dir(name: &str) -> String {
+    name.rsplit_once('/')
+        .map_or(String::new(), |(d, _)| format!("{d}/"))
+}
+
+/// A token of code without comments and literals, with its line (from 1).
+#[derive(Clone, Debug, PartialEq)]
+struct Token {
+    text: String,
+    line: usize,
+}
+
+fn tokens(code: &str) -> Vec<Token> {
+    let mut out = Vec::new();
+    for (n, line) in code.lines().enumerate() {
+        let chars: Vec<char> = line.chars().collect();
+        let mut i = 0;
+        while i < chars.len() {
+            let c = chars[i];
+            let start = i;
+            if c.is_alphanumeric() || c == '_' {
+                while i < chars.len() && (chars[i].is_alphanumeric() || chars[i] == '_') {
+                    i += 1;
+                }
+            } else if c == ':' && chars.get(i + 1) == Some(&':') {
+                i += 2;
+            } else if c.is_whitespace() {
+                i += 1;
+                continue;
+            } else {
+                i += 1;
+            }
+            out.push(Token {
+                text: chars[start..i].iter().collect(),
+                line: n + 1,
+            });
+        }
+    }
+    out
+}
+
+fn is_ident(text: &str) -> bool {
+    text.starts_with(|c: char| c.is_alphabetic() || c == '_')
+}
+
+/// Whether the item that starts after the last `;`, `{` or `}` before `at` carries
+/// `#[cfg(test)]`.
+fn is_test_item(tokens: &[Token], at: usize) -> bool {
+    let start = tokens[..at]
+        .iter()
+        .rposition(|t| matches!(t.text.as_str(), ";" | "{" | "}"))
+        .map_or(0, |i| i + 1);
+    let prefix = &tokens[start..at];
+    prefix.iter().any(|t| t.text == "cfg") && prefix.iter().any(|t| t.text == "test")
+}
+
+/// A `mod name;` declaration.
+struct Declared {
+    name: String,
+    /// The file its `#[path]` names, if any.
+    path: Option<String>,
+    /// Whether it is `#[cfg(test)]`.
+    test: bool,
+}
+
+/// The `mod name;` declarations outside inline modules (`#[path]` read from `code`, which still
+/// has its literals).
+fn declared_children(tokens: &[Token], code: &str) -> Vec<Declared> {
+    let lines: Vec<&str> = code.lines().collect();
+    let mut out = Vec::new();
+    let mut depth = 0;
+    for (i, t) in tokens.iter().enumerate() {
+        match t.text.as_str() {
+            "{" => depth += 1,
+            "}" => depth -= 1,
+            "mod" if depth == 0 => {
+                let (Some(name), Some(end)) = (tokens.get(i + 1), tokens.get(i + 2)) else {
+                    continue;
+                };
+                if end.text != ";" {
+                    continue;
+                }
+                let start = tokens[..i]
+                    .iter()
+                    .rposition(|t| matches!(t.text.as_str(), ";" | "{" | "}"))
+                    .map_or(0, |s| s + 1);
+                let path = tokens[start..i]
+                    .iter()
+                    .find(|t| t.text == "path")
+                    .and_then(|t| lines.get(t.line - 1))
+                    .and_then(|l| l.split('"').nth(1))
+                    .map(str::to_owned);
+                out.push(Declared {
+                    name: name.text.clone(),
+                    path,
+                    test: is_test_item(tokens, i),
+                });
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// A path the code names: its line, the inline modules it is written in, the path.
+type Named = (usize, Vec<String>, Vec<String>);
+
+/// Every path the code names: the leaves of `use` trees, and inline paths that start at
+/// `crate`, `super`, `self` or a child module (`input::TOOLS`). Code in test modules is left
+/// out.
+fn named_paths(tokens: &[Token], children: &[String]) -> Vec<Named> {
+    let mut out = Vec::new();
+    // Open inline modules: (brace depth inside them, name, is a test module).
+    let mut inline: Vec<(i32, String, bool)> = Vec::new();
+    let mut depth = 0;
+    let mut i = 0;
+    while i < tokens.len() {
+        let t = &tokens[i].text;
+        let prev = i.checked_sub(1).map(|p| tokens[p].text.as_str());
+        let next = tokens.get(i + 1).map(|n| n.text.as_str());
+        let in_test = inline.iter().any(|(_, _, test)| *test);
+        let here: Vec<String> = inline.iter().map(|(_, n, _)| n.clone()).collect();
+        match t.as_str() {
+            "{" => depth += 1,
+            "}" => {
+                depth -= 1;
+                if inline.last().is_some_and(|(d, _, _)| depth < *d) {
+                    inline.pop();
+                }
+            }
+            "mod" if tokens.get(i + 2).is_some_and(|b| b.text == "{") => {
+                let name = next.unwrap_or_default().to_owned();
+                inline.push((depth + 1, name, is_test_item(tokens, i)));
+            }
+            "use" if prev != Some("::") => {
+                let end = tokens[i..]
+                    .iter()
+                    .position(|t| t.text == ";")
+                    .map_or(tokens.len(), |e| i + e);
+                if !in_test && !is_test_item(tokens, i) {
+                    let mut leaves = Vec::new();
+                    use_tree(&tokens[i + 1..end], Vec::new(), &mut leaves);
+                    for leaf in leaves {
+                        out.push((tokens[i].line, here.clone(), leaf));
+                    }
+                }
+                i = end;
+                continue;
+            }
+            _ if next == Some("::") && prev != Some("::") && prev != Some("$") && !in_test => {
+                let starts = matches!(t.as_str(), "crate" | "super" | "self")
+                    || (inline.is_empty() && children.contains(t));
+                if starts {
+                    let mut path = vec![t.clone()];
+                    let mut j = i + 1;
+                    while tokens.get(j).is_some_and(|c| c.text == "::")
+                        && tokens.get(j + 1).is_some_and(|s| is_ident(&s.text))
+                    {
+                        path.push(tokens[j + 1].text.clone());
+                        j += 2;
+                    }
+                    out.push((tokens[i].line, here, path));
+                    i = j;
+                    continue;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    out
+}
+
+/// The leaves of a `use` tree (`a::{b, c::{self, d}}` → `a::b`, `a::c`, `a::c::d`), each
+/// after `prefix`. A glob names its module.
+fn use_tree(tokens: &[Token], prefix: Vec<String>, out: &mut Vec<Vec<String>>) {
+    let mut path = prefix;
+    let mut i = 0;
+    while i < tokens.len() {
+        let t = tokens[i].text.as_str();
+        match t {
+            "::" => {}
+            "{" => {
+                // Split the braces' contents at the commas of this level.
+                let mut level = 0;
+                let mut part = i + 1;
+                for j in i + 1..tokens.len() {
+                    match tokens[j].text.as_str() {
+                        "{" => level += 1,
+                        "}" if level == 0 => {
+                            use_tree(&tokens[part..j], path.clone(), out);
+                            return;
+                        }
+                        "}" => level -= 1,
+                        "," if level == 0 => {
+                            use_tree(&tokens[part..j], path.clone(), out);
+                            part = j + 1;
+                        }
+                        _ => {}
+                    }
+                }
+                return;
+            }
+            "*" | "as" => break,
+            "self" if !path.is_empty() => {}
+            _ if is_ident(t) => path.push(t.to_owned()),
+            _ => {}
+        }
+        i += 1;
+    }
+    if !path.is_empty() {
+        out.push(path);
+    }
+}
+
+/// The module a path names, from the crate root, for code of module `module` written in the
+/// inline modules `inline` (where `super` first leaves those); `None` for what is not a path
+/// into the crate (`std::…`, `serde_json::…`).
+fn resolve(
+    module: &[String],
+    inline: &[String],
+    path: &[String],
+    children: &[String],
+) -> Option<ModPath> {
+    let mut base: ModPath = [module, inline].concat();
+    match path.first()?.as_str() {
+        "crate" => return Some(path[1..].to_vec()),
+        "super" | "self" => {
+            let mut rest = path;
+            while let Some(("super" | "self", tail)) =
+                rest.split_first().map(|(s, t)| (s.as_str(), t))
+            {
+                if rest[0] == "super" {
+                    base.pop()?;
+                }
+                rest = tail;
+            }
+            base.extend(rest.iter().cloned());
+        }
+        first if inline.is_empty() && children.iter().any(|c| c == first) => {
+            base.extend(path.iter().cloned())
+        }
+        _ => return None,
+    }
+    Some(base)
+}
+
+/// The cycles of every folder (strongly connected components of two or more nodes), largest
+/// first within a folder; folders in module order. A folder without cycles is listed with
+/// none, so every folder can be reported.
+pub fn cycles(files: &[File], namings: &[Naming]) -> Vec<(String, Vec<Cycle>)> {
+    let mut out = Vec::new();
+    for (owner, file) in files.iter().enumerate() {
+        let depth = file.module.len();
+        // This folder's nodes: the owner's file and each child module (with its subtree).
+        let node_of = |i: usize| -> Option<String> {
+            let m = &files[i].module;
+            if i == owner {
+                return Some(owner_label(files, owner));
+            }
+            if m.len() <= depth || m[..depth] != file.module[..] {
+                return None;
+            }
+            let child = &m[depth];
+            let has_own_children = files
+                .iter()
+                .any(|f| f.module.len() > depth + 1 && f.module[..=depth] == m[..=depth]);
+            Some(if has_own_children {
+                format!("{child}/")
+            } else {
+                format!("{child}.rs")
+            })
+        };
+        let mut nodes: BTreeSet<String> = BTreeSet::new();
+        let mut edges: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
+        for (i, _) in files.iter().enumerate() {
+            if let Some(n) = node_of(i) {
+                nodes.insert(n);
+            }
+        }
+        if nodes.len() < 2 {
+            continue;
+        }
+        for n in namings {
+            let (Some(a), Some(b)) = (node_of(n.from), node_of(n.to)) else {
+                continue;
+            };
+            if a != b {
+                let tie = format!("{}:{} `{}`", files[n.from].name, n.line, n.path);
+                edges.entry((a, b)).or_default().push(tie);
+            }
+        }
+        let folder = format!("src/{}", children_dir(&file.name));
+        let mut found = Vec::new();
+        for component in components(&nodes, &edges) {
+            if component.len() < 2 {
+                continue;
+            }
+            let ties = edges
+                .iter()
+                .filter(|((a, b), _)| component.contains(a) && component.contains(b))
+                .map(|((a, b), how)| format!("{a} -> {b}: {}", how[0]))
+                .collect();
+            found.push(Cycle {
+                nodes: component.into_iter().collect(),
+                ties,
+            });
+        }
+        found.sort_by_key(|c| std::cmp::Reverse(c.nodes.len()));
+        out.push((folder, found));
+    }
+    out
+}
+
+/// How the folder's own module file is shown among its children: `mod.rs`, or `../input.rs`
+/// for `tools/input.rs`, whose children are in `tools/input/`.
+fn owner_label(files: &[File], owner: usize) -> String {
+    let name = &files[owner].name;
+    let file = name.rsplit('/').next().unwrap_or(name);
+    match file {
+        "mod.rs" | "lib.rs" => file.to_owned(),
+        _ => format!("../{file}"),
+    }
+}
+
+/// The strongly connected components of a graph (Tarjan's algorithm).
+fn components(
+    nodes: &BTreeSet<String>,
+    edges: &BTreeMap<(String, String), Vec<String>>,
+) -> Vec<BTreeSet<String>> {
+    struct Walk<'a> {
+        next: BTreeMap<&'a str, Vec<&'a str>>,
+        index: BTreeMap<&'a str, usize>,
+        low: BTreeMap<&'a str, usize>,
+        stack: Vec<&'a str>,
+        on_stack: BTreeSet<&'a str>,
+        out: Vec<BTreeSet<String>>,
+    }
+    fn visit<'a>(w: &mut Walk<'a>, v: &'a str) {
+        let n = w.index.len();
+        w.index.insert(v, n);
+        w.low.insert(v, n);
+        w.stack.push(v);
+        w.on_stack.insert(v);
+        for u in w.next.get(v).cloned().unwrap_or_default() {
+            if !w.index.contains_key(u) {
+                visit(w, u);
+                let low = w.low[v].min(w.low[u]);
+                w.low.insert(v, low);
+            } else if w.on_stack.contains(u) {
+                let low = w.low[v].min(w.index[u]);
+                w.low.insert(v, low);
+            }
+        }
+        if w.low[v] == w.index[v] {
+            let mut component = BTreeSet::new();
+            while let Some(u) = w.stack.pop() {
+                w.on_stack.remove(u);
+                component.insert(u.to_owned());
+                if u == v {
+                    break;
+                }
+            }
+            w.out.push(component);
+        }
+    }
+    let mut next: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for (a, b) in edges.keys() {
+        next.entry(a.as_str()).or_default().push(b.as_str());
+    }
+    let mut walk = Walk {
+        next,
+        index: BTreeMap::new(),
+        low: BTreeMap::new(),
+        stack: Vec::new(),
+        on_stack: BTreeSet::new(),
+        out: Vec::new(),
+    };
+    for v in nodes {
+        if !walk.index.contains_key(v.as_str()) {
+            visit(&mut walk, v);
+        }
+    }
+    walk.out
+}
+
+/// What is wrong with the cycles found against the ones known (folder, size): a cycle of more
+/// than `allowed` nodes that is not known, or larger than known, and a known one that is gone.
+pub fn judge(
+    found: &[(String, Vec<Cycle>)],
+    known: &[(&str, usize)],
+    allowed: usize,
+) -> Vec<String> {
+    let mut problems = Vec::new();
+    for (folder, cycles) in found {
+        let mut listed: Vec<usize> = known
+            .iter()
+            .filter(|(f, _)| f == folder)
+            .map(|(_, n)| *n)
+            .collect();
+        listed.sort_unstable_by(|a, b| b.cmp(a));
+        let big: Vec<&Cycle> = cycles.iter().filter(|c| c.nodes.len() > allowed).collect();
+        for (k, cycle) in big.iter().enumerate() {
+            let size = cycle.nodes.len();
+            let why = match listed.get(k) {
+                None => format!("a new cycle of {size} files"),
+                Some(&n) if size > n => format!("a cycle of {size} files, listed with {n}"),
+                Some(_) => continue,
+            };
+            problems.push(format!(
+                "{folder}: {why}: {}\n    tied by:\n      {}",
+                cycle.nodes.join(", "),
+                cycle.ties.join("\n      ")
+            ));
+        }
+        for n in listed.iter().skip(big.len()) {
+            problems.push(format!(
+                "{folder}: the listed cycle of {n} files is gone: take it off the list"
+            ));
+        }
+    }
+    for (folder, n) in known {
+        if !found.iter().any(|(f, _)| f == folder) {
+            problems.push(format!(
+                "{folder}: listed with a cycle of {n}, but no such folder"
+            ));
+        }
+    }
+    problems
+}
+
+/// A made-up crate. In folder `a/`: `a/mod.rs` and `b` name each other, `b` names `c`, `c`
+/// names `d` (in code), and `d`'s child `e` names `a` and `c` (in a nested use tree): one cycle
+/// of `mod.rs`, `b`, `c` and `d/`. Comments, literals and test code name more and are not read;
+/// `z`'s inline module names `a::c`, which makes no cycle.
+fn made_up() -> Crate {
+    let sources: BTreeMap<String, String> = [
+        ("lib.rs", "pub mod a;\npub mod z;\n"),
+        (
+            "a/mod.rs",
+            "mod b;\npub mod c;\nmod d;\n#[cfg(test)]\nmod tests;\npub use b::B;\npub struct A;\n",
+        ),
+        ("a/b.rs", "use super::{c::C, A};\npub struct B;\n"),
+        ("a/c.rs", "pub struct C;\nfn f() { crate::a::d::g(); }\n"),
+        (
+            "a/d.rs",
+            "pub mod e;\n// super::b::B in a comment\nlet s = \"super::b::B\";\npub fn g() {}\n",
+        ),
+        ("a/d/e.rs", "use crate::a::{self as x, c::{self, C}};\n"),
+        ("a/tests.rs", "use super::d::g;\nuse super::b::B;\n"),
+        (
+            "z.rs",
+            "mod inner {\n    use super::super::a::c::C;\n}\n\
+             #[cfg(test)]\nmod tests {\n    use crate::a::b;\n}\n",
+        ),
+    ]
+    .into_iter()
+    .map(|(n, t)| (n.to_owned(), t.to_owned()))
+    .collect();
+    read_crate(&sources)
+}
+
+#[test]
+fn the_cycle_finder_sees_what_it_looks_for() {
+    let made_up = made_up();
+    assert_eq!(made_up.test_files, ["a/tests.rs"]);
+    let names: Vec<&str> = made_up.files.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["lib.rs", "a/mod.rs", "a/b.rs", "a/c.rs", "a/d.rs", "a/d/e.rs", "z.rs"]
+    );
+    let found = cycles(&made_up.files, &made_up.namings);
+    let folders: Vec<&str> = found.iter().map(|(f, _)| f.as_str()).collect();
+    assert_eq!(folders, ["src/", "src/a/", "src/a/d/"]);
+    assert!(found[0].1.is_empty(), "{:?}", found[0].1);
+    let a = &found[1].1;
+    let nodes: Vec<Vec<&str>> = a
+        .iter()
+        .map(|c| c.nodes.iter().map(String::as_str).collect())
+        .collect();
+    assert_eq!(nodes, [vec!["b.rs", "c.rs", "d/", "mod.rs"]]);
+    let ties = a[0].ties.join("\n");
+    for tie in [
+        "c.rs -> d/: a/c.rs:2 `crate::a::d::g`",
+        "d/ -> c.rs: a/d/e.rs:1 `crate::a::c`",
+        "d/ -> mod.rs: a/d/e.rs:1 `crate::a`",
+        "mod.rs -> b.rs: a/mod.rs:6 `b::B`",
+        "b.rs -> mod.rs: a/b.rs:1 `super::A`",
+    ] {
+        assert!(ties.contains(tie), "{tie} not in:\n{ties}");
+    }
+    assert!(
+        !ties.contains("tests") && !ties.contains("a/d.rs:"),
+        "{ties}"
+    );
+}
+
+#[test]
+fn known_cycles_may_shrink_but_not_grow_or_linger() {
+    let made_up = made_up();
+    let found = cycles(&made_up.files, &made_up.namings);
+    assert!(judge(&found, &[("src/a/", 4)], 2).is_empty());
+    assert!(judge(&found, &[("src/a/", 5)], 2).is_empty());
+    assert!(
+        judge(&found, &[], 4).is_empty(),
+        "a cycle of the allowed size passes"
+    );
+    let grown = judge(&found, &[("src/a/", 3)], 2);
+    assert!(
+        grown[0].starts_with("src/a/: a cycle of 4 files, listed with 3"),
+        "{grown:?}"
+    );
+    let new = judge(&found, &[], 2);
+    assert!(
+        new[0].starts_with("src/a/: a new cycle of 4 files: b.rs, c.rs, d/, mod.rs"),
+        "{new:?}"
+    );
+    assert!(new[0].contains("tied by:"), "{new:?}");
+    let gone = judge(&found, &[("src/a/", 4), ("src/a/d/", 3)], 2);
+    assert_eq!(
+        gone,
+        ["src/a/d/: the listed cycle of 3 files is gone: take it off the list"]
+    );
+}

@@ -1,0 +1,115 @@
+//! A bare client for the protocol tests: the server's stdin and stdout as they are, so a test
+//! can write bytes the regular client would never send and read (or not read) every line.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::thread;
+use std::time::Duration;
+
+/// A browser path that does not exist: these tests never need one, and a tool that asks for
+/// it fails at once.
+pub const NO_BROWSER: &str = "/nonexistent/devtools-mcp-test-browser";
+
+pub struct Raw {
+    pub child: Child,
+    pub stdin: Option<ChildStdin>,
+    pub stdout: Option<ChildStdout>,
+}
+
+impl Raw {
+    pub fn spawn(extra: &[&str]) -> Raw {
+        let mut args = vec!["--headless", "--isolated", "--executablePath", NO_BROWSER];
+        args.extend_from_slice(extra);
+        Raw::spawn_exactly(&args)
+    }
+
+    /// The server with exactly these flags.
+    pub fn spawn_exactly(args: &[&str]) -> Raw {
+        let program = std::env::var("DEVTOOLS_MCP_TEST_SERVER")
+            .unwrap_or_else(|_| env!("CARGO_BIN_EXE_devtools-mcp").to_string());
+        let mut child = Command::new(program)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the server starts");
+        Raw {
+            stdin: child.stdin.take(),
+            stdout: child.stdout.take(),
+            child,
+        }
+    }
+
+    pub fn write(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(bytes).expect("the server reads");
+        stdin.flush().expect("flush");
+    }
+
+    /// Lines from stdout, read on a thread, as they come.
+    pub fn lines(&mut self) -> Receiver<String> {
+        let stdout = self.stdout.take().expect("stdout not taken yet");
+        let (tx, rx) = mpsc::channel();
+        thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        rx
+    }
+
+    /// The server's resident memory, in kB.
+    pub fn rss_kb(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .expect("the server runs");
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .expect("VmRSS")
+    }
+}
+
+impl Raw {
+    /// The server's user and system CPU time so far, in clock ticks.
+    pub fn cpu_ticks(&self) -> u64 {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id()))
+            .expect("the server runs");
+        // After the command name's closing parenthesis, utime and stime are fields 12 and 13.
+        let after = stat.rsplit_once(')').map(|(_, rest)| rest).unwrap_or("");
+        let fields: Vec<&str> = after.split_whitespace().collect();
+        let n = |i: usize| {
+            fields
+                .get(i)
+                .and_then(|f| f.parse::<u64>().ok())
+                .unwrap_or(0)
+        };
+        n(11) + n(12)
+    }
+}
+
+impl Drop for Raw {
+    fn drop(&mut self) {
+        self.stdin.take();
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The next line within `timeout`, or `None`.
+pub fn next(rx: &Receiver<String>, timeout: Duration) -> Option<String> {
+    rx.recv_timeout(timeout).ok()
+}
+
+/// The `id` member's text exactly as the server wrote it (`null` included).
+pub fn id_text(line: &str) -> Option<String> {
+    use serde_json::value::RawValue;
+    let members: std::collections::BTreeMap<String, Box<RawValue>> =
+        serde_json::from_str(line).ok()?;
+    members.get("id").map(|id| id.get().to_owned())
+}
