@@ -66,7 +66,8 @@ pub const fn schema<A: Args>() -> Schema {
     }
 }
 
-/// Declares a tool's arguments: each field as `"jsonName" field: Type = {schema},`. A field
+/// Declares a tool's arguments: each field as `"jsonName" field: Type = {schema},` (with a
+/// visibility before the field's name where another module reads it). A field
 /// of type `Option<T>` is optional; any other is required. The schema is `json!` syntax, or a
 /// parenthesised expression that gives a `Value`.
 ///
@@ -89,20 +90,20 @@ macro_rules! tool_args {
         );
     };
     (@fields [$($head:tt)*] [$($field:tt)*] [$($prop:tt)*] [$($req:tt)*]
-        $(#[$fmeta:meta])* $json:literal $f:ident : Option<$t:ty> = $schema:tt, $($rest:tt)*
+        $(#[$fmeta:meta])* $json:literal $fvis:vis $f:ident : Option<$t:ty> = $schema:tt, $($rest:tt)*
     ) => {
         $crate::tools::args::tool_args!(@fields [$($head)*]
-            [$($field)* $(#[$fmeta])* #[serde(rename = $json)] $f: Option<$t>,]
+            [$($field)* $(#[$fmeta])* #[serde(rename = $json)] $fvis $f: Option<$t>,]
             [$($prop)* ($json, $schema)]
             [$($req)*]
             $($rest)*
         );
     };
     (@fields [$($head:tt)*] [$($field:tt)*] [$($prop:tt)*] [$($req:tt)*]
-        $(#[$fmeta:meta])* $json:literal $f:ident : $t:ty = $schema:tt, $($rest:tt)*
+        $(#[$fmeta:meta])* $json:literal $fvis:vis $f:ident : $t:ty = $schema:tt, $($rest:tt)*
     ) => {
         $crate::tools::args::tool_args!(@fields [$($head)*]
-            [$($field)* $(#[$fmeta])* #[serde(rename = $json)] $f: $t,]
+            [$($field)* $(#[$fmeta])* #[serde(rename = $json)] $fvis $f: $t,]
             [$($prop)* ($json, $schema)]
             [$($req)* $json,]
             $($rest)*
@@ -124,6 +125,13 @@ macro_rules! tool_args {
     };
 }
 pub(crate) use tool_args;
+
+tool_args! {
+    /// The arguments of a tool that takes only the page it works on.
+    pub struct PageOnly {
+        "pageId" pub page: Option<PageId> = (page_id()),
+    }
+}
 
 /// The schema of `pageId`, the page a page-scoped tool works on.
 pub fn page_id() -> Value {

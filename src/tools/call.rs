@@ -11,11 +11,12 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::args;
-use super::ctx::{Call, Ctx, DialogPolicy, Outcome, PageCode};
+use super::ctx::{Call, Ctx, DialogPolicy, Done, Outcome, PageCode};
 use super::result::ToolResult;
 pub use crate::browser::CallId;
 use crate::browser::{self, Host, PageId};
 use crate::cdp::generated::{runtime, web_mcp};
+use crate::error::Error;
 use crate::log::log;
 
 /// Starts a call of `tool`; work started while it runs is owned by it.
@@ -208,41 +209,51 @@ fn stop_page_script(cx: &mut Ctx, session: &str) {
     });
 }
 
-/// Runs `then` with the page the call works on (`pageId`, else the selected page), or
-/// answers the call with the error that kept it from getting one.
+/// The page a call works on, for a flow: `requested` (a `pageId` argument) or the selected
+/// page, the browser started and a page opened if there is none; `done` gets it or the error.
+pub fn page(cx: &mut Ctx, requested: Option<PageId>, done: Done<PageId>) {
+    browser::pages::with_page(cx, requested, done);
+}
+
+/// [`page`] for calls that run code in the page: a crashed page is an error at once (until
+/// it is navigated, the browser leaves such commands unanswered).
+pub fn live_page(cx: &mut Ctx, requested: Option<PageId>, done: Done<PageId>) {
+    let live = move |cx: &mut Ctx, r: Result<PageId, Error>| {
+        let r =
+            r.and_then(|page| browser::pages::not_crashed(&cx.browser.pages, page).map(|()| page));
+        done(cx, r)
+    };
+    page(cx, requested, Box::new(live));
+}
+
+/// Runs `then` with the page the call works on ([`page`]), or answers the call with the
+/// error that kept it from getting one. For calls with one step after it; a call of several
+/// steps is a flow and takes [`page`]'s answer as a step of its own.
 pub fn on_page(
     cx: &mut Ctx,
     call: CallId,
     requested: Option<PageId>,
     then: impl FnOnce(&mut Ctx, PageId) + 'static,
 ) {
-    browser::pages::with_page(
-        cx,
-        requested,
-        Box::new(move |cx, r| match r {
-            Ok(page) => then(cx, page),
-            Err(e) => fail(cx, call, e),
-        }),
-    );
+    let found = move |cx: &mut Ctx, r: Result<PageId, Error>| match r {
+        Ok(page) => then(cx, page),
+        Err(e) => fail(cx, call, e),
+    };
+    page(cx, requested, Box::new(found));
 }
 
-/// [`on_page`] for calls that run code in the page: a crashed page fails the call at once
-/// (until it is navigated, the browser leaves such commands unanswered).
+/// [`on_page`] with [`live_page`].
 pub fn on_live_page(
     cx: &mut Ctx,
     call: CallId,
     requested: Option<PageId>,
     then: impl FnOnce(&mut Ctx, PageId) + 'static,
 ) {
-    on_page(
-        cx,
-        call,
-        requested,
-        move |cx, page| match browser::pages::not_crashed(&cx.browser.pages, page) {
-            Ok(()) => then(cx, page),
-            Err(e) => fail(cx, call, e),
-        },
-    );
+    let found = move |cx: &mut Ctx, r: Result<PageId, Error>| match r {
+        Ok(page) => then(cx, page),
+        Err(e) => fail(cx, call, e),
+    };
+    live_page(cx, requested, Box::new(found));
 }
 
 /// The arguments as the tool's struct, or `None` after answering the call with the error.

@@ -256,13 +256,13 @@ pub fn reply_lines(
     finish(cx, call, resp);
 }
 
-/// Runs a tool that takes only the shared arguments and answers with what `make` puts in
+/// Runs a tool that takes only `pageId` ([`PageOnly`](super::args::PageOnly)) and answers with what `make` puts in
 /// its page's response.
 pub fn answer_page(cx: &mut Ctx, call: CallId, args: Value, make: fn(PageId) -> Response) {
-    let Some(args) = crate::tools::call::args::<super::args::OnlyShared>(cx, call, args) else {
+    let Some(args) = call::args::<super::args::PageOnly>(cx, call, args) else {
         return;
     };
-    super::call::on_page(cx, call, args.shared.page(), move |cx, page| {
+    call::on_page(cx, call, args.page, move |cx, page| {
         finish(cx, call, make(page))
     });
 }

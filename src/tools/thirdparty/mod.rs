@@ -10,7 +10,7 @@ pub mod webmcp;
 
 use serde_json::Value;
 
-use super::args::{self, max, tool_args, Schema};
+use super::args::{self, max, tool_args};
 use super::call::{self, CallId};
 use super::ctx::Ctx;
 use super::response::{self, Response};
@@ -23,10 +23,7 @@ pub const TOOLS: &[Tool] = &[
     Tool {
         name: "list_3p_developer_tools",
         description: "List the tools the page itself exposes (devtoolstooldiscovery) with their schemas; run one with execute_3p_developer_tool.",
-        args: Schema {
-            properties: || serde_json::json!({}),
-            required: &[],
-        },
+        args: args::schema::<args::PageOnly>(),
         read_only: true,
         page_scoped: true,
         category: Category::ThirdParty,

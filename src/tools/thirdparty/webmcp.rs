@@ -10,7 +10,7 @@ use crate::browser::{pages, PageId};
 use crate::error::Error;
 use crate::pagetools::webmcp;
 use crate::settings::Category;
-use crate::tools::args::{self, max, tool_args, Schema};
+use crate::tools::args::{self, max, tool_args};
 use crate::tools::call::{self, CallId};
 use crate::tools::ctx::Ctx;
 use crate::tools::dialogs;
@@ -21,10 +21,7 @@ pub const TOOLS: &[Tool] = &[
     Tool {
         name: "list_webmcp_tools",
         description: "List the page's WebMCP tools (debugging ones are in list_3p_developer_tools): names, descriptions, input schemas, annotations.",
-        args: Schema {
-            properties: || serde_json::json!({}),
-            required: &[],
-        },
+        args: args::schema::<args::PageOnly>(),
         category: Category::Webmcp,
         read_only: true,
         page_scoped: true,

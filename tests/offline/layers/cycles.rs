@@ -691,7 +691,10 @@ fn the_cycle_finder_sees_what_it_looks_for() {
     ] {
         assert!(ties.contains(tie), "{tie} not in:\n{ties}");
     }
-    assert!(!ties.contains("mod.rs") && !ties.contains("tests"), "{ties}");
+    assert!(
+        !ties.contains("mod.rs") && !ties.contains("tests"),
+        "{ties}"
+    );
 }
 
 #[test]
