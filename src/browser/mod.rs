@@ -198,6 +198,19 @@ pub fn send<H: Host, C: Command>(
     )
 }
 
+/// Sends a typed command whose answer comes back into `flow` as `step(answer)`.
+pub fn send_then<H: Host, C: Command, F: Flow<H>>(
+    cx: &mut H,
+    session: Option<&str>,
+    params: C,
+    flow: F,
+    step: fn(Result<C::Returns>) -> F::Step,
+) where
+    C::Returns: 'static,
+{
+    send(cx, session, params, move |cx, r| flow.next(cx, step(r)));
+}
+
 /// Sends a command whose answer nobody needs; failures are logged.
 pub fn fire<H: Host, C: Command>(cx: &mut H, session: Option<&str>, params: C) {
     send(cx, session, params, |_, r| {
