@@ -17,6 +17,18 @@ pub trait Command: serde::Serialize {
     type Returns: serde::de::DeserializeOwned;
 }
 
+/// A generated command whose answer is kept as JSON instead of its generated type (where
+/// the answer is read as a tree, as the snapshot model reads accessibility trees and
+/// documents).
+#[derive(serde::Serialize)]
+#[serde(transparent)]
+pub struct AsJson<C>(pub C);
+
+impl<C: Command> Command for AsJson<C> {
+    const METHOD: &'static str = C::METHOD;
+    type Returns = serde_json::Value;
+}
+
 /// A CDP event whose `params` deserialize into `Self`; `NAME` is how a raw event is
 /// recognised as this one (`browser::RawEvent::decode`).
 pub trait Event: serde::de::DeserializeOwned {

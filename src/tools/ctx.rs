@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::Instant;
 
+pub use super::per_page::PerPage;
 use super::result::ToolResult;
 use super::{console, css, emulation, memory, network, performance, screencast, snapshot};
 use crate::browser::{Browser, CallId, PageId, Runtime};
@@ -72,34 +73,6 @@ impl Ctx {
         self.heap_captures.remove(page);
         self.recordings.remove(page);
         self.css_sheets.remove(page);
-    }
-}
-
-/// What one tool family keeps per page, created on first use and dropped with the page.
-pub struct PerPage<T>(HashMap<PageId, T>);
-
-impl<T> Default for PerPage<T> {
-    fn default() -> Self {
-        PerPage(HashMap::new())
-    }
-}
-
-impl<T: Default> PerPage<T> {
-    pub fn get(&self, page: PageId) -> Option<&T> {
-        self.0.get(&page)
-    }
-
-    pub fn get_mut(&mut self, page: PageId) -> Option<&mut T> {
-        self.0.get_mut(&page)
-    }
-
-    /// The page's state, made empty the first time.
-    pub fn entry(&mut self, page: PageId) -> &mut T {
-        self.0.entry(page).or_default()
-    }
-
-    pub fn remove(&mut self, page: PageId) {
-        self.0.remove(&page);
     }
 }
 
