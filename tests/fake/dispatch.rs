@@ -1,4 +1,4 @@
-//! The server against a scripted browser (`cdp::fake`), no Chromium: answers reach the right
+//! The server against a scripted browser (`support::wire`), no Chromium: answers reach the right
 //! JSON-RPC id exactly once, calls in flight are independent, time limits and cancellation
 //! end a call for good (and stop page code), and a lost browser fails the call in flight and
 //! is started again by the next one.

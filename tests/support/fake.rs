@@ -1,4 +1,4 @@
-//! The server against a scripted browser (`cdp::fake`), no Chromium, for the tests of `fake/`:
+//! The server against a scripted browser (`support::wire`), no Chromium, for the tests of `fake/`:
 //! a server made from real flags, driven as the event loop drives it (a client line, then the
 //! deferred work and the answers; browser messages through `browser::on_readable`; due timers
 //! through `run_due_timers`), and the browser's side of a start played the way Chromium plays
@@ -6,9 +6,9 @@
 
 use std::time::{Duration, Instant};
 
+use crate::support::wire::FakeBrowser;
 use devtools_mcp::app::flags::{self, Flags};
 use devtools_mcp::browser::{self, Browser, Host, Tokens};
-use devtools_mcp::cdp::fake::FakeBrowser;
 use devtools_mcp::mcp::Server;
 use devtools_mcp::tools::Ctx;
 use mio::{Poll, Token};
