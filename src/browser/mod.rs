@@ -8,6 +8,7 @@ pub mod host;
 mod ids;
 pub mod launch;
 pub mod navigation;
+mod open;
 pub mod pages;
 pub mod url_rules;
 
@@ -15,6 +16,7 @@ pub mod waiters;
 
 pub use host::{Action, Done, Flow, Host, Once, RawEvent, Runtime};
 pub use ids::{CallId, Owner, PageId};
+pub use open::{open, open_blank, open_isolated, with_page};
 
 use std::collections::HashMap;
 use std::time::Duration;

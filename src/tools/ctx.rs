@@ -7,9 +7,16 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::Instant;
 
+use super::console::record::Log as ConsoleLog;
+use super::css::Sheets;
+use super::emulation::state::State as Emulation;
+use super::memory::Captures;
+use super::network::record::Log as NetworkLog;
 pub use super::per_page::PerPage;
+use super::performance::State as Performance;
 use super::result::ToolResult;
-use super::{console, css, emulation, memory, network, performance, screencast, snapshot};
+use super::screencast::Recording;
+use super::snapshot::Snapshots;
 use crate::browser::{Browser, CallId, PageId, Runtime};
 use crate::pagetools::Tables;
 use crate::settings::Settings;
@@ -31,15 +38,15 @@ pub struct Ctx {
     pub client_roots: Option<Vec<PathBuf>>,
     /// Each page's third-party developer tools.
     pub tables: Tables,
-    pub console: PerPage<console::record::Log>,
-    pub network: PerPage<network::record::Log>,
-    pub emulation: PerPage<emulation::state::State>,
-    pub snapshots: snapshot::Snapshots,
-    pub heap_captures: PerPage<memory::Captures>,
-    pub recordings: PerPage<screencast::Recording>,
-    pub css_sheets: PerPage<css::Sheets>,
+    pub console: PerPage<ConsoleLog>,
+    pub network: PerPage<NetworkLog>,
+    pub emulation: PerPage<Emulation>,
+    pub snapshots: Snapshots,
+    pub heap_captures: PerPage<Captures>,
+    pub recordings: PerPage<Recording>,
+    pub css_sheets: PerPage<Sheets>,
     /// The one performance trace recording, and the last trace's report.
-    pub performance: performance::State,
+    pub performance: Performance,
 }
 
 impl Ctx {
@@ -55,7 +62,7 @@ impl Ctx {
             console: PerPage::default(),
             network: PerPage::default(),
             emulation: PerPage::default(),
-            snapshots: snapshot::Snapshots::default(),
+            snapshots: Snapshots::default(),
             heap_captures: PerPage::default(),
             recordings: PerPage::default(),
             css_sheets: PerPage::default(),
