@@ -14,6 +14,7 @@ pub mod limits;
 pub mod page_code;
 pub mod run;
 pub mod table;
+mod tool;
 pub mod webmcp;
 
 use std::collections::HashMap;
