@@ -296,7 +296,7 @@ fn start<H: Host>(cx: &mut H) {
     });
     use crate::cdp::generated::target;
     if cx.settings().policies.accept_insecure_certs {
-        // --acceptInsecureCerts (issue 10 part 3), as the reference's Puppeteer does it: for
+        // --acceptInsecureCerts, as the reference's Puppeteer does it: for
         // the whole browser, before any page loads.
         let ignore =
             crate::cdp::generated::security::SetIgnoreCertificateErrorsParams { ignore: true };

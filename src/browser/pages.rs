@@ -152,7 +152,7 @@ pub fn attached<H: Host>(cx: &mut H, e: target::AttachedToTargetEvent) {
         return;
     }
     // A page already open on a URL the rules forbid, when we connect: left alone, unseen
-    // (as the reference leaves it; issue 10 part 3).
+    // (as the reference leaves it).
     let starting = cx.browser().phase == super::Phase::Starting;
     if starting && !super::url_rules::allowed(&cx.settings().policies.url_rules, &info.url) {
         fire(
@@ -222,7 +222,7 @@ fn initialize<H: Host>(cx: &mut H, id: PageId, session: String, paused: bool) {
     );
 }
 
-/// `--blockedUrlPattern` / `--allowedUrlPattern` (issue 10 part 3): the browser refuses
+/// `--blockedUrlPattern` / `--allowedUrlPattern`: the browser refuses
 /// matching requests (navigations and subresources) by taking them offline, set before the
 /// target runs.
 fn apply_url_rules<H: Host>(cx: &mut H, session: &str, enable_network: bool) {

@@ -72,7 +72,7 @@ pub fn find(name: &str) -> Option<&'static Tool> {
 
 /// Every tool as `tools/list` shows it, the selected page's exposed tools last.
 pub fn list(cx: &Ctx) -> Vec<Value> {
-    // The flags of issue 10 part 3 shape what is left: pageId required, defaults.
+    // The reference's newer flags shape what is left: pageId required, defaults.
     let p = &cx.settings.policies;
     let mut tools: Vec<Value> = offered(&cx.settings)
         .map(|t| policies::shape(t, t.to_json(), p))
