@@ -192,7 +192,9 @@ impl PageToolRun {
     /// snapshot has none), and keeps the snapshot for the answer, as the reference does.
     fn render(mut self, cx: &mut Ctx) {
         let Some(returned) = self.returned.take() else {
-            return;
+            // Only a step out of order could get here; the call still gets its answer.
+            let lost = "The page tool's result was lost before its elements got uids.";
+            return call::fail(cx, self.call, lost);
         };
         let (uids, section) = match cx.snapshots.latest(self.page) {
             Some(snap) => {
