@@ -45,7 +45,7 @@ pub(super) trait Input: 'static {
     fn gesture(&mut self, target: Target) -> Gesture;
     /// The answer's line for what the input caused, and whether a snapshot may follow it.
     fn answer(&self, outcome: &Outcome) -> (String, bool);
-    /// The call's error when the gesture failed.
+    /// The call's error, in the input's terms (how much of a text was typed).
     fn error(&self, e: Error) -> Error {
         e
     }
@@ -92,7 +92,7 @@ pub(super) enum Step {
 }
 
 impl<I: Input> InputCall<I> {
-    pub fn new(call: CallId, input: I) -> InputCall<I> {
+    pub(super) fn new(call: CallId, input: I) -> InputCall<I> {
         InputCall {
             call,
             input,
@@ -103,7 +103,7 @@ impl<I: Input> InputCall<I> {
 
     /// Starts the call on page `requested` (the selected page when `None`), within the
     /// server's time limit for calls.
-    pub fn start(self, cx: &mut Ctx, requested: Option<PageId>) {
+    pub(super) fn start(self, cx: &mut Ctx, requested: Option<PageId>) {
         call::limit_by_default(cx, self.call, |ms| {
             format!("The input action did not finish within {ms} ms.")
         });
@@ -115,24 +115,17 @@ impl<I: Input> Flow<Ctx> for InputCall<I> {
     type Step = Step;
 
     fn next(self, cx: &mut Ctx, step: Step) {
-        let call = self.call;
         match step {
             Step::Page(Ok(page)) => self.find_target(cx, page),
-            Step::Resolved(Ok(elements)) => match pages::session_of(&cx.browser.pages, self.page) {
-                Ok(session) => self.act(cx, session, elements),
-                Err(e) => call::fail(cx, call, e),
-            },
+            Step::Resolved(Ok(elements)) => self.at_elements(cx, elements),
             Step::Focused(Ok(session)) => self.act(cx, session, Vec::new()),
             Step::Watched(Ok(outcome)) => self.reply(cx, outcome),
             Step::Snapshotted(Ok(())) => self.finish(cx),
-            Step::Watched(Err(e)) => {
-                let e = self.input.error(e);
-                call::fail(cx, call, e)
-            }
-            Step::Page(Err(e)) | Step::Resolved(Err(e)) | Step::Focused(Err(e)) => {
-                call::fail(cx, call, e)
-            }
-            Step::Snapshotted(Err(e)) => call::fail(cx, call, e),
+            Step::Page(Err(e))
+            | Step::Resolved(Err(e))
+            | Step::Focused(Err(e))
+            | Step::Watched(Err(e))
+            | Step::Snapshotted(Err(e)) => self.fail(cx, e),
         }
     }
 }
@@ -148,10 +141,19 @@ impl<I: Input> InputCall<I> {
         match self.input.aim() {
             Aim::Page => match pages::session_of(&cx.browser.pages, page) {
                 Ok(session) => self.act(cx, session, Vec::new()),
-                Err(e) => call::fail(cx, self.call, e),
+                Err(e) => self.fail(cx, e),
             },
             Aim::Elements(uids) => element::resolve(cx, page, uids, self.then(Step::Resolved)),
             Aim::Focus => frames::focused_session(cx, page, self.then(Step::Focused)),
+        }
+    }
+
+    /// The elements' events go through the page's session (pointer events reach its frames
+    /// through it too).
+    fn at_elements(self, cx: &mut Ctx, elements: Vec<Element>) {
+        match pages::session_of(&cx.browser.pages, self.page) {
+            Ok(session) => self.act(cx, session, elements),
+            Err(e) => self.fail(cx, e),
         }
     }
 
@@ -181,6 +183,11 @@ impl<I: Input> InputCall<I> {
         }
         self.response = Some(response);
         snapshot::capture(cx, self.page, false, self.then(Step::Snapshotted));
+    }
+
+    fn fail(self, cx: &mut Ctx, e: Error) {
+        let e = self.input.error(e);
+        call::fail(cx, self.call, e)
     }
 
     fn finish(mut self, cx: &mut Ctx) {

@@ -1,6 +1,7 @@
-//! Aiming at an element: scroll it into view, find the centre of its visible box, and make
-//! sure a real pointer there would reach it (not hidden, not disabled, not covered by
-//! something else). Failures say which of those it was, in the reference's error frame
+//! The elements an input acts on: resolved from the uids of the page's latest snapshot, and
+//! aimed at: scrolled into view, the centre of the visible box found, and checked that a
+//! real pointer there would reach it (not hidden, not disabled, not covered by something
+//! else). Failures say which of those it was, in the reference's error frame
 //! "Failed to interact with the element with uid X. <reason>".
 
 use std::cell::RefCell;

@@ -1,7 +1,10 @@
-//! Running an input action and waiting, briefly, for what it set off: a navigation (then its
+//! Watching an input action and waiting, briefly, for what it set off: a navigation (then its
 //! load), or DOM changes (until they settle). A JavaScript dialog the action opens ends the
 //! wait at once: while it is open the page answers nothing, not even the input event that
-//! opened it, so the dialog is raced against every step rather than waited behind.
+//! opened it, so the dialog is raced against every step rather than waited behind. The
+//! watch is a race of several waiters (dialog, navigation, load, popups, deadlines), so it
+//! keeps its state in one shared [`Watch`] whose [`Phase`] says what each of them may still
+//! do.
 
 use crate::browser::PageId;
 use std::cell::{Cell, RefCell};
@@ -52,10 +55,16 @@ pub(super) type Progress = Rc<Cell<u64>>;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Phase {
+    /// The action's events are on their way to the page.
     Acting,
+    /// The page took them in; a navigation they caused may still start, while the DOM
+    /// settles.
     ExpectNavigation,
+    /// A navigation started: its load is waited for.
     Loading,
+    /// The DOM is settling (after the load, or with no navigation).
     Settling,
+    /// The outcome was given.
     Done,
 }
 
