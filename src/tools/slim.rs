@@ -88,10 +88,7 @@ fn navigate(cx: &mut Ctx, call: CallId, args: Value) {
     let Some(args) = crate::tools::call::args::<NavigateArgs>(cx, call, args) else {
         return;
     };
-    let extensions = cx.settings.categories.on(Category::Extensions);
-    if let Some(refusal) =
-        policies::refused_navigation(&args.url, &cx.settings.policies, extensions)
-    {
+    if let Some(refusal) = policies::refused_url(&cx.settings, &args.url) {
         return fail(cx, call, refusal);
     }
     call::on_page(cx, call, None, move |cx, page| {

@@ -145,7 +145,7 @@ pub fn navigation_timeout(state: &State) -> Duration {
 
 fn navigation_timeout_ms(state: &State) -> f64 {
     // Multiplied in this order so the printed figure matches the reference's to the last digit.
-    crate::tools::pages::NAVIGATION_TIMEOUT.as_millis() as f64
+    crate::browser::navigation::DEFAULT_TIMEOUT.as_millis() as f64
         * network_multiplier(state.network.as_deref())
         * state.cpu_rate.unwrap_or(1.0)
 }
