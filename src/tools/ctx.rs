@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use super::result::ToolResult;
-use super::{console, css, emulation, memory, network, performance, screencast, snapshot};
+use super::{console, css, memory, network, performance, screencast, snapshot};
 use crate::browser::{Browser, CallId, PageId, Runtime};
 use crate::pagetools::Tables;
 use crate::settings::Settings;
@@ -32,7 +32,7 @@ pub struct Ctx {
     pub tables: Tables,
     pub console: PerPage<console::record::Log>,
     pub network: PerPage<network::record::Log>,
-    pub emulation: PerPage<emulation::state::State>,
+    pub emulation: PerPage<super::emulation::state::State>,
     pub snapshots: snapshot::Snapshots,
     pub heap_captures: PerPage<memory::Captures>,
     pub recordings: PerPage<screencast::Recording>,
