@@ -15,14 +15,20 @@ use crate::error::Error;
 use crate::timers::TimerId;
 
 /// How long a navigation may take unless the call says otherwise (as the reference).
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
+pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 
 fn timeout_error(timeout: Duration) -> String {
     format!("Navigation timeout of {} ms exceeded", timeout.as_millis())
 }
 
 /// Loads `url` in the page and waits for its `load` event, all within `timeout`.
-pub fn goto<H: Host>(cx: &mut H, page: PageId, url: String, timeout: Duration, done: Done<H, ()>) {
+pub(crate) fn goto<H: Host>(
+    cx: &mut H,
+    page: PageId,
+    url: String,
+    timeout: Duration,
+    done: Done<H, ()>,
+) {
     let session = match session_of(&cx.browser().pages, page) {
         Ok(s) => s,
         Err(e) => return done(cx, Err(e)),
@@ -45,7 +51,7 @@ pub fn goto<H: Host>(cx: &mut H, page: PageId, url: String, timeout: Duration, d
 }
 
 /// Reloads the page and waits for the new document's load event.
-pub fn reload<H: Host>(
+pub(crate) fn reload<H: Host>(
     cx: &mut H,
     page: PageId,
     ignore_cache: bool,
@@ -79,7 +85,7 @@ pub fn reload<H: Host>(
 
 /// Goes `delta` entries through the history (−1 back, +1 forward) and waits for the page
 /// to settle: a load for a new document, or a same-document navigation.
-pub fn history<H: Host>(
+pub(crate) fn history<H: Host>(
     cx: &mut H,
     page: PageId,
     delta: i64,
