@@ -117,6 +117,8 @@ macro_rules! tool_args {
         impl $crate::tools::args::Args for $name {
             const REQUIRED: &'static [&'static str] = &[$($req)*];
             fn properties() -> serde_json::Value {
+                // A tool without arguments inserts nothing.
+                #[allow(unused_mut)]
                 let mut properties = serde_json::Map::new();
                 $( properties.insert($json.into(), serde_json::json!($schema)); )*
                 serde_json::Value::Object(properties)

@@ -17,6 +17,7 @@ pub mod files;
 pub mod input;
 pub mod memory;
 pub mod network;
+mod numbers;
 pub mod pages;
 pub mod paging;
 mod per_page;

@@ -1,35 +1,31 @@
-//! Pages: list, open, select, close, navigate, and wait for text.
+//! Pages: list, open, select, close, navigate, and wait for text. Opening a page is a
+//! [`NewPage`] and navigating one a [`NavigatePage`]: their `next` tells each call's story.
 
-use crate::tools::args::Schema;
 use std::time::Duration;
 
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 
-use super::args::{self, max, Shared};
+use super::args::{self, max, tool_args};
+use super::call::{self, CallId};
+use super::ctx::Ctx;
 use super::response::{finish, Response};
-use super::{call, fail, Tool};
-use crate::browser::{self, navigation, pages, waiters, PageId};
+use super::tool::Tool;
+use super::{dialogs, policies, snapshot};
+use crate::browser::{self, navigation, pages, waiters, Flow, PageId};
 use crate::cdp::generated::{page as cdp_page, target};
 use crate::error::Error;
 use crate::pagetools::PageHost;
 use crate::settings::Category;
-use crate::tools::CallId;
-use crate::tools::Ctx;
 
-/// How long a navigation may take unless the call says otherwise (as the reference).
-pub const NAVIGATION_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long `wait_for` waits unless the call says otherwise (as the reference).
-pub const WAIT_TIMEOUT: Duration = Duration::from_secs(5);
+const WAIT_TIMEOUT: Duration = Duration::from_secs(5);
 
-pub const TOOLS: &[Tool] = &[
+pub(super) const TOOLS: &[Tool] = &[
     Tool {
         name: "list_pages",
         description: "List the open pages (tabs) and their ids. Page tools act on the selected page unless given a pageId.",
-        args: Schema {
-            properties: || json!({}),
-            required: &[],
-        },
+        args: args::schema::<ListPagesArgs>(),
         read_only: true,
         page_scoped: false,
         category: Category::Navigation,
@@ -38,15 +34,7 @@ pub const TOOLS: &[Tool] = &[
     Tool {
         name: "select_page",
         description: "Select a page: later page tools act on it by default.",
-        args: Schema {
-            properties: || {
-            json!({
-                "pageId": {"type": "number", "minimum": 0, "maximum": max::ID},
-                "bringToFront": {"type": "boolean", "description": "Also focus it"},
-            })
-        },
-            required: &["pageId"],
-        },
+        args: args::schema::<SelectPageArgs>(),
         read_only: true,
         page_scoped: false,
         category: Category::Navigation,
@@ -55,12 +43,7 @@ pub const TOOLS: &[Tool] = &[
     Tool {
         name: "close_page",
         description: "Close a page by id (the last page stays open); returns the remaining pages.",
-        args: Schema {
-            properties: || {
-            json!({"pageId": {"type": "number", "minimum": 0, "maximum": max::ID}})
-        },
-            required: &["pageId"],
-        },
+        args: args::schema::<ClosePageArgs>(),
         read_only: false,
         page_scoped: false,
         category: Category::Navigation,
@@ -69,17 +52,7 @@ pub const TOOLS: &[Tool] = &[
     Tool {
         name: "new_page",
         description: "Open a URL in a new tab and select it; returns the pages.",
-        args: Schema {
-            properties: || {
-            json!({
-                "url": {"type": "string", "maxLength": max::URL},
-                "background": {"type": "boolean", "description": "Don't bring it to the front"},
-                "isolatedContext": {"type": "string", "maxLength": max::NAME, "description": "Named browser context; cookies and storage are shared only within it"},
-                "timeout": timeout_schema(),
-            })
-        },
-            required: &["url"],
-        },
+        args: args::schema::<NewPageArgs>(),
         read_only: false,
         page_scoped: false,
         category: Category::Navigation,
@@ -88,19 +61,7 @@ pub const TOOLS: &[Tool] = &[
     Tool {
         name: "navigate_page",
         description: "Load a URL in the page, or go back, forward or reload; says how it went.",
-        args: Schema {
-            properties: || {
-            json!({
-                "type": {"type": "string", "enum": ["url", "back", "forward", "reload"], "description": "Default: url"},
-                "url": {"type": "string", "maxLength": max::URL},
-                "ignoreCache": {"type": "boolean", "description": "On reload"},
-                "handleBeforeUnload": {"type": "string", "enum": ["accept", "dismiss"], "description": "Default: accept"},
-                "initScript": {"type": "string", "maxLength": max::SCRIPT, "description": "JS run before the new document's scripts"},
-                "timeout": timeout_schema(),
-            })
-        },
-            required: &[],
-        },
+        args: args::schema::<NavigatePageArgs>(),
         read_only: false,
         page_scoped: true,
         category: Category::Navigation,
@@ -109,15 +70,7 @@ pub const TOOLS: &[Tool] = &[
     Tool {
         name: "wait_for",
         description: "Wait until any of the texts appears on the page; returns a snapshot.",
-        args: Schema {
-            properties: || {
-            json!({
-                "text": {"type": "array", "items": {"type": "string", "maxLength": max::TEXT}, "minItems": 1, "maxItems": max::ITEMS},
-                "timeout": timeout_schema(),
-            })
-        },
-            required: &["text"],
-        },
+        args: args::schema::<WaitForArgs>(),
         read_only: true,
         page_scoped: true,
         category: Category::Navigation,
@@ -125,8 +78,14 @@ pub const TOOLS: &[Tool] = &[
     },
 ];
 
+/// The `timeout` of the tools that navigate or wait.
 fn timeout_schema() -> Value {
-    json!({"type": "integer", "minimum": 0, "maximum": max::TIMEOUT_MS, "description": "ms (0: default)"})
+    serde_json::json!({"type": "integer", "minimum": 0, "maximum": max::TIMEOUT_MS, "description": "ms (0: default)"})
+}
+
+/// The schema of a `pageId` that names the page to act on (not the default one).
+fn page_to_act_on() -> Value {
+    serde_json::json!({"type": "number", "minimum": 0, "maximum": max::ID})
 }
 
 fn pages_response(page: PageId) -> Response {
@@ -148,31 +107,36 @@ fn pages_only() -> Response {
     }
 }
 
-fn list_pages(cx: &mut Ctx, call: CallId, _args: Value) {
+tool_args! {
+    struct ListPagesArgs {}
+}
+
+fn list_pages(cx: &mut Ctx, call: CallId, args: Value) {
+    if call::args::<ListPagesArgs>(cx, call, args).is_none() {
+        return;
+    }
     call::on_page(cx, call, None, move |cx, _| finish(cx, call, pages_only()));
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct SelectPageArgs {
-    #[serde(flatten)]
-    shared: Shared,
-    #[serde(default)]
-    bring_to_front: bool,
+tool_args! {
+    struct SelectPageArgs {
+        "pageId" page: PageId = (page_to_act_on()),
+        "bringToFront" bring_to_front: Option<bool> = {"type": "boolean", "description": "Also focus it"},
+    }
 }
 
 fn select_page(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(args) = crate::tools::call::args::<SelectPageArgs>(cx, call, args) else {
+    let Some(args) = call::args::<SelectPageArgs>(cx, call, args) else {
         return;
     };
-    let id = args.shared.page().unwrap_or(PageId::NONE);
-    call::on_page(cx, call, Some(id), move |cx, page| {
+    let bring_to_front = args.bring_to_front.unwrap_or(false);
+    call::on_page(cx, call, Some(args.page), move |cx, page| {
         let changed = cx.browser.pages.selected != Some(page);
         cx.browser.pages.selected = Some(page);
         if changed && cx.settings.expose_page_tools {
             cx.tools_changed();
         }
-        if args.bring_to_front {
+        if bring_to_front {
             if let Ok(session) = pages::session_of(&cx.browser.pages, page) {
                 browser::fire(cx, Some(&session), cdp_page::BringToFrontParams {});
             }
@@ -181,108 +145,144 @@ fn select_page(cx: &mut Ctx, call: CallId, args: Value) {
     });
 }
 
+tool_args! {
+    struct ClosePageArgs {
+        "pageId" page: PageId = (page_to_act_on()),
+    }
+}
+
 const LAST_PAGE: &str = "The last open page cannot be closed. It is fine to keep it open.";
 
 fn close_page(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(args) = crate::tools::call::args::<args::OnlyShared>(cx, call, args) else {
+    let Some(args) = call::args::<ClosePageArgs>(cx, call, args) else {
         return;
     };
-    let id = args.shared.page().unwrap_or(PageId::NONE);
-    call::on_page(cx, call, Some(id), move |cx, page| {
-        if cx.browser.pages.iter().count() <= 1 {
-            let mut resp = pages_only();
-            resp.line(LAST_PAGE);
-            return finish(cx, call, resp);
-        }
-        let Some(target_id) = cx.browser.pages.get(page).map(|p| p.target_id.clone()) else {
-            return fail(cx, call, pages::no_such_page(page));
-        };
-        let was_selected = cx.browser.pages.selected == Some(page);
-        // Wait for the target to be gone from our list, so the answer lists the rest.
-        let closing = target_id.clone();
-        waiters::wait(
-            cx,
-            "",
-            move |e: &target::DetachedFromTargetEvent| {
-                e.target_id.as_deref() == Some(closing.as_str())
-            },
-            NAVIGATION_TIMEOUT,
-            format!("Page {page} did not close within 10 s."),
-            Box::new(move |cx, r| match r {
-                Err(e) => fail(cx, call, e),
-                Ok(_) => {
-                    let mut resp = pages_only();
-                    if let (true, Some(now)) = (was_selected, cx.browser.pages.selected) {
-                        resp.line(format!(
-                            "Note: the previously selected page was closed. Page {now} is now selected."
-                        ));
-                    }
-                    finish(cx, call, resp)
-                }
-            }),
-        );
-        let close = target::CloseTargetParams { target_id };
-        browser::send(cx, None, close, move |cx, r| {
-            if let Err(e) = r {
-                fail(cx, call, e);
-            }
-        });
+    call::on_page(cx, call, Some(args.page), move |cx, page| {
+        close(cx, call, page)
     });
 }
 
-#[derive(Deserialize)]
-struct NewPageArgs {
-    #[serde(flatten)]
-    shared: Shared,
-    url: String,
-    #[serde(default)]
-    background: bool,
-    #[serde(rename = "isolatedContext")]
-    isolated_context: Option<String>,
+/// Closes the page unless it is the last, and answers with the pages left once its target
+/// is gone from the list.
+fn close(cx: &mut Ctx, call: CallId, page: PageId) {
+    if cx.browser.pages.iter().count() <= 1 {
+        let mut resp = pages_only();
+        resp.line(LAST_PAGE);
+        return finish(cx, call, resp);
+    }
+    let Some(target_id) = cx.browser.pages.get(page).map(|p| p.target_id.clone()) else {
+        return call::fail(cx, call, pages::no_such_page(page));
+    };
+    let was_selected = cx.browser.pages.selected == Some(page);
+    let closing = target_id.clone();
+    let closed = move |cx: &mut Ctx, r: Result<target::DetachedFromTargetEvent, Error>| {
+        if let Err(e) = r {
+            return call::fail(cx, call, e);
+        }
+        let mut resp = pages_only();
+        if let (true, Some(now)) = (was_selected, cx.browser.pages.selected) {
+            resp.line(format!(
+                "Note: the previously selected page was closed. Page {now} is now selected."
+            ));
+        }
+        finish(cx, call, resp)
+    };
+    waiters::wait(
+        cx,
+        "",
+        move |e: &target::DetachedFromTargetEvent| e.target_id.as_deref() == Some(closing.as_str()),
+        navigation::DEFAULT_TIMEOUT,
+        format!("Page {page} did not close within 10 s."),
+        Box::new(closed),
+    );
+    // A refused close ends the call; the wait for the detach goes with it.
+    let close = target::CloseTargetParams { target_id };
+    browser::send(cx, None, close, move |cx, r| {
+        if let Err(e) = r {
+            call::fail(cx, call, e);
+        }
+    });
+}
+
+tool_args! {
+    struct NewPageArgs {
+        "url" url: String = {"type": "string", "maxLength": max::URL},
+        "background" background: Option<bool> = {"type": "boolean", "description": "Don't bring it to the front"},
+        "isolatedContext" isolated_context: Option<String> = {"type": "string", "maxLength": max::NAME, "description": "Named browser context; cookies and storage are shared only within it"},
+        "timeout" timeout: Option<f64> = (timeout_schema()),
+    }
 }
 
 fn new_page(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(args) = crate::tools::call::args::<NewPageArgs>(cx, call, args) else {
+    let Some(args) = call::args::<NewPageArgs>(cx, call, args) else {
         return;
     };
-    let extensions = cx.settings.categories.on(Category::Extensions);
-    if let Some(refusal) =
-        super::policies::refused_navigation(&args.url, &cx.settings.policies, extensions)
-    {
-        return fail(cx, call, refusal);
+    if let Some(refusal) = policies::refused_url(&cx.settings, &args.url) {
+        return call::fail(cx, call, refusal);
     }
-    let timeout = args.shared.timeout_or(NAVIGATION_TIMEOUT);
-    let (url, background, isolated) = (args.url, args.background, args.isolated_context);
-    browser::ready(
-        cx,
-        Box::new(move |cx, r| {
-            if let Err(e) = r {
-                return fail(cx, call, e);
-            }
-            browser::open_isolated(
-                cx,
-                background,
-                isolated,
-                Box::new(move |cx, r| {
-                    let page = match r {
-                        Ok(p) => p,
-                        Err(e) => return fail(cx, call, e),
-                    };
-                    cx.browser.pages.selected = Some(page);
-                    navigation::goto(
-                        cx,
-                        page,
-                        url,
-                        timeout,
-                        Box::new(move |cx, r| match r {
-                            Ok(()) => finish(cx, call, pages_response(page)),
-                            Err(e) => fail(cx, call, e),
-                        }),
-                    );
-                }),
-            );
-        }),
-    );
+    let new_page = NewPage {
+        call,
+        url: args.url,
+        background: args.background.unwrap_or(false),
+        isolated_context: args.isolated_context,
+        timeout: args::timeout_or(args.timeout, navigation::DEFAULT_TIMEOUT),
+        page: PageId::NONE,
+    };
+    browser::ready(cx, new_page.then(NewPageStep::Ready));
+}
+
+/// `new_page`: a new tab, in an isolated context if one is named, loaded with the URL and
+/// selected; the answer lists the pages and the new page's tools.
+struct NewPage {
+    call: CallId,
+    url: String,
+    /// Open the tab without bringing it to the front.
+    background: bool,
+    /// The name of the browser context to open it in (the default context when `None`).
+    isolated_context: Option<String>,
+    timeout: Duration,
+    /// The new page, once open.
+    page: PageId,
+}
+
+enum NewPageStep {
+    /// The browser is up (started if it was not).
+    Ready(Result<(), Error>),
+    /// The tab is open, on about:blank.
+    Opened(Result<PageId, Error>),
+    /// The page loaded the URL.
+    Loaded(Result<(), Error>),
+}
+
+impl Flow<Ctx> for NewPage {
+    type Step = NewPageStep;
+
+    fn next(self, cx: &mut Ctx, step: NewPageStep) {
+        match step {
+            NewPageStep::Ready(Ok(())) => self.open(cx),
+            NewPageStep::Opened(Ok(page)) => self.load(cx, page),
+            // The answer discovers the page's tools first (briefly) to list them.
+            NewPageStep::Loaded(Ok(())) => finish(cx, self.call, pages_response(self.page)),
+            NewPageStep::Ready(Err(e))
+            | NewPageStep::Opened(Err(e))
+            | NewPageStep::Loaded(Err(e)) => call::fail(cx, self.call, e),
+        }
+    }
+}
+
+impl NewPage {
+    fn open(mut self, cx: &mut Ctx) {
+        let (background, context) = (self.background, self.isolated_context.take());
+        browser::open_isolated(cx, background, context, self.then(NewPageStep::Opened));
+    }
+
+    /// Selects the new page and loads the URL in it.
+    fn load(mut self, cx: &mut Ctx, page: PageId) {
+        self.page = page;
+        cx.browser.pages.selected = Some(page);
+        let (url, timeout) = (std::mem::take(&mut self.url), self.timeout);
+        navigation::goto(cx, page, url, timeout, self.then(NewPageStep::Loaded));
+    }
 }
 
 /// What `navigate_page` does.
@@ -295,113 +295,144 @@ enum NavigationKind {
     Reload,
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct NavigatePageArgs {
-    #[serde(flatten)]
-    shared: Shared,
-    r#type: Option<NavigationKind>,
-    url: Option<String>,
-    #[serde(default)]
-    ignore_cache: bool,
-    init_script: Option<String>,
-}
-
-/// A navigation to make: what, where to, and the initScript to remove afterwards.
-struct Navigation {
-    kind: NavigationKind,
-    url: Option<String>,
-    ignore_cache: bool,
-    init_script: Option<String>,
+tool_args! {
+    struct NavigatePageArgs {
+        "type" kind: Option<NavigationKind> = {"type": "string", "enum": ["url", "back", "forward", "reload"], "description": "Default: url"},
+        "url" url: Option<String> = {"type": "string", "maxLength": max::URL},
+        "ignoreCache" ignore_cache: Option<bool> = {"type": "boolean", "description": "On reload"},
+        /// Taken as the reference takes it: a navigation the protocol starts runs no
+        /// beforeunload handler, so there is never a dialog to answer.
+        #[allow(dead_code)]
+        "handleBeforeUnload" handle_before_unload: Option<String> = {"type": "string", "enum": ["accept", "dismiss"], "description": "Default: accept"},
+        "initScript" init_script: Option<String> = {"type": "string", "maxLength": max::SCRIPT, "description": "JS run before the new document's scripts"},
+        "timeout" timeout: Option<f64> = (timeout_schema()),
+        "pageId" page: Option<PageId> = (args::page_id()),
+    }
 }
 
 fn navigate_page(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(args) = crate::tools::call::args::<NavigatePageArgs>(cx, call, args) else {
+    let Some(args) = call::args::<NavigatePageArgs>(cx, call, args) else {
         return;
     };
-    let kind = match (args.r#type, &args.url) {
-        (Some(t), _) => t,
+    let kind = match (args.kind, &args.url) {
+        (Some(kind), _) => kind,
         (None, Some(_)) => NavigationKind::Url,
-        (None, None) => return fail(cx, call, "Either URL or a type is required."),
+        (None, None) => return call::fail(cx, call, "Either URL or a type is required."),
     };
-    let (p, extensions) = (
-        &cx.settings.policies,
-        cx.settings.categories.on(Category::Extensions),
-    );
-    if let Some(refusal) =
-        (args.url.as_deref()).and_then(|u| super::policies::refused_navigation(u, p, extensions))
-    {
-        return fail(cx, call, refusal);
+    let refused = (args.url.as_deref()).and_then(|url| policies::refused_url(&cx.settings, url));
+    if let Some(refusal) = refused {
+        return call::fail(cx, call, refusal);
     }
-    let timeout = args.shared.timeout_or(NAVIGATION_TIMEOUT);
-    let mut nav = Navigation {
+    let navigation = NavigatePage {
+        call,
         kind,
         url: args.url,
-        ignore_cache: args.ignore_cache,
-        init_script: None,
+        ignore_cache: args.ignore_cache.unwrap_or(false),
+        init_script: args.init_script,
+        script_id: None,
+        timeout: args::timeout_or(args.timeout, navigation::DEFAULT_TIMEOUT),
+        page: PageId::NONE,
     };
-    let init_script = args.init_script;
-    call::on_page(cx, call, args.shared.page(), move |cx, page| {
-        if nav.kind == NavigationKind::Url && nav.url.is_none() {
-            return fail(cx, call, "A URL is required for navigation of type=url.");
-        }
-        match init_script {
-            Some(source) => add_init_script(cx, call, page, source, move |cx, id| {
-                nav.init_script = id;
-                navigate(cx, call, page, nav, timeout)
-            }),
-            None => navigate(cx, call, page, nav, timeout),
-        }
-    });
+    call::page(cx, args.page, navigation.then(NavigateStep::Page));
 }
 
-/// Installs `source` for the next document, then runs `then` with its identifier, so the
-/// script can be removed once the navigation is over.
-fn add_init_script(
-    cx: &mut Ctx,
+/// `navigate_page`: an initScript installed for the next document if one is given, the
+/// navigation and its load, and an answer that says how it went (a failed navigation is not
+/// the call's error).
+struct NavigatePage {
     call: CallId,
+    kind: NavigationKind,
+    url: Option<String>,
+    /// Reload bypassing the cache.
+    ignore_cache: bool,
+    /// The script to run before the new document's scripts.
+    init_script: Option<String>,
+    /// Its identifier once installed, to remove it when the navigation is over.
+    script_id: Option<String>,
+    timeout: Duration,
+    /// The page navigated, once found.
     page: PageId,
-    source: String,
-    then: impl FnOnce(&mut Ctx, Option<String>) + 'static,
-) {
-    let session = match pages::session_of(&cx.browser.pages, page) {
-        Ok(s) => s,
-        Err(e) => return fail(cx, call, e),
-    };
-    let params = cdp_page::AddScriptToEvaluateOnNewDocumentParams {
-        source,
-        ..Default::default()
-    };
-    browser::send(cx, Some(&session), params, move |cx, r| match r {
-        Err(e) => fail(cx, call, e),
-        Ok(added) => then(cx, Some(added.identifier).filter(|id| !id.is_empty())),
-    });
 }
 
-fn navigate(cx: &mut Ctx, call: CallId, page: PageId, nav: Navigation, timeout: Duration) {
-    let Navigation {
-        kind,
-        url,
-        ignore_cache,
-        init_script,
-    } = nav;
-    let target = url.clone().unwrap_or_default();
-    let done = Box::new(move |cx: &mut Ctx, r: crate::error::Result<()>| {
+enum NavigateStep {
+    /// The page the call works on (the browser started, a page opened if there was none).
+    Page(Result<PageId, Error>),
+    /// The initScript is installed for the next document.
+    ScriptAdded(Result<cdp_page::AddScriptToEvaluateOnNewDocumentReturns, Error>),
+    /// The navigation is over, with its load, or failed.
+    Navigated(Result<(), Error>),
+}
+
+impl Flow<Ctx> for NavigatePage {
+    type Step = NavigateStep;
+
+    fn next(mut self, cx: &mut Ctx, step: NavigateStep) {
+        match step {
+            NavigateStep::Page(Ok(page)) => self.prepare(cx, page),
+            NavigateStep::ScriptAdded(Ok(added)) => {
+                self.script_id = Some(added.identifier).filter(|id| !id.is_empty());
+                self.navigate(cx)
+            }
+            NavigateStep::Navigated(r) => self.reply(cx, r),
+            NavigateStep::Page(Err(e)) | NavigateStep::ScriptAdded(Err(e)) => {
+                call::fail(cx, self.call, e)
+            }
+        }
+    }
+}
+
+impl NavigatePage {
+    /// Checks that a URL navigation has its URL, and installs the initScript first if there
+    /// is one.
+    fn prepare(mut self, cx: &mut Ctx, page: PageId) {
+        self.page = page;
+        if self.kind == NavigationKind::Url && self.url.is_none() {
+            let needed = "A URL is required for navigation of type=url.";
+            return call::fail(cx, self.call, needed);
+        }
+        let Some(source) = self.init_script.take() else {
+            return self.navigate(cx);
+        };
+        let session = match pages::session_of(&cx.browser.pages, page) {
+            Ok(s) => s,
+            Err(e) => return call::fail(cx, self.call, e),
+        };
+        let params = cdp_page::AddScriptToEvaluateOnNewDocumentParams {
+            source,
+            ..Default::default()
+        };
+        browser::send(
+            cx,
+            Some(&session),
+            params,
+            self.then(NavigateStep::ScriptAdded),
+        );
+    }
+
+    fn navigate(self, cx: &mut Ctx) {
+        let (page, kind, timeout) = (self.page, self.kind, self.timeout);
+        let (url, ignore_cache) = (self.url.clone().unwrap_or_default(), self.ignore_cache);
+        let done = self.then(NavigateStep::Navigated);
+        match kind {
+            NavigationKind::Url => navigation::goto(cx, page, url, timeout, done),
+            NavigationKind::Back => navigation::history(cx, page, -1, timeout, done),
+            NavigationKind::Forward => navigation::history(cx, page, 1, timeout, done),
+            NavigationKind::Reload => navigation::reload(cx, page, ignore_cache, timeout, done),
+        }
+    }
+
+    /// Removes the initScript (it was for this navigation only) and says how it went.
+    fn reply(self, cx: &mut Ctx, r: Result<(), Error>) {
+        let page = self.page;
         if let (Some(identifier), Ok(session)) =
-            (init_script, pages::session_of(&cx.browser.pages, page))
+            (self.script_id, pages::session_of(&cx.browser.pages, page))
         {
             let remove = cdp_page::RemoveScriptToEvaluateOnNewDocumentParams { identifier };
             browser::fire(cx, Some(&session), remove);
         }
         let mut resp = pages_response(page);
-        resp.line(navigated_line(cx, page, kind, url, r));
-        finish(cx, call, resp);
-    });
-    match kind {
-        NavigationKind::Url => navigation::goto(cx, page, target, timeout, done),
-        NavigationKind::Back => navigation::history(cx, page, -1, timeout, done),
-        NavigationKind::Forward => navigation::history(cx, page, 1, timeout, done),
-        NavigationKind::Reload => navigation::reload(cx, page, ignore_cache, timeout, done),
+        resp.line(navigated_line(cx, page, self.kind, self.url, r));
+        finish(cx, self.call, resp);
     }
 }
 
@@ -441,23 +472,24 @@ fn navigated_line(
     }
 }
 
-#[derive(Deserialize)]
-struct WaitForArgs {
-    #[serde(flatten)]
-    shared: Shared,
-    text: Vec<String>,
+tool_args! {
+    struct WaitForArgs {
+        "text" text: Vec<String> = {"type": "array", "items": {"type": "string", "maxLength": max::TEXT}, "minItems": 1, "maxItems": max::ITEMS},
+        "timeout" timeout: Option<f64> = (timeout_schema()),
+        "pageId" page: Option<PageId> = (args::page_id()),
+    }
 }
 
 fn wait_for(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(args) = crate::tools::call::args::<WaitForArgs>(cx, call, args) else {
+    let Some(args) = call::args::<WaitForArgs>(cx, call, args) else {
         return;
     };
-    let timeout = args.shared.timeout_or(WAIT_TIMEOUT);
+    let timeout = args::timeout_or(args.timeout, WAIT_TIMEOUT);
     let texts = args.text;
-    call::on_live_page(cx, call, args.shared.page(), move |cx, page| {
-        if super::dialogs::refuse(cx, call, page) {
+    call::on_live_page(cx, call, args.page, move |cx, page| {
+        if dialogs::refuse(cx, call, page) {
             return;
         }
-        super::snapshot::wait_for_text(cx, call, page, texts, timeout);
+        snapshot::wait_for_text(cx, call, page, texts, timeout);
     });
 }

@@ -1,21 +1,21 @@
-//! What the reference's newer flags change about the tools themselves (issue 10 part 3):
+//! What the reference's newer flags change about the tools themselves:
 //! `--javascriptEvaluation=false` takes `evaluate_script` and `initScript` away and refuses
 //! script and data URLs, `--fileNavigations=false` refuses `file:` URLs, and `--pageIdRouting`
 //! makes `pageId` required on page tools.
 
 use serde_json::{json, Value};
 
-use super::Tool;
-use crate::settings::Policies;
+use super::tool::Tool;
+use crate::settings::{Category, Policies, Settings};
 
 /// Whether the flags leave the tool in the list.
-pub fn enabled(tool: &Tool, p: &Policies) -> bool {
+pub(super) fn enabled(tool: &Tool, p: &Policies) -> bool {
     // --slim's `evaluate` runs page code as much as `evaluate_script` does.
     p.javascript_evaluation || !matches!(tool.name, "evaluate_script" | "evaluate")
 }
 
 /// The tool's listing as the flags shape it.
-pub fn shape(tool: &Tool, mut listed: Value, p: &Policies) -> Value {
+pub(super) fn shape(tool: &Tool, mut listed: Value, p: &Policies) -> Value {
     let schema = &mut listed["inputSchema"];
     if p.page_id_routing && tool.page_scoped {
         match schema.get_mut("required").and_then(Value::as_array_mut) {
@@ -36,7 +36,7 @@ pub fn shape(tool: &Tool, mut listed: Value, p: &Policies) -> Value {
 
 /// What is wrong with the arguments under the flags (in the schema check's words), beyond what
 /// the tool's own schema says.
-pub fn problems(tool: &Tool, args: &Value, p: &Policies) -> Option<String> {
+pub(super) fn problems(tool: &Tool, args: &Value, p: &Policies) -> Option<String> {
     if p.page_id_routing && tool.page_scoped && args.get("pageId").is_none() {
         return Some("\"pageId\" is a required property".into());
     }
@@ -47,11 +47,18 @@ pub fn problems(tool: &Tool, args: &Value, p: &Policies) -> Option<String> {
     None
 }
 
+/// Why the settings refuse a navigation to `url`, if they do ([`refused_navigation`] with
+/// the server's flags and categories).
+pub(super) fn refused_url(settings: &Settings, url: &str) -> Option<String> {
+    let extensions = settings.categories.on(Category::Extensions);
+    refused_navigation(url, &settings.policies, extensions)
+}
+
 /// The reference's checks on a URL before any navigation, in its order: the URL must parse,
 /// then the flags' refusals, then browser pages (`chrome:` except the new-tab page and
 /// `chrome://inspect`, `chrome-untrusted:`) and, unless the extensions category is on,
 /// extension pages.
-pub fn refused_navigation(url: &str, p: &Policies, extensions: bool) -> Option<String> {
+fn refused_navigation(url: &str, p: &Policies, extensions: bool) -> Option<String> {
     let Some(scheme) = scheme(url).filter(|s| parses(url, s)) else {
         return Some(format!(
             "Invalid URL: \"{url}\". URLs must be valid according to the URL standard."

@@ -1,45 +1,27 @@
-//! `evaluate_script`: run a function in the page and return its value as JSON.
+//! `evaluate_script`: run a function in the page and return its value as JSON. A call is an
+//! [`Evaluation`], whose `next` tells its story.
 
-use crate::browser::PageId;
-use crate::tools::args::Schema;
 use std::time::Duration;
 
-use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 
-use super::args::{max, Shared};
+use super::args::{self, max, tool_args};
+use super::call::{self, CallId};
+use super::ctx::{Ctx, DialogPolicy};
+use super::files::{self, Roots};
 use super::response::{finish, Response};
-use super::{fail, Tool};
-use crate::browser::{self, pages};
+use super::tool::Tool;
+use super::{dialogs, snapshot};
+use crate::browser::{self, pages, Flow, PageId};
 use crate::cdp::generated::runtime;
 use crate::error::Error;
 use crate::pagetools::page_code;
 use crate::settings::Category;
-use crate::tools::call;
-use crate::tools::ctx::DialogPolicy;
-use crate::tools::dialogs;
-use crate::tools::files::{self, Roots};
-use crate::tools::CallId;
-use crate::tools::Ctx;
 
-pub const TOOLS: &[Tool] = &[Tool {
+pub(super) const TOOLS: &[Tool] = &[Tool {
     name: "evaluate_script",
     description: "Run a JS function in the page; returns its result as JSON. Page tools are callable as window.__dtmcp.executeTool(name, params).",
-    args: Schema {
-        properties: || {
-        json!({
-            "function": {"type": "string", "maxLength": max::SCRIPT, "description": "e.g. () => document.title, or (el) => el.innerText with args"},
-            "args": {"type": "array", "maxItems": max::ITEMS, "items": {"type": "string", "maxLength": max::UID}, "description": "Element uids passed as arguments"},
-            "format": {"type": "string", "enum": ["function", "script"], "description": "script: classic script, its completion value returned"},
-            "sourcePath": {"type": "string", "maxLength": max::PATH, "description": "Read the source from this file"},
-            "filePath": {"type": "string", "maxLength": max::PATH, "description": "Save the result here"},
-            "dialogAction": {"type": "string", "maxLength": max::TEXT, "description": "accept (default), dismiss, or a prompt's answer"},
-            "waitForStableDom": {"type": "boolean", "description": "Wait for DOM changes to settle (default true)"},
-            "timeout": {"type": "integer", "minimum": 0, "maximum": max::TIMEOUT_MS, "description": "ms (default: --toolTimeout)"},
-        })
-    },
-        required: &[],
-    },
+    args: args::schema::<EvaluateArgs>(),
     read_only: false,
     page_scoped: true,
     category: Category::Debugging,
@@ -50,23 +32,22 @@ pub const TOOLS: &[Tool] = &[Tool {
 const SETTLE_QUIET_MS: u32 = 100;
 const SETTLE_MAX_MS: u32 = 3000;
 
-#[derive(Deserialize)]
-struct EvaluateArgs {
-    function: Option<String>,
-    /// Element uids passed to the function.
-    #[serde(default)]
-    args: Vec<String>,
-    format: Option<String>,
-    #[serde(rename = "sourcePath")]
-    source_path: Option<String>,
-    #[serde(rename = "dialogAction")]
-    dialog_action: Option<String>,
-    #[serde(rename = "waitForStableDom")]
-    wait_for_stable_dom: Option<bool>,
-    #[serde(flatten)]
-    shared: Shared,
+tool_args! {
+    struct EvaluateArgs {
+        "function" function: Option<String> = {"type": "string", "maxLength": max::SCRIPT, "description": "e.g. () => document.title, or (el) => el.innerText with args"},
+        /// Element uids passed to the function.
+        "args" args: Option<Vec<String>> = {"type": "array", "maxItems": max::ITEMS, "items": {"type": "string", "maxLength": max::UID}, "description": "Element uids passed as arguments"},
+        "format" format: Option<String> = {"type": "string", "enum": ["function", "script"], "description": "script: classic script, its completion value returned"},
+        "sourcePath" source_path: Option<String> = {"type": "string", "maxLength": max::PATH, "description": "Read the source from this file"},
+        "filePath" file_path: Option<String> = {"type": "string", "maxLength": max::PATH, "description": "Save the result here"},
+        "dialogAction" dialog_action: Option<String> = {"type": "string", "maxLength": max::TEXT, "description": "accept (default), dismiss, or a prompt's answer"},
+        "waitForStableDom" wait_for_stable_dom: Option<bool> = {"type": "boolean", "description": "Wait for DOM changes to settle (default true)"},
+        "timeout" timeout: Option<f64> = {"type": "integer", "minimum": 0, "maximum": max::TIMEOUT_MS, "description": "ms (default: --toolTimeout)"},
+        "pageId" page: Option<PageId> = (args::page_id()),
+    }
 }
 
+/// What to run and how, from the arguments.
 struct Script {
     source: String,
     format_script: bool,
@@ -93,16 +74,17 @@ impl Script {
             }
         };
         let format_script = args.format.as_deref() == Some("script");
-        if format_script && !args.args.is_empty() {
+        let uids = args.args.unwrap_or_default();
+        if format_script && !uids.is_empty() {
             let no_args = "args cannot be used when format is \"script\".";
             return Err(Error::Invalid(no_args.into()));
         }
         Ok(Script {
             source,
             format_script,
-            uids: args.args,
-            timeout: args.shared.timeout_or(cx.settings.tool_timeout),
-            file_path: args.shared.file_path,
+            uids,
+            timeout: args::timeout_or(args.timeout, cx.settings.tool_timeout),
+            file_path: args.file_path,
             dialog_action: DialogPolicy::parse(args.dialog_action.as_deref()),
             wait_for_stable_dom: args.wait_for_stable_dom.unwrap_or(true),
         })
@@ -110,13 +92,13 @@ impl Script {
 }
 
 fn evaluate_script(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(args) = crate::tools::call::args::<EvaluateArgs>(cx, call, args) else {
+    let Some(args) = call::args::<EvaluateArgs>(cx, call, args) else {
         return;
     };
-    let requested = args.shared.page();
+    let requested = args.page;
     let script = match Script::from_args(cx, args) {
         Ok(s) => s,
-        Err(e) => return fail(cx, call, e),
+        Err(e) => return call::fail(cx, call, e),
     };
     call::limit(
         cx,
@@ -127,21 +109,194 @@ fn evaluate_script(cx: &mut Ctx, call: CallId, args: Value) {
             script.timeout.as_millis()
         ),
     );
-    call::on_live_page(cx, call, requested, move |cx, page| {
-        if dialogs::refuse(cx, call, page) {
-            return;
-        }
-        let uids = script.uids.clone();
-        let resolved = move |cx: &mut Ctx, r: Result<Vec<String>, Error>| match r {
-            Err(e) => fail(cx, call, e),
-            Ok(objects) => run(cx, call, page, script, objects),
-        };
-        super::snapshot::resolve_uids(cx, page, uids, Box::new(resolved));
-    });
+    let evaluation = Evaluation {
+        call,
+        script,
+        page: PageId::NONE,
+        text: String::new(),
+    };
+    call::live_page(cx, requested, evaluation.then(Step::Page));
 }
 
-fn wrapper(script: &Script) -> String {
-    page_function(&script.source, script.format_script)
+/// An `evaluate_script` call: its element arguments resolved, the wrapper run in the page as
+/// page code whose dialogs the call answers, a wait for the DOM to settle when the script
+/// changed it, and the value answered or written to a file.
+struct Evaluation {
+    call: CallId,
+    script: Script,
+    /// The page, once found.
+    page: PageId,
+    /// The value as JSON text, once the page returned it.
+    text: String,
+}
+
+/// What the page answered: the wrapper's value, or what the page threw.
+type Answer = (runtime::RemoteObject, Option<runtime::ExceptionDetails>);
+
+enum Step {
+    /// The page the call works on, live (the browser started, a page opened if there was none).
+    Page(Result<PageId, Error>),
+    /// The element arguments, as remote objects in the page's main frame.
+    Resolved(Result<Vec<String>, Error>),
+    /// The wrapper ran: its value, or what the page threw.
+    Ran(Result<Box<Answer>, Error>),
+    /// The DOM has been quiet for a moment, or the wait for that is over.
+    Settled,
+}
+
+impl Flow<Ctx> for Evaluation {
+    type Step = Step;
+
+    fn next(self, cx: &mut Ctx, step: Step) {
+        match step {
+            Step::Page(Ok(page)) => self.resolve(cx, page),
+            Step::Resolved(Ok(objects)) => self.run(cx, objects),
+            Step::Ran(Ok(answer)) => self.read(cx, *answer),
+            Step::Settled => self.reply(cx),
+            Step::Page(Err(e)) | Step::Resolved(Err(e)) | Step::Ran(Err(e)) => {
+                call::fail(cx, self.call, e)
+            }
+        }
+    }
+}
+
+impl Evaluation {
+    /// An open dialog refuses the call; otherwise the element arguments are resolved.
+    fn resolve(mut self, cx: &mut Ctx, page: PageId) {
+        self.page = page;
+        if dialogs::refuse(cx, self.call, page) {
+            return;
+        }
+        let uids = std::mem::take(&mut self.script.uids);
+        snapshot::resolve_uids(cx, page, uids, self.then(Step::Resolved));
+    }
+
+    /// Runs the wrapper: called on the first element, or on the main frame's default context
+    /// without elements; evaluated while no context is known yet (a document still loading).
+    fn run(self, cx: &mut Ctx, objects: Vec<String>) {
+        let page = self.page;
+        let session = match pages::session_of(&cx.browser.pages, page) {
+            Ok(s) => s,
+            Err(e) => return call::fail(cx, self.call, e),
+        };
+        let policy = Some(self.script.dialog_action.clone());
+        call::runs_page_code(cx, self.call, page, &session, policy);
+        let context = cx.browser.pages.get(page).and_then(|p| p.context);
+        let wrapper = page_function(&self.script.source, self.script.format_script);
+        if objects.is_empty() && context.is_none() {
+            let request = runtime::EvaluateParams {
+                expression: format!("({wrapper})()"),
+                await_promise: Some(true),
+                return_by_value: Some(true),
+                ..Default::default()
+            };
+            let ran = self.then(|r: Result<runtime::EvaluateReturns, Error>| {
+                ran(r.map(|a| (a.result, a.exception_details)))
+            });
+            browser::send(cx, Some(&session), request, ran);
+            return;
+        }
+        let arguments = objects
+            .iter()
+            .map(|o| runtime::CallArgument {
+                object_id: Some(o.clone()),
+                ..Default::default()
+            })
+            .collect();
+        let request = runtime::CallFunctionOnParams {
+            function_declaration: wrapper,
+            arguments: Some(arguments),
+            await_promise: Some(true),
+            return_by_value: Some(true),
+            object_id: objects.first().cloned(),
+            execution_context_id: if objects.is_empty() { context } else { None },
+            ..Default::default()
+        };
+        let ran = self.then(|r: Result<runtime::CallFunctionOnReturns, Error>| {
+            ran(r.map(|a| (a.result, a.exception_details)))
+        });
+        browser::send(cx, Some(&session), request, ran);
+    }
+
+    /// Takes the value the wrapper returned (`[changedDom, JSON text]`), and waits for the DOM
+    /// to settle first when the script changed it.
+    fn read(mut self, cx: &mut Ctx, (result, exception): Answer) {
+        if let Some(ex) = exception {
+            return call::fail(cx, self.call, page_code::exception_message(&ex));
+        }
+        let (changed, text) = match result.value {
+            // Moved out, not copied: the text can be a megabyte.
+            Some(Value::Array(mut pair)) if pair.len() == 2 => match (pair.pop(), pair.pop()) {
+                (Some(Value::String(text)), changed) => (changed == Some(Value::Bool(true)), text),
+                (_, changed) => (changed == Some(Value::Bool(true)), "undefined".to_owned()),
+            },
+            _ => (false, "undefined".to_owned()),
+        };
+        self.text = text;
+        if changed && self.script.wait_for_stable_dom {
+            self.wait_for_stable_dom(cx)
+        } else {
+            self.reply(cx)
+        }
+    }
+
+    /// Waits until the DOM has been quiet for a moment (bounded).
+    fn wait_for_stable_dom(self, cx: &mut Ctx) {
+        let Ok(session) = pages::session_of(&cx.browser.pages, self.page) else {
+            return self.reply(cx);
+        };
+        let expression = format!(
+            "new Promise(resolve => {{
+  let timer = setTimeout(done, {SETTLE_QUIET_MS});
+  const max = setTimeout(done, {SETTLE_MAX_MS});
+  const observer = new MutationObserver(() => {{ clearTimeout(timer); timer = setTimeout(done, {SETTLE_QUIET_MS}); }});
+  observer.observe(document, {{subtree: true, childList: true, attributes: true, characterData: true}});
+  function done() {{ observer.disconnect(); clearTimeout(timer); clearTimeout(max); resolve(true); }}
+}})"
+        );
+        let request = runtime::EvaluateParams {
+            expression,
+            await_promise: Some(true),
+            return_by_value: Some(true),
+            ..Default::default()
+        };
+        // Settled or not (the page navigated, say), the value stands: the answer goes out.
+        let settled = self.then(|_: Result<runtime::EvaluateReturns, Error>| Step::Settled);
+        browser::send(cx, Some(&session), request, settled);
+    }
+
+    /// The value, in the answer or in the file asked for, and what happened to dialogs the
+    /// script opened.
+    fn reply(self, cx: &mut Ctx) {
+        let mut resp = Response::for_page(self.page);
+        match self.script.file_path {
+            Some(path) => match files::write_at(&Roots::of(cx), &path, self.text.as_bytes()) {
+                Ok(_) => {
+                    resp.line(format!("Script ran on page. Output saved to {path}."));
+                }
+                Err(f) => {
+                    let message = f.text(|e| format!("Could not write {path}: {e}"));
+                    return call::fail(cx, self.call, message);
+                }
+            },
+            None => {
+                resp.line("Script ran on page and returned:");
+                resp.line("```json");
+                resp.line(self.text);
+                resp.line("```");
+            }
+        }
+        for note in call::take_dialog_notes(cx, self.call) {
+            resp.line(note);
+        }
+        finish(cx, self.call, resp);
+    }
+}
+
+/// The step for what the page answered to the wrapper; a context lost under the script is
+/// said as the page having navigated away.
+fn ran(r: Result<Answer, Error>) -> Step {
+    Step::Ran(r.map(Box::new).map_err(page_code::page_error))
 }
 
 /// The page-side wrapper around `source` (a function, or a classic script when
@@ -160,8 +315,9 @@ pub fn page_function(source: &str, format_script: bool) -> String {
         format!("(\n{src}\n)(...args)")
     };
     // Local names are prefixed so the user's function cannot see them in place of globals
-    // (`stop` would otherwise shadow window.stop). The shim's own JSON.stringify and MutationObserver (captured before page scripts
-    // ran) are used when present, so a page that replaced them changes nothing here.
+    // (`stop` would otherwise shadow window.stop). The shim's own JSON.stringify and
+    // MutationObserver (captured before page scripts ran) are used when present, so a page that
+    // replaced them changes nothing here.
     format!(
         "async function(...args) {{
   const __dtmcpShim = window.__dtmcp;
@@ -176,121 +332,4 @@ pub fn page_function(source: &str, format_script: bool) -> String {
   }}
 }}"
     )
-}
-
-fn run(cx: &mut Ctx, call: CallId, page: PageId, script: Script, objects: Vec<String>) {
-    let session = match pages::session_of(&cx.browser.pages, page) {
-        Ok(s) => s,
-        Err(e) => return fail(cx, call, e),
-    };
-    call::runs_page_code(cx, call, page, &session, Some(script.dialog_action.clone()));
-    let context = cx.browser.pages.get(page).and_then(|p| p.context);
-    if objects.is_empty() && context.is_none() {
-        // No context known yet (a document still loading): evaluate instead.
-        let request = runtime::EvaluateParams {
-            expression: format!("({})()", wrapper(&script)),
-            await_promise: Some(true),
-            return_by_value: Some(true),
-            ..Default::default()
-        };
-        browser::send(cx, Some(&session), request, move |cx, r| {
-            let r = r.map(|a| (a.result, a.exception_details));
-            answer(cx, call, page, script, r)
-        });
-        return;
-    }
-    let arguments = objects
-        .iter()
-        .map(|o| runtime::CallArgument {
-            object_id: Some(o.clone()),
-            ..Default::default()
-        })
-        .collect();
-    // Without element arguments, the function is called on the global object of the main
-    // frame's default context.
-    let request = runtime::CallFunctionOnParams {
-        function_declaration: wrapper(&script),
-        arguments: Some(arguments),
-        await_promise: Some(true),
-        return_by_value: Some(true),
-        object_id: objects.first().cloned(),
-        execution_context_id: if objects.is_empty() { context } else { None },
-        ..Default::default()
-    };
-    browser::send(cx, Some(&session), request, move |cx, r| {
-        let r = r.map(|a| (a.result, a.exception_details));
-        answer(cx, call, page, script, r)
-    });
-}
-
-/// What the page answered: the wrapper's value, or what the page threw.
-type Answer = (runtime::RemoteObject, Option<runtime::ExceptionDetails>);
-
-fn answer(cx: &mut Ctx, call: CallId, page: PageId, script: Script, r: Result<Answer, Error>) {
-    let (result, exception) = match r {
-        Ok(a) => a,
-        Err(e) => return fail(cx, call, page_code::page_error(e)),
-    };
-    if let Some(ex) = exception {
-        return fail(cx, call, page_code::exception_message(&ex));
-    }
-    let (changed, text) = match result.value {
-        // Moved out, not copied: the text can be a megabyte.
-        Some(Value::Array(mut pair)) if pair.len() == 2 => match (pair.pop(), pair.pop()) {
-            (Some(Value::String(text)), changed) => (changed == Some(Value::Bool(true)), text),
-            (_, changed) => (changed == Some(Value::Bool(true)), "undefined".to_owned()),
-        },
-        _ => (false, "undefined".to_owned()),
-    };
-    let reply = move |cx: &mut Ctx| {
-        let mut resp = Response::for_page(page);
-        match script.file_path {
-            Some(path) => match files::write_at(&Roots::of(cx), &path, text.as_bytes()) {
-                Ok(_) => {
-                    resp.line(format!("Script ran on page. Output saved to {path}."));
-                }
-                Err(f) => {
-                    return fail(cx, call, f.text(|e| format!("Could not write {path}: {e}")))
-                }
-            },
-            None => {
-                resp.line("Script ran on page and returned:");
-                resp.line("```json");
-                resp.line(text);
-                resp.line("```");
-            }
-        }
-        for note in call::take_dialog_notes(cx, call) {
-            resp.line(note);
-        }
-        finish(cx, call, resp);
-    };
-    if changed && script.wait_for_stable_dom {
-        wait_for_stable_dom(cx, page, Box::new(reply));
-    } else {
-        reply(cx);
-    }
-}
-
-/// Waits until the DOM has been quiet for a moment (bounded), then runs `then`.
-fn wait_for_stable_dom(cx: &mut Ctx, page: PageId, then: Box<dyn FnOnce(&mut Ctx)>) {
-    let Ok(session) = pages::session_of(&cx.browser.pages, page) else {
-        return then(cx);
-    };
-    let expression = format!(
-        "new Promise(resolve => {{
-  let timer = setTimeout(done, {SETTLE_QUIET_MS});
-  const max = setTimeout(done, {SETTLE_MAX_MS});
-  const observer = new MutationObserver(() => {{ clearTimeout(timer); timer = setTimeout(done, {SETTLE_QUIET_MS}); }});
-  observer.observe(document, {{subtree: true, childList: true, attributes: true, characterData: true}});
-  function done() {{ observer.disconnect(); clearTimeout(timer); clearTimeout(max); resolve(true); }}
-}})"
-    );
-    let request = runtime::EvaluateParams {
-        expression,
-        await_promise: Some(true),
-        return_by_value: Some(true),
-        ..Default::default()
-    };
-    browser::send(cx, Some(&session), request, move |cx, _| then(cx));
 }

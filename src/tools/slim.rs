@@ -2,14 +2,16 @@
 //! client pays for three short schemas. Names, arguments and answers are the reference's: the
 //! answer is the bare result line (or `Error: …`), with no page list or dialog section.
 
-use crate::tools::args::Schema;
 use std::time::Duration;
 
-use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 
-use super::args::max;
-use super::{call, fail, policies, screenshot, CallId, Ctx, Tool, ToolResult};
+use super::args::{self, max, tool_args};
+use super::call::{self, CallId};
+use super::ctx::Ctx;
+use super::result::ToolResult;
+use super::tool::Tool;
+use super::{dialogs, policies, screenshot};
 use crate::browser::{self, navigation, pages};
 use crate::cdp::generated::runtime;
 use crate::error::Error;
@@ -19,14 +21,11 @@ use crate::settings::Category;
 /// The reference's slim `navigate` waits this long for the load.
 const NAVIGATE_TIMEOUT: Duration = Duration::from_secs(30);
 
-pub const TOOLS: &[Tool] = &[
+pub(super) const TOOLS: &[Tool] = &[
     Tool {
         name: "screenshot",
         description: "Screenshot the selected page's viewport to a PNG file; returns its path.",
-        args: Schema {
-            properties: || json!({}),
-            required: &[],
-        },
+        args: args::schema::<ScreenshotArgs>(),
         read_only: false,
         page_scoped: false,
         category: Category::Debugging,
@@ -35,10 +34,7 @@ pub const TOOLS: &[Tool] = &[
     Tool {
         name: "navigate",
         description: "Load a URL in the selected page; returns the URL it ended on.",
-        args: Schema {
-            properties: || json!({"url": {"type": "string", "maxLength": max::URL, "description": "URL to load"}}),
-            required: &["url"],
-        },
+        args: args::schema::<NavigateArgs>(),
         read_only: false,
         page_scoped: false,
         category: Category::Navigation,
@@ -47,10 +43,7 @@ pub const TOOLS: &[Tool] = &[
     Tool {
         name: "evaluate",
         description: "Run a JavaScript expression in the selected page; returns its value as JSON.",
-        args: Schema {
-            properties: || json!({"script": {"type": "string", "maxLength": max::SCRIPT, "description": "JavaScript expression (awaited if a promise)"}}),
-            required: &["script"],
-        },
+        args: args::schema::<EvaluateArgs>(),
         read_only: false,
         page_scoped: false,
         category: Category::Debugging,
@@ -59,18 +52,25 @@ pub const TOOLS: &[Tool] = &[
 ];
 
 /// Whether `tool` is one of the slim tools (they are offered only with `--slim`).
-pub fn is_slim(tool: &Tool) -> bool {
+pub(super) fn is_slim(tool: &Tool) -> bool {
     TOOLS.iter().any(|t| t.name == tool.name)
 }
 
 fn answer(cx: &mut Ctx, call: CallId, r: Result<String, Error>) {
     match r {
         Ok(line) => call::finish(cx, call, ToolResult::text(line)),
-        Err(e) => fail(cx, call, e),
+        Err(e) => call::fail(cx, call, e),
     }
 }
 
-fn take(cx: &mut Ctx, call: CallId, _args: Value) {
+tool_args! {
+    struct ScreenshotArgs {}
+}
+
+fn take(cx: &mut Ctx, call: CallId, args: Value) {
+    if call::args::<ScreenshotArgs>(cx, call, args).is_none() {
+        return;
+    }
     call::on_page(cx, call, None, move |cx, page| {
         let done = move |cx: &mut Ctx, r: Result<std::path::PathBuf, Error>| {
             answer(cx, call, r.map(|path| path.display().to_string()))
@@ -79,20 +79,18 @@ fn take(cx: &mut Ctx, call: CallId, _args: Value) {
     });
 }
 
-#[derive(Deserialize)]
-struct NavigateArgs {
-    url: String,
+tool_args! {
+    struct NavigateArgs {
+        "url" url: String = {"type": "string", "maxLength": max::URL, "description": "URL to load"},
+    }
 }
 
 fn navigate(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(args) = crate::tools::call::args::<NavigateArgs>(cx, call, args) else {
+    let Some(args) = call::args::<NavigateArgs>(cx, call, args) else {
         return;
     };
-    let extensions = cx.settings.categories.on(Category::Extensions);
-    if let Some(refusal) =
-        policies::refused_navigation(&args.url, &cx.settings.policies, extensions)
-    {
-        return fail(cx, call, refusal);
+    if let Some(refusal) = policies::refused_url(&cx.settings, &args.url) {
+        return call::fail(cx, call, refusal);
     }
     call::on_page(cx, call, None, move |cx, page| {
         let done = move |cx: &mut Ctx, r: Result<(), Error>| {
@@ -106,25 +104,26 @@ fn navigate(cx: &mut Ctx, call: CallId, args: Value) {
     });
 }
 
-#[derive(Deserialize)]
-struct EvaluateArgs {
-    script: String,
+tool_args! {
+    struct EvaluateArgs {
+        "script" script: String = {"type": "string", "maxLength": max::SCRIPT, "description": "JavaScript expression (awaited if a promise)"},
+    }
 }
 
 fn evaluate(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(args) = crate::tools::call::args::<EvaluateArgs>(cx, call, args) else {
+    let Some(args) = call::args::<EvaluateArgs>(cx, call, args) else {
         return;
     };
     call::limit_by_default(cx, call, |ms| {
         format!("evaluate timed out after {ms} ms: the script did not settle.")
     });
     call::on_live_page(cx, call, None, move |cx, page| {
-        if let Some(message) = super::dialogs::blocked(cx, page) {
-            return fail(cx, call, message);
+        if let Some(message) = dialogs::blocked(cx, page) {
+            return call::fail(cx, call, message);
         }
         let session = match pages::session_of(&cx.browser.pages, page) {
             Ok(s) => s,
-            Err(e) => return fail(cx, call, e),
+            Err(e) => return call::fail(cx, call, e),
         };
         call::runs_page_code(cx, call, page, &session, None);
         let request = runtime::EvaluateParams {
@@ -181,6 +180,7 @@ fn as_json(v: runtime::RemoteObject) -> Result<String, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn text(v: Value) -> Result<String, String> {
         let object = serde_json::from_value(v).map_err(|e| e.to_string())?;

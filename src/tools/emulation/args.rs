@@ -1,33 +1,57 @@
-//! `emulate`'s arguments: the typed struct its schema describes, and the checks that turn it
-//! into the [`State`] to set, with the reference's error messages.
+//! `emulate`'s arguments: the one list its schema and typed struct come from, and the checks
+//! that turn it into the [`State`] to set, with the reference's error messages.
 
-use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::state::{State, Viewport};
-use crate::tools::args::Shared;
-use crate::tools::snapshot::model::js_number;
+use crate::browser::PageId;
+use crate::tools::args::{self, max, tool_args};
+use crate::tools::numbers::js_number;
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct EmulateArgs {
-    #[serde(flatten)]
-    pub shared: Shared,
-    network_conditions: Option<String>,
-    cpu_throttling_rate: Option<f64>,
-    geolocation: Option<String>,
-    user_agent: Option<String>,
-    color_scheme: Option<String>,
-    forced_colors: Option<String>,
-    prefers_contrast: Option<String>,
-    prefers_reduced_motion: Option<String>,
-    viewport: Option<String>,
-    extra_http_headers: Option<String>,
+tool_args! {
+    pub(super) struct EmulateArgs {
+        "networkConditions" network_conditions: Option<String> = {
+            "type": "string",
+            "enum": ["Offline", "Slow 3G", "Fast 3G", "Slow 4G", "Fast 4G"],
+        },
+        "cpuThrottlingRate" cpu_throttling_rate: Option<f64> = {
+            "type": "number", "minimum": 1, "maximum": 20,
+            "description": "Slowdown factor",
+        },
+        "geolocation" geolocation: Option<String> = {
+            "type": "string", "maxLength": max::NAME,
+            "description": "\"<latitude>,<longitude>\"",
+        },
+        "userAgent" user_agent: Option<String> = {
+            "type": "string", "maxLength": max::URL,
+        },
+        "colorScheme" color_scheme: Option<String> = {
+            "type": "string", "enum": ["dark", "light", "auto"],
+        },
+        "forcedColors" forced_colors: Option<String> = {
+            "type": "string", "enum": ["active", "none", "auto"],
+        },
+        "prefersContrast" prefers_contrast: Option<String> = {
+            "type": "string", "enum": ["more", "less", "custom", "no-preference", "auto"],
+        },
+        "prefersReducedMotion" prefers_reduced_motion: Option<String> = {
+            "type": "string", "enum": ["reduce", "no-preference", "auto"],
+        },
+        "viewport" viewport: Option<String> = {
+            "type": "string", "maxLength": max::NAME,
+            "description": "\"<width>x<height>x<dpr>[,mobile][,touch][,landscape]\"",
+        },
+        "extraHttpHeaders" extra_http_headers: Option<String> = {
+            "type": "string", "maxLength": max::URL,
+            "description": "JSON object text; \"\" clears",
+        },
+        "pageId" pub(super) page: Option<PageId> = (args::page_id()),
+    }
 }
 
 /// An `emulate` call's arguments, checked: the state to set and what to do with headers
 /// (`None`: leave them as they are).
-pub fn settings(args: &EmulateArgs) -> Result<(State, Option<Map<String, Value>>), String> {
+pub(super) fn settings(args: &EmulateArgs) -> Result<(State, Option<Map<String, Value>>), String> {
     let text = |v: &Option<String>| v.clone().filter(|v| !v.is_empty());
     // "auto" and absence both mean "the default": nothing stored.
     let media = |v: &Option<String>| text(v).filter(|v| v != "auto");
@@ -56,7 +80,7 @@ pub fn settings(args: &EmulateArgs) -> Result<(State, Option<Map<String, Value>>
 const VIEWPORT_FORMAT: &str = "'<width>x<height>x<devicePixelRatio>[,mobile][,touch][,landscape]'";
 
 /// `<w>x<h>[x<dpr>][,mobile][,touch][,landscape]`; empty means "no viewport".
-pub fn parse_viewport(arg: &str) -> Result<Option<Viewport>, String> {
+pub(super) fn parse_viewport(arg: &str) -> Result<Option<Viewport>, String> {
     if arg.is_empty() {
         return Ok(None);
     }
@@ -98,7 +122,7 @@ pub fn parse_viewport(arg: &str) -> Result<Option<Viewport>, String> {
 }
 
 /// `<latitude>,<longitude>`; empty means "no override".
-pub fn parse_geolocation(arg: &str) -> Result<Option<(f64, f64)>, String> {
+fn parse_geolocation(arg: &str) -> Result<Option<(f64, f64)>, String> {
     if arg.is_empty() {
         return Ok(None);
     }
@@ -121,7 +145,7 @@ pub fn parse_geolocation(arg: &str) -> Result<Option<(f64, f64)>, String> {
 }
 
 /// A JSON object of header names to string values; empty means "remove them".
-pub fn parse_headers(arg: &str) -> Result<Map<String, Value>, String> {
+fn parse_headers(arg: &str) -> Result<Map<String, Value>, String> {
     if arg.is_empty() {
         return Ok(Map::new());
     }
@@ -169,7 +193,7 @@ fn js_typeof(v: &Value) -> &'static str {
 
 /// JavaScript's `Number(text)`: decimal (with exponent), `0x`/`0o`/`0b` integers, `Infinity`,
 /// surrounding white space, and "" as 0; anything else is NaN.
-pub fn js_to_number(text: &str) -> f64 {
+fn js_to_number(text: &str) -> f64 {
     let s = text.trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}');
     if s.is_empty() {
         return 0.0;

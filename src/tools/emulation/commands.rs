@@ -14,7 +14,7 @@ use crate::error::Error;
 use crate::tools::{Ctx, Done};
 
 /// One CDP command, ready to send; it answers `done` with the command's outcome.
-pub type Command = Box<dyn FnOnce(&mut Ctx, Done<()>)>;
+type Command = Box<dyn FnOnce(&mut Ctx, Done<()>)>;
 
 /// `params` sent on `session` (browser-level when `None`).
 fn command<C: CdpCommand + 'static>(session: Option<&str>, params: C) -> Command {
@@ -26,8 +26,8 @@ fn command<C: CdpCommand + 'static>(session: Option<&str>, params: C) -> Command
     })
 }
 
-/// The throttling rule after the `--blockedUrlPattern`/`--allowedUrlPattern` rules (issue 10
-/// part 3): the browser keeps one list per page, and the first match wins.
+/// The throttling rule after the `--blockedUrlPattern`/`--allowedUrlPattern` rules: the
+/// browser keeps one list per page, and the first match wins.
 fn with_url_rules(
     session: Option<&str>,
     mut rule: network::EmulateNetworkConditionsByRuleParams,
@@ -44,7 +44,7 @@ fn with_url_rules(
 }
 
 /// The commands that take the page from `previous` to `next`.
-pub fn commands(
+pub(super) fn commands(
     previous: &State,
     next: &State,
     headers: Option<&Map<String, Value>>,
@@ -222,7 +222,7 @@ fn touch(enabled: bool) -> emulation::SetTouchEmulationEnabledParams {
 
 /// Sends every command at once (the browser runs a session's commands in order) and calls
 /// `done` when all have answered, with the first error if any failed.
-pub fn send_all(cx: &mut Ctx, commands: Vec<Command>, done: Done<()>) {
+pub(super) fn send_all(cx: &mut Ctx, commands: Vec<Command>, done: Done<()>) {
     struct Batch {
         left: usize,
         error: Option<Error>,

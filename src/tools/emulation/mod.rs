@@ -4,78 +4,39 @@
 //! Emulation is set with CDP on the page's own session, and Chromium keeps it for that session
 //! across navigations, so nothing has to be re-applied after a load. [`State`] remembers what
 //! is set, because every answer about the page says so ([`lines`]) and the navigation timeout
-//! grows with the throttling ([`navigation_timeout`]).
+//! grows with the throttling ([`navigation_timeout`]). An `emulate` call is an [`Emulation`],
+//! whose `next` tells its story.
 
-use crate::tools::args::Schema;
 use std::time::Duration;
 
-use serde_json::{json, Value};
+use serde_json::{Map, Value};
 
-use crate::browser::{navigation, pages, PageId};
+use crate::browser::{navigation, pages, Flow, PageId};
 use crate::error::Error;
 use crate::settings::Category;
-use crate::tools::args::max;
+use crate::tools::call::{self, CallId};
+use crate::tools::ctx::Ctx;
 use crate::tools::dialogs::{self, unless_dialog};
 use crate::tools::response::{finish, Response};
-use crate::tools::{call, fail, CallId, Ctx, Tool};
+use crate::tools::tool::Tool;
 
 mod args;
 mod commands;
 mod resize;
-pub(crate) mod state;
+pub(super) mod state;
 
 use args::{settings, EmulateArgs};
 use commands::{commands, send_all};
 use state::navigation_timeout;
-pub use state::{lines, structured, State};
+// What every answer about a page says of its emulation.
+pub(super) use state::{lines, structured, State};
 
-pub const TOOLS: &[Tool] = &[EMULATE, resize::RESIZE_PAGE];
+pub(super) const TOOLS: &[Tool] = &[EMULATE, resize::RESIZE_PAGE];
 
 const EMULATE: Tool = Tool {
     name: "emulate",
     description: "Emulate device conditions on the page. Each call replaces every setting (omitted ones reset, except extraHttpHeaders); they persist across navigations.",
-    args: Schema {
-        properties: || {
-        json!({
-            "networkConditions": {
-                "type": "string",
-                "enum": ["Offline", "Slow 3G", "Fast 3G", "Slow 4G", "Fast 4G"],
-            },
-            "cpuThrottlingRate": {
-                "type": "number", "minimum": 1, "maximum": 20,
-                "description": "Slowdown factor",
-            },
-            "geolocation": {
-                "type": "string", "maxLength": max::NAME,
-                "description": "\"<latitude>,<longitude>\"",
-            },
-            "userAgent": {
-                "type": "string", "maxLength": max::URL,
-            },
-            "colorScheme": {
-                "type": "string", "enum": ["dark", "light", "auto"],
-            },
-            "forcedColors": {
-                "type": "string", "enum": ["active", "none", "auto"],
-            },
-            "prefersContrast": {
-                "type": "string", "enum": ["more", "less", "custom", "no-preference", "auto"],
-            },
-            "prefersReducedMotion": {
-                "type": "string", "enum": ["reduce", "no-preference", "auto"],
-            },
-            "viewport": {
-                "type": "string", "maxLength": max::NAME,
-                "description": "\"<width>x<height>x<dpr>[,mobile][,touch][,landscape]\"",
-            },
-            "extraHttpHeaders": {
-                "type": "string", "maxLength": max::URL,
-                "description": "JSON object text; \"\" clears",
-            },
-        })
-    },
-        required: &[],
-    },
+    args: crate::tools::args::schema::<EmulateArgs>(),
     read_only: false,
     page_scoped: true,
     category: Category::Emulation,
@@ -87,64 +48,112 @@ const EMULATE: Tool = Tool {
 const EMULATE_TIMEOUT: Duration = Duration::from_secs(10);
 
 fn emulate(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(args) = crate::tools::call::args::<EmulateArgs>(cx, call, args) else {
+    let Some(args) = call::args::<EmulateArgs>(cx, call, args) else {
         return;
     };
     // Bad arguments are reported before anything else, as the reference's schema does.
-    let (mut next, headers) = match settings(&args) {
+    let (next, headers) = match settings(&args) {
         Ok(s) => s,
-        Err(message) => return fail(cx, call, message),
+        Err(message) => return call::fail(cx, call, message),
     };
-    call::on_page(cx, call, args.shared.page(), move |cx, page| {
+    let emulation = Emulation {
+        call,
+        next,
+        headers,
+        page: PageId::NONE,
+        reload: false,
+    };
+    call::page(cx, args.page, emulation.then(EmulateStep::Page));
+}
+
+/// An `emulate` call: the commands that take the page from what it emulates to what the call
+/// asks, sent at once unless a dialog opens, then a reload when the document must start over
+/// to see them.
+struct Emulation {
+    call: CallId,
+    /// The settings to apply.
+    next: State,
+    /// The extra headers the call gives: `None` keeps the page's, an empty map removes them.
+    headers: Option<Map<String, Value>>,
+    /// The page, once found.
+    page: PageId,
+    /// Whether the page must reload to see the new settings.
+    reload: bool,
+}
+
+enum EmulateStep {
+    /// The page the call works on (the browser started, a page opened if there was none).
+    Page(Result<PageId, Error>),
+    /// The browser took every command (or one failed, or a dialog opened first).
+    Applied(Result<(), Error>),
+    /// The page reloaded, with its load.
+    Reloaded(Result<(), Error>),
+}
+
+impl Flow<Ctx> for Emulation {
+    type Step = EmulateStep;
+
+    fn next(self, cx: &mut Ctx, step: EmulateStep) {
+        match step {
+            EmulateStep::Page(Ok(page)) => self.apply(cx, page),
+            EmulateStep::Applied(Ok(())) => self.applied(cx),
+            EmulateStep::Reloaded(Ok(())) => self.reply(cx),
+            EmulateStep::Page(Err(e))
+            | EmulateStep::Applied(Err(e))
+            | EmulateStep::Reloaded(Err(e)) => call::fail(cx, self.call, e),
+        }
+    }
+}
+
+impl Emulation {
+    /// Sends the commands from the page's present settings to the new ones, unless a dialog
+    /// is open (or opens while they run).
+    fn apply(mut self, cx: &mut Ctx, page: PageId) {
+        self.page = page;
         if let Some(message) = dialogs::blocked(cx, page) {
-            return fail(cx, call, message);
+            return call::fail(cx, self.call, message);
         }
         let (session, previous) = match cx.browser.pages.get(page) {
             Some(p) => (p.session.clone(), cx.emulation.entry(page).clone()),
-            None => return fail(cx, call, pages::no_such_page(page)),
+            None => return call::fail(cx, self.call, pages::no_such_page(page)),
         };
-        next.extra_headers = match &headers {
+        self.next.extra_headers = match &self.headers {
             Some(h) if h.is_empty() => None,
             Some(h) => Some(h.clone()),
             None => previous.extra_headers.clone(),
         };
-        let commands = commands(&previous, &next, headers.as_ref(), &session);
-        let reload = needs_reload(&previous, &next);
+        let commands = commands(&previous, &self.next, self.headers.as_ref(), &session);
+        self.reload = needs_reload(&previous, &self.next);
         unless_dialog(
             cx,
             &session,
             EMULATE_TIMEOUT,
             "Applying the emulation settings timed out (is the page busy?).".into(),
             Box::new(move |cx, done| send_all(cx, commands, done)),
-            Box::new(move |cx, r: Result<(), Error>| match r {
-                Ok(()) => applied(cx, call, page, next, reload),
-                Err(e) => fail(cx, call, e),
-            }),
+            self.then(EmulateStep::Applied),
         );
-    });
-}
-
-/// The browser took the new settings: remembers them and answers, after reloading the page
-/// when its document has to start over to see them.
-fn applied(cx: &mut Ctx, call: CallId, page: PageId, next: State, reload: bool) {
-    let timeout = navigation_timeout(&next);
-    if cx.browser.pages.get(page).is_some() {
-        *cx.emulation.entry(page) = next;
     }
-    let answer = move |cx: &mut Ctx, r: Result<(), Error>| match r {
-        Err(e) => fail(cx, call, e),
-        Ok(()) => {
-            let mut resp = Response::for_page(page);
-            resp.line("Emulation configured successfully");
-            finish(cx, call, resp)
+
+    /// The browser took the new settings: remembers them, and reloads the page when its
+    /// document has to start over to see them.
+    fn applied(mut self, cx: &mut Ctx) {
+        let timeout = navigation_timeout(&self.next);
+        if cx.browser.pages.get(self.page).is_some() {
+            *cx.emulation.entry(self.page) = std::mem::take(&mut self.next);
         }
-    };
-    if reload {
-        // Touch support and mobile layout are decided when a document starts;
-        // the document that is there keeps the old ones until reloaded.
-        navigation::reload(cx, page, false, timeout, Box::new(answer));
-    } else {
-        answer(cx, Ok(()));
+        if !self.reload {
+            return self.reply(cx);
+        }
+        // Touch support and mobile layout are decided when a document starts; the document
+        // that is there keeps the old ones until reloaded.
+        let page = self.page;
+        navigation::reload(cx, page, false, timeout, self.then(EmulateStep::Reloaded));
+    }
+
+    fn reply(self, cx: &mut Ctx) {
+        let mut resp = Response::for_page(self.page);
+        resp.line("Emulation configured successfully");
+        finish(cx, self.call, resp)
     }
 }
 

@@ -1,10 +1,12 @@
-//! What is emulated on a page, and how answers about the page say so.
+//! What is emulated on a page, and how answers about the page say so. `Ctx` keeps a
+//! [`State`] per page and every answer prints it, so this module reads nothing of the calls.
 
 use std::time::Duration;
 
 use serde_json::{json, Map, Value};
 
-use crate::tools::snapshot::model::js_number;
+use crate::browser::navigation;
+use crate::tools::numbers::js_number;
 
 /// An emulated viewport, as `emulate` was given it.
 #[derive(Debug, Clone, PartialEq)]
@@ -38,7 +40,7 @@ pub struct State {
 
 /// The "Emulating …" lines every answer about the page carries while something is emulated,
 /// in the reference's order and wording.
-pub fn lines(state: &State) -> Vec<String> {
+pub(crate) fn lines(state: &State) -> Vec<String> {
     let mut out = Vec::new();
     if let Some(net) = &state.network {
         out.push(format!("Emulating network conditions: {net}"));
@@ -76,7 +78,7 @@ pub fn lines(state: &State) -> Vec<String> {
 }
 
 /// The same facts for `structuredContent`.
-pub fn structured(state: &State, out: &mut Map<String, Value>) {
+pub(crate) fn structured(state: &State, out: &mut Map<String, Value>) {
     if let Some(net) = &state.network {
         out.insert("networkConditions".into(), json!(net));
         out.insert(
@@ -139,13 +141,13 @@ fn media_labels(state: &State) -> [(&'static str, Option<&String>); 4] {
 
 /// How long a navigation of this page may take: the default, stretched by the network and
 /// CPU throttling in effect (a throttled page legitimately loads slower).
-pub fn navigation_timeout(state: &State) -> Duration {
+pub(super) fn navigation_timeout(state: &State) -> Duration {
     Duration::from_millis(navigation_timeout_ms(state).round() as u64)
 }
 
 fn navigation_timeout_ms(state: &State) -> f64 {
     // Multiplied in this order so the printed figure matches the reference's to the last digit.
-    crate::tools::pages::NAVIGATION_TIMEOUT.as_millis() as f64
+    navigation::DEFAULT_TIMEOUT.as_millis() as f64
         * network_multiplier(state.network.as_deref())
         * state.cpu_rate.unwrap_or(1.0)
 }

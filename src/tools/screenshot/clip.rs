@@ -1,79 +1,29 @@
-//! The area of one element, for a screenshot of just that element.
+//! The area of one element, for a screenshot of just that element: the element a uid
+//! names, its border box, and the clip in page coordinates (the capture's steps are in
+//! `capture.rs`).
 
-use crate::browser::{self, pages, PageId};
-use crate::cdp::generated::{dom, page as cdp_page, runtime};
+use crate::browser::{pages, PageId};
+use crate::cdp::generated::page as cdp_page;
 use crate::error::{Error, Fault};
+use crate::tools::ctx::Ctx;
 use crate::tools::snapshot::model::no_snapshot_message;
-use crate::tools::{Ctx, Done};
 
-/// The element's border box in page coordinates, after scrolling it into view (as a user
-/// would see it; lazy content gets its chance to load).
-pub(super) fn element_clip(
-    cx: &mut Ctx,
-    page: PageId,
-    uid: String,
-    done: Done<cdp_page::Viewport>,
-) {
-    let Some(p) = cx.browser.pages.get(page) else {
-        return done(cx, Err(pages::no_such_page(page)));
-    };
+/// The element `uid` names in the page's latest snapshot, as a backend node id.
+pub(super) fn element(cx: &Ctx, page: PageId, uid: &str) -> Result<i64, Error> {
+    if cx.browser.pages.get(page).is_none() {
+        return Err(pages::no_such_page(page));
+    }
     let Some(snap) = cx.snapshots.latest(page) else {
-        return done(cx, Err(Error::Invalid(no_snapshot_message(page))));
+        return Err(Error::Invalid(no_snapshot_message(page)));
     };
-    let backend = match snap.resolve(&uid) {
-        Ok(e) => e.backend_node_id,
-        Err(e) => return done(cx, Err(Error::Invalid(e.message(&uid, page)))),
-    };
-    let session = p.session.clone();
-    let scroll = dom::ScrollIntoViewIfNeededParams {
-        backend_node_id: Some(backend),
-        ..Default::default()
-    };
-    browser::send(cx, Some(&session.clone()), scroll, move |cx, r| {
-        if let Err(e) = r {
-            return done(cx, Err(node_error(e, &uid)));
-        }
-        let model = dom::GetBoxModelParams {
-            backend_node_id: Some(backend),
-            ..Default::default()
-        };
-        browser::send(cx, Some(&session.clone()), model, move |cx, r| {
-            let model = match r {
-                Ok(m) => m.model,
-                Err(e) => return done(cx, Err(node_error(e, &uid))),
-            };
-            match border_box(&model.border) {
-                Ok(b) => page_clip(cx, &session, b, done),
-                Err(message) => done(cx, Err(Error::Page(message))),
-            }
-        });
-    });
-}
-
-/// The clip for a box relative to the viewport: in page coordinates, in whole pixels.
-fn page_clip(
-    cx: &mut Ctx,
-    session: &str,
-    (x, y, w, h): (f64, f64, f64, f64),
-    done: Done<cdp_page::Viewport>,
-) {
-    let offset = runtime::EvaluateParams {
-        expression: "[visualViewport.pageLeft, visualViewport.pageTop]".into(),
-        return_by_value: Some(true),
-        ..Default::default()
-    };
-    browser::send(cx, Some(session), offset, move |cx, r| match r {
-        Ok(v) => {
-            let o = v.result.value.unwrap_or_default();
-            let (left, top) = (o[0].as_f64().unwrap_or(0.0), o[1].as_f64().unwrap_or(0.0));
-            done(cx, Ok(round_clip(x + left, y + top, w, h)))
-        }
-        Err(e) => done(cx, Err(e)),
-    });
+    match snap.resolve(uid) {
+        Ok(e) => Ok(e.backend_node_id),
+        Err(e) => Err(Error::Invalid(e.message(uid, page))),
+    }
 }
 
 /// The browser's complaint about a node, in the words the reference uses.
-fn node_error(e: Error, uid: &str) -> Error {
+pub(super) fn node_error(e: Error, uid: &str) -> Error {
     match &e {
         Error::Cdp {
             fault: Fault::NodeNotFound,
@@ -87,7 +37,7 @@ fn node_error(e: Error, uid: &str) -> Error {
 }
 
 /// The bounding box (x, y, width, height) of a quad of four points.
-fn border_box(points: &[f64]) -> Result<(f64, f64, f64, f64), String> {
+pub(super) fn border_box(points: &[f64]) -> Result<(f64, f64, f64, f64), String> {
     if points.len() != 8 {
         return Err("Node is either not visible or not an HTMLElement".into());
     }
@@ -107,7 +57,7 @@ fn border_box(points: &[f64]) -> Result<(f64, f64, f64, f64), String> {
 }
 
 /// Whole pixels, keeping the far edges where they were.
-fn round_clip(x: f64, y: f64, w: f64, h: f64) -> cdp_page::Viewport {
+pub(super) fn round_clip(x: f64, y: f64, w: f64, h: f64) -> cdp_page::Viewport {
     let (rx, ry) = (x.round(), y.round());
     cdp_page::Viewport {
         x: rx,
