@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use super::result::ToolResult;
-use super::{console, css, emulation, memory, network, performance, screencast, snapshot};
+use super::{emulation, memory, performance, screencast, snapshot};
 use crate::browser::{Browser, CallId, PageId, Runtime};
 use crate::pagetools::Tables;
 use crate::settings::Settings;
@@ -30,13 +30,13 @@ pub struct Ctx {
     pub client_roots: Option<Vec<PathBuf>>,
     /// Each page's third-party developer tools.
     pub tables: Tables,
-    pub console: PerPage<console::record::Log>,
-    pub network: PerPage<network::record::Log>,
+    pub console: PerPage<super::console::record::Log>,
+    pub network: PerPage<super::network::record::Log>,
     pub emulation: PerPage<emulation::state::State>,
     pub snapshots: snapshot::Snapshots,
     pub heap_captures: PerPage<memory::Captures>,
     pub recordings: PerPage<screencast::Recording>,
-    pub css_sheets: PerPage<css::Sheets>,
+    pub css_sheets: PerPage<super::css::sheets::Sheets>,
     /// The one performance trace recording, and the last trace's report.
     pub performance: performance::State,
 }

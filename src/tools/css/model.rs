@@ -5,16 +5,9 @@
 use std::collections::HashMap;
 
 use super::cascade::{self, Decl, Style};
+use super::sheets::Sheet;
 use super::shorthands;
 use crate::cdp::generated::css::{self, CSSRule, CSSRuleType, CSSStyle, StyleSheetOrigin};
-
-/// What the answer needs to know of a style sheet (from `CSS.styleSheetAdded`).
-#[derive(Debug, Clone, Default)]
-pub struct Sheet {
-    pub url: String,
-    pub start_line: f64,
-    pub constructed: bool,
-}
 
 /// An element: the element itself, or an ancestor styles are inherited from.
 #[derive(Debug, Clone, Default)]
