@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use super::result::ToolResult;
-use super::{emulation, memory, performance, screencast, snapshot};
+use super::{emulation, performance, screencast, snapshot};
 use crate::browser::{Browser, CallId, PageId, Runtime};
 use crate::pagetools::Tables;
 use crate::settings::Settings;
@@ -34,7 +34,7 @@ pub struct Ctx {
     pub network: PerPage<super::network::record::Log>,
     pub emulation: PerPage<emulation::state::State>,
     pub snapshots: snapshot::Snapshots,
-    pub heap_captures: PerPage<memory::Captures>,
+    pub heap_captures: PerPage<super::memory::state::Captures>,
     pub recordings: PerPage<screencast::Recording>,
     pub css_sheets: PerPage<super::css::sheets::Sheets>,
     /// The one performance trace recording, and the last trace's report.
