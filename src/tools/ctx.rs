@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use super::result::ToolResult;
-use super::{emulation, performance, screencast, snapshot};
+use super::{emulation, snapshot};
 use crate::browser::{Browser, CallId, PageId, Runtime};
 use crate::pagetools::Tables;
 use crate::settings::Settings;
@@ -35,10 +35,10 @@ pub struct Ctx {
     pub emulation: PerPage<emulation::state::State>,
     pub snapshots: snapshot::Snapshots,
     pub heap_captures: PerPage<super::memory::state::Captures>,
-    pub recordings: PerPage<screencast::Recording>,
+    pub recordings: PerPage<super::screencast::recording::Recording>,
     pub css_sheets: PerPage<super::css::sheets::Sheets>,
     /// The one performance trace recording, and the last trace's report.
-    pub performance: performance::State,
+    pub performance: super::performance::state::State,
 }
 
 impl Ctx {
