@@ -15,7 +15,7 @@ use crate::cdp::generated::css::{self, CSSStyle, StyleSheetOrigin};
 const REGISTER_PROPERTY: &str = concat!("CSS", ".registerProperty");
 
 /// The blocks, in DevTools' order.
-pub fn blocks(
+pub(super) fn blocks(
     m: &css::GetMatchedStylesForNodeReturns,
     sheets: &HashMap<String, Sheet>,
 ) -> Vec<Block> {

@@ -8,7 +8,7 @@ use crate::cdp::generated::css::{CSSContainerQuery, GetMatchedStylesForNodeRetur
 use crate::cdp::generated::dom;
 
 /// A container query's `@container` header, as the blocks write it.
-pub fn header(q: &CSSContainerQuery) -> String {
+pub(super) fn header(q: &CSSContainerQuery) -> String {
     match &q.name {
         Some(n) if !q.text.starts_with(n.as_str()) => format!("@container {n} {}", q.text),
         _ => format!("@container {}", q.text),
@@ -16,7 +16,7 @@ pub fn header(q: &CSSContainerQuery) -> String {
 }
 
 /// The container queries of every rule the element's styles show, once each.
-pub fn queries(m: &GetMatchedStylesForNodeReturns) -> Vec<CSSContainerQuery> {
+pub(super) fn queries(m: &GetMatchedStylesForNodeReturns) -> Vec<CSSContainerQuery> {
     let own = m.matched_css_rules.iter().flatten().map(|r| &r.rule);
     let inherited = m
         .inherited
@@ -40,7 +40,10 @@ pub fn queries(m: &GetMatchedStylesForNodeReturns) -> Vec<CSSContainerQuery> {
 }
 
 /// What asks the browser which element `node_id`'s query `q` is answered by.
-pub fn container_params(node_id: i64, q: &CSSContainerQuery) -> dom::GetContainerForNodeParams {
+pub(super) fn container_params(
+    node_id: i64,
+    q: &CSSContainerQuery,
+) -> dom::GetContainerForNodeParams {
     dom::GetContainerForNodeParams {
         node_id,
         container_name: q.name.clone(),
@@ -52,7 +55,7 @@ pub fn container_params(node_id: i64, q: &CSSContainerQuery) -> dom::GetContaine
 }
 
 /// Puts each container's comment (`container: …`) above its `@container` header.
-pub fn annotate(blocks: &mut [Block], comments: &[(String, String)]) {
+pub(super) fn annotate(blocks: &mut [Block], comments: &[(String, String)]) {
     for block in blocks {
         for (i, ancestor) in block.ancestors.iter().enumerate() {
             if let Some((_, comment)) = comments.iter().find(|(h, _)| h == ancestor) {

@@ -10,6 +10,7 @@ use crate::cdp::generated::network::{
     GetRequestPostDataReturns, GetResponseBodyReturns, LoadingFailedEvent, LoadingFinishedEvent,
 };
 use crate::error::Error;
+use crate::tools::base64::decode_lenient;
 use crate::tools::ctx::{Ctx, Done, Once};
 use crate::tools::files::{self, Roots};
 use crate::tools::text::cut;
@@ -106,7 +107,7 @@ pub(super) fn no_response_body(saving: bool) -> Body {
 /// The bytes of a body as CDP answers with it, base64-decoded when the answer says so.
 fn bytes_of(text: &str, base64: bool) -> Option<Vec<u8>> {
     if base64 {
-        base64_decode(text)
+        decode_lenient(text)
     } else {
         Some(text.as_bytes().to_vec())
     }
@@ -123,48 +124,10 @@ fn save(roots: &Roots, path: &str, extension: &str, data: &[u8]) -> Result<Strin
     Ok(written.display().to_string())
 }
 
-/// Standard base64 (padding optional, whitespace ignored), as CDP sends binary bodies.
-fn base64_decode(text: &str) -> Option<Vec<u8>> {
-    let mut out = Vec::with_capacity(text.len() / 4 * 3);
-    let mut acc: u32 = 0;
-    let mut bits = 0;
-    for c in text.bytes() {
-        let v = match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' | b'-' => 62,
-            b'/' | b'_' => 63,
-            b'=' => break,
-            b' ' | b'\n' | b'\r' | b'\t' => continue,
-            _ => return None,
-        };
-        acc = (acc << 6) | u32::from(v);
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-            acc &= (1 << bits) - 1;
-        }
-    }
-    Some(out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::path::{Path, PathBuf};
-
-    #[test]
-    fn base64_decodes_what_cdp_sends() {
-        assert_eq!(base64_decode("aGVsbG8=").as_deref(), Some(&b"hello"[..]));
-        assert_eq!(
-            base64_decode("AAEC/w==").as_deref(),
-            Some(&[0u8, 1, 2, 255][..])
-        );
-        assert_eq!(base64_decode("aGk").as_deref(), Some(&b"hi"[..]));
-        assert!(base64_decode("a*b").is_none());
-    }
 
     #[test]
     fn files_are_named_like_the_reference_names_them() {

@@ -9,6 +9,7 @@
 mod record;
 pub(super) mod state;
 
+use std::fmt::Display;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -110,6 +111,12 @@ fn reap(cx: &mut Ctx, done: Done<()>) {
             done(cx, Ok(()))
         }
     }
+}
+
+/// Stops the recording on `session` and drops what it recorded, then fails the call with
+/// `e`: by then a new trace may start (the browser refuses one while it is ending the last).
+fn abandon_and_fail(cx: &mut Ctx, session: &str, call: CallId, e: impl Display + 'static) {
+    record::abandon(cx, session, Box::new(move |cx, _| call::fail(cx, call, e)));
 }
 
 fn answer_line(cx: &mut Ctx, call: CallId, page: Option<PageId>, line: &str) {
@@ -279,14 +286,9 @@ impl StartTrace {
 
     /// A step failed: the call fails once nothing is recording any more.
     fn give_up(self, cx: &mut Ctx, e: Error) {
-        let call = self.call;
         match cx.performance.running.take() {
-            Some(r) => record::abandon(
-                cx,
-                &r.session,
-                Box::new(move |cx, _| call::fail(cx, call, e)),
-            ),
-            None => call::fail(cx, call, e),
+            Some(r) => abandon_and_fail(cx, &r.session, self.call, e),
+            None => call::fail(cx, self.call, e),
         }
     }
 }
@@ -408,9 +410,7 @@ impl StopTrace {
             Some(Ok(opened)) => Some(opened),
             Some(Err(failure)) => {
                 let e = failure.text(|e| format!("Could not write the trace: {e}"));
-                let call = self.call;
-                let then = Box::new(move |cx: &mut Ctx, _| call::fail(cx, call, e));
-                return record::abandon(cx, &running.session, then);
+                return abandon_and_fail(cx, &running.session, self.call, e);
             }
             None => None,
         };
