@@ -146,7 +146,9 @@ impl RequestDetail {
         if loading {
             let (session, cdp_id) = (self.session.clone(), found.cdp_id.clone());
             self.request = Some(found);
-            return bodies::when_loaded(cx, &session, &cdp_id, self.then(|_| Step::Loaded));
+            // However the wait ends, the bodies are asked for next, as the browser has them.
+            let loaded = self.then(|_| Step::Loaded);
+            return bodies::when_loaded(cx, &session, &cdp_id, loaded);
         }
         self.request = Some(found);
         self.ask_request_body(cx)
