@@ -38,11 +38,11 @@ pub struct Settings {
     pub file_roots: Vec<PathBuf>,
     /// Files anywhere, when the client offers no roots.
     pub unrestricted_paths: bool,
-    /// Tool categories and --slim (issue 10): the reference's three slim tools instead of the
+    /// Tool categories and --slim: the reference's three slim tools instead of the
     /// rest, and which categories of tools are shown.
     pub slim: bool,
     pub categories: Categories,
-    /// The reference's newer flags (issue 10 part 3).
+    /// The reference's newer flags (what they take away from or require of the tools).
     pub policies: Policies,
 }
 
@@ -129,7 +129,7 @@ impl Categories {
     }
 }
 
-// --- The reference's newer flags (issue 10 part 3) ---
+// --- The reference's newer flags ---
 
 /// `--blockedUrlPattern` / `--allowedUrlPattern`: URL patterns (URLPattern syntax, the subset
 /// without groups that `browser::url_rules` matches), at most one of the two lists non-empty.

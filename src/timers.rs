@@ -38,11 +38,11 @@ impl<A> Timers<A> {
         self.actions.remove(&id);
     }
 
-    /// How long the loop may sleep before the next live deadline.
-    pub fn next_timeout(&mut self) -> Option<Duration> {
+    /// The next live deadline.
+    pub fn next_deadline(&mut self) -> Option<Instant> {
         while let Some(Reverse((when, id))) = self.heap.peek().copied() {
             if self.actions.contains_key(&id) {
-                return Some(when.saturating_duration_since(Instant::now()));
+                return Some(when);
             }
             self.heap.pop();
         }
@@ -78,6 +78,6 @@ mod tests {
         let now = Instant::now() + Duration::from_millis(1);
         assert_eq!(t.pop_due(now), Some("b"));
         assert_eq!(t.pop_due(now), None);
-        assert!(t.next_timeout().unwrap() > Duration::from_secs(50));
+        assert!(t.next_deadline().unwrap() > Instant::now() + Duration::from_secs(50));
     }
 }

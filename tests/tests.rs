@@ -5,7 +5,7 @@
 //!   against local pages. The only kind that needs a browser; `.ci/test` runs it a second time
 //!   on full Chromium. A server the harness starts in any other kind fails its test if it
 //!   starts a browser.
-//! - [`fake`]: the server in-process over the scripted browser connection (`cdp::fake`):
+//! - [`fake`]: the server in-process over the scripted browser connection (`support::wire`):
 //!   dispatch, timing and the browser's side of a page played exactly, in milliseconds.
 //! - [`binary`]: the real binary with no browser: the protocol over stdio, flags refused at
 //!   start, shutdown before any browser, the `trace` command.

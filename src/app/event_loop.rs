@@ -205,11 +205,14 @@ fn last_words(server: &mut Server) {
 
 /// How long the loop may sleep: until the tools' or the MCP layer's next deadline.
 fn next_timeout(server: &mut Server) -> Option<Duration> {
-    let tools = server.cx.rt.timers.next_timeout();
-    let mcp = server
-        .next_deadline()
-        .map(|d| d.saturating_duration_since(Instant::now()));
-    match (tools, mcp) {
+    let deadline = next_deadline(server)?;
+    Some(deadline.saturating_duration_since(Instant::now()))
+}
+
+/// The tools' or the MCP layer's next deadline, whichever is first.
+pub(super) fn next_deadline(server: &mut Server) -> Option<Instant> {
+    let tools = server.cx.rt.timers.next_deadline();
+    match (tools, server.next_deadline()) {
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),
     }

@@ -4,11 +4,14 @@
 mod cli;
 mod event_loop;
 pub mod flags;
+mod in_process;
 mod perf;
 mod stdout;
 mod trace_cli;
 
 use std::process::ExitCode;
+
+pub use in_process::InProcess;
 use stdout::outln;
 
 use crate::log;

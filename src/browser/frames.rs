@@ -3,7 +3,7 @@
 //! frames, nested ones included, until they detach, crash or the page goes. A frame's
 //! target id is its frame id.
 
-use super::host::{Done, Host, RawEvent};
+use super::host::{Done, Flow, Host, RawEvent};
 use super::pages::{auto_attach, FrameSession, Page, PageId};
 use super::{fire, send};
 use crate::cdp::generated::{dom, inspector, runtime, target};
@@ -189,35 +189,115 @@ pub fn is_frame<H: Host>(cx: &mut H, session: &str) -> bool {
 /// session; for a frame, the top left of its `<iframe>`'s content box in the parent, added
 /// up to the page. No round trip for the page's own session. The box is read by the
 /// parent frame's script, in that frame's CSS pixels, like the element's own boxes.
-pub fn offset<H: Host>(cx: &mut H, session: &str, done: Done<H, (f64, f64)>) {
-    let parent = cx
-        .browser()
-        .pages
-        .iter()
-        .find_map(|p| frame(p, session))
-        .map(|f| (f.target_id.clone(), f.parent_session.clone()));
-    let Some((frame_id, parent)) = parent else {
-        return done(cx, Ok((0.0, 0.0)));
+pub(crate) fn offset<H: Host>(cx: &mut H, session: &str, done: Done<H, (f64, f64)>) {
+    let offset = Offset {
+        parent: String::new(),
+        boxes: Vec::new(),
+        done,
     };
-    let p = parent.clone();
-    let owner = dom::GetFrameOwnerParams { frame_id };
-    send(cx, Some(&parent), owner, move |cx, r| {
-        let backend = match r {
-            Ok(a) => a.backend_node_id,
-            Err(e) => return done(cx, Err(e)),
+    offset.up(cx, session);
+}
+
+/// The walk from a frame up to the page, one `<iframe>` at a time (see [`offset`]).
+struct Offset<H: Host> {
+    /// The session of the frame that holds the `<iframe>` measured now.
+    parent: String,
+    /// The top left of each `<iframe>`'s content box in its parent, innermost first.
+    boxes: Vec<(f64, f64)>,
+    done: Done<H, (f64, f64)>,
+}
+
+enum OffsetStep {
+    /// The `<iframe>` that holds the frame, as a node (its backend id) of its parent's
+    /// document.
+    Owner(Result<i64, Error>),
+    /// That node as a remote object of the parent's (none: the `<iframe>` is gone).
+    Resolved(Option<String>),
+    /// The top left of its content box in the parent's viewport.
+    Box(Result<serde_json::Value, Error>),
+}
+
+impl OffsetStep {
+    fn owner(r: Result<dom::GetFrameOwnerReturns, Error>) -> OffsetStep {
+        OffsetStep::Owner(r.map(|a| a.backend_node_id))
+    }
+
+    fn resolved(r: Result<dom::ResolveNodeReturns, Error>) -> OffsetStep {
+        OffsetStep::Resolved(r.ok().and_then(|a| a.object.object_id))
+    }
+
+    fn measured(r: Result<runtime::CallFunctionOnReturns, Error>) -> OffsetStep {
+        OffsetStep::Box(r.map(|a| a.result.value.unwrap_or_default()))
+    }
+}
+
+impl<H: Host> Flow<H> for Offset<H> {
+    type Step = OffsetStep;
+
+    fn next(self, cx: &mut H, step: OffsetStep) {
+        match step {
+            OffsetStep::Owner(Ok(backend)) => self.resolve(cx, backend),
+            OffsetStep::Resolved(Some(owner)) => self.measure(cx, owner),
+            OffsetStep::Resolved(None) => {
+                (self.done)(cx, Err(Error::Page("The iframe is gone.".into())))
+            }
+            OffsetStep::Box(Ok(value)) => self.measured(cx, value),
+            OffsetStep::Owner(Err(e)) | OffsetStep::Box(Err(e)) => (self.done)(cx, Err(e)),
+        }
+    }
+}
+
+impl<H: Host> Offset<H> {
+    /// Goes on from `session`: at the page's own session the walk is over.
+    fn up(mut self, cx: &mut H, session: &str) {
+        let parent = cx
+            .browser()
+            .pages
+            .iter()
+            .find_map(|p| frame(p, session))
+            .map(|f| (f.target_id.clone(), f.parent_session.clone()));
+        let Some((frame_id, parent)) = parent else {
+            // Added up from the page inwards.
+            let sum =
+                (self.boxes.iter().rev()).fold((0.0, 0.0), |(ax, ay), (x, y)| (ax + x, ay + y));
+            return (self.done)(cx, Ok(sum));
         };
+        self.parent = parent;
+        let owner = dom::GetFrameOwnerParams { frame_id };
+        let parent = self.parent.clone();
+        send(cx, Some(&parent), owner, self.then(OffsetStep::owner));
+    }
+
+    fn resolve(self, cx: &mut H, backend: i64) {
         let resolve = dom::ResolveNodeParams {
             backend_node_id: Some(backend),
             ..Default::default()
         };
-        let parent = p.clone();
-        send(cx, Some(&parent), resolve, move |cx, r| {
-            match r.ok().and_then(|a| a.object.object_id) {
-                Some(owner) => owner_box(cx, p, owner, done),
-                None => done(cx, Err(Error::Page("The iframe is gone.".into()))),
-            }
-        });
-    });
+        let parent = self.parent.clone();
+        send(cx, Some(&parent), resolve, self.then(OffsetStep::resolved));
+    }
+
+    fn measure(self, cx: &mut H, owner: String) {
+        let params = runtime::CallFunctionOnParams {
+            function_declaration: CONTENT_BOX.to_owned(),
+            object_id: Some(owner),
+            return_by_value: Some(true),
+            ..Default::default()
+        };
+        let parent = self.parent.clone();
+        send(cx, Some(&parent), params, self.then(OffsetStep::measured));
+    }
+
+    /// The `<iframe>`'s box is known: on to the frame that holds it.
+    fn measured(mut self, cx: &mut H, value: serde_json::Value) {
+        let (x, y) = (
+            value[0].as_f64().unwrap_or(0.0),
+            value[1].as_f64().unwrap_or(0.0),
+        );
+        self.boxes.push((x, y));
+        let parent = std::mem::take(&mut self.parent);
+        self.up(cx, &parent);
+    }
 }
 
 /// The top left of an `<iframe>`'s content box in its frame's viewport.
@@ -226,25 +306,6 @@ const CONTENT_BOX: &str = "function() {
   const style = getComputedStyle(this);
   return [r.left + this.clientLeft + parseFloat(style.paddingLeft), r.top + this.clientTop + parseFloat(style.paddingTop)];
 }";
-
-fn owner_box<H: Host>(cx: &mut H, parent: String, owner: String, done: Done<H, (f64, f64)>) {
-    let params = runtime::CallFunctionOnParams {
-        function_declaration: CONTENT_BOX.to_owned(),
-        object_id: Some(owner),
-        return_by_value: Some(true),
-        ..Default::default()
-    };
-    send(cx, Some(&parent.clone()), params, move |cx, r| {
-        let value = r.map(|a| a.result.value.unwrap_or_default());
-        let (x, y) = match value {
-            Ok(v) => (v[0].as_f64().unwrap_or(0.0), v[1].as_f64().unwrap_or(0.0)),
-            Err(e) => return done(cx, Err(e)),
-        };
-        let add: Done<H, (f64, f64)> =
-            Box::new(move |cx, r| done(cx, r.map(|(px, py)| (px + x, py + y))));
-        offset(cx, &parent, add);
-    });
-}
 
 /// Finds the innermost focused element, through same-process frames; answers it when it
 /// is a frame's owner (the focus is inside that frame), else null.
@@ -271,7 +332,7 @@ pub fn focused<H: Host>(cx: &mut H, session: &str, element: &str) {
 /// So when our last click or fill was in a frame that still lives, that element is focused
 /// again from the frame's own script first. Otherwise the page is asked which frame holds
 /// its focused element.
-pub fn focused_session<H: Host>(cx: &mut H, page: PageId, done: Done<H, String>) {
+pub(crate) fn focused_session<H: Host>(cx: &mut H, page: PageId, done: Done<H, String>) {
     let Some(p) = cx.browser().pages.get(page) else {
         return done(cx, Err(Error::PageGone(format!("Page {page} was closed."))));
     };
@@ -279,69 +340,137 @@ pub fn focused_session<H: Host>(cx: &mut H, page: PageId, done: Done<H, String>)
     if p.frames.is_empty() {
         return done(cx, Ok(main));
     }
-    match p.focused.clone() {
-        Some((s, _)) if s == main => done(cx, Ok(main)),
-        Some((s, element)) if frame(p, &s).is_some() => refocus(cx, s, element, done),
-        _ => descend(cx, page, main, done),
+    let (session, element) = match p.focused.clone() {
+        Some((s, _)) if s == main => return done(cx, Ok(main)),
+        Some((s, element)) if frame(p, &s).is_some() => (s, Some(element)),
+        _ => (main, None),
+    };
+    let focus = Focus {
+        page,
+        session,
+        done,
+    };
+    match element {
+        Some(element) => focus.refocus(cx, element),
+        None => focus.descend(cx),
     }
 }
 
-/// Focuses `element` of a frame from the frame's own script (blurred first when it still
-/// has the focus, so the frame tells the browser again), then answers the frame's session.
-fn refocus<H: Host>(cx: &mut H, session: String, element: String, done: Done<H, String>) {
-    let focus = runtime::CallFunctionOnParams {
-        function_declaration: REFOCUS.to_owned(),
-        object_id: Some(element),
-        ..Default::default()
-    };
-    let s = session.clone();
-    // An element that is gone leaves the keys to whatever has the focus in that frame.
-    send(cx, Some(&session), focus, move |cx, _| done(cx, Ok(s)));
+/// The walk to the session with the keyboard focus (see [`focused_session`]).
+struct Focus<H: Host> {
+    page: PageId,
+    /// Where the walk is: the page's session, then each frame the focus is inside.
+    session: String,
+    done: Done<H, String>,
+}
+
+enum FocusStep {
+    /// The focused element of `session`'s document (a remote object) when it owns a frame:
+    /// the focus is inside that frame.
+    Found(Option<String>),
+    /// That owner described: the id of the frame it holds.
+    Described(Option<String>),
+    /// The walk ended in a frame: that frame's focused element, a remote object.
+    Active(Option<String>),
+    /// The frame's element was focused again from the frame's own script.
+    Refocused,
+}
+
+impl FocusStep {
+    fn found(r: Result<runtime::EvaluateReturns, Error>) -> FocusStep {
+        FocusStep::Found(r.ok().and_then(|a| a.result.object_id))
+    }
+
+    fn described(r: Result<dom::DescribeNodeReturns, Error>) -> FocusStep {
+        FocusStep::Described(r.ok().and_then(|a| a.node.frame_id))
+    }
+
+    fn active(r: Result<runtime::EvaluateReturns, Error>) -> FocusStep {
+        FocusStep::Active(r.ok().and_then(|a| a.result.object_id))
+    }
+}
+
+impl<H: Host> Flow<H> for Focus<H> {
+    type Step = FocusStep;
+
+    fn next(mut self, cx: &mut H, step: FocusStep) {
+        match step {
+            FocusStep::Found(Some(owner)) => self.describe(cx, owner),
+            FocusStep::Found(None) => self.focus_frame(cx),
+            FocusStep::Described(frame) => {
+                match frame.and_then(|f| frame_session(cx, self.page, &f)) {
+                    Some(inner) => {
+                        self.session = inner;
+                        self.descend(cx)
+                    }
+                    None => self.focus_frame(cx),
+                }
+            }
+            FocusStep::Active(Some(element)) => self.refocus(cx, element),
+            FocusStep::Active(None) => (self.done)(cx, Ok(self.session)),
+            FocusStep::Refocused => (self.done)(cx, Ok(self.session)),
+        }
+    }
 }
 
 const REFOCUS: &str =
     "function() { if (document.activeElement === this) this.blur(); this.focus(); }";
 
-fn descend<H: Host>(cx: &mut H, page: PageId, session: String, done: Done<H, String>) {
-    let find = runtime::EvaluateParams {
-        expression: FOCUSED_FRAME.to_owned(),
-        ..Default::default()
-    };
-    let s = session.clone();
-    send(cx, Some(&session), find, move |cx, r| {
-        let Some(object_id) = r.ok().and_then(|a| a.result.object_id) else {
-            return focus_frame(cx, page, s, done);
-        };
-        let describe = dom::DescribeNodeParams {
-            object_id: Some(object_id),
+impl<H: Host> Focus<H> {
+    /// Focuses `element` of the frame from the frame's own script (blurred first when it
+    /// still has the focus, so the frame tells the browser again), then answers the frame's
+    /// session.
+    fn refocus(self, cx: &mut H, element: String) {
+        let focus = runtime::CallFunctionOnParams {
+            function_declaration: REFOCUS.to_owned(),
+            object_id: Some(element),
             ..Default::default()
         };
-        let s2 = s.clone();
-        send(cx, Some(&s), describe, move |cx, r| {
-            let frame = r.ok().and_then(|a| a.node.frame_id);
-            match frame.and_then(|f| frame_session(cx, page, &f)) {
-                Some(inner) => descend(cx, page, inner, done),
-                None => focus_frame(cx, page, s2, done),
-            }
-        });
-    });
-}
-
-/// The walk ended in `session`: a frame's is refocused (see [`focused_session`]).
-fn focus_frame<H: Host>(cx: &mut H, page: PageId, session: String, done: Done<H, String>) {
-    let main = cx.browser().pages.get(page).map(|p| p.session.clone());
-    if main.as_deref() == Some(session.as_str()) {
-        return done(cx, Ok(session));
+        let session = self.session.clone();
+        // An element that is gone leaves the keys to whatever has the focus in that frame.
+        send(
+            cx,
+            Some(&session),
+            focus,
+            self.then(|_| FocusStep::Refocused),
+        );
     }
-    let active = runtime::EvaluateParams {
-        expression: "document.activeElement".to_owned(),
-        ..Default::default()
-    };
-    let s = session.clone();
-    send(cx, Some(&session), active, move |cx, r| {
-        match r.ok().and_then(|a| a.result.object_id) {
-            Some(element) => refocus(cx, s, element, done),
-            None => done(cx, Ok(s)),
+
+    /// Asks `session`'s document whether its focused element owns a frame.
+    fn descend(self, cx: &mut H) {
+        let find = runtime::EvaluateParams {
+            expression: FOCUSED_FRAME.to_owned(),
+            ..Default::default()
+        };
+        let session = self.session.clone();
+        send(cx, Some(&session), find, self.then(FocusStep::found));
+    }
+
+    fn describe(self, cx: &mut H, owner: String) {
+        let describe = dom::DescribeNodeParams {
+            object_id: Some(owner),
+            ..Default::default()
+        };
+        let session = self.session.clone();
+        send(
+            cx,
+            Some(&session),
+            describe,
+            self.then(FocusStep::described),
+        );
+    }
+
+    /// The walk ended in `session`: a frame's is refocused (see [`focused_session`]).
+    fn focus_frame(self, cx: &mut H) {
+        let main = cx.browser().pages.get(self.page).map(|p| p.session.clone());
+        if main.as_deref() == Some(self.session.as_str()) {
+            return (self.done)(cx, Ok(self.session));
         }
-    });
+        let active = runtime::EvaluateParams {
+            expression: "document.activeElement".to_owned(),
+            ..Default::default()
+        };
+        let session = self.session.clone();
+        send(cx, Some(&session), active, self.then(FocusStep::active));
+    }
 }

@@ -216,7 +216,7 @@ pub fn arguments(settings: &Settings, profile: &Path) -> Vec<OsString> {
     if let Some((w, h)) = settings.viewport {
         args.push(format!("--window-size={w},{h}").into());
     }
-    // --proxyServer (issue 10 part 3), before --chromeArg as in the reference.
+    // --proxyServer, before --chromeArg as in the reference.
     if let Some(proxy) = &settings.policies.proxy_server {
         args.push(format!("--proxy-server={proxy}").into());
     }

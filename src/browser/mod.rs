@@ -8,6 +8,7 @@ pub mod host;
 mod ids;
 pub mod launch;
 pub mod navigation;
+mod open;
 pub mod pages;
 pub mod url_rules;
 
@@ -15,15 +16,16 @@ pub mod waiters;
 
 pub use host::{Action, Done, Flow, Host, Once, RawEvent, Runtime};
 pub use ids::{CallId, Owner, PageId};
+pub use open::{open, open_blank, open_isolated, with_page};
 
 use std::collections::HashMap;
 use std::time::Duration;
 
-use mio::{Interest, Token};
+use mio::Token;
 use serde_json::{json, Value};
 
 use crate::cdp::message::{self, Incoming};
-use crate::cdp::{pipe::Pipe, websocket, Command, Transport};
+use crate::cdp::{pipe::Pipe, websocket, Command, Connection};
 use crate::error::{Error, Result};
 use crate::log::log;
 use crate::settings::BrowserSource;
@@ -52,14 +54,14 @@ pub struct Tokens {
 }
 
 /// Makes the browser connection in place of `Settings::source` (a test's scripted browser).
-pub type Connector = Box<dyn FnMut() -> std::result::Result<Transport, String>>;
+pub type Connector = Box<dyn FnMut() -> std::result::Result<Box<dyn Connection>, String>>;
 
 pub struct Browser<H> {
     pub phase: Phase,
     registry: mio::Registry,
     tokens: Tokens,
     connector: Option<Connector>,
-    transport: Option<Transport>,
+    transport: Option<Box<dyn Connection>>,
     process: Option<launch::Process>,
     next_id: u64,
     pending: HashMap<u64, Pending<H>>,
@@ -103,10 +105,10 @@ impl<H> Browser<H> {
     }
 
     /// Every connection (the first and each after a loss) is made by `connector` instead
-    /// of from the settings: how tests put a scripted browser (`cdp::fake`) on the wire.
+    /// of from the settings: how tests put a scripted browser on the wire.
     pub fn connect_with(
         &mut self,
-        connector: impl FnMut() -> std::result::Result<Transport, String> + 'static,
+        connector: impl FnMut() -> std::result::Result<Box<dyn Connection>, String> + 'static,
     ) {
         self.connector = Some(Box::new(connector));
     }
@@ -198,6 +200,19 @@ pub fn send<H: Host, C: Command>(
     )
 }
 
+/// Sends a typed command whose answer comes back into `flow` as `step(answer)`.
+pub fn send_then<H: Host, C: Command, F: Flow<H>>(
+    cx: &mut H,
+    session: Option<&str>,
+    params: C,
+    flow: F,
+    step: fn(Result<C::Returns>) -> F::Step,
+) where
+    C::Returns: 'static,
+{
+    send(cx, session, params, move |cx, r| flow.next(cx, step(r)));
+}
+
 /// Sends a command whose answer nobody needs; failures are logged.
 pub fn fire<H: Host, C: Command>(cx: &mut H, session: Option<&str>, params: C) {
     send(cx, session, params, |_, r| {
@@ -238,31 +253,23 @@ fn connect<H: Host>(cx: &mut H) -> std::result::Result<(), String> {
         (None, BrowserSource::Launch) => {
             let (process, sender, receiver) = launch::launch(&settings)?;
             b.process = Some(process);
-            Transport::Pipe(Pipe::new(sender, receiver))
+            Box::new(Pipe::new(sender, receiver))
         }
         (None, BrowserSource::BrowserUrl(url)) => {
             let headers = &settings.policies.ws_headers;
             let ws_url = websocket::lookup_ws_url(url, headers)?;
-            Transport::Ws(websocket::WsConn::connect(&ws_url, headers)?)
+            Box::new(websocket::WsConn::connect(&ws_url, headers)?)
         }
-        (None, BrowserSource::WsEndpoint(url)) => Transport::Ws(websocket::WsConn::connect(
-            url,
-            &settings.policies.ws_headers,
-        )?),
+        (None, BrowserSource::WsEndpoint(url)) => {
+            let headers = &settings.policies.ws_headers;
+            Box::new(websocket::WsConn::connect(url, headers)?)
+        }
     };
     b.transport = Some(transport);
     let (registry, tokens) = (&b.registry, b.tokens);
     let registered = match b.transport.as_mut() {
-        Some(Transport::Pipe(p)) => registry
-            .register(&mut p.from_browser, tokens.read, Interest::READABLE)
-            .and_then(|_| registry.register(&mut p.to_browser, tokens.write, Interest::WRITABLE)),
-        Some(Transport::Ws(w)) => registry.register(
-            w.socket(),
-            tokens.read,
-            Interest::READABLE | Interest::WRITABLE,
-        ),
-        // Nothing to watch: the test hands its messages over itself (`on_readable`).
-        Some(Transport::Fake(_)) | None => Ok(()),
+        Some(t) => t.register(registry, tokens.read, tokens.write),
+        None => Ok(()),
     };
     registered.map_err(|e| format!("cannot watch the browser connection: {e}"))
 }
@@ -289,7 +296,7 @@ fn start<H: Host>(cx: &mut H) {
     });
     use crate::cdp::generated::target;
     if cx.settings().policies.accept_insecure_certs {
-        // --acceptInsecureCerts (issue 10 part 3), as the reference's Puppeteer does it: for
+        // --acceptInsecureCerts, as the reference's Puppeteer does it: for
         // the whole browser, before any page loads.
         let ignore =
             crate::cdp::generated::security::SetIgnoreCertificateErrorsParams { ignore: true };
@@ -333,7 +340,7 @@ fn start<H: Host>(cx: &mut H) {
 pub fn on_readable<H: Host>(cx: &mut H) {
     let mut messages = Vec::new();
     let status = match cx.browser().transport.as_mut() {
-        Some(t) => t.read(|m| messages.push(message::decode(m))),
+        Some(t) => t.read(&mut |m| messages.push(message::decode(m))),
         None => return,
     };
     for m in messages {
@@ -457,17 +464,7 @@ pub fn lost<H: Host>(cx: &mut H, reason: &str) {
 fn teardown<H: Host>(cx: &mut H) {
     let b = cx.browser();
     if let Some(transport) = b.transport.as_mut() {
-        let registry = &b.registry;
-        match transport {
-            Transport::Pipe(p) => {
-                let _ = registry.deregister(&mut p.from_browser);
-                let _ = registry.deregister(&mut p.to_browser);
-            }
-            Transport::Ws(w) => {
-                let _ = registry.deregister(w.socket());
-            }
-            Transport::Fake(_) => {}
-        }
+        transport.deregister(&b.registry);
     }
     b.transport = None;
     if let Some(mut process) = b.process.take() {

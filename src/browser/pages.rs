@@ -73,7 +73,7 @@ pub struct Pages<H> {
     /// Calls waiting for a page to be attached and initialised, by target id.
     waiting: Vec<(String, Owner, Done<H, PageId>)>,
     /// `new_page`'s isolated contexts: the agent's name and the browser's context id.
-    contexts: Vec<(String, String)>,
+    pub(super) contexts: Vec<(String, String)>,
 }
 
 impl<H> Default for Pages<H> {
@@ -152,7 +152,7 @@ pub fn attached<H: Host>(cx: &mut H, e: target::AttachedToTargetEvent) {
         return;
     }
     // A page already open on a URL the rules forbid, when we connect: left alone, unseen
-    // (as the reference leaves it; issue 10 part 3).
+    // (as the reference leaves it).
     let starting = cx.browser().phase == super::Phase::Starting;
     if starting && !super::url_rules::allowed(&cx.settings().policies.url_rules, &info.url) {
         fire(
@@ -222,7 +222,7 @@ fn initialize<H: Host>(cx: &mut H, id: PageId, session: String, paused: bool) {
     );
 }
 
-/// `--blockedUrlPattern` / `--allowedUrlPattern` (issue 10 part 3): the browser refuses
+/// `--blockedUrlPattern` / `--allowedUrlPattern`: the browser refuses
 /// matching requests (navigations and subresources) by taking them offline, set before the
 /// target runs.
 fn apply_url_rules<H: Host>(cx: &mut H, session: &str, enable_network: bool) {
@@ -305,39 +305,6 @@ pub fn clear<H: Host>(cx: &mut H, err: Error) {
     }
 }
 
-/// Runs `done` with the page a call works on: `requested` (a `pageId` argument) or the
-/// selected page, starting the browser and opening a page if there is none.
-pub fn with_page<H: Host>(cx: &mut H, requested: Option<PageId>, done: Done<H, PageId>) {
-    super::ready(
-        cx,
-        Box::new(move |cx, r| {
-            if let Err(e) = r {
-                return done(cx, Err(e));
-            }
-            let pages = &cx.browser().pages;
-            let id = match requested {
-                Some(id) => match pages.get(id) {
-                    Some(_) => id,
-                    None => return done(cx, Err(no_such_page(id))),
-                },
-                None => match pages.selected.or_else(|| pages.list.first().map(|p| p.id)) {
-                    Some(id) => id,
-                    None => return open_blank(cx, done),
-                },
-            };
-            let Some(page) = cx.browser().pages.get(id) else {
-                return done(cx, Err(no_such_page(id)));
-            };
-            if page.initialized {
-                done(cx, Ok(id))
-            } else {
-                let target = page.target_id.clone();
-                when_ready(cx, target, done)
-            }
-        }),
-    );
-}
-
 /// Calls that run code in a page fail at once on a crashed one: until it is navigated, the
 /// browser leaves such commands unanswered.
 pub fn not_crashed<H>(pages: &Pages<H>, id: PageId) -> Result<()> {
@@ -351,75 +318,6 @@ pub fn not_crashed<H>(pages: &Pages<H>, id: PageId) -> Result<()> {
 /// An unknown page id, in the reference's words (the id is in the call for the agent to see).
 pub fn no_such_page(_id: PageId) -> Error {
     Error::Invalid("No page found".into())
-}
-
-/// Opens an about:blank tab and runs `done` when it is ready.
-pub fn open_blank<H: Host>(cx: &mut H, done: Done<H, PageId>) {
-    open(cx, false, done)
-}
-
-/// Opens a new about:blank tab (navigation is the caller's) and runs `done` when ready.
-pub fn open<H: Host>(cx: &mut H, background: bool, done: Done<H, PageId>) {
-    open_in(cx, background, None, done)
-}
-
-/// Opens a new about:blank tab in the browser context `context`, or the default one.
-fn open_in<H: Host>(cx: &mut H, background: bool, context: Option<String>, done: Done<H, PageId>) {
-    let params = target::CreateTargetParams {
-        url: "about:blank".into(),
-        background: Some(background),
-        browser_context_id: context,
-        ..Default::default()
-    };
-    send(cx, None, params, move |cx, r| match r {
-        Ok(created) => when_ready(cx, created.target_id, done),
-        Err(e) => done(cx, Err(e)),
-    });
-}
-
-/// Opens a new about:blank tab in the isolated context named `name` (cookies and storage
-/// shared with its other pages only), creating the context on first use; without a name, in
-/// the default context.
-pub fn open_isolated<H: Host>(
-    cx: &mut H,
-    background: bool,
-    name: Option<String>,
-    done: Done<H, PageId>,
-) {
-    let Some(name) = name else {
-        return open(cx, background, done);
-    };
-    let known = cx.browser().pages.contexts.iter().find(|(n, _)| *n == name);
-    if let Some((_, id)) = known {
-        let id = id.clone();
-        return open_in(cx, background, Some(id), done);
-    }
-    let params = target::CreateBrowserContextParams::default();
-    send(cx, None, params, move |cx, r| match r {
-        Ok(created) => {
-            let made = created.browser_context_id;
-            let id = keep_context(cx, name, made);
-            open_in(cx, background, Some(id), done)
-        }
-        Err(e) => done(cx, Err(e)),
-    });
-}
-
-/// Records the context made for `name` and returns the one its pages go to. Two calls that
-/// name the same new context may both be creating it at once: the first answer wins, and the
-/// later context is disposed, so that the name's pages share one context (its cookies).
-fn keep_context<H: Host>(cx: &mut H, name: String, made: String) -> String {
-    let contexts = &mut cx.browser().pages.contexts;
-    if let Some((_, id)) = contexts.iter().find(|(n, _)| *n == name) {
-        let id = id.clone();
-        let params = target::DisposeBrowserContextParams {
-            browser_context_id: made,
-        };
-        fire(cx, None, params);
-        return id;
-    }
-    contexts.push((name, made.clone()));
-    made
 }
 
 /// The page's session if it still exists, else the error a call should report.

@@ -7,7 +7,8 @@ use std::collections::HashSet;
 
 use serde_json::{json, Value};
 
-use super::table::{PageTool, Table};
+use super::table::Table;
+use super::tool::PageTool;
 use super::webmcp;
 
 const MAX_NAME: usize = 64;

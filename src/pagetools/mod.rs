@@ -7,24 +7,26 @@
 //! This layer knows pages and their tables, and nothing of MCP or of the other tools: it is
 //! generic over a [`PageHost`], the state that holds the tables.
 
+mod discovery;
 pub mod exposed;
 pub mod guard;
 pub mod limits;
 pub mod page_code;
 pub mod run;
 pub mod table;
+mod tool;
 pub mod webmcp;
 
 use std::collections::HashMap;
-use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::browser::{self, pages, Done, Host, PageId, RawEvent};
+use crate::browser::{self, Host, PageId, RawEvent};
 use crate::cdp::generated::{page as cdp_page, runtime};
 use crate::error::Error;
 use crate::log::log;
 
+pub use discovery::{discover, ensure_current};
 pub use table::Table;
 
 /// The state page tools run against: the browser's, plus every page's table.
@@ -114,94 +116,12 @@ mod join;
 /// The binding through which the shim reports tables the server did not ask for.
 pub const BINDING: &str = "__dtmcp_notify";
 
-/// Dispatches discovery in the page and installs the resulting table. Never fails the
-/// caller: a page without the shim (or without a document) simply has no tools.
-pub fn discover<H: PageHost>(cx: &mut H, page: PageId, done: Done<H, ()>) {
-    let Some(p) = cx.browser().pages.get(page) else {
-        return done(cx, Ok(()));
-    };
-    if p.crashed {
-        return done(cx, Ok(()));
-    }
-    let session = p.session.clone();
-    let document = p.document;
-    // With the seq of the table we hold, an unchanged table comes back as that number
-    // alone: no report to transfer, parse and compare on every list.
-    let known = match cx.tables().entry(page).seq {
-        Some(seq) => seq.to_string(),
-        None => String::new(),
-    };
-    let expression =
-        format!("window.__dtmcp && window.__dtmcp.shim ? window.__dtmcp.discover({known}) : null");
-    let s2 = session.clone();
-    browser::send(cx, Some(&session), by_value(expression), move |cx, r| {
-        let Ok(answer) = r else {
-            return done(cx, Ok(()));
-        };
-        if !shim_answers(cx, page) {
-            // window.__dtmcp here may be the page's own: nothing it says is a table.
-            return done(cx, Ok(()));
-        }
-        match answer.result.value {
-            Some(report @ Value::Object(_)) => apply(cx, page, document, &report),
-            Some(Value::Number(seq)) => {
-                // The table we hold is the page's current one.
-                let current = cx
-                    .browser()
-                    .pages
-                    .get(page)
-                    .is_some_and(|p| p.document == document);
-                let table = cx.tables().entry(page);
-                if current && table.seq == seq.as_u64() {
-                    table.confirm();
-                }
-            }
-            // No shim in this document (it was created before we attached, or the page
-            // replaced it): install it and ask once more.
-            _ if answer.exception_details.is_none() => {
-                return install_and_discover(cx, page, s2, document, done)
-            }
-            _ => {}
-        }
-        done(cx, Ok(()))
-    });
-}
-
-/// `Runtime.evaluate` of `expression`, awaited, answered by value.
-fn by_value(expression: String) -> runtime::EvaluateParams {
-    runtime::EvaluateParams {
-        expression,
-        await_promise: Some(true),
-        return_by_value: Some(true),
-        ..Default::default()
-    }
-}
-
-fn install_and_discover<H: PageHost>(
-    cx: &mut H,
-    page: PageId,
-    session: String,
-    document: u64,
-    done: Done<H, ()>,
-) {
-    let shim = cx.tables().entry(page).guard.late_shim(document);
-    let expression = format!("{shim}\n;window.__dtmcp ? window.__dtmcp.discover() : null");
-    browser::send(cx, Some(&session), by_value(expression), move |cx, r| {
-        if let Ok(Some(report @ Value::Object(_))) = r.map(|a| a.result.value) {
-            if shim_answers(cx, page) {
-                apply(cx, page, document, &report);
-            }
-        }
-        done(cx, Ok(()))
-    });
-}
-
 /// Whether the page's main context is one whose shim said hello: there the evaluations
 /// of `window.__dtmcp…` reach the shim (answers arrive after the hello: the shim sends it
 /// while it installs, before any discover() it answers).
 /// A document that existed before the server attached answers as the page's own (see
 /// `Guard::preexisting`).
-fn shim_answers<H: PageHost>(cx: &mut H, page: PageId) -> bool {
+pub(super) fn shim_answers<H: PageHost>(cx: &mut H, page: PageId) -> bool {
     let Some(p) = cx.browser().pages.get(page) else {
         return false;
     };
@@ -211,7 +131,7 @@ fn shim_answers<H: PageHost>(cx: &mut H, page: PageId) -> bool {
 }
 
 /// Installs a report for the page, if it is still about the same document.
-fn apply<H: PageHost>(cx: &mut H, page: PageId, document: u64, report: &Value) {
+pub(super) fn apply<H: PageHost>(cx: &mut H, page: PageId, document: u64, report: &Value) {
     let Some(p) = cx.browser().pages.get(page) else {
         return;
     };
@@ -251,48 +171,6 @@ fn on_binding<H: PageHost>(cx: &mut H, page: PageId, e: runtime::BindingCalledEv
         Some("groups") => apply(cx, page, document, &message["report"]),
         _ => {}
     }
-}
-
-/// How long a call on a page whose new document is still loading waits for its load event
-/// before discovering anyway.
-const LOAD_WAIT: Duration = Duration::from_secs(3);
-
-/// Makes sure the page's table belongs to its current document, discovering if needed.
-/// A document that is still loading (the page navigated itself a moment ago) may not have
-/// registered its tools yet: discovery waits for its load event first (bounded), unless the
-/// shim reports the tools earlier.
-pub fn ensure_current<H: PageHost>(cx: &mut H, page: PageId, done: Done<H, ()>) {
-    let table = cx.tables().entry(page);
-    let (discovered, navigating) = (table.discovered, table.navigating);
-    let Some(p) = cx.browser().pages.get(page) else {
-        return done(cx, Err(pages::no_such_page(page)));
-    };
-    if discovered {
-        return done(cx, Ok(()));
-    }
-    let loading = !p.crashed
-        && (navigating
-            || (!p.loader_id.is_empty()
-                && p.loaded_loader.as_deref() != Some(p.loader_id.as_str())));
-    if !loading {
-        return discover(cx, page, done);
-    }
-    let (session, frame) = (p.session.clone(), p.target_id.clone());
-    browser::waiters::wait(
-        cx,
-        &session,
-        move |e: &cdp_page::LifecycleEventEvent| e.name == "load" && e.frame_id == frame,
-        LOAD_WAIT,
-        "the page did not finish loading".into(),
-        Box::new(move |cx, _| {
-            let discovered = cx.tables_ref().get(page).is_some_and(|t| t.discovered);
-            match cx.browser().pages.get(page) {
-                Some(_) if discovered => done(cx, Ok(())),
-                Some(_) => discover(cx, page, done),
-                None => done(cx, Err(pages::no_such_page(page))),
-            }
-        }),
-    );
 }
 
 /// Splits the shim's ENVELOPE into its header and body. The body keeps the envelope's

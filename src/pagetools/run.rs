@@ -1,8 +1,11 @@
 //! Running one page tool: its arguments checked against the schema compiled when the tool
-//! arrived, the request to the shim's runner, the runner's ENVELOPE decoded, the rest of a
-//! truncated result fetched for `filePath`, and the elements a result holds handed back for
-//! uids. What needs snapshots (`{uid}` arguments, uids for returned elements) is the
-//! caller's: a run takes remote objects and gives backend node ids.
+//! arrived, the request to the shim's runner, the runner's ENVELOPE decoded, the elements a
+//! result holds described for uids, and the text delivered (the rest of a truncated result
+//! fetched for `filePath`). What needs snapshots (`{uid}` arguments, uids for returned
+//! elements) is the caller's: a run takes remote objects and gives backend node ids.
+//!
+//! A run is two flows: [`InPage`] (the run's answer, then its elements described one by one)
+//! and [`Delivery`] (the text inline, or whole in the file, fetched piece by piece).
 
 use std::io::Write;
 
@@ -10,7 +13,7 @@ use serde_json::{json, Value};
 
 use super::page_code::{exception_message, page_error};
 use super::{split_envelope, table, PageHost};
-use crate::browser::{self, pages, Done, PageId};
+use crate::browser::{self, pages, Done, Flow, PageId};
 use crate::cdp::generated::{dom, runtime};
 use crate::error::Error;
 use crate::schema_problems;
@@ -22,6 +25,10 @@ const PIECE_UNITS: u64 = 4_000_000;
 /// shim takes it), and what stands there: a `{uid}` before resolution, an object id after.
 pub type Place = (Vec<Value>, String);
 
+/// The file a result is written to: the path as the agent gave it (for the answer), and the
+/// file the tools layer opened there.
+pub type Output = Option<(String, std::fs::File)>;
+
 /// One call of a page tool, its element arguments resolved to remote objects.
 pub struct Run {
     pub page: PageId,
@@ -30,9 +37,8 @@ pub struct Run {
     pub params: Value,
     /// Each element argument: where it goes in `params`, and its remote object id.
     pub elements: Vec<Place>,
-    /// Write the whole result to this file instead of answering with it: the path as the
-    /// agent gave it (for the answer), and the file the tools layer opened there.
-    pub output: Option<(String, std::fs::File)>,
+    /// Write the whole result to this file instead of answering with it.
+    pub output: Output,
 }
 
 /// How a run ended.
@@ -48,15 +54,16 @@ pub struct Returned {
     /// Each element's backend node id, by its index in the result (`None`: not a node any
     /// more, or it could not be described).
     pub backend_ids: Vec<Option<i64>>,
+    /// The run's id in the page, which holds its result and elements until released.
     run: Value,
-    delivery: Delivery,
+    target: Target,
 }
 
-/// What the last step of a run needs to know.
-struct Delivery {
+/// Where a run's text goes: the page that holds it, and the file, if any.
+struct Target {
     page: PageId,
     session: String,
-    output: Option<(String, std::fs::File)>,
+    output: Output,
 }
 
 /// Checks `params` against the tool's schema and finds the places that give an element as
@@ -92,8 +99,9 @@ pub fn check<H: PageHost>(
     Ok(table::element_places(&tool.input_schema, params))
 }
 
-/// Runs the tool in the page. A run the page's navigation cut short marks its table: the
-/// next call waits for the new document's tools.
+/// Runs the tool in the page; `done` gets the answer's lines, or the elements to give uids.
+/// A run the page's navigation cut short marks its table: the next call waits for the new
+/// document's tools.
 pub fn start<H: PageHost>(cx: &mut H, mut run: Run, done: Done<H, Outcome>) {
     let Some(p) = cx.browser_ref().pages.get(run.page) else {
         return done(cx, Err(pages::no_such_page(run.page)));
@@ -115,35 +123,153 @@ pub fn start<H: PageHost>(cx: &mut H, mut run: Run, done: Done<H, Outcome>) {
         })
         .collect();
     let options = json!({"elementKeys": keys, "maxChars": max_chars});
-    let page = run.page;
-    let delivery = Delivery {
-        page,
-        session: session.clone(),
-        output: run.output.take(),
-    };
-    let then = move |cx: &mut H, r: Result<(Value, String), Error>| match r {
-        Ok((header, body)) => answer(cx, delivery, header, body, done),
-        Err(e) => {
-            if matches!(e, Error::PageGone(_)) && cx.browser_ref().pages.get(page).is_some() {
-                cx.tables().entry(page).mark_navigating();
-            }
-            done(cx, Err(e))
-        }
+    let flow = InPage {
+        target: Target {
+            page: run.page,
+            session: session.clone(),
+            output: run.output.take(),
+        },
+        done,
+        run: Value::Null,
+        stashed: None,
+        count: 0,
+        backend_ids: Vec::new(),
     };
     let s = Some(session.as_str());
     match request(run, context, options) {
-        Request::Call(call) => {
-            browser::send(cx, s, call, move |cx, r| {
-                let r = r.map_err(page_error);
-                then(cx, r.and_then(|a| envelope(a.result, a.exception_details)))
-            });
+        Request::Call(call) => browser::send_then(cx, s, call, flow, |r| {
+            Step::Answered(r.and_then(|a| envelope(a.result, a.exception_details)))
+        }),
+        Request::Evaluate(evaluate) => browser::send_then(cx, s, evaluate, flow, |r| {
+            Step::Answered(r.and_then(|a| envelope(a.result, a.exception_details)))
+        }),
+    }
+}
+
+/// A run in the page: its answer, then, when its result holds elements, each element
+/// described for its backend node id. [`InPage::next`] is the whole story.
+struct InPage<H> {
+    target: Target,
+    done: Done<H, Outcome>,
+    /// The run's id in the page.
+    run: Value,
+    /// The array of the run's elements, held in the page, and how many it holds.
+    stashed: Option<String>,
+    count: u64,
+    backend_ids: Vec<Option<i64>>,
+}
+
+enum Step {
+    /// The runner's envelope: its header and body.
+    Answered(Result<(Value, String), Error>),
+    /// The array of the result's elements, as a remote object (`None`: the page no longer
+    /// holds them).
+    Stashed(Result<Option<String>, Error>),
+    /// The next element of that array, as a remote object.
+    Element(Result<Option<String>, Error>),
+    /// Its backend node id.
+    Described(Result<i64, Error>),
+}
+
+impl<H: PageHost> Flow<H> for InPage<H> {
+    type Step = Step;
+
+    fn next(mut self, cx: &mut H, step: Step) {
+        match step {
+            Step::Answered(Ok((header, body))) => self.answered(cx, header, body),
+            Step::Answered(Err(e)) => self.failed(cx, page_error(e)),
+            // An element that cannot be had keeps no uid; the run goes on.
+            Step::Stashed(r) => {
+                self.stashed = r.ok().flatten();
+                self.describe_next(cx)
+            }
+            Step::Element(Ok(Some(object))) => {
+                let describe = dom::DescribeNodeParams {
+                    object_id: Some(object),
+                    ..Default::default()
+                };
+                let session = self.target.session.clone();
+                browser::send_then(cx, Some(&session), describe, self, |r| {
+                    Step::Described(r.map(|a| a.node.backend_node_id))
+                });
+            }
+            Step::Element(_) | Step::Described(Err(_)) => {
+                self.backend_ids.push(None);
+                self.describe_next(cx)
+            }
+            Step::Described(Ok(id)) => {
+                self.backend_ids.push(Some(id));
+                self.describe_next(cx)
+            }
         }
-        Request::Evaluate(evaluate) => {
-            browser::send(cx, s, evaluate, move |cx, r| {
-                let r = r.map_err(page_error);
-                then(cx, r.and_then(|a| envelope(a.result, a.exception_details)))
-            });
+    }
+}
+
+impl<H: PageHost> InPage<H> {
+    /// A run the page's navigation cut short marks its table: the next call waits for the
+    /// new document's tools.
+    fn failed(self, cx: &mut H, e: Error) {
+        let page = self.target.page;
+        if matches!(e, Error::PageGone(_)) && cx.browser_ref().pages.get(page).is_some() {
+            cx.tables().entry(page).mark_navigating();
         }
+        (self.done)(cx, Err(e))
+    }
+
+    /// The runner answered: an error, plain text to deliver, or a result holding elements.
+    fn answered(mut self, cx: &mut H, header: Value, body: String) {
+        if header["ok"] != true {
+            return (self.done)(cx, Err(Error::Page(body)));
+        }
+        self.count = header["elements"].as_u64().unwrap_or(0);
+        if self.count == 0 {
+            let done = self.done;
+            let lines = Box::new(move |cx: &mut H, r: Result<Vec<String>, Error>| {
+                done(cx, r.map(Outcome::Lines))
+            });
+            return deliver(cx, self.target, &header, body, lines);
+        }
+        self.run = header["run"].clone();
+        let request = runtime::EvaluateParams {
+            expression: format!("window.__dtmcp.stashed({})", self.run),
+            return_by_value: Some(false),
+            ..Default::default()
+        };
+        let session = self.target.session.clone();
+        browser::send_then(cx, Some(&session), request, self, |r| {
+            Step::Stashed(r.map(|a| a.result.object_id))
+        });
+    }
+
+    /// Asks for the next stashed element, or, when all are described, answers with them.
+    fn describe_next(self, cx: &mut H) {
+        let index = self.backend_ids.len() as u64;
+        let Some(array) = self.stashed.clone().filter(|_| index < self.count) else {
+            return self.described_all(cx);
+        };
+        let request = runtime::CallFunctionOnParams {
+            function_declaration: "function(i) { return this[i]; }".into(),
+            object_id: Some(array),
+            arguments: Some(vec![by_value(json!(index))]),
+            ..Default::default()
+        };
+        let session = self.target.session.clone();
+        browser::send_then(cx, Some(&session), request, self, |r| {
+            Step::Element(r.map(|a| a.result.object_id))
+        });
+    }
+
+    fn described_all(self, cx: &mut H) {
+        if let Some(array) = self.stashed {
+            let release = runtime::ReleaseObjectParams { object_id: array };
+            browser::fire(cx, Some(&self.target.session), release);
+        }
+        let returned = Returned {
+            backend_ids: self.backend_ids,
+            run: self.run,
+            target: self.target,
+        };
+        (self.done)(cx, Ok(Outcome::Elements(returned)))
     }
 }
 
@@ -222,38 +348,6 @@ fn envelope(
     }
 }
 
-fn answer<H: PageHost>(
-    cx: &mut H,
-    delivery: Delivery,
-    header: Value,
-    body: String,
-    done: Done<H, Outcome>,
-) {
-    if header["ok"] != true {
-        return done(cx, Err(Error::Page(body)));
-    }
-    let count = header["elements"].as_u64().unwrap_or(0);
-    if count == 0 {
-        return deliver(cx, delivery, header, body, Box::new(lines_outcome(done)));
-    }
-    let run = header["run"].clone();
-    let (session, r2) = (delivery.session.clone(), run.clone());
-    element_backend_ids(cx, session, run, count, move |cx, backend_ids| {
-        let returned = Returned {
-            backend_ids,
-            run: r2,
-            delivery,
-        };
-        done(cx, Ok(Outcome::Elements(returned)))
-    });
-}
-
-fn lines_outcome<H: PageHost>(
-    done: Done<H, Outcome>,
-) -> impl FnOnce(&mut H, Result<Vec<String>, Error>) {
-    move |cx, r| done(cx, r.map(Outcome::Lines))
-}
-
 /// Prints a run's result with each element's uid (by index; an element without one keeps
 /// its `stashed-<i>` mark), and delivers it like any other result.
 pub fn render<H: PageHost>(
@@ -262,34 +356,34 @@ pub fn render<H: PageHost>(
     uids: Vec<Value>,
     done: Done<H, Vec<String>>,
 ) {
-    let Returned { run, delivery, .. } = returned;
+    let Returned { run, target, .. } = returned;
     let request = runtime::EvaluateParams {
         expression: format!("window.__dtmcp.render({run}, {})", Value::Array(uids)),
         return_by_value: Some(true),
         ..Default::default()
     };
-    let session = delivery.session.clone();
+    let session = target.session.clone();
     browser::send(cx, Some(&session), request, move |cx, r| {
         match r
             .map_err(page_error)
             .and_then(|a| envelope(a.result, a.exception_details))
         {
-            Ok((header, body)) => deliver(cx, delivery, header, body, done),
+            Ok((header, body)) => deliver(cx, target, &header, body, done),
             Err(e) => done(cx, Err(e)),
         }
     });
 }
 
-/// The last step of a run: the text inline (capped, with a marker) or whole in `filePath`
+/// The last step of a run: the text inline (capped, with a marker) or whole in the file
 /// (fetching what the first answer left out), then the page forgets what it kept for the run.
 fn deliver<H: PageHost>(
     cx: &mut H,
-    delivery: Delivery,
-    header: Value,
+    target: Target,
+    header: &Value,
     body: String,
     done: Done<H, Vec<String>>,
 ) {
-    if let Err(e) = pages::session_of(&cx.browser_ref().pages, delivery.page) {
+    if let Err(e) = pages::session_of(&cx.browser_ref().pages, target.page) {
         return done(cx, Err(e));
     }
     let truncated = header["truncated"] == true;
@@ -297,7 +391,7 @@ fn deliver<H: PageHost>(
     // there anything to release (and a needless command would cost a write per call).
     let retained = truncated || header["elements"].as_u64().unwrap_or(0) > 0;
     let release = Release {
-        session: delivery.session.clone(),
+        session: target.session.clone(),
         run: header["run"].clone(),
         retained,
     };
@@ -306,7 +400,7 @@ fn deliver<H: PageHost>(
         release.send(cx);
         return done(cx, Ok(vec!["Tool returned no result.".into()]));
     }
-    let Some((path, mut file)) = delivery.output else {
+    let Some((path, mut file)) = target.output else {
         let mut lines = vec![body];
         if truncated {
             let cap = cx.settings().max_result_bytes;
@@ -317,34 +411,27 @@ fn deliver<H: PageHost>(
         release.send(cx);
         return done(cx, Ok(lines));
     };
-    let saved = format!("Tool result saved to {path}.");
-    let could_not =
-        move |e: &dyn std::fmt::Display| Error::Invalid(format!("Could not write {path}: {e}"));
     if let Err(e) = file.write_all(body.as_bytes()) {
-        return done(cx, Err(could_not(&e)));
+        return done(cx, Err(could_not_write(&path, &e)));
     }
     if !truncated {
         release.send(cx);
-        return done(cx, Ok(vec![saved]));
+        return done(cx, Ok(vec![format!("Tool result saved to {path}.")]));
     }
-    let piece = Piece {
-        session: delivery.session,
-        run: release.run.clone(),
-        offset: body.encode_utf16().count() as u64,
-        total,
-    };
-    write_rest(
-        cx,
-        piece,
+    let offset = body.encode_utf16().count() as u64;
+    let rest = Rest {
+        release,
+        path,
         file,
-        Box::new(move |cx, r| {
-            release.send(cx);
-            match r {
-                Ok(()) => done(cx, Ok(vec![saved])),
-                Err(e) => done(cx, Err(could_not(&e))),
-            }
-        }),
-    );
+        offset,
+        total,
+        done,
+    };
+    rest.fetch(cx);
+}
+
+fn could_not_write(path: &str, e: &dyn std::fmt::Display) -> Error {
+    Error::Invalid(format!("Could not write {path}: {e}"))
 }
 
 /// Tells the page it may drop what it kept for a run (when it kept anything).
@@ -368,118 +455,71 @@ impl Release {
     }
 }
 
-/// Where the next piece of a truncated run's text starts.
-struct Piece {
-    session: String,
-    run: Value,
-    /// In UTF-16 code units, as the page counts.
+/// The rest of a truncated run's text, appended to the file one bounded piece per round
+/// trip, so no single CDP message has to carry a result of any size.
+struct Rest<H> {
+    release: Release,
+    path: String,
+    file: std::fs::File,
+    /// Where the next piece starts, in UTF-16 code units, as the page counts.
     offset: u64,
     total: u64,
+    done: Done<H, Vec<String>>,
 }
 
-/// Appends the rest of a truncated run's text to `file`, one bounded piece per round trip,
-/// so no single CDP message has to carry a result of any size.
-fn write_rest<H: PageHost>(cx: &mut H, piece: Piece, mut file: std::fs::File, done: Done<H, ()>) {
-    if piece.offset >= piece.total {
-        return done(cx, Ok(()));
-    }
-    let request = runtime::EvaluateParams {
-        expression: format!(
-            "window.__dtmcp.chunk({}, {PIECE_UNITS}, {})",
-            piece.offset, piece.run
-        ),
-        return_by_value: Some(true),
-        ..Default::default()
-    };
-    let session = piece.session.clone();
-    browser::send(cx, Some(&session), request, move |cx, r| {
-        let text = match r {
-            Ok(a) => match a.result.value {
-                Some(Value::String(s)) if !s.is_empty() => s,
-                _ => {
-                    let gone = "the page no longer holds the rest of the result (did it navigate?)";
-                    return done(cx, Err(Error::PageGone(gone.into())));
-                }
-            },
-            Err(e) => return done(cx, Err(page_error(e))),
+/// The next piece of the text (`None`: the page no longer holds it).
+struct Piece(Result<Option<String>, Error>);
+
+impl<H: PageHost> Flow<H> for Rest<H> {
+    type Step = Piece;
+
+    fn next(mut self, cx: &mut H, Piece(piece): Piece) {
+        let text = match piece {
+            Ok(Some(text)) => text,
+            Ok(None) => {
+                let gone = "the page no longer holds the rest of the result (did it navigate?)";
+                let e = could_not_write(&self.path, &gone);
+                return self.finish(cx, Err(e));
+            }
+            Err(e) => {
+                let e = could_not_write(&self.path, &page_error(e));
+                return self.finish(cx, Err(e));
+            }
         };
-        if let Err(e) = file.write_all(text.as_bytes()) {
-            return done(cx, Err(Error::Invalid(e.to_string())));
+        if let Err(e) = self.file.write_all(text.as_bytes()) {
+            let e = could_not_write(&self.path, &e);
+            return self.finish(cx, Err(e));
         }
-        let next = Piece {
-            offset: piece.offset + text.encode_utf16().count() as u64,
-            ..piece
-        };
-        write_rest(cx, next, file, done)
-    });
-}
-
-/// The backend node ids of a run's stashed elements, by index (empty when the page no
-/// longer holds them).
-fn element_backend_ids<H: PageHost>(
-    cx: &mut H,
-    session: String,
-    run: Value,
-    count: u64,
-    done: impl FnOnce(&mut H, Vec<Option<i64>>) + 'static,
-) {
-    let request = runtime::EvaluateParams {
-        expression: format!("window.__dtmcp.stashed({run})"),
-        return_by_value: Some(false),
-        ..Default::default()
-    };
-    let s2 = session.clone();
-    browser::send(cx, Some(&session), request, move |cx, r| {
-        let Some(array) = r.ok().and_then(|a| a.result.object_id) else {
-            return done(cx, Vec::new());
-        };
-        let each = Stashed {
-            session: s2,
-            array,
-            count,
-        };
-        describe_next(cx, each, Vec::new(), Box::new(move |cx, ids| done(cx, ids)));
-    });
-}
-
-/// A run's stashed elements, as an array object held in the page.
-struct Stashed {
-    session: String,
-    array: String,
-    count: u64,
-}
-
-type Ids<H> = Box<dyn FnOnce(&mut H, Vec<Option<i64>>)>;
-
-fn describe_next<H: PageHost>(cx: &mut H, s: Stashed, mut ids: Vec<Option<i64>>, done: Ids<H>) {
-    let index = ids.len() as u64;
-    if index >= s.count {
-        let release = runtime::ReleaseObjectParams {
-            object_id: s.array.clone(),
-        };
-        browser::fire(cx, Some(&s.session), release);
-        return done(cx, ids);
+        self.offset += text.encode_utf16().count() as u64;
+        self.fetch(cx)
     }
-    let request = runtime::CallFunctionOnParams {
-        function_declaration: "function(i) { return this[i]; }".into(),
-        object_id: Some(s.array.clone()),
-        arguments: Some(vec![by_value(json!(index))]),
-        ..Default::default()
-    };
-    let session = s.session.clone();
-    browser::send(cx, Some(&session), request, move |cx, r| {
-        let Some(object) = r.ok().and_then(|a| a.result.object_id) else {
-            ids.push(None);
-            return describe_next(cx, s, ids, done);
-        };
-        let describe = dom::DescribeNodeParams {
-            object_id: Some(object),
+}
+
+impl<H: PageHost> Rest<H> {
+    fn fetch(self, cx: &mut H) {
+        if self.offset >= self.total {
+            let saved = format!("Tool result saved to {}.", self.path);
+            return self.finish(cx, Ok(vec![saved]));
+        }
+        let request = runtime::EvaluateParams {
+            expression: format!(
+                "window.__dtmcp.chunk({}, {PIECE_UNITS}, {})",
+                self.offset, self.release.run
+            ),
+            return_by_value: Some(true),
             ..Default::default()
         };
-        let session = s.session.clone();
-        browser::send(cx, Some(&session), describe, move |cx, r| {
-            ids.push(r.ok().map(|a| a.node.backend_node_id));
-            describe_next(cx, s, ids, done)
+        let session = self.release.session.clone();
+        browser::send_then(cx, Some(&session), request, self, |r| {
+            Piece(r.map(|a| match a.result.value {
+                Some(Value::String(s)) if !s.is_empty() => Some(s),
+                _ => None,
+            }))
         });
-    });
+    }
+
+    fn finish(self, cx: &mut H, r: Result<Vec<String>, Error>) {
+        self.release.send(cx);
+        (self.done)(cx, r)
+    }
 }

@@ -7,12 +7,10 @@
 //! a reason; each tool's argument validator is compiled when the tool first runs, and kept
 //! beside it (shared with tools of the same schema text).
 
-use std::cell::OnceCell;
-use std::rc::Rc;
-
 use serde_json::{json, Value};
 
 use super::limits::{self, shown};
+pub use super::tool::PageTool;
 
 pub struct Group {
     pub name: String,
@@ -20,40 +18,6 @@ pub struct Group {
     /// The group's tools: `tools[first..first + count]`.
     first: usize,
     count: usize,
-}
-
-pub struct PageTool {
-    pub name: String,
-    pub description: Option<String>,
-    /// The schema as agents see it (HTMLElement properties shown as `{uid}`).
-    pub input_schema: Value,
-    pub group: usize,
-    /// Compiled at the first run; an error is the compiler's message.
-    validator: OnceCell<Result<Rc<jsonschema::Validator>, String>>,
-}
-
-impl PageTool {
-    /// A tool outside any event-based group (a WebMCP registration).
-    pub fn new(name: String, description: Option<String>, input_schema: Value) -> PageTool {
-        PageTool {
-            name,
-            description,
-            input_schema,
-            group: usize::MAX,
-            validator: OnceCell::new(),
-        }
-    }
-
-    /// The argument validator, compiled now if this is the tool's first run.
-    pub fn validator(&self) -> Result<&jsonschema::Validator, &str> {
-        match self
-            .validator
-            .get_or_init(|| limits::validator(&self.input_schema))
-        {
-            Ok(v) => Ok(v),
-            Err(e) => Err(e),
-        }
-    }
 }
 
 /// A registration that was left out, and why (the reason names the group and tool).
@@ -235,13 +199,10 @@ impl Table {
                 self.problems.push(Problem { reason });
                 continue;
             }
-            self.tools.push(PageTool {
-                name: tool_name.to_owned(),
-                description: tool_description.map(str::to_owned),
-                input_schema: schema,
-                group: index,
-                validator: OnceCell::new(),
-            });
+            let description = tool_description.map(str::to_owned);
+            let mut tool = PageTool::new(tool_name.to_owned(), description, schema);
+            tool.group = index;
+            self.tools.push(tool);
         }
         if tools.len() > limits::MAX_TOOLS {
             let reason = format!(

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use super::table::PageTool;
+use super::tool::PageTool;
 use super::{limits, PageHost};
 use crate::browser::{self, pages, waiters, Done, PageId, RawEvent};
 use crate::cdp::generated::web_mcp;

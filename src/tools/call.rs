@@ -212,7 +212,7 @@ fn stop_page_script(cx: &mut Ctx, session: &str) {
 /// The page a call works on, for a flow: `requested` (a `pageId` argument) or the selected
 /// page, the browser started and a page opened if there is none; `done` gets it or the error.
 pub fn page(cx: &mut Ctx, requested: Option<PageId>, done: Done<PageId>) {
-    browser::pages::with_page(cx, requested, done);
+    browser::with_page(cx, requested, done);
 }
 
 /// [`page`] for calls that run code in the page: a crashed page is an error at once (until

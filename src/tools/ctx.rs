@@ -7,8 +7,16 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::Instant;
 
+use super::console::record::Log as ConsoleLog;
+use super::css::sheets::Sheets;
+use super::emulation::state::State as Emulation;
+use super::memory::state::Captures;
+use super::network::record::Log as NetworkLog;
+pub use super::per_page::PerPage;
+use super::performance::state::State as Performance;
 use super::result::ToolResult;
-use super::{emulation, snapshot};
+use super::screencast::recording::Recording;
+use super::snapshot::Snapshots;
 use crate::browser::{Browser, CallId, PageId, Runtime};
 use crate::pagetools::Tables;
 use crate::settings::Settings;
@@ -30,15 +38,15 @@ pub struct Ctx {
     pub client_roots: Option<Vec<PathBuf>>,
     /// Each page's third-party developer tools.
     pub tables: Tables,
-    pub console: PerPage<super::console::record::Log>,
-    pub network: PerPage<super::network::record::Log>,
-    pub emulation: PerPage<emulation::state::State>,
-    pub snapshots: snapshot::Snapshots,
-    pub heap_captures: PerPage<super::memory::state::Captures>,
-    pub recordings: PerPage<super::screencast::recording::Recording>,
-    pub css_sheets: PerPage<super::css::sheets::Sheets>,
+    pub console: PerPage<ConsoleLog>,
+    pub network: PerPage<NetworkLog>,
+    pub emulation: PerPage<Emulation>,
+    pub snapshots: Snapshots,
+    pub heap_captures: PerPage<Captures>,
+    pub recordings: PerPage<Recording>,
+    pub css_sheets: PerPage<Sheets>,
     /// The one performance trace recording, and the last trace's report.
-    pub performance: super::performance::state::State,
+    pub performance: Performance,
 }
 
 impl Ctx {
@@ -54,7 +62,7 @@ impl Ctx {
             console: PerPage::default(),
             network: PerPage::default(),
             emulation: PerPage::default(),
-            snapshots: snapshot::Snapshots::default(),
+            snapshots: Snapshots::default(),
             heap_captures: PerPage::default(),
             recordings: PerPage::default(),
             css_sheets: PerPage::default(),
@@ -72,34 +80,6 @@ impl Ctx {
         self.heap_captures.remove(page);
         self.recordings.remove(page);
         self.css_sheets.remove(page);
-    }
-}
-
-/// What one tool family keeps per page, created on first use and dropped with the page.
-pub struct PerPage<T>(HashMap<PageId, T>);
-
-impl<T> Default for PerPage<T> {
-    fn default() -> Self {
-        PerPage(HashMap::new())
-    }
-}
-
-impl<T: Default> PerPage<T> {
-    pub fn get(&self, page: PageId) -> Option<&T> {
-        self.0.get(&page)
-    }
-
-    pub fn get_mut(&mut self, page: PageId) -> Option<&mut T> {
-        self.0.get_mut(&page)
-    }
-
-    /// The page's state, made empty the first time.
-    pub fn entry(&mut self, page: PageId) -> &mut T {
-        self.0.entry(page).or_default()
-    }
-
-    pub fn remove(&mut self, page: PageId) {
-        self.0.remove(&page);
     }
 }
 

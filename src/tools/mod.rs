@@ -19,6 +19,7 @@ pub mod memory;
 pub mod network;
 pub mod pages;
 pub mod paging;
+mod per_page;
 pub mod performance;
 pub mod policies;
 pub mod registry;

@@ -259,7 +259,7 @@ fn new_page(cx: &mut Ctx, call: CallId, args: Value) {
             if let Err(e) = r {
                 return fail(cx, call, e);
             }
-            pages::open_isolated(
+            browser::open_isolated(
                 cx,
                 background,
                 isolated,

@@ -72,7 +72,7 @@ pub fn find(name: &str) -> Option<&'static Tool> {
 
 /// Every tool as `tools/list` shows it, the selected page's exposed tools last.
 pub fn list(cx: &Ctx) -> Vec<Value> {
-    // The flags of issue 10 part 3 shape what is left: pageId required, defaults.
+    // The reference's newer flags shape what is left: pageId required, defaults.
     let p = &cx.settings.policies;
     let mut tools: Vec<Value> = offered(&cx.settings)
         .map(|t| policies::shape(t, t.to_json(), p))
@@ -231,5 +231,58 @@ mod schemas {
         }
         let kept = std::fs::read_to_string(path).unwrap_or_default();
         assert!(kept == text, "tool schemas changed: see git diff {path}");
+    }
+}
+
+/// Every argument of every built-in tool is bounded in its schema, so the schema check that
+/// runs before any work refuses an oversized value (a string's `maxLength`, an array's
+/// `maxItems`, a number's `minimum`/`maximum`). A new unbounded argument fails here.
+#[cfg(test)]
+mod bounds {
+    use serde_json::Value;
+
+    /// The unbounded places under `schema`, named by their path from the tool.
+    fn unbounded(path: &str, schema: &Value, out: &mut Vec<String>) {
+        let has = |k: &str| schema.get(k).is_some();
+        let types: Vec<&str> = match &schema["type"] {
+            Value::String(t) => vec![t.as_str()],
+            Value::Array(ts) => ts.iter().filter_map(Value::as_str).collect(),
+            _ => vec![],
+        };
+        for t in &types {
+            let ok = match *t {
+                "string" => has("maxLength") || has("enum") || has("const"),
+                "array" => has("maxItems"),
+                "number" | "integer" => {
+                    (has("minimum") || has("exclusiveMinimum"))
+                        && (has("maximum") || has("exclusiveMaximum"))
+                        || has("enum")
+                }
+                _ => true,
+            };
+            if !ok {
+                out.push(format!("{path} ({t})"));
+            }
+        }
+        if let Some(props) = schema["properties"].as_object() {
+            for (name, p) in props {
+                unbounded(&format!("{path}.{name}"), p, out);
+            }
+        }
+        if let Some(items) = schema.get("items") {
+            unbounded(&format!("{path}[]"), items, out);
+        }
+        if let Some(extra) = schema.get("additionalProperties").filter(|v| v.is_object()) {
+            unbounded(&format!("{path}.*"), extra, out);
+        }
+    }
+
+    #[test]
+    fn every_argument_of_every_tool_is_bounded() {
+        let mut out = Vec::new();
+        for tool in super::all() {
+            unbounded(tool.name, &tool.input_schema(), &mut out);
+        }
+        assert!(out.is_empty(), "unbounded arguments:\n{}", out.join("\n"));
     }
 }

@@ -6,8 +6,9 @@ use crate::browser::PageId;
 use serde_json::{json, Map, Value};
 
 use crate::browser;
-use crate::browser::Host;
+use crate::browser::{Flow, Host};
 use crate::cdp::generated::target;
+use crate::error::Error;
 use crate::pagetools;
 use crate::settings::Category;
 use crate::tools::call;
@@ -55,48 +56,74 @@ impl Response {
 pub fn finish(cx: &mut Ctx, call: CallId, mut resp: Response) {
     // As in the reference, answers list the page's tools only while their category is on.
     resp.list_tools &= cx.settings.categories.on(Category::ThirdParty);
-    match (resp.list_tools, resp.page) {
-        // An open dialog holds the page's scripts: the table as it stands is the answer.
-        (true, Some(page))
-            if cx
-                .browser
-                .pages
-                .get(page)
-                .is_some_and(|p| p.dialog.is_none()) =>
-        {
-            // Listing never waits long: a page whose main thread is busy answers with the
-            // table as it stands (the shim reports changes later through its binding).
-            let once: Once<()> = Once::new(Box::new(move |cx, _| refresh_titles(cx, call, resp)));
-            let on_time = once.clone();
-            let timer = cx.after(DISCOVERY_DEADLINE, move |cx| on_time.call(cx, Ok(())));
-            pagetools::discover(
-                cx,
-                page,
-                Box::new(move |cx, r| {
-                    cx.cancel_timer(timer);
-                    once.call(cx, r)
-                }),
-            );
+    Answer { call, resp }.discover(cx)
+}
+
+/// An answer on its way out: what it lists made current first.
+struct Answer {
+    call: CallId,
+    resp: Response,
+}
+
+enum Step {
+    /// The page's tools were discovered, or the deadline for that passed.
+    Listed,
+    /// The browser's targets, for current titles.
+    Titles(Result<target::GetTargetsReturns, Error>),
+}
+
+impl Flow<Ctx> for Answer {
+    type Step = Step;
+
+    fn next(self, cx: &mut Ctx, step: Step) {
+        match step {
+            Step::Listed => self.refresh_titles(cx),
+            Step::Titles(r) => {
+                // Titles as they were, when the browser does not say.
+                if let Ok(answer) = r {
+                    for info in &answer.target_infos {
+                        browser::pages::update_info(&mut cx.browser.pages, info);
+                    }
+                }
+                self.send(cx)
+            }
         }
-        _ => refresh_titles(cx, call, resp),
     }
 }
 
-fn refresh_titles(cx: &mut Ctx, call: CallId, resp: Response) {
-    if !resp.include_pages || cx.browser.pages.is_empty() {
-        let result = render(cx, resp);
-        return call::finish(cx, call, result);
+impl Answer {
+    /// Discovers the page's tools when the answer lists them. Listing never waits long: a
+    /// page whose main thread is busy answers with the table as it stands (the shim reports
+    /// changes later through its binding); an open dialog holds the page's scripts, so the
+    /// table as it stands is the answer at once.
+    fn discover(self, cx: &mut Ctx) {
+        let page = self.resp.page.filter(|_| self.resp.list_tools);
+        let open = page.and_then(|p| cx.browser.pages.get(p));
+        let Some(page) = page.filter(|_| open.is_some_and(|p| p.dialog.is_none())) else {
+            return self.refresh_titles(cx);
+        };
+        let listed: Once<()> = Once::new(self.then(|_| Step::Listed));
+        let on_time = listed.clone();
+        let timer = cx.after(DISCOVERY_DEADLINE, move |cx| on_time.call(cx, Ok(())));
+        let discovered = move |cx: &mut Ctx, r| {
+            cx.cancel_timer(timer);
+            listed.call(cx, r)
+        };
+        pagetools::discover(cx, page, Box::new(discovered));
     }
-    let targets = target::GetTargetsParams::default();
-    browser::send(cx, None, targets, move |cx, r| {
-        if let Ok(answer) = r {
-            for info in &answer.target_infos {
-                browser::pages::update_info(&mut cx.browser.pages, info);
-            }
+
+    fn refresh_titles(self, cx: &mut Ctx) {
+        if !self.resp.include_pages || cx.browser.pages.is_empty() {
+            return self.send(cx);
         }
-        let result = render(cx, resp);
-        call::finish(cx, call, result);
-    });
+        let targets = target::GetTargetsParams::default();
+        browser::send_then(cx, None, targets, self, Step::Titles);
+    }
+
+    fn send(self, cx: &mut Ctx) {
+        let result = render(cx, self.resp);
+        call::finish(cx, self.call, result);
+    }
 }
 
 fn render(cx: &mut Ctx, mut resp: Response) -> ToolResult {

@@ -1,4 +1,4 @@
-//! The server against a scripted browser (`cdp::fake`), no Chromium: answers reach the right
+//! The server against a scripted browser (`support::wire`), no Chromium: answers reach the right
 //! JSON-RPC id exactly once, calls in flight are independent, time limits and cancellation
 //! end a call for good (and stop page code), and a lost browser fails the call in flight and
 //! is started again by the next one.
@@ -11,7 +11,8 @@
 use std::time::{Duration, Instant};
 
 use crate::support::fake::{Rig, SESSION};
-use devtools_mcp::tools::Outcome;
+use crate::support::wire::FakeBrowser;
+use devtools_mcp::app::InProcess;
 use serde_json::{json, Value};
 
 fn text(answer: &Value) -> &str {
@@ -149,15 +150,13 @@ fn a_call_waits_5_s_for_the_roots_of_a_client_that_does_not_answer() {
     );
 
     rig.evaluate(2, "() => 1");
-    rig.server.on_time(deadline - Duration::from_millis(1));
-    rig.settle();
+    rig.server.time_is(deadline - Duration::from_millis(1));
     assert_eq!(
         rig.browser.connections(),
         0,
         "the call ran before the deadline"
     );
-    rig.server.on_time(deadline);
-    rig.settle();
+    rig.server.time_is(deadline);
     assert_eq!(rig.browser.connections(), 1, "the call is still held");
 }
 
@@ -180,8 +179,7 @@ fn tools_changing_without_end_are_announced_10_times_a_second() {
     };
 
     for _ in 0..50 {
-        rig.server.cx.outbox.push(Outcome::ToolsChanged);
-        rig.settle();
+        rig.server.tools_changed();
     }
     // The second began at the start or at a change (if the machine is very slow).
     let changed = Instant::now();
@@ -192,9 +190,9 @@ fn tools_changing_without_end_are_announced_10_times_a_second() {
         created + window <= deadline && deadline <= changed + window,
         "the next notice is not due when the second ends"
     );
-    rig.server.on_time(deadline - Duration::from_millis(1));
+    rig.server.time_is(deadline - Duration::from_millis(1));
     assert_eq!(announced(&mut rig), 0);
-    rig.server.on_time(deadline);
+    rig.server.time_is(deadline);
     assert_eq!(announced(&mut rig), 1);
 }
 
@@ -257,11 +255,9 @@ fn a_lost_browser_fails_the_call_and_the_next_call_starts_it_again() {
 
 #[test]
 fn a_browser_that_cannot_be_reached_fails_the_call() {
-    let mut rig = Rig::new(&[]);
-    rig.server
-        .cx
-        .browser
-        .connect_with(|| Err("nothing listens there".into()));
+    let server = InProcess::new(&[], || Err("nothing listens there".into())).expect("a server");
+    let browser = FakeBrowser::new();
+    let mut rig = Rig { server, browser };
     rig.evaluate(10, "() => 1");
     let out = rig.output();
     assert_eq!(out.len(), 1, "{out:?}");

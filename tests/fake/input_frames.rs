@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use crate::support::fake::{Rig, SESSION};
-use devtools_mcp::cdp::fake::Request;
+use crate::support::wire::Request;
 use serde_json::{json, Value};
 
 const FRAME_SESSION: &str = "F1";

@@ -1,4 +1,4 @@
-//! The server in-process against a scripted browser connection (`cdp::fake`, driven by
+//! The server in-process against a scripted browser connection (`support::wire`, driven by
 //! `support/fake.rs`), no Chromium: what the browser answers, and when, is exactly what the
 //! test says, so orders a real browser shows only under load are played every time.
 

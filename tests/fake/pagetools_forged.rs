@@ -1,5 +1,5 @@
 //! Binding calls that do not carry the shim's secret are dropped, against a scripted browser
-//! (`cdp::fake`, as in `dispatch.rs`): 50,000 forged `Runtime.bindingCalled` reports
+//! (`support::wire`, as in `dispatch.rs`): 50,000 forged `Runtime.bindingCalled` reports
 //! (the first ones with big schemas full of patterns) change no table, are handled quickly,
 //! and cause no `list_changed`; the real tool's schema still validates its arguments.
 

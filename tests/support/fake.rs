@@ -1,49 +1,31 @@
-//! The server against a scripted browser (`cdp::fake`), no Chromium, for the tests of `fake/`:
-//! a server made from real flags, driven as the event loop drives it (a client line, then the
-//! deferred work and the answers; browser messages through `browser::on_readable`; due timers
-//! through `run_due_timers`), and the browser's side of a start played the way Chromium plays
-//! it (see `Rig::boot`).
+//! The server against a scripted browser (`support::wire`), no Chromium, for the tests of `fake/`:
+//! a server made from real flags, stepped as the event loop steps it (`app::InProcess`: a client
+//! line, the browser's messages, time passing), and the browser's side of a start played the
+//! way Chromium plays it (see `Rig::boot`).
 
 use std::time::{Duration, Instant};
 
-use devtools_mcp::app::flags::{self, Flags};
-use devtools_mcp::browser::{self, Browser, Host, Tokens};
-use devtools_mcp::cdp::fake::FakeBrowser;
-use devtools_mcp::mcp::Server;
-use devtools_mcp::tools::Ctx;
-use mio::{Poll, Token};
+use crate::support::wire::FakeBrowser;
+use devtools_mcp::app::InProcess;
 use serde_json::{json, Value};
 
 pub const SESSION: &str = "S1";
 pub const TARGET: &str = "T1";
 
 pub struct Rig {
-    pub server: Server,
+    pub server: InProcess,
     pub browser: FakeBrowser,
-    /// Owns the registry the browser layer holds (nothing is registered for a fake).
-    _poll: Poll,
 }
 
 impl Rig {
     /// A server as `devtools-mcp <args>` would make it, connected to a scripted browser.
     pub fn new(args: &[&str]) -> Rig {
-        let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
-        let (parsed, _) = Flags::parse("devtools-mcp", &args).expect("flags parse");
-        let settings = flags::settings(&parsed).expect("settings");
-        let poll = Poll::new().expect("poll");
-        let registry = poll.registry().try_clone().expect("registry");
-        let tokens = Tokens {
-            read: Token(3),
-            write: Token(4),
-        };
-        let mut b = Browser::new(registry, tokens);
         let fake = FakeBrowser::new();
         let endpoint = fake.clone();
-        b.connect_with(move || Ok(endpoint.connect()));
+        let server = InProcess::new(args, move || Ok(endpoint.connect())).expect("a server");
         Rig {
-            server: Server::new(Ctx::new(settings, b)),
+            server,
             browser: fake,
-            _poll: poll,
         }
     }
 
@@ -59,15 +41,8 @@ impl Rig {
         rig
     }
 
-    /// What the loop does after any event: deferred continuations, then answers out.
-    pub fn settle(&mut self) {
-        self.server.cx.run_deferred();
-        self.server.drain();
-    }
-
     pub fn client(&mut self, message: Value) {
-        self.server.handle_line(message.to_string().as_bytes());
-        self.settle();
+        self.server.client(message.to_string().as_bytes());
     }
 
     pub fn call(&mut self, id: u64, tool: &str, arguments: Value) {
@@ -81,19 +56,17 @@ impl Rig {
 
     /// The server reads what the fake browser wrote.
     pub fn deliver(&mut self) {
-        browser::on_readable(&mut self.server.cx);
-        self.settle();
+        self.server.browser_readable();
     }
 
     /// Time passes beyond every deadline set so far.
     pub fn time_passes(&mut self, by: Duration) {
-        self.server.cx.run_due_timers(Instant::now() + by);
-        self.settle();
+        self.server.time_is(Instant::now() + by);
     }
 
     /// The messages the server wrote for the client since the last look.
     pub fn output(&mut self) -> Vec<Value> {
-        let bytes = self.server.out.take_queued();
+        let bytes = self.server.output();
         String::from_utf8(bytes)
             .expect("UTF-8 output")
             .lines()

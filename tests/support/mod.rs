@@ -14,7 +14,7 @@
 //! - [`slots`]: caps how many real servers (browsers) run at once, machine-wide.
 //! - [`calls`]: tools called without waiting, values and uids read back, the reference's texts,
 //!   error codes and the tools listed.
-//! - [`fake`]: the server against a scripted browser connection, without Chromium.
+//! - [`fake`]: the server against a scripted browser connection ([`wire`]), without Chromium.
 //! - [`reference`]: the reference's answers kept as fixtures, recorded or compared.
 //! - `selftest`: the harness's own tests.
 //!
@@ -53,6 +53,7 @@ pub mod reference;
 mod selftest;
 pub mod slots;
 pub mod thirdparty;
+pub mod wire;
 
 pub use fixtures::{Fixtures, Response};
 pub use http::{closed_port, http_get, http_request};

@@ -1,46 +1,132 @@
 //! `click`: a real mouse click (or double click) at an element's centre. An `<option>` of a
 //! native select is chosen instead, as a user would end up with it chosen.
 
-use crate::tools::args::Schema;
-use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 
-use super::element::{self, Element};
-use super::{act_and_reply, begin, dispatch, elements, reach, watch};
-use crate::browser::{self, PageId};
+use super::action::{said, Aim, Gesture, Input, InputCall, Target};
+use super::dispatch;
+use super::element::Element;
+use super::reach;
+use super::watch::Outcome;
+use crate::browser::{self, Flow, PageId};
 use crate::cdp::generated::runtime;
+use crate::error::Error;
 use crate::settings::Category;
-use crate::tools::args::{max, Shared};
-use crate::tools::{fail, CallId, Ctx, Done, Tool};
+use crate::tools::args::{self, max, tool_args};
+use crate::tools::call::{self, CallId};
+use crate::tools::ctx::{Ctx, Done};
+use crate::tools::tool::Tool;
 
-pub const TOOL: Tool = Tool {
+pub(super) const TOOL: Tool = Tool {
     name: "click",
     description: "Click an element by uid (from take_snapshot).",
-    args: Schema {
-        properties: || {
-            json!({
-                "uid": {"type": "string", "maxLength": max::UID},
-                "dblClick": {"type": "boolean"},
-                "includeSnapshot": {"type": "boolean"},
-            })
-        },
-        required: &["uid"],
-    },
+    args: args::schema::<Args>(),
     read_only: false,
     page_scoped: true,
     category: Category::Input,
     run,
 };
 
-#[derive(Deserialize)]
-struct Args {
-    #[serde(flatten)]
-    shared: Shared,
-    uid: String,
-    #[serde(rename = "dblClick", default)]
+tool_args! {
+    struct Args {
+        "uid" uid: String = {"type": "string", "maxLength": max::UID},
+        "dblClick" double: Option<bool> = {"type": "boolean"},
+        "includeSnapshot" include_snapshot: Option<bool> = {"type": "boolean"},
+        "pageId" page: Option<PageId> = (args::page_id()),
+    }
+}
+
+fn run(cx: &mut Ctx, call: CallId, args: Value) {
+    let Some(args) = call::args::<Args>(cx, call, args) else {
+        return;
+    };
+    let page = args.page;
+    InputCall::new(call, args).start(cx, page);
+}
+
+impl Input for Args {
+    fn aim(&self) -> Aim {
+        Aim::Elements(vec![self.uid.clone()])
+    }
+
+    /// An `<option>` is chosen (a double click clicks it all the same); anything else is
+    /// clicked.
+    fn gesture(&mut self, target: Target) -> Gesture {
+        let double = self.double == Some(true);
+        Box::new(move |cx, done| {
+            let Some(el) = target.elements.into_iter().next() else {
+                return done(cx, Err(Error::Invalid("No element to click.".into())));
+            };
+            let click = Click::new(target.session, el, double, done);
+            if !double && click.el.role == "option" {
+                click.choose_option(cx)
+            } else {
+                click.aim(cx)
+            }
+        })
+    }
+
+    fn answer(&self, outcome: &Outcome) -> (String, bool) {
+        let line = if self.double == Some(true) {
+            said(
+                outcome,
+                "Successfully double clicked on the element",
+                "The element was double clicked and it opened a dialog.",
+            )
+        } else {
+            said(
+                outcome,
+                "Successfully clicked on the element",
+                "The element was clicked and it opened a dialog.",
+            )
+        };
+        (line, self.include_snapshot == Some(true))
+    }
+}
+
+/// A real click (or double click) at `el`'s centre, through the page's `session`; `done`
+/// once the page took in the release.
+pub(super) fn click_element(
+    cx: &mut Ctx,
+    session: String,
+    el: Element,
     double: bool,
-    #[serde(rename = "includeSnapshot", default)]
-    include_snapshot: bool,
+    done: Done<()>,
+) {
+    Click::new(session, el, double, done).aim(cx);
+}
+
+/// Clicking an element: its centre aimed at and reached, then pressed and released there.
+struct Click {
+    /// The page's session, which pointer events go through.
+    session: String,
+    el: Element,
+    double: bool,
+    done: Done<()>,
+}
+
+enum Step {
+    /// Whether the page chose the `<option>` (false: it is not one a choice can take).
+    Chosen(bool),
+    /// The mouse is over the element's centre (see `reach`), at this point of the page.
+    Reached(Result<(f64, f64), Error>),
+}
+
+impl Flow<Ctx> for Click {
+    type Step = Step;
+
+    fn next(self, cx: &mut Ctx, step: Step) {
+        match step {
+            Step::Chosen(true) => (self.done)(cx, Ok(())),
+            // Not an option a choice can take (disabled, in a list box): clicked instead.
+            Step::Chosen(false) => self.aim(cx),
+            Step::Reached(Ok((x, y))) => {
+                let events = dispatch::click(x, y, self.double);
+                dispatch::sequence(cx, &self.session, events, self.done)
+            }
+            Step::Reached(Err(e)) => (self.done)(cx, Err(e)),
+        }
+    }
 }
 
 /// Chooses a `<select>`'s option the way a user would end up with it chosen (a native
@@ -56,95 +142,36 @@ const CHOOSE_OPTION: &str = r#"function() {
   return true;
 }"#;
 
-fn run(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(a) = crate::tools::call::args::<Args>(cx, call, args) else {
-        return;
-    };
-    let (uid, double) = (a.uid, a.double);
-    let texts = if double {
-        (
-            "Successfully double clicked on the element",
-            "The element was double clicked and it opened a dialog.",
-        )
-    } else {
-        (
-            "Successfully clicked on the element",
-            "The element was clicked and it opened a dialog.",
-        )
-    };
-    begin(cx, call, a.shared.page(), move |cx, page| {
-        let option = !double && role_of(cx, page, &uid) == "option";
-        elements(cx, call, page, vec![uid], move |cx, session, els| {
-            let Some(el) = els.into_iter().next() else {
-                return fail(cx, call, "No element to click.");
-            };
-            let action: watch::Action = Box::new(move |cx, done| {
-                if option {
-                    choose_option_or_click(cx, session, el, done)
-                } else {
-                    click_element(cx, session, el, double, done)
-                }
-            });
-            let texts = (texts.0.to_owned(), texts.1.to_owned());
-            act_and_reply(cx, call, page, action, texts, a.include_snapshot);
-        });
-    });
+/// Whether the page answered that it chose the option.
+fn chosen(r: Result<runtime::CallFunctionOnReturns, Error>) -> Step {
+    Step::Chosen(matches!(r, Ok(a) if a.result.value == Some(Value::Bool(true))))
 }
 
-/// The accessibility role the latest snapshot gives a uid.
-fn role_of(cx: &Ctx, page: PageId, uid: &str) -> String {
-    cx.snapshots
-        .latest(page)
-        .and_then(|s| s.resolve(uid).ok())
-        .map(|e| e.role.to_owned())
-        .unwrap_or_default()
-}
+impl Click {
+    fn new(session: String, el: Element, double: bool, done: Done<()>) -> Click {
+        Click {
+            session,
+            el,
+            double,
+            done,
+        }
+    }
 
-/// A real click (or double click) at the element's centre.
-pub(super) fn click_element(
-    cx: &mut Ctx,
-    session: String,
-    el: Element,
-    double: bool,
-    done: Done<()>,
-) {
-    let s = session.clone();
-    // Key events that follow go where this click puts the focus.
-    browser::frames::focused(cx, &el.session, &el.object_id);
-    let target = el.clone();
-    element::aim(
-        cx,
-        &el,
-        true,
-        Box::new(move |cx, r| match r {
-            Ok((x, y)) => {
-                let page = s.clone();
-                let then_click: Done<()> = Box::new(move |cx, r| match r {
-                    Ok(()) => dispatch::sequence(cx, &page, dispatch::click(x, y, double), done),
-                    Err(e) => done(cx, Err(e)),
-                });
-                reach::reach(cx, s, target, (x, y), then_click)
-            }
-            Err(e) => done(cx, Err(e)),
-        }),
-    );
-}
+    fn choose_option(self, cx: &mut Ctx) {
+        let params = runtime::CallFunctionOnParams {
+            function_declaration: CHOOSE_OPTION.to_owned(),
+            object_id: Some(self.el.object_id.clone()),
+            return_by_value: Some(true),
+            ..Default::default()
+        };
+        let frame = self.el.session.clone();
+        browser::send(cx, Some(&frame), params, self.then(chosen));
+    }
 
-fn choose_option_or_click(cx: &mut Ctx, session: String, el: Element, done: Done<()>) {
-    let s = session.clone();
-    let params = runtime::CallFunctionOnParams {
-        function_declaration: CHOOSE_OPTION.to_owned(),
-        object_id: Some(el.object_id.clone()),
-        return_by_value: Some(true),
-        ..Default::default()
-    };
-    browser::send(
-        cx,
-        Some(&el.session.clone()),
-        params,
-        move |cx, r| match r {
-            Ok(r) if r.result.value == Some(Value::Bool(true)) => done(cx, Ok(())),
-            _ => click_element(cx, s, el, false, done),
-        },
-    );
+    fn aim(self, cx: &mut Ctx) {
+        // Key events that follow go where this click puts the focus.
+        browser::frames::focused(cx, &self.el.session, &self.el.object_id);
+        let (session, el) = (self.session.clone(), self.el.clone());
+        reach::reach(cx, session, el, self.then(Step::Reached));
+    }
 }

@@ -1,70 +1,70 @@
 //! `click_at`: a real mouse click (or double click) at a point of the viewport.
 
-use crate::tools::args::Schema;
-use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 
-use super::{act_and_reply, begin, dispatch, session, watch};
+use super::action::{said, Aim, Gesture, Input, InputCall, Target};
+use super::dispatch;
+use super::watch::Outcome;
+use crate::browser::PageId;
 use crate::settings::Category;
-use crate::tools::args::{max, Shared};
-use crate::tools::{CallId, Ctx, Tool};
+use crate::tools::args::{self, max, tool_args};
+use crate::tools::call::{self, CallId};
+use crate::tools::ctx::Ctx;
+use crate::tools::tool::Tool;
 
-pub const TOOL: Tool = Tool {
+pub(super) const TOOL: Tool = Tool {
     name: "click_at",
     description: "Click at a point of the viewport, in CSS pixels.",
-    args: Schema {
-        properties: || {
-            json!({
-                "x": {"type": "number", "minimum": -max::COORD, "maximum": max::COORD},
-                "y": {"type": "number", "minimum": -max::COORD, "maximum": max::COORD},
-                "dblClick": {"type": "boolean"},
-                "includeSnapshot": {"type": "boolean"},
-            })
-        },
-        required: &["x", "y"],
-    },
+    args: args::schema::<Args>(),
     read_only: false,
     page_scoped: true,
     category: Category::Input,
     run,
 };
 
-#[derive(Deserialize)]
-struct Args {
-    #[serde(flatten)]
-    shared: Shared,
-    x: f64,
-    y: f64,
-    #[serde(rename = "dblClick", default)]
-    double: bool,
-    #[serde(rename = "includeSnapshot", default)]
-    include_snapshot: bool,
+tool_args! {
+    struct Args {
+        "x" x: f64 = {"type": "number", "minimum": -max::COORD, "maximum": max::COORD},
+        "y" y: f64 = {"type": "number", "minimum": -max::COORD, "maximum": max::COORD},
+        "dblClick" double: Option<bool> = {"type": "boolean"},
+        "includeSnapshot" include_snapshot: Option<bool> = {"type": "boolean"},
+        "pageId" page: Option<PageId> = (args::page_id()),
+    }
 }
 
 fn run(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(a) = crate::tools::call::args::<Args>(cx, call, args) else {
+    let Some(args) = call::args::<Args>(cx, call, args) else {
         return;
     };
-    let (x, y, double) = (a.x, a.y, a.double);
-    let texts = if double {
-        (
-            "Successfully double clicked at the coordinates",
-            "The coordinates were double clicked and it opened a dialog.",
-        )
-    } else {
-        (
-            "Successfully clicked at the coordinates",
-            "The coordinates were clicked and it opened a dialog.",
-        )
-    };
-    begin(cx, call, a.shared.page(), move |cx, page| {
-        let Some(session) = session(cx, call, page) else {
-            return;
+    let page = args.page;
+    InputCall::new(call, args).start(cx, page);
+}
+
+impl Input for Args {
+    fn aim(&self) -> Aim {
+        Aim::Page
+    }
+
+    /// The click's events at the point, through the page's session.
+    fn gesture(&mut self, target: Target) -> Gesture {
+        let events = dispatch::click(self.x, self.y, self.double == Some(true));
+        Box::new(move |cx, done| dispatch::sequence(cx, &target.session, events, done))
+    }
+
+    fn answer(&self, outcome: &Outcome) -> (String, bool) {
+        let line = if self.double == Some(true) {
+            said(
+                outcome,
+                "Successfully double clicked at the coordinates",
+                "The coordinates were double clicked and it opened a dialog.",
+            )
+        } else {
+            said(
+                outcome,
+                "Successfully clicked at the coordinates",
+                "The coordinates were clicked and it opened a dialog.",
+            )
         };
-        let action: watch::Action = Box::new(move |cx, done| {
-            dispatch::sequence(cx, &session, dispatch::click(x, y, double), done)
-        });
-        let texts = (texts.0.to_owned(), texts.1.to_owned());
-        act_and_reply(cx, call, page, action, texts, a.include_snapshot);
-    });
+        (line, self.include_snapshot == Some(true))
+    }
 }

@@ -5,24 +5,25 @@ use std::cell::Cell;
 use std::rc::Rc;
 
 use super::keys::{self, Keyboard};
-use crate::browser;
-use crate::browser::Host;
+use crate::browser::{self, Flow, Host};
 use crate::cdp::generated::input::{
     DispatchKeyEventParams, DispatchMouseEventParams, DispatchMouseEventType, InsertTextParams,
     MouseButton,
 };
-use crate::tools::{Ctx, Done};
+use crate::cdp::generated::runtime;
+use crate::error::Error;
+use crate::tools::ctx::{Ctx, Done};
 
 /// One input event, as one of the `Input` commands.
 #[derive(Debug)]
-pub enum InputEvent {
+pub(super) enum InputEvent {
     Mouse(DispatchMouseEventParams),
     Key(DispatchKeyEventParams),
     Text(InsertTextParams),
 }
 
 /// Sends one event; a failure is only logged.
-pub fn fire(cx: &mut Ctx, session: &str, event: InputEvent) {
+pub(super) fn fire(cx: &mut Ctx, session: &str, event: InputEvent) {
     match event {
         InputEvent::Mouse(p) => browser::fire(cx, Some(session), p),
         InputEvent::Key(p) => browser::fire(cx, Some(session), p),
@@ -41,7 +42,7 @@ fn send(cx: &mut Ctx, session: &str, event: InputEvent, done: Done<()>) {
 }
 
 /// Sends `events` in order and runs `done` when the last is answered.
-pub fn sequence(cx: &mut Ctx, session: &str, mut events: Vec<InputEvent>, done: Done<()>) {
+pub(super) fn sequence(cx: &mut Ctx, session: &str, mut events: Vec<InputEvent>, done: Done<()>) {
     let Some(last) = events.pop() else {
         return cx.resolve(done, Ok(()));
     };
@@ -71,7 +72,7 @@ fn mouse(
 }
 
 /// Moving the pointer to (x, y) with no button held.
-pub fn move_to(x: f64, y: f64) -> InputEvent {
+pub(super) fn move_to(x: f64, y: f64) -> InputEvent {
     mouse(
         DispatchMouseEventType::MouseMoved,
         (x, y),
@@ -82,7 +83,7 @@ pub fn move_to(x: f64, y: f64) -> InputEvent {
 }
 
 /// Moving the pointer to (x, y) with the left button held (a drag).
-pub fn drag_to(x: f64, y: f64) -> InputEvent {
+pub(super) fn drag_to(x: f64, y: f64) -> InputEvent {
     mouse(
         DispatchMouseEventType::MouseMoved,
         (x, y),
@@ -92,7 +93,7 @@ pub fn drag_to(x: f64, y: f64) -> InputEvent {
     )
 }
 
-pub fn press(x: f64, y: f64, count: i64) -> InputEvent {
+pub(super) fn press(x: f64, y: f64, count: i64) -> InputEvent {
     mouse(
         DispatchMouseEventType::MousePressed,
         (x, y),
@@ -102,7 +103,7 @@ pub fn press(x: f64, y: f64, count: i64) -> InputEvent {
     )
 }
 
-pub fn release(x: f64, y: f64, count: i64) -> InputEvent {
+pub(super) fn release(x: f64, y: f64, count: i64) -> InputEvent {
     mouse(
         DispatchMouseEventType::MouseReleased,
         (x, y),
@@ -113,7 +114,7 @@ pub fn release(x: f64, y: f64, count: i64) -> InputEvent {
 }
 
 /// A left click (or a double click: two press/release pairs, the second counting 2).
-pub fn click(x: f64, y: f64, double: bool) -> Vec<InputEvent> {
+pub(super) fn click(x: f64, y: f64, double: bool) -> Vec<InputEvent> {
     let mut events = vec![move_to(x, y)];
     for count in 1..=if double { 2 } else { 1 } {
         events.push(press(x, y, count));
@@ -124,7 +125,10 @@ pub fn click(x: f64, y: f64, double: bool) -> Vec<InputEvent> {
 
 /// Holding `modifiers`, pressing `key`, then releasing the modifiers in reverse order (always:
 /// a modifier left down would change every later key).
-pub fn combo(key: &'static keys::KeyDef, modifiers: &[&'static keys::KeyDef]) -> Vec<InputEvent> {
+pub(super) fn combo(
+    key: &'static keys::KeyDef,
+    modifiers: &[&'static keys::KeyDef],
+) -> Vec<InputEvent> {
     let mut kb = Keyboard::default();
     let mut events = Vec::new();
     for m in modifiers {
@@ -155,7 +159,7 @@ const INSERT_CHARS: usize = 128 * 1024;
 /// into the page once the dialog is answered. The first batch is one character and each next
 /// one twice as long, up to [`TYPING_BATCH`], so a dialog the first keys open stops the typing
 /// right after the key that opened it.
-pub struct Typing {
+pub(super) struct Typing {
     text: String,
     /// Byte offset of the next character to type.
     at: usize,
@@ -168,7 +172,7 @@ pub struct Typing {
 }
 
 impl Typing {
-    pub fn new(text: String, typed: Rc<Cell<u64>>) -> Typing {
+    pub(super) fn new(text: String, typed: Rc<Cell<u64>>) -> Typing {
         Typing {
             text,
             at: 0,
@@ -235,24 +239,74 @@ impl Typing {
 }
 
 /// Types the text batch after batch, each once the page took in the one before.
-pub fn typing(cx: &mut Ctx, session: String, mut typing: Typing, done: Done<()>) {
-    let (events, count) = typing.next_batch();
-    if events.is_empty() {
-        return cx.resolve(done, Ok(()));
-    }
-    let s = session.clone();
-    sequence(
-        cx,
-        &session,
-        events,
-        Box::new(move |cx, r| match r {
-            Ok(()) => {
-                typing.typed.set(typing.typed.get() + count);
-                self::typing(cx, s, typing, done)
+pub(super) fn typing(cx: &mut Ctx, session: String, typing: Typing, done: Done<()>) {
+    let typist = Typist {
+        session,
+        typing,
+        batch: 0,
+        done,
+    };
+    typist.type_next(cx);
+}
+
+/// A text typed into `session` a batch at a time (see [`Typing`]).
+struct Typist {
+    session: String,
+    typing: Typing,
+    /// The characters of the batch in flight.
+    batch: u64,
+    done: Done<()>,
+}
+
+enum TypingStep {
+    /// The page took in the batch in flight (its last event was answered).
+    TakenIn(Result<(), Error>),
+}
+
+impl Flow<Ctx> for Typist {
+    type Step = TypingStep;
+
+    fn next(self, cx: &mut Ctx, step: TypingStep) {
+        match step {
+            TypingStep::TakenIn(Ok(())) => {
+                let typed = &self.typing.typed;
+                typed.set(typed.get() + self.batch);
+                self.type_next(cx)
             }
-            Err(e) => done(cx, Err(e)),
-        }),
-    );
+            TypingStep::TakenIn(Err(e)) => (self.done)(cx, Err(e)),
+        }
+    }
+}
+
+impl Typist {
+    fn type_next(mut self, cx: &mut Ctx) {
+        let (events, count) = self.typing.next_batch();
+        if events.is_empty() {
+            return cx.resolve(self.done, Ok(()));
+        }
+        self.batch = count;
+        let session = self.session.clone();
+        sequence(cx, &session, events, self.then(TypingStep::TakenIn));
+    }
+}
+
+/// Resolves after the page rendered two frames (or 100 ms, for a page that renders none):
+/// by then it has handled the input sent before. A busy page may take longer than that
+/// to render: the answer then comes before it has.
+pub(super) fn drawn(cx: &mut Ctx, session: &str, done: Done<()>) {
+    let expression = "new Promise(resolve => {
+  requestAnimationFrame(() => requestAnimationFrame(() => resolve(true)));
+  setTimeout(() => resolve(true), 100);
+})";
+    let params = runtime::EvaluateParams {
+        expression: expression.to_owned(),
+        await_promise: Some(true),
+        return_by_value: Some(true),
+        ..Default::default()
+    };
+    browser::send(cx, Some(session), params, move |cx, r| {
+        done(cx, r.map(|_| ()))
+    });
 }
 
 #[cfg(test)]

@@ -1,26 +1,61 @@
-//! Aiming at an element: scroll it into view, find the centre of its visible box, and make
-//! sure a real pointer there would reach it (not hidden, not disabled, not covered by
-//! something else). Failures say which of those it was, in the reference's error frame
+//! The elements an input acts on: resolved from the uids of the page's latest snapshot, and
+//! aimed at: scrolled into view, the centre of the visible box found, and checked that a
+//! real pointer there would reach it (not hidden, not disabled, not covered by something
+//! else). Failures say which of those it was, in the reference's error frame
 //! "Failed to interact with the element with uid X. <reason>".
 
-use serde_json::json;
+use std::cell::RefCell;
+use std::rc::Rc;
 
-use crate::browser;
+use serde_json::{json, Value};
+
+use crate::browser::{self, Flow, PageId};
 use crate::cdp::generated::{dom, page, runtime};
 use crate::error::{Error, Fault};
-use crate::tools::{Ctx, Done};
+use crate::tools::ctx::{Ctx, Done};
+use crate::tools::snapshot;
 
 /// An element of the page, by its snapshot uid and its remote object.
 #[derive(Clone, Debug)]
-pub struct Element {
+pub(super) struct Element {
     pub uid: String,
+    /// The accessibility role the snapshot gave it when it was resolved.
+    pub role: String,
     pub object_id: String,
     /// The session its object lives in: the page's, or an out-of-process iframe's.
     pub session: String,
 }
 
+/// Resolves uids of the page's latest snapshot to elements, in order.
+pub(super) fn resolve(cx: &mut Ctx, page: PageId, uids: Vec<String>, done: Done<Vec<Element>>) {
+    let snap = cx.snapshots.latest(page);
+    let role = |uid: &String| {
+        snap.and_then(|s| s.resolve(uid).ok())
+            .map(|e| e.role.to_owned())
+    };
+    let roles: Vec<String> = uids
+        .iter()
+        .map(|uid| role(uid).unwrap_or_default())
+        .collect();
+    let wanted = uids.clone();
+    let resolved: Done<Vec<snapshot::Resolved>> = Box::new(move |cx, r| {
+        let elements = r.map(|objects| {
+            let each = wanted.into_iter().zip(roles).zip(objects);
+            each.map(|((uid, role), o)| Element {
+                uid,
+                role,
+                object_id: o.object_id,
+                session: o.session,
+            })
+            .collect()
+        });
+        done(cx, elements)
+    });
+    snapshot::resolve_elements(cx, page, uids, resolved);
+}
+
 /// The error for an element that cannot be acted on.
-pub fn failed(uid: &str, reason: impl std::fmt::Display) -> Error {
+pub(super) fn failed(uid: &str, reason: impl std::fmt::Display) -> Error {
     Error::Page(format!(
         "Failed to interact with the element with uid {uid}. {reason}"
     ))
@@ -51,65 +86,198 @@ fn node_error(uid: &str, e: Error) -> Error {
 /// visible box. With `hit_test`, also checks that a click there reaches the element. An
 /// element of an out-of-process iframe is aimed at in its frame, then moved by where the
 /// frame sits in the page.
-pub fn aim(cx: &mut Ctx, element: &Element, hit_test: bool, done: Done<(f64, f64)>) {
-    let el = element.clone();
-    let (uid, frame_session) = (element.uid.clone(), element.session.clone());
-    // Where the element is in its own frame's viewport, then where that frame is.
-    let in_frame: Done<(f64, f64)> = Box::new(move |cx, r| {
-        let (x, y) = match r {
-            Ok(p) => p,
-            Err(e) => return done(cx, Err(e)),
-        };
-        let moved: Done<(f64, f64)> = Box::new(move |cx, r| match r {
-            Ok((dx, dy)) => done(cx, Ok((x + dx, y + dy))),
-            Err(e) => done(cx, Err(failed(&uid, e))),
-        });
-        browser::frames::offset(cx, &frame_session, moved);
-    });
-    let params = dom::ScrollIntoViewIfNeededParams {
-        object_id: Some(element.object_id.clone()),
-        ..Default::default()
+pub(super) fn aim(cx: &mut Ctx, element: &Element, hit_test: bool, done: Done<(f64, f64)>) {
+    let aim = Aim {
+        el: element.clone(),
+        hit_test,
+        quads: Rc::default(),
+        point: (0.0, 0.0),
+        done,
     };
-    let s = element.session.clone();
-    browser::send(cx, Some(&element.session), params, move |cx, r| {
-        if let Err(e) = r {
-            return in_frame(cx, Err(node_error(&el.uid, e)));
-        }
-        quads(cx, s, el, hit_test, in_frame);
-    });
+    aim.scroll(cx);
 }
 
-fn quads(cx: &mut Ctx, session: String, el: Element, hit_test: bool, done: Done<(f64, f64)>) {
-    if browser::frames::is_frame(cx, &session) {
-        return frame_quads(cx, session, el, hit_test, done);
+/// Aiming at one element (see [`aim`]).
+struct Aim {
+    el: Element,
+    hit_test: bool,
+    /// The element's boxes, when they are asked for with the page's viewport (see
+    /// [`Aim::boxes`]).
+    quads: Rc<RefCell<Option<Result<dom::GetContentQuadsReturns, Error>>>>,
+    /// The centre of the element's visible box in its own frame's viewport.
+    point: (f64, f64),
+    done: Done<(f64, f64)>,
+}
+
+enum AimStep {
+    /// The element was scrolled into view.
+    Scrolled(Result<dom::ScrollIntoViewIfNeededReturns, Error>),
+    /// The page's viewport (an element of the page's own: its boxes came just before).
+    Viewport(Result<page::GetLayoutMetricsReturns, Error>),
+    /// The element's boxes and its frame's viewport (an element of a frame).
+    FrameBoxes(Result<Value, Error>),
+    /// What a pointer at the centre would reach.
+    Hit(Result<Value, Error>),
+    /// Where the element's frame sits in the page.
+    Offset(Result<(f64, f64), Error>),
+}
+
+impl Flow<Ctx> for Aim {
+    type Step = AimStep;
+
+    fn next(self, cx: &mut Ctx, step: AimStep) {
+        let uid = self.el.uid.clone();
+        match step {
+            AimStep::Scrolled(Ok(_)) => self.boxes(cx),
+            AimStep::Viewport(metrics) => self.page_boxes(cx, metrics),
+            AimStep::FrameBoxes(Ok(value)) => self.frame_boxes(cx, value),
+            AimStep::Hit(Ok(value)) => self.hit(cx, value),
+            AimStep::Offset(Ok((dx, dy))) => {
+                let (x, y) = self.point;
+                (self.done)(cx, Ok((x + dx, y + dy)))
+            }
+            AimStep::Scrolled(Err(e)) | AimStep::FrameBoxes(Err(e)) | AimStep::Hit(Err(e)) => {
+                (self.done)(cx, Err(node_error(&uid, e)))
+            }
+            AimStep::Offset(Err(e)) => (self.done)(cx, Err(failed(&uid, e))),
+        }
     }
-    // Both asked at once; the page answers in order, so the second answer finds the first.
-    let quads = std::rc::Rc::new(std::cell::RefCell::new(None));
-    let q = quads.clone();
-    let params = dom::GetContentQuadsParams {
-        object_id: Some(el.object_id.clone()),
-        ..Default::default()
-    };
-    browser::send(cx, Some(&session), params, move |_, r| {
-        *q.borrow_mut() = Some(r)
-    });
-    let metrics = page::GetLayoutMetricsParams {};
-    browser::send(cx, Some(&session.clone()), metrics, move |cx, r| {
-        let quads = match quads.borrow_mut().take() {
-            Some(Ok(v)) => v.quads,
-            Some(Err(e)) => return done(cx, Err(node_error(&el.uid, e))),
-            None => return done(cx, Err(failed(&el.uid, "The page did not answer."))),
+}
+
+impl Aim {
+    fn scroll(self, cx: &mut Ctx) {
+        let params = dom::ScrollIntoViewIfNeededParams {
+            object_id: Some(self.el.object_id.clone()),
+            ..Default::default()
         };
-        let viewport = match r {
+        let session = self.el.session.clone();
+        browser::send(cx, Some(&session), params, self.then(AimStep::Scrolled));
+    }
+
+    /// Asks for the element's boxes and its frame's viewport: a frame's own script reads
+    /// both; for the page's, both are asked at once, and the page answers in order, so the
+    /// viewport's answer finds the boxes'.
+    fn boxes(self, cx: &mut Ctx) {
+        let session = self.el.session.clone();
+        if browser::frames::is_frame(cx, &session) {
+            let params = runtime::CallFunctionOnParams {
+                function_declaration: FRAME_QUADS.to_owned(),
+                object_id: Some(self.el.object_id.clone()),
+                return_by_value: Some(true),
+                ..Default::default()
+            };
+            browser::send(
+                cx,
+                Some(&session),
+                params,
+                self.then(|r| AimStep::FrameBoxes(r.map(value))),
+            );
+            return;
+        }
+        let quads = self.quads.clone();
+        let params = dom::GetContentQuadsParams {
+            object_id: Some(self.el.object_id.clone()),
+            ..Default::default()
+        };
+        browser::send(cx, Some(&session), params, move |_, r| {
+            *quads.borrow_mut() = Some(r)
+        });
+        let metrics = page::GetLayoutMetricsParams {};
+        browser::send(cx, Some(&session), metrics, self.then(AimStep::Viewport));
+    }
+
+    /// The boxes' answer is read first: a node's error says more than the viewport's.
+    fn page_boxes(self, cx: &mut Ctx, metrics: Result<page::GetLayoutMetricsReturns, Error>) {
+        let quads = self.quads.borrow_mut().take();
+        let quads = match quads {
+            Some(Ok(v)) => v.quads,
+            Some(Err(e)) => return (self.done)(cx, Err(node_error(&self.el.uid, e))),
+            None => return (self.done)(cx, Err(failed(&self.el.uid, "The page did not answer."))),
+        };
+        let viewport = match metrics {
             Ok(m) => m.css_layout_viewport,
-            Err(e) => return done(cx, Err(e)),
+            Err(e) => return (self.done)(cx, Err(e)),
         };
         let size = (
             extent(viewport.client_width),
             extent(viewport.client_height),
         );
-        place(cx, session, el, hit_test, (quads, size), done);
-    });
+        self.place(cx, quads, size);
+    }
+
+    fn frame_boxes(self, cx: &mut Ctx, value: Value) {
+        let quads: Vec<dom::Quad> =
+            serde_json::from_value(value["quads"].clone()).unwrap_or_default();
+        let side = |v: &Value| extent(v.as_f64().unwrap_or(0.0) as i64);
+        let size = (side(&value["width"]), side(&value["height"]));
+        self.place(cx, quads, size);
+    }
+
+    /// The centre of the element's visible box in its frame's viewport (`size`), checked by
+    /// a hit test when asked.
+    fn place(mut self, cx: &mut Ctx, quads: Vec<dom::Quad>, (width, height): (f64, f64)) {
+        let Some((x, y)) = centre(&quads, width, height) else {
+            let reason = if has_area(&quads) {
+                "The element is outside the visible part of the page and could not be scrolled into view."
+            } else {
+                "The element is hidden: it has no visible size on the page."
+            };
+            return (self.done)(cx, Err(failed(&self.el.uid, reason)));
+        };
+        self.point = (x, y);
+        if !self.hit_test {
+            return self.offset(cx);
+        }
+        let (qx, qy) = top_left(&quads).unwrap_or((x, y));
+        let arguments = [x, y, qx, qy].map(|v| argument(json!(v))).to_vec();
+        let params = runtime::CallFunctionOnParams {
+            function_declaration: HIT_TEST.to_owned(),
+            object_id: Some(self.el.object_id.clone()),
+            arguments: Some(arguments),
+            return_by_value: Some(true),
+            ..Default::default()
+        };
+        let session = self.el.session.clone();
+        browser::send(
+            cx,
+            Some(&session),
+            params,
+            self.then(|r| AimStep::Hit(r.map(value))),
+        );
+    }
+
+    /// The hit test's verdict: the element, or what keeps a pointer from reaching it.
+    fn hit(self, cx: &mut Ctx, result: Value) {
+        let uid = &self.el.uid;
+        let (x, y) = self.point;
+        let (rx, ry) = (x.round(), y.round());
+        let reason = match result["problem"].as_str() {
+            None if result["ok"] == true => return self.offset(cx),
+            None => "The page could not check the element.".to_owned(),
+            Some("gone") => return (self.done)(cx, Err(gone(uid))),
+            Some("disabled") => "The element is disabled.".to_owned(),
+            Some("invisible") => {
+                "The element is hidden (visibility: hidden or a hidden ancestor).".to_owned()
+            }
+            Some("nothing") => {
+                format!("Nothing on the page is at the element's centre ({rx}, {ry}).")
+            }
+            Some(_) => format!(
+                "The element is covered by another element at its centre ({rx}, {ry}): {}. \
+Close or move what covers it first.",
+                result["by"].as_str().unwrap_or("unknown")
+            ),
+        };
+        let e = failed(uid, reason);
+        (self.done)(cx, Err(e))
+    }
+
+    /// Where the element's frame sits in the page, to move the point into the page's
+    /// viewport.
+    fn offset(self, cx: &mut Ctx) {
+        let session = self.el.session.clone();
+        browser::frames::offset(cx, &session, self.then(AimStep::Offset));
+    }
 }
 
 /// The element's boxes and its frame's viewport, read by the frame's own script: in the
@@ -120,50 +288,9 @@ const FRAME_QUADS: &str = "function() {
   return {quads, width: root.clientWidth, height: root.clientHeight};
 }";
 
-fn frame_quads(cx: &mut Ctx, session: String, el: Element, hit_test: bool, done: Done<(f64, f64)>) {
-    let params = runtime::CallFunctionOnParams {
-        function_declaration: FRAME_QUADS.to_owned(),
-        object_id: Some(el.object_id.clone()),
-        return_by_value: Some(true),
-        ..Default::default()
-    };
-    browser::send(cx, Some(&session.clone()), params, move |cx, r| {
-        let value = match r {
-            Ok(a) => a.result.value.unwrap_or_default(),
-            Err(e) => return done(cx, Err(node_error(&el.uid, e))),
-        };
-        let quads: Vec<dom::Quad> =
-            serde_json::from_value(value["quads"].clone()).unwrap_or_default();
-        let side = |v: &serde_json::Value| extent(v.as_f64().unwrap_or(0.0) as i64);
-        let size = (side(&value["width"]), side(&value["height"]));
-        place(cx, session, el, hit_test, (quads, size), done);
-    });
-}
-
-/// The centre of the element's visible box in its frame's viewport (`size`), checked by a
-/// hit test when asked.
-fn place(
-    cx: &mut Ctx,
-    session: String,
-    el: Element,
-    hit_test: bool,
-    (quads, (width, height)): (Vec<dom::Quad>, (f64, f64)),
-    done: Done<(f64, f64)>,
-) {
-    let Some((x, y)) = centre(&quads, width, height) else {
-        let reason = if has_area(&quads) {
-            "The element is outside the visible part of the page and could not be scrolled into view."
-        } else {
-            "The element is hidden: it has no visible size on the page."
-        };
-        return done(cx, Err(failed(&el.uid, reason)));
-    };
-    if hit_test {
-        let corner = top_left(&quads).unwrap_or((x, y));
-        check_hit(cx, session, el, (x, y), corner, done);
-    } else {
-        done(cx, Ok((x, y)))
-    }
+/// The value a function run in the page answered (null when none).
+fn value(answer: runtime::CallFunctionOnReturns) -> Value {
+    answer.result.value.unwrap_or_default()
 }
 
 /// A viewport side; an answer that leaves it out (it reads as 0) clips nothing.
@@ -256,51 +383,8 @@ fn top_left(quads: &[dom::Quad]) -> Option<(f64, f64)> {
     Some((x, y))
 }
 
-fn check_hit(
-    cx: &mut Ctx,
-    session: String,
-    el: Element,
-    (x, y): (f64, f64),
-    (qx, qy): (f64, f64),
-    done: Done<(f64, f64)>,
-) {
-    let arguments = [x, y, qx, qy].map(|v| argument(json!(v))).to_vec();
-    let params = runtime::CallFunctionOnParams {
-        function_declaration: HIT_TEST.to_owned(),
-        object_id: Some(el.object_id.clone()),
-        arguments: Some(arguments),
-        return_by_value: Some(true),
-        ..Default::default()
-    };
-    browser::send(cx, Some(&session), params, move |cx, r| {
-        let result = match r {
-            Ok(r) => r.result.value.unwrap_or_default(),
-            Err(e) => return done(cx, Err(node_error(&el.uid, e))),
-        };
-        let (rx, ry) = (x.round(), y.round());
-        let reason = match result["problem"].as_str() {
-            None if result["ok"] == true => return done(cx, Ok((x, y))),
-            None => "The page could not check the element.".to_owned(),
-            Some("gone") => return done(cx, Err(gone(&el.uid))),
-            Some("disabled") => "The element is disabled.".to_owned(),
-            Some("invisible") => {
-                "The element is hidden (visibility: hidden or a hidden ancestor).".to_owned()
-            }
-            Some("nothing") => {
-                format!("Nothing on the page is at the element's centre ({rx}, {ry}).")
-            }
-            Some(_) => format!(
-                "The element is covered by another element at its centre ({rx}, {ry}): {}. \
-Close or move what covers it first.",
-                result["by"].as_str().unwrap_or("unknown")
-            ),
-        };
-        done(cx, Err(failed(&el.uid, reason)))
-    });
-}
-
 /// A value handed to a function run in the page.
-pub fn argument(value: serde_json::Value) -> runtime::CallArgument {
+pub(super) fn argument(value: serde_json::Value) -> runtime::CallArgument {
     runtime::CallArgument {
         value: Some(value),
         ..Default::default()

@@ -4,46 +4,40 @@
 //! change ("true"/"false"), and other inputs (date, colour, range) are set directly with the
 //! `input` and `change` events a user's edit would fire.
 
-use crate::tools::args::Schema;
-use serde::Deserialize;
 use serde_json::{json, Value};
 
+use super::action::{said, Aim, Gesture, Input, InputCall, Target};
+use super::click;
+use super::dispatch;
 use super::element::{self, argument, failed, Element};
-use super::{act_and_reply, begin, click, dispatch, elements, watch};
-use crate::browser;
+use super::watch::Outcome;
+use crate::browser::{self, Flow, PageId};
 use crate::cdp::generated::runtime;
+use crate::error::Error;
 use crate::pagetools::page_code;
 use crate::settings::Category;
-use crate::tools::args::{max, Shared};
-use crate::tools::{fail, CallId, Ctx, Done, Tool};
+use crate::tools::args::{self, max, tool_args};
+use crate::tools::call::{self, CallId};
+use crate::tools::ctx::{Ctx, Done};
+use crate::tools::tool::Tool;
 
-pub const TOOL: Tool = Tool {
+pub(super) const TOOL: Tool = Tool {
     name: "fill",
     description: "Set a form element's value: types text, picks a <select> option, or sets a checkbox (\"true\"/\"false\").",
-    args: Schema {
-        properties: || {
-        json!({
-            "uid": {"type": "string", "maxLength": max::UID},
-            "value": {"type": "string", "maxLength": max::TEXT},
-            "includeSnapshot": {"type": "boolean"},
-        })
-    },
-        required: &["uid", "value"],
-    },
+    args: args::schema::<Args>(),
     read_only: false,
     page_scoped: true,
     category: Category::Input,
     run,
 };
 
-#[derive(Deserialize)]
-struct Args {
-    #[serde(flatten)]
-    shared: Shared,
-    uid: String,
-    value: String,
-    #[serde(rename = "includeSnapshot", default)]
-    include_snapshot: bool,
+tool_args! {
+    struct Args {
+        "uid" uid: String = {"type": "string", "maxLength": max::UID},
+        "value" value: String = {"type": "string", "maxLength": max::TEXT},
+        "includeSnapshot" include_snapshot: Option<bool> = {"type": "boolean"},
+        "pageId" page: Option<PageId> = (args::page_id()),
+    }
 }
 
 /// Values this long are inserted at once rather than typed key by key.
@@ -123,63 +117,111 @@ const PREPARE: &str = r#"function(value, typingLimit) {
 }"#;
 
 fn run(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(a) = crate::tools::call::args::<Args>(cx, call, args) else {
+    let Some(args) = call::args::<Args>(cx, call, args) else {
         return;
     };
-    let (uid, value) = (a.uid, a.value);
-    begin(cx, call, a.shared.page(), move |cx, page| {
-        elements(cx, call, page, vec![uid], move |cx, session, els| {
-            let Some(el) = els.into_iter().next() else {
-                return fail(cx, call, "No element to fill.");
+    let page = args.page;
+    InputCall::new(call, args).start(cx, page);
+}
+
+impl Input for Args {
+    fn aim(&self) -> Aim {
+        Aim::Elements(vec![self.uid.clone()])
+    }
+
+    fn gesture(&mut self, target: Target) -> Gesture {
+        let value = std::mem::take(&mut self.value);
+        Box::new(move |cx, done| {
+            let Some(el) = target.elements.into_iter().next() else {
+                return done(cx, Err(Error::Invalid("No element to fill.".into())));
             };
-            let action: watch::Action =
-                Box::new(move |cx, done| fill(cx, session, el, value, done));
-            let texts = (
-                "Successfully filled out the element".to_owned(),
-                "The element was filled out and it opened a dialog.".to_owned(),
-            );
-            act_and_reply(cx, call, page, action, texts, a.include_snapshot);
-        });
-    });
+            fill(cx, target.session, el, value, done)
+        })
+    }
+
+    fn answer(&self, outcome: &Outcome) -> (String, bool) {
+        let line = said(
+            outcome,
+            "Successfully filled out the element",
+            "The element was filled out and it opened a dialog.",
+        );
+        (line, self.include_snapshot == Some(true))
+    }
 }
 
-/// Fills `element` with `value` and runs `done` once the page took it in.
+/// Fills `el` with `value` (clicks go through the page's `session`) and runs `done` once
+/// the page took it in.
 pub(super) fn fill(cx: &mut Ctx, session: String, el: Element, value: String, done: Done<()>) {
-    let s = session.clone();
+    let target = el.clone();
+    let fill = Fill {
+        session,
+        el,
+        value,
+        done,
+    };
     // Scrolling it into view first also proves it is displayed.
-    element::aim(
-        cx,
-        &el.clone(),
-        false,
-        Box::new(move |cx, r| {
-            if let Err(e) = r {
-                return done(cx, Err(e));
-            }
-            prepare(cx, s, el, value, done);
-        }),
-    );
+    element::aim(cx, &target, false, fill.then(Step::Shown));
 }
 
-fn prepare(cx: &mut Ctx, session: String, el: Element, value: String, done: Done<()>) {
-    let s = session.clone();
-    browser::frames::focused(cx, &el.session, &el.object_id);
-    let params = runtime::CallFunctionOnParams {
-        function_declaration: PREPARE.to_owned(),
-        object_id: Some(el.object_id.clone()),
-        arguments: Some(vec![argument(json!(value)), argument(json!(TYPING_LIMIT))]),
-        return_by_value: Some(true),
-        ..Default::default()
-    };
-    browser::send(cx, Some(&el.session.clone()), params, move |cx, r| {
-        let answer = match r {
-            Ok(a) => a,
-            Err(e) => return done(cx, Err(failed(&el.uid, e))),
-        };
-        if let Some(ex) = &answer.exception_details {
-            let msg = page_code::exception_message(ex);
-            return done(cx, Err(failed(&el.uid, msg)));
+/// Filling one element.
+struct Fill {
+    /// The page's session, which a click goes through.
+    session: String,
+    el: Element,
+    value: String,
+    done: Done<()>,
+}
+
+enum Step {
+    /// The element was scrolled into view: it is displayed.
+    Shown(Result<(f64, f64), Error>),
+    /// The page did what needs no real input, and says what is left (see [`PREPARE`]);
+    /// an exception it threw is an error.
+    Prepared(Result<Value, Error>),
+}
+
+impl Flow<Ctx> for Fill {
+    type Step = Step;
+
+    fn next(self, cx: &mut Ctx, step: Step) {
+        let uid = self.el.uid.clone();
+        match step {
+            Step::Shown(Ok(_)) => self.prepare(cx),
+            Step::Prepared(Ok(plan)) => self.finish(cx, plan),
+            Step::Shown(Err(e)) => (self.done)(cx, Err(e)),
+            Step::Prepared(Err(e)) => (self.done)(cx, Err(failed(&uid, e))),
         }
-        let plan = answer.result.value.unwrap_or_default();
+    }
+}
+
+impl Fill {
+    fn prepare(self, cx: &mut Ctx) {
+        browser::frames::focused(cx, &self.el.session, &self.el.object_id);
+        let params = runtime::CallFunctionOnParams {
+            function_declaration: PREPARE.to_owned(),
+            object_id: Some(self.el.object_id.clone()),
+            arguments: Some(vec![
+                argument(json!(self.value)),
+                argument(json!(TYPING_LIMIT)),
+            ]),
+            return_by_value: Some(true),
+            ..Default::default()
+        };
+        let frame = self.el.session.clone();
+        browser::send(
+            cx,
+            Some(&frame),
+            params,
+            self.then(|r| Step::Prepared(r.and_then(plan))),
+        );
+    }
+
+    /// Does what the page left to do: type the rest of the text into the element's own
+    /// session (where it has the focus), or click it.
+    fn finish(self, cx: &mut Ctx, plan: Value) {
+        let Fill {
+            session, el, done, ..
+        } = self;
         match plan["kind"].as_str() {
             Some("done") => done(cx, Ok(())),
             Some("type") => {
@@ -187,7 +229,7 @@ fn prepare(cx: &mut Ctx, session: String, el: Element, value: String, done: Done
                 let typing = dispatch::Typing::new(text, Default::default());
                 dispatch::typing(cx, el.session.clone(), typing, done)
             }
-            Some("click") => click::click_element(cx, s, el, false, done),
+            Some("click") => click::click_element(cx, session, el, false, done),
             Some("error") => {
                 let msg = plan["message"]
                     .as_str()
@@ -196,7 +238,15 @@ fn prepare(cx: &mut Ctx, session: String, el: Element, value: String, done: Done
             }
             _ => done(cx, Err(failed(&el.uid, unexpected(&plan)))),
         }
-    });
+    }
+}
+
+/// What the page said is left to do, or the exception it threw.
+fn plan(answer: runtime::CallFunctionOnReturns) -> Result<Value, Error> {
+    match &answer.exception_details {
+        Some(ex) => Err(Error::Page(page_code::exception_message(ex))),
+        None => Ok(answer.result.value.unwrap_or_default()),
+    }
 }
 
 fn unexpected(v: &Value) -> String {

@@ -1,81 +1,75 @@
 //! `hover`: moving the mouse over an element.
 
-use crate::tools::args::Schema;
-use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 
-use super::{act_and_reply, begin, dispatch, element, elements, reach, watch};
+use super::action::{said, Aim, Gesture, Input, InputCall, Target};
+use super::dispatch;
+use super::reach;
+use super::watch::Outcome;
+use crate::browser::PageId;
+use crate::error::Error;
 use crate::settings::Category;
-use crate::tools::args::{max, Shared};
-use crate::tools::{fail, CallId, Ctx, Done, Tool};
+use crate::tools::args::{self, max, tool_args};
+use crate::tools::call::{self, CallId};
+use crate::tools::ctx::{Ctx, Done};
+use crate::tools::tool::Tool;
 
-pub const TOOL: Tool = Tool {
+pub(super) const TOOL: Tool = Tool {
     name: "hover",
     description: "Move the mouse over an element, by uid.",
-    args: Schema {
-        properties: || {
-            json!({
-                "uid": {"type": "string", "maxLength": max::UID},
-                "includeSnapshot": {"type": "boolean"},
-            })
-        },
-        required: &["uid"],
-    },
+    args: args::schema::<Args>(),
     read_only: false,
     page_scoped: true,
     category: Category::Input,
     run,
 };
 
-#[derive(Deserialize)]
-struct Args {
-    #[serde(flatten)]
-    shared: Shared,
-    uid: String,
-    #[serde(rename = "includeSnapshot", default)]
-    include_snapshot: bool,
+tool_args! {
+    struct Args {
+        "uid" uid: String = {"type": "string", "maxLength": max::UID},
+        "includeSnapshot" include_snapshot: Option<bool> = {"type": "boolean"},
+        "pageId" page: Option<PageId> = (args::page_id()),
+    }
 }
 
 fn run(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(a) = crate::tools::call::args::<Args>(cx, call, args) else {
+    let Some(args) = call::args::<Args>(cx, call, args) else {
         return;
     };
-    let uid = a.uid;
-    begin(cx, call, a.shared.page(), move |cx, page| {
-        elements(cx, call, page, vec![uid], move |cx, session, els| {
-            let Some(el) = els.into_iter().next() else {
-                return fail(cx, call, "No element to hover.");
+    let page = args.page;
+    InputCall::new(call, args).start(cx, page);
+}
+
+impl Input for Args {
+    fn aim(&self) -> Aim {
+        Aim::Elements(vec![self.uid.clone()])
+    }
+
+    /// The mouse reaches the element's centre (see `reach`) and moves there once more: for
+    /// an element of the page itself, that move is the hover.
+    fn gesture(&mut self, target: Target) -> Gesture {
+        Box::new(move |cx, done| {
+            let Some(el) = target.elements.into_iter().next() else {
+                return done(cx, Err(Error::Invalid("No element to hover.".into())));
             };
-            let action: watch::Action = Box::new(move |cx, done| {
-                let s = session.clone();
-                let target = el.clone();
-                element::aim(
-                    cx,
-                    &el,
-                    true,
-                    Box::new(move |cx, r| match r {
-                        Ok((x, y)) => {
-                            let page = s.clone();
-                            let then_move: Done<()> = Box::new(move |cx, r| match r {
-                                Ok(()) => dispatch::sequence(
-                                    cx,
-                                    &page,
-                                    vec![dispatch::move_to(x, y)],
-                                    done,
-                                ),
-                                Err(e) => done(cx, Err(e)),
-                            });
-                            reach::reach(cx, s, target, (x, y), then_move)
-                        }
-                        Err(e) => done(cx, Err(e)),
-                    }),
-                );
+            let session = target.session.clone();
+            let reached: Done<(f64, f64)> = Box::new(move |cx, r| match r {
+                Ok((x, y)) => {
+                    let moved = vec![dispatch::move_to(x, y)];
+                    dispatch::sequence(cx, &target.session, moved, done)
+                }
+                Err(e) => done(cx, Err(e)),
             });
-            let texts = (
-                "Successfully hovered over the element".to_owned(),
-                "The element was hovered and it opened a dialog.".to_owned(),
-            );
-            act_and_reply(cx, call, page, action, texts, a.include_snapshot);
-        });
-    });
+            reach::reach(cx, session, el, reached);
+        })
+    }
+
+    fn answer(&self, outcome: &Outcome) -> (String, bool) {
+        let line = said(
+            outcome,
+            "Successfully hovered over the element",
+            "The element was hovered and it opened a dialog.",
+        );
+        (line, self.include_snapshot == Some(true))
+    }
 }

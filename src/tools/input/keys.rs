@@ -8,7 +8,7 @@ use crate::cdp::generated::input::{DispatchKeyEventParams, DispatchKeyEventType}
 
 /// One key of the layout.
 #[derive(Debug)]
-pub struct KeyDef {
+pub(super) struct KeyDef {
     /// The name agents use.
     pub name: &'static str,
     pub key_code: u32,
@@ -48,7 +48,7 @@ const fn k(
 }
 
 #[rustfmt::skip]
-pub const KEYS: &[KeyDef] = &[
+pub(super) const KEYS: &[KeyDef] = &[
     k("0", 48, "Digit0", "0", "", 0, "", 0),
     k("1", 49, "Digit1", "1", "", 0, "", 0),
     k("2", 50, "Digit2", "2", "", 0, "", 0),
@@ -306,15 +306,15 @@ pub const KEYS: &[KeyDef] = &[
     k("VolumeUp", 183, "VolumeUp", "VolumeUp", "", 0, "", 4),
 ];
 
-pub fn find(name: &str) -> Option<&'static KeyDef> {
+pub(super) fn find(name: &str) -> Option<&'static KeyDef> {
     KEYS.iter().find(|k| k.name == name)
 }
 
 /// Modifier bits of `Input.dispatchKeyEvent` / `dispatchMouseEvent`.
-pub const ALT: u32 = 1;
-pub const CONTROL: u32 = 2;
-pub const META: u32 = 4;
-pub const SHIFT: u32 = 8;
+pub(super) const ALT: u32 = 1;
+pub(super) const CONTROL: u32 = 2;
+pub(super) const META: u32 = 4;
+pub(super) const SHIFT: u32 = 8;
 
 fn modifier_bit(key: &str) -> u32 {
     match key {
@@ -334,7 +334,7 @@ fn invalid(name: &str) -> String {
 /// Splits `Control+Shift+R` into the key to press (`R`) and the modifiers to hold first
 /// (`Control`, `Shift`), in order. A `+` right after a separator is the key itself, so
 /// `Control++` holds Control and presses `+`.
-pub fn parse_combo(input: &str) -> Result<(&'static KeyDef, Vec<&'static KeyDef>), String> {
+pub(super) fn parse_combo(input: &str) -> Result<(&'static KeyDef, Vec<&'static KeyDef>), String> {
     let mut parts: Vec<&'static KeyDef> = Vec::new();
     let mut current = String::new();
     for ch in input.chars() {
@@ -364,7 +364,7 @@ pub fn parse_combo(input: &str) -> Result<(&'static KeyDef, Vec<&'static KeyDef>
 
 /// Keeps track of held modifiers and turns key presses into `Input.dispatchKeyEvent` params.
 #[derive(Default)]
-pub struct Keyboard {
+pub(super) struct Keyboard {
     pub modifiers: u32,
 }
 
@@ -403,7 +403,7 @@ impl Keyboard {
     }
 
     /// The key-down event (which also types the key's text, if it has one).
-    pub fn down(&mut self, def: &'static KeyDef) -> DispatchKeyEventParams {
+    pub(super) fn down(&mut self, def: &'static KeyDef) -> DispatchKeyEventParams {
         let d = self.describe(def);
         self.modifiers |= modifier_bit(d.key);
         let text = (!d.text.is_empty()).then(|| d.text.to_owned());
@@ -426,7 +426,7 @@ impl Keyboard {
         }
     }
 
-    pub fn up(&mut self, def: &'static KeyDef) -> DispatchKeyEventParams {
+    pub(super) fn up(&mut self, def: &'static KeyDef) -> DispatchKeyEventParams {
         let d = self.describe(def);
         self.modifiers &= !modifier_bit(d.key);
         DispatchKeyEventParams {

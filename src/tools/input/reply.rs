@@ -5,20 +5,11 @@ use serde_json::{json, Value};
 
 use super::watch::Outcome;
 use crate::browser::{pages, PageId};
-use crate::tools::response::{finish, Response};
-use crate::tools::snapshot::{self, model as snap};
-use crate::tools::{fail, CallId, Ctx};
+use crate::tools::ctx::Ctx;
+use crate::tools::response::Response;
 
-/// Answers an action: its own line, then what it caused (a navigation, opened pages), then a
-/// fresh snapshot when asked for and the page can give one (not while a dialog blocks it).
-pub fn reply(
-    cx: &mut Ctx,
-    call: CallId,
-    page: PageId,
-    line: String,
-    outcome: Outcome,
-    include_snapshot: bool,
-) {
+/// The answer to an action: its own line, then what it caused (a navigation, opened pages).
+pub(super) fn response(cx: &Ctx, page: PageId, line: String, outcome: Outcome) -> Response {
     let mut resp = Response::for_page(page);
     resp.line(line);
     if let Some(url) = outcome.navigated_to {
@@ -26,28 +17,16 @@ pub fn reply(
         resp.structured.insert("navigatedToUrl".into(), json!(url));
     }
     opened_pages(cx, &mut resp, &outcome.opened);
-    let blocked = cx
-        .browser
+    resp
+}
+
+/// Whether the page cannot give a snapshot for the answer: it is gone, or a dialog blocks
+/// it.
+pub(super) fn blocked(cx: &Ctx, page: PageId) -> bool {
+    cx.browser
         .pages
         .get(page)
-        .is_none_or(|p| p.dialog.is_some());
-    if !include_snapshot || blocked {
-        return finish(cx, call, resp);
-    }
-    snapshot::capture(
-        cx,
-        page,
-        false,
-        Box::new(move |cx, r| {
-            if let Err(e) = r {
-                return fail(cx, call, e);
-            }
-            if let Some(s) = cx.snapshots.latest(page) {
-                resp.snapshot = Some(snap::format_section(s));
-            }
-            finish(cx, call, resp);
-        }),
-    );
+        .is_none_or(|p| p.dialog.is_some())
 }
 
 /// The section listing the pages (tabs, popups) the action opened, if any.

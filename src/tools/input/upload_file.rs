@@ -2,53 +2,42 @@
 //! styled button that opens a file chooser) the element is clicked with file choosers
 //! intercepted, and the chooser it opens gets the files.
 
-use crate::tools::args::Schema;
 use std::time::Duration;
 
-use serde::Deserialize;
 use serde_json::{json, Value};
 
+use super::action::{said, Aim, Gesture, Input, InputCall, Target};
 use super::click::click_element;
 use super::element::{argument, failed, Element};
-use super::{begin, elements, reply, said, watch};
-use crate::browser::{self, waiters};
+use super::watch::Outcome;
+use crate::browser::{self, waiters, Flow, PageId};
 use crate::cdp::generated::page::{FileChooserOpenedEvent, SetInterceptFileChooserDialogParams};
 use crate::cdp::generated::{dom, runtime};
 use crate::error::Error;
-use crate::settings::BrowserSource;
-use crate::settings::Category;
-use crate::tools::args::{max, Shared};
-use crate::tools::{fail, CallId, Ctx, Done, Once, Tool};
+use crate::settings::{BrowserSource, Category};
+use crate::tools::args::{self, max, tool_args};
+use crate::tools::call::{self, CallId};
+use crate::tools::ctx::{Ctx, Done, Once};
+use crate::tools::tool::Tool;
 
-pub const TOOL: Tool = Tool {
+pub(super) const TOOL: Tool = Tool {
     name: "upload_file",
     description:
         "Upload files through a file input, or an element that opens a file chooser, by uid.",
-    args: Schema {
-        properties: || {
-            json!({
-                "uid": {"type": "string", "maxLength": max::UID},
-                "filePaths": {"type": "array", "items": {"type": "string", "maxLength": max::PATH}, "minItems": 1, "maxItems": max::ITEMS},
-                "includeSnapshot": {"type": "boolean"},
-            })
-        },
-        required: &["uid", "filePaths"],
-    },
+    args: args::schema::<Args>(),
     read_only: false,
     page_scoped: true,
     category: Category::Input,
     run,
 };
 
-#[derive(Deserialize)]
-struct Args {
-    #[serde(flatten)]
-    shared: Shared,
-    uid: String,
-    #[serde(rename = "filePaths")]
-    file_paths: Vec<String>,
-    #[serde(rename = "includeSnapshot", default)]
-    include_snapshot: bool,
+tool_args! {
+    struct Args {
+        "uid" uid: String = {"type": "string", "maxLength": max::UID},
+        "filePaths" file_paths: Vec<String> = {"type": "array", "items": {"type": "string", "maxLength": max::PATH}, "minItems": 1, "maxItems": max::ITEMS},
+        "includeSnapshot" include_snapshot: Option<bool> = {"type": "boolean"},
+        "pageId" page: Option<PageId> = (args::page_id()),
+    }
 }
 
 /// Whether the element is a file input, and whether it takes the files given.
@@ -63,41 +52,63 @@ const FILE_INPUT: &str = r#"function(count) {
 const FILE_CHOOSER_LIMIT: Duration = Duration::from_secs(3);
 
 fn run(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(a) = crate::tools::call::args::<Args>(cx, call, args) else {
+    let Some(args) = call::args::<Args>(cx, call, args) else {
         return;
     };
-    let files = match local_files(cx, &a.file_paths) {
+    let files = match local_files(cx, &args.file_paths) {
         Ok(f) => f,
-        Err(message) => return fail(cx, call, message),
+        Err(message) => return call::fail(cx, call, message),
     };
-    let (uid, given) = (a.uid, a.file_paths);
-    begin(cx, call, a.shared.page(), move |cx, page| {
-        elements(cx, call, page, vec![uid], move |cx, session, els| {
-            let Some(el) = els.into_iter().next() else {
-                return fail(cx, call, "No element to upload through.");
+    let page = args.page;
+    InputCall::new(call, Upload { args, files }).start(cx, page);
+}
+
+/// The call's part of an upload: the files as given (for the answer) and as the browser
+/// gets them.
+struct Upload {
+    args: Args,
+    files: Vec<String>,
+}
+
+impl Input for Upload {
+    fn aim(&self) -> Aim {
+        Aim::Elements(vec![self.args.uid.clone()])
+    }
+
+    fn gesture(&mut self, target: Target) -> Gesture {
+        let files = std::mem::take(&mut self.files);
+        Box::new(move |cx, done| {
+            let Some(el) = target.elements.into_iter().next() else {
+                return done(
+                    cx,
+                    Err(Error::Invalid("No element to upload through.".into())),
+                );
             };
-            let action: watch::Action =
-                Box::new(move |cx, done| upload(cx, session, el, files, done));
-            watch::act(
-                cx,
-                page,
-                false,
-                action,
-                Box::new(move |cx, r| match r {
-                    Err(e) => fail(cx, call, e),
-                    Ok(o) => {
-                        let shown = given.join(", ");
-                        let line = said(
-                            &o,
-                            format!("File uploaded from {shown}."),
-                            "The files were given to the element and it opened a dialog.".into(),
-                        );
-                        reply::reply(cx, call, page, line, o, a.include_snapshot)
-                    }
-                }),
-            );
-        });
-    });
+            let upload = Uploading {
+                session: target.session,
+                el,
+                files,
+                done,
+            };
+            upload.ask_kind(cx)
+        })
+    }
+
+    fn answer(&self, outcome: &Outcome) -> (String, bool) {
+        let shown = self.args.file_paths.join(", ");
+        let line = said(
+            outcome,
+            &format!("File uploaded from {shown}."),
+            "The files were given to the element and it opened a dialog.",
+        );
+        (line, self.args.include_snapshot == Some(true))
+    }
+
+    /// An upload is answered once the browser has the files: it waits for no navigation or
+    /// DOM change after.
+    fn settles(&self) -> bool {
+        false
+    }
 }
 
 /// The files to give, blank paths left out. With a browser we launched they are on this
@@ -120,41 +131,74 @@ fn local_files(cx: &Ctx, given: &[String]) -> Result<Vec<String>, String> {
     Ok(files)
 }
 
-fn upload(cx: &mut Ctx, session: String, el: Element, files: Vec<String>, done: Done<()>) {
-    let s = session.clone();
-    let params = runtime::CallFunctionOnParams {
-        function_declaration: FILE_INPUT.to_owned(),
-        object_id: Some(el.object_id.clone()),
-        arguments: Some(vec![argument(json!(files.len()))]),
-        return_by_value: Some(true),
-        ..Default::default()
-    };
-    browser::send(cx, Some(&el.session.clone()), params, move |cx, r| {
-        let kind = match r {
-            Ok(r) => r.result.value.and_then(|v| v.as_str().map(str::to_owned)),
-            Err(e) => return done(cx, Err(e)),
+/// Giving the files to the element, or to the file chooser it opens.
+struct Uploading {
+    /// The page's session, which a click goes through.
+    session: String,
+    el: Element,
+    files: Vec<String>,
+    done: Done<()>,
+}
+
+enum Step {
+    /// What kind of element it is (see [`FILE_INPUT`]).
+    Kind(Result<Option<String>, Error>),
+}
+
+impl Flow<Ctx> for Uploading {
+    type Step = Step;
+
+    fn next(self, cx: &mut Ctx, step: Step) {
+        let kind = match step {
+            Step::Kind(Ok(kind)) => kind,
+            Step::Kind(Err(e)) => return (self.done)(cx, Err(e)),
         };
         match kind.as_deref().unwrap_or("other") {
-            "file" => {
-                let params = dom::SetFileInputFilesParams {
-                    files,
-                    object_id: Some(el.object_id),
-                    ..Default::default()
-                };
-                browser::send(cx, Some(&el.session), params, move |cx, r| {
-                    done(cx, r.map(|_| ()))
-                });
-            }
-            "single" => done(
+            "file" => self.give(cx),
+            "single" => (self.done)(
                 cx,
                 Err(Error::Invalid(
                     "Multiple file uploads only work with <input type=file multiple>".into(),
                 )),
             ),
-            "disabled" => done(cx, Err(failed(&el.uid, "The element is disabled."))),
-            _ => upload_through_chooser(cx, s, el, files, done),
+            "disabled" => (self.done)(cx, Err(failed(&self.el.uid, "The element is disabled."))),
+            _ => upload_through_chooser(cx, self.session, self.el, self.files, self.done),
         }
-    });
+    }
+}
+
+/// The kind of element the page answered.
+fn kind(r: Result<runtime::CallFunctionOnReturns, Error>) -> Step {
+    Step::Kind(r.map(|a| a.result.value.and_then(|v| v.as_str().map(str::to_owned))))
+}
+
+impl Uploading {
+    fn ask_kind(self, cx: &mut Ctx) {
+        let params = runtime::CallFunctionOnParams {
+            function_declaration: FILE_INPUT.to_owned(),
+            object_id: Some(self.el.object_id.clone()),
+            arguments: Some(vec![argument(json!(self.files.len()))]),
+            return_by_value: Some(true),
+            ..Default::default()
+        };
+        let frame = self.el.session.clone();
+        browser::send(cx, Some(&frame), params, self.then(kind));
+    }
+
+    /// A file input takes the files directly.
+    fn give(self, cx: &mut Ctx) {
+        let Uploading {
+            el, files, done, ..
+        } = self;
+        let params = dom::SetFileInputFilesParams {
+            files,
+            object_id: Some(el.object_id),
+            ..Default::default()
+        };
+        browser::send(cx, Some(&el.session), params, move |cx, r| {
+            done(cx, r.map(|_| ()))
+        });
+    }
 }
 
 /// Turns the interception of file choosers on or off.

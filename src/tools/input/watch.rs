@@ -1,7 +1,10 @@
-//! Running an input action and waiting, briefly, for what it set off: a navigation (then its
+//! Watching an input action and waiting, briefly, for what it set off: a navigation (then its
 //! load), or DOM changes (until they settle). A JavaScript dialog the action opens ends the
 //! wait at once: while it is open the page answers nothing, not even the input event that
-//! opened it, so the dialog is raced against every step rather than waited behind.
+//! opened it, so the dialog is raced against every step rather than waited behind. The
+//! watch is a race of several waiters (dialog, navigation, load, popups, deadlines), so it
+//! keeps its state in one shared [`Watch`] whose [`Phase`] says what each of them may still
+//! do.
 
 use crate::browser::PageId;
 use std::cell::{Cell, RefCell};
@@ -17,7 +20,7 @@ use crate::cdp::generated::page::{
 };
 use crate::cdp::generated::{runtime, target};
 use crate::error::Error;
-use crate::tools::{Ctx, Done, Once};
+use crate::tools::ctx::{Ctx, Done, Once};
 
 /// How long after the action a navigation may still start and count as caused by it.
 const EXPECT_NAVIGATION: Duration = Duration::from_millis(100);
@@ -35,7 +38,7 @@ const OBSERVE_LIMIT: Duration = Duration::from_secs(120);
 
 /// What happened around an action.
 #[derive(Debug, Default)]
-pub struct Outcome {
+pub(super) struct Outcome {
     /// The action's own events were all taken in (false: a dialog opened first).
     pub completed: bool,
     /// A JavaScript dialog opened (it is left open on the page for `handle_dialog`).
@@ -46,19 +49,22 @@ pub struct Outcome {
     pub opened: Vec<String>,
 }
 
-/// The work of the action: dispatch events, then call its continuation.
-pub type Action = Box<dyn FnOnce(&mut Ctx, Done<()>)>;
-
 /// How far a long action has got (typing a long text): while it keeps moving it gets
 /// [`ACTION_LIMIT`] for each step of the way rather than for all of it.
-pub type Progress = Rc<Cell<u64>>;
+pub(super) type Progress = Rc<Cell<u64>>;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Phase {
+    /// The action's events are on their way to the page.
     Acting,
+    /// The page took them in; a navigation they caused may still start, while the DOM
+    /// settles.
     ExpectNavigation,
+    /// A navigation started: its load is waited for.
     Loading,
+    /// The DOM is settling (after the load, or with no navigation).
     Settling,
+    /// The outcome was given.
     Done,
 }
 
@@ -80,24 +86,20 @@ struct Watch {
     finish: Once<Outcome>,
 }
 
-/// Runs `action` on the page, then waits (bounded) for its effects when `settle` is true.
-/// `done` gets the outcome, or the action's error.
-pub fn act(cx: &mut Ctx, page: PageId, settle: bool, action: Action, done: Done<Outcome>) {
-    act_with_progress(cx, page, settle, action, Progress::default(), done)
-}
-
-/// [`act`] for an action that reports its `progress`: it counts as stuck only once the
-/// count stays the same for [`ACTION_LIMIT`].
-pub fn act_with_progress(
+/// Starts watching `page` for what an action sets off, before the action sends anything.
+/// The action calls the continuation this gives once the page has taken in all its events
+/// (or with its error); then, when `settle` is true, the effects are waited for (bounded).
+/// `done` gets the outcome, at once when a dialog opens first. An action that reports its
+/// `progress` counts as stuck only once the count stays the same for [`ACTION_LIMIT`].
+pub(super) fn start(
     cx: &mut Ctx,
     page: PageId,
     settle: bool,
-    action: Action,
     progress: Progress,
     done: Done<Outcome>,
-) {
+) -> Result<Done<()>, Error> {
     let Some(p) = cx.browser.pages.get(page) else {
-        return done(cx, Err(crate::browser::pages::no_such_page(page)));
+        return Err(crate::browser::pages::no_such_page(page));
     };
     let session = p.session.clone();
     let frame = p.target_id.clone();
@@ -117,17 +119,12 @@ pub fn act_with_progress(
         finish: Once::new(done),
     });
     observe(cx, &w, &frame, initial_loader);
-
-    let on_done = w.clone();
-    action(
-        cx,
-        Box::new(move |cx, r| match r {
-            Ok(()) => acted(cx, on_done),
-            Err(e) => fail(cx, &on_done, e),
-        }),
-    );
     let seen = progress.get();
-    unless_stuck(cx, w, progress, (seen, 0));
+    unless_stuck(cx, w.clone(), progress, (seen, 0));
+    Ok(Box::new(move |cx, r| match r {
+        Ok(()) => acted(cx, w),
+        Err(e) => fail(cx, &w, e),
+    }))
 }
 
 /// [`ACTION_LIMIT`] is watched in this many steps, so a stall is seen within a step of it.

@@ -9,7 +9,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::invocation::{Answer, Invocation};
-use crate::browser::{pages, Flow, PageId};
+use crate::browser::{self, pages, Flow, PageId};
 use crate::error::Error;
 use crate::pagetools::{self, run};
 use crate::tools::call::{self, CallId};
@@ -96,7 +96,7 @@ impl PageToolRun {
 
     /// Starts the run on page `requested` (the selected page when `None`).
     pub fn start(self, cx: &mut Ctx, requested: Option<PageId>) {
-        pages::with_page(cx, requested, self.then(Step::Page));
+        browser::with_page(cx, requested, self.then(Step::Page));
     }
 }
 
@@ -192,7 +192,9 @@ impl PageToolRun {
     /// snapshot has none), and keeps the snapshot for the answer, as the reference does.
     fn render(mut self, cx: &mut Ctx) {
         let Some(returned) = self.returned.take() else {
-            return;
+            // Only a step out of order could get here; the call still gets its answer.
+            let lost = "The page tool's result was lost before its elements got uids.";
+            return call::fail(cx, self.call, lost);
         };
         let (uids, section) = match cx.snapshots.latest(self.page) {
             Some(snap) => {

@@ -1,5 +1,5 @@
-//! A scripted browser for tests: the server's side is a [`Transport`] like the pipe, and the
-//! test plays the browser's side of the wire. It reads the requests the server sent, answers
+//! A scripted browser: the server's side is a [`Connection`] like the pipe, and the test
+//! plays the browser's side of the wire. It reads the requests the server sent, answers
 //! them (in any order, or never), sends events, and closes the connection.
 //!
 //! It scripts the wire only: nothing here knows what a command means, so every behaviour a
@@ -12,7 +12,8 @@ use std::rc::Rc;
 
 use serde_json::{json, Value};
 
-use super::Transport;
+use devtools_mcp::cdp::Connection;
+use mio::{Registry, Token};
 
 /// One command the server sent, as the browser read it.
 #[derive(Debug, Clone, PartialEq)]
@@ -53,10 +54,10 @@ impl FakeBrowser {
 
     /// Accepts a new connection (a browser started or reached anew) and gives the server
     /// its end. The test's calls below work on the newest connection.
-    pub fn connect(&self) -> Transport {
+    pub fn connect(&self) -> Box<dyn Connection> {
         let wire = Rc::new(RefCell::new(Wire::default()));
         self.connections.borrow_mut().push(wire.clone());
-        Transport::Fake(FakeConn { wire })
+        Box::new(FakeConn { wire })
     }
 
     /// How many connections the server has made.
@@ -124,24 +125,19 @@ impl FakeBrowser {
         self.with_wire(|w| w.to_server.push_back(message.to_string().into_bytes()));
     }
 
-    /// Sends bytes as one message, as they are (a garbled message).
-    pub fn raw(&self, bytes: &[u8]) {
-        self.with_wire(|w| w.to_server.push_back(bytes.to_vec()));
-    }
-
     /// The browser hangs up: what it wrote before is still read, then the end.
     pub fn close(&self) {
         self.with_wire(|w| w.closed = true);
     }
 }
 
-impl FakeConn {
-    pub fn queue(&mut self, message: &[u8]) {
+impl Connection for FakeConn {
+    fn queue(&mut self, message: &[u8]) {
         self.wire.borrow_mut().queued.push(message.to_vec());
     }
 
     /// Delivers what was queued; a closed connection fails as a pipe whose reader is gone.
-    pub fn flush(&mut self) -> io::Result<bool> {
+    fn flush(&mut self) -> io::Result<bool> {
         let mut wire = self.wire.borrow_mut();
         if wire.closed {
             return Err(io::ErrorKind::BrokenPipe.into());
@@ -154,7 +150,7 @@ impl FakeConn {
     }
 
     /// Hands over what the browser wrote. `Ok(false)` once it closed the connection.
-    pub fn read(&mut self, mut on_message: impl FnMut(&[u8])) -> io::Result<bool> {
+    fn read(&mut self, on_message: &mut dyn FnMut(&[u8])) -> io::Result<bool> {
         let (messages, closed) = {
             let mut wire = self.wire.borrow_mut();
             (std::mem::take(&mut wire.to_server), wire.closed)
@@ -164,6 +160,13 @@ impl FakeConn {
         }
         Ok(!closed)
     }
+
+    /// Nothing to watch: the test hands its messages over itself (`browser::on_readable`).
+    fn register(&mut self, _: &Registry, _: Token, _: Token) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn deregister(&mut self, _: &Registry) {}
 }
 
 /// A request as the browser reads it (what the server wrote is its own JSON, so a field that
@@ -181,7 +184,7 @@ fn parse_request(bytes: &[u8]) -> Request {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cdp::message::{self, Incoming};
+    use devtools_mcp::cdp::message::{self, Incoming};
 
     #[test]
     fn requests_answers_and_the_end() {
@@ -201,7 +204,7 @@ mod tests {
         browser.close();
         assert!(browser.unanswered().is_empty());
         let mut got = Vec::new();
-        let open = conn.read(|m| got.push(message::decode(m))).unwrap();
+        let open = conn.read(&mut |m| got.push(message::decode(m))).unwrap();
         assert!(!open);
         assert!(matches!(got[0], Incoming::Response { id: 1, .. }));
         assert!(
