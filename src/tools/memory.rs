@@ -150,7 +150,7 @@ impl HeapSnapshot {
         C::Returns: 'static,
     {
         let session = self.session.clone();
-        browser::send(cx, Some(&session), command, self.then(step));
+        browser::send_then(cx, Some(&session), command, self, step);
     }
 
     /// The snapshot is complete (or failed): the profiler is turned off again and the call

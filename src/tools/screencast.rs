@@ -159,8 +159,9 @@ impl Start {
             ..Default::default()
         };
         let session = self.session.clone();
-        let size = self.then(|r| StartStep::Size(pixel_size(r.ok())));
-        browser::send(cx, Some(&session), params, size);
+        browser::send_then(cx, Some(&session), params, self, |r| {
+            StartStep::Size(pixel_size(r.ok()))
+        });
     }
 
     /// Starts the browser's recording at the page's size.
@@ -171,7 +172,7 @@ impl Start {
             ..Default::default()
         };
         let session = self.session.clone();
-        browser::send(cx, Some(&session), params, self.then(StartStep::Started));
+        browser::send_then(cx, Some(&session), params, self, StartStep::Started);
     }
 
     /// The recording runs: the page keeps it for `screencast_stop`.
@@ -290,8 +291,13 @@ impl Stop {
         self.path = path;
         self.file = Some(file);
         let session = self.session.clone();
-        let stopped = self.then(|r| StopStep::Stopped(r.map(drop)));
-        browser::send(cx, Some(&session), StopScreenRecordingParams {}, stopped);
+        browser::send_then(
+            cx,
+            Some(&session),
+            StopScreenRecordingParams {},
+            self,
+            |r| StopStep::Stopped(r.map(drop)),
+        );
     }
 
     /// Reads the browser's stream into the file.

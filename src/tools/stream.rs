@@ -48,7 +48,7 @@ impl<H: Host, S: Sink> StreamRead<H, S> {
             size: Some(PIECE),
         };
         let session = self.session.clone();
-        browser::send(cx, Some(&session), params, self.then(Step::Piece));
+        browser::send_then(cx, Some(&session), params, self, Step::Piece);
     }
 }
 

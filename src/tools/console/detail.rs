@@ -360,12 +360,7 @@ impl Symbolize {
             error_object_id: self.object_id.clone(),
         };
         let session = self.session.clone();
-        browser::send(
-            cx,
-            Some(&session),
-            params,
-            self.then(SymbolizeStep::Details),
-        );
+        browser::send_then(cx, Some(&session), params, self, SymbolizeStep::Details);
     }
 }
 
@@ -406,8 +401,7 @@ impl Symbolize {
             ..Default::default()
         };
         let session = self.session.clone();
-        let properties = self.then(SymbolizeStep::Properties);
-        browser::send(cx, Some(&session), params, properties);
+        browser::send_then(cx, Some(&session), params, self, SymbolizeStep::Properties);
     }
 
     /// The `cause` property: an Error is read in turn, anything else is its plain text.

@@ -181,7 +181,7 @@ impl Styles {
             pierce: Some(true),
         });
         let session = self.session.clone();
-        browser::send(cx, Some(&session), request, self.then(Step::Document));
+        browser::send_then(cx, Some(&session), request, self, Step::Document);
     }
 
     /// Finds the element and its ancestors in the document, then enables CSS on the page
@@ -201,8 +201,10 @@ impl Styles {
         }
         sheets.enabled = true;
         let session = self.session.clone();
-        let enabled = self.then(|r| Step::CssEnabled(r.map(drop)));
-        browser::send(cx, Some(&session), cdp_css::EnableParams {}, enabled);
+        let enable = cdp_css::EnableParams {};
+        browser::send_then(cx, Some(&session), enable, self, |r| {
+            Step::CssEnabled(r.map(drop))
+        });
     }
 
     fn ask_matched(self, cx: &mut Ctx) {
@@ -211,8 +213,9 @@ impl Styles {
         };
         let params = cdp_css::GetMatchedStylesForNodeParams { node_id };
         let session = self.session.clone();
-        let matched = self.then(|r| Step::Matched(r.map(Box::new)));
-        browser::send(cx, Some(&session), params, matched);
+        browser::send_then(cx, Some(&session), params, self, |r| {
+            Step::Matched(r.map(Box::new))
+        });
     }
 
     /// Which element each `@container` query around the matched rules queried, one query
@@ -231,7 +234,7 @@ impl Styles {
         let params = containers::container_params(node_id, &query);
         self.asking = Some(containers::header(&query));
         let session = self.session.clone();
-        browser::send(cx, Some(&session), params, self.then(Step::Container));
+        browser::send_then(cx, Some(&session), params, self, Step::Container);
     }
 
     fn took_container(mut self, cx: &mut Ctx, container: Option<GetContainerForNodeReturns>) {

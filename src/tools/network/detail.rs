@@ -163,7 +163,7 @@ impl RequestDetail {
             request_id: found.cdp_id.clone(),
         };
         let session = self.session.clone();
-        browser::send(cx, Some(&session), params, self.then(Step::RequestBody));
+        browser::send_then(cx, Some(&session), params, self, Step::RequestBody);
     }
 
     fn took_request_body(mut self, cx: &mut Ctx, answer: Result<GetRequestPostDataReturns, Error>) {
@@ -193,7 +193,7 @@ impl RequestDetail {
             request_id: found.cdp_id.clone(),
         };
         let session = self.session.clone();
-        browser::send(cx, Some(&session), params, self.then(Step::ResponseBody));
+        browser::send_then(cx, Some(&session), params, self, Step::ResponseBody);
     }
 
     fn took_response_body(mut self, cx: &mut Ctx, answer: Result<GetResponseBodyReturns, Error>) {
