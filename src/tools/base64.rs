@@ -1,14 +1,15 @@
-//! Decoding the base64 the browser uses for binary data (images, recordings, streams).
+//! Decoding the base64 the browser uses for binary data: images, recordings and streams
+//! strictly, network bodies leniently.
 
 /// How many bytes `data` (padded standard base64) decodes to.
-pub fn decoded_len(data: &str) -> usize {
+pub(super) fn decoded_len(data: &str) -> usize {
     let padding = data.bytes().rev().take_while(|b| *b == b'=').count().min(2);
     (data.len() / 4 * 3).saturating_sub(padding)
 }
 
 /// Decodes standard base64 (the alphabet with `+` and `/`, `=` padding), as the browser sends
 /// images.
-pub fn decode_base64(data: &str) -> Result<Vec<u8>, String> {
+pub(super) fn decode_base64(data: &str) -> Result<Vec<u8>, String> {
     fn value(c: u8) -> Option<u32> {
         match c {
             b'A'..=b'Z' => Some((c - b'A') as u32),
@@ -36,6 +37,34 @@ pub fn decode_base64(data: &str) -> Result<Vec<u8>, String> {
         }
     }
     Ok(out)
+}
+
+/// Base64 as CDP sends binary network bodies, read leniently: padding optional, whitespace
+/// ignored, the URL-safe alphabet's `-` and `_` taken too; `None` for any other character.
+pub(super) fn decode_lenient(text: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(text.len() / 4 * 3);
+    let mut acc: u32 = 0;
+    let mut bits = 0;
+    for c in text.bytes() {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' | b'-' => 62,
+            b'/' | b'_' => 63,
+            b'=' => break,
+            b' ' | b'\n' | b'\r' | b'\t' => continue,
+            _ => return None,
+        };
+        acc = (acc << 6) | u32::from(v);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    Some(out)
 }
 
 #[cfg(test)]
@@ -73,5 +102,16 @@ mod tests {
         assert!(decode_base64("Z").is_err());
         assert!(decode_base64("Zg===").is_err());
         assert!(decode_base64("Zm 9v").is_err());
+    }
+
+    #[test]
+    fn base64_decodes_what_cdp_sends() {
+        assert_eq!(decode_lenient("aGVsbG8=").as_deref(), Some(&b"hello"[..]));
+        assert_eq!(
+            decode_lenient("AAEC/w==").as_deref(),
+            Some(&[0u8, 1, 2, 255][..])
+        );
+        assert_eq!(decode_lenient("aGk").as_deref(), Some(&b"hi"[..]));
+        assert!(decode_lenient("a*b").is_none());
     }
 }

@@ -8,14 +8,14 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use super::console::record::Log as ConsoleLog;
-use super::css::Sheets;
+use super::css::sheets::Sheets;
 use super::emulation::state::State as Emulation;
-use super::memory::Captures;
+use super::memory::state::Captures;
 use super::network::record::Log as NetworkLog;
 pub use super::per_page::PerPage;
-use super::performance::State as Performance;
+use super::performance::state::State as Performance;
 use super::result::ToolResult;
-use super::screencast::Recording;
+use super::screencast::recording::Recording;
 use super::snapshot::Snapshots;
 use crate::browser::{Browser, CallId, PageId, Runtime};
 use crate::pagetools::Tables;

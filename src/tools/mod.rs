@@ -32,6 +32,7 @@ pub mod script;
 pub mod slim;
 pub mod snapshot;
 pub mod stream;
+mod text;
 pub mod thirdparty;
 pub mod tool;
 

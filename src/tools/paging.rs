@@ -1,27 +1,28 @@
 //! One page of a listing (console messages, network requests, a style's rules), as the
 //! reference pages it, and the lines that say which page it is.
 
-use serde::Deserialize;
 use serde_json::{json, Number, Value};
 
-/// The paging arguments of the listing tools (flattened into their argument structs). Kept
-/// as JSON numbers because only a whole number written without a fraction counts, as ever:
-/// `2.0` reads as absent.
-#[derive(Default, Deserialize)]
+/// The paging arguments of a listing tool (`pageSize`, `pageIdx`, declared in its argument
+/// list). Kept as JSON numbers because only a whole number written without a fraction counts,
+/// as ever: `2.0` reads as absent.
 pub struct Paging {
-    #[serde(rename = "pageSize")]
     page_size: Option<Number>,
-    #[serde(rename = "pageIdx")]
     page_idx: Option<Number>,
 }
 
 impl Paging {
+    /// The paging a call's `pageSize` and `pageIdx` ask for.
+    pub fn new(page_size: Option<Number>, page_idx: Option<Number>) -> Paging {
+        Paging {
+            page_size,
+            page_idx,
+        }
+    }
+
     /// Pages of `size`, showing page `idx` (as another tool's defaults ask).
     pub fn of(size: u64, idx: u64) -> Paging {
-        Paging {
-            page_size: Some(size.into()),
-            page_idx: Some(idx.into()),
-        }
+        Paging::new(Some(size.into()), Some(idx.into()))
     }
 }
 
@@ -92,8 +93,10 @@ pub fn paginate(total: usize, paging: &Paging) -> Paged {
 mod tests {
     use super::*;
 
+    /// The paging of arguments as a call gives them.
     fn decode(v: Value) -> Paging {
-        serde_json::from_value(v).unwrap()
+        let number = |key: &str| serde_json::from_value(v[key].clone()).unwrap();
+        Paging::new(number("pageSize"), number("pageIdx"))
     }
 
     #[test]

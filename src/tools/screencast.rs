@@ -1,39 +1,38 @@
 //! `screencast_start` / `screencast_stop`: a video of the page, recorded by the browser
 //! itself (`Page.startScreenRecording`, an mp4 stream it holds until the recording stops),
 //! then read piece by piece into the file, as the reference's built-in recorder does.
+//! [`Start::next`] and [`Stop::next`] are the two calls' stories.
 
-use crate::tools::args::Schema;
+pub(super) mod recording;
+
 use std::fs::File;
 use std::io::Write;
 use std::path::PathBuf;
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
-use crate::browser::{self, pages, PageId};
-use crate::cdp::generated::{page as cdp_page, runtime};
+use super::args::{self, max, tool_args, PageOnly};
+use super::call::{self, CallId};
+use super::ctx::Ctx;
+use super::files::{self, Roots};
+use super::response::{finish, Response};
+use super::stream::{self, StreamRead};
+use super::tool::Tool;
+use crate::browser::{self, pages, Flow, PageId};
+use crate::cdp::generated::page::{
+    StartScreenRecordingParams, StartScreenRecordingReturns, StopScreenRecordingParams,
+};
+use crate::cdp::generated::runtime::{EvaluateParams, EvaluateReturns};
 use crate::error::{Error, Fault};
 use crate::settings::Category;
-use crate::tools::args::{self, max};
-use crate::tools::files::{self, Roots};
-use crate::tools::response::{finish, Response};
-use crate::tools::{call, fail, stream, CallId, Ctx, Done, Tool};
+use recording::Recording;
 
-pub const TOOLS: &[Tool] = &[
+pub(super) const TOOLS: &[Tool] = &[
     Tool {
         name: "screencast_start",
         description:
             "Start recording a video (mp4) of the page; screencast_stop ends it and saves the file.",
-        args: Schema {
-            properties: || {
-                json!({
-                    "filePath": {
-                        "type": "string", "maxLength": max::PATH,
-                        "description": "Default: a temporary file.",
-                    },
-                })
-            },
-            required: &[],
-        },
+        args: args::schema::<StartArgs>(),
         category: Category::Debugging,
         read_only: false,
         page_scoped: true,
@@ -42,10 +41,7 @@ pub const TOOLS: &[Tool] = &[
     Tool {
         name: "screencast_stop",
         description: "Stop and save the recording.",
-        args: Schema {
-            properties: || json!({}),
-            required: &[],
-        },
+        args: args::schema::<PageOnly>(),
         category: Category::Debugging,
         read_only: false,
         page_scoped: true,
@@ -53,87 +49,156 @@ pub const TOOLS: &[Tool] = &[
     },
 ];
 
+tool_args! {
+    struct StartArgs {
+        "filePath" file_path: Option<String> = {
+            "type": "string", "maxLength": max::PATH,
+            "description": "Default: a temporary file.",
+        },
+        "pageId" page: Option<PageId> = (args::page_id()),
+    }
+}
+
 /// The largest frame side asked for: the page reports its own size, and a page is not
 /// trusted to keep it reasonable.
 const MAX_SIDE: f64 = 8192.0;
 
-/// A page's recording: nothing, starting, or running into `path`.
-#[derive(Default)]
-pub enum Recording {
-    #[default]
-    Idle,
-    Starting,
-    Running {
-        stream: String,
-        path: PathBuf,
-        file: File,
-    },
-}
+// ---------------------------------------------------------------------------------------
+// screencast_start
 
 fn screencast_start(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(args) = crate::tools::call::args::<args::OnlyShared>(cx, call, args) else {
+    let Some(args) = call::args::<StartArgs>(cx, call, args) else {
         return;
     };
-    let given = args.shared.file_path.clone();
-    call::on_live_page(cx, call, args.shared.page(), move |cx, page| {
+    let start = Start {
+        call,
+        file_path: args.file_path,
+        page: PageId::NONE,
+        session: String::new(),
+        file: None,
+    };
+    call::live_page(cx, args.page, start.then(StartStep::Page));
+}
+
+/// One `screencast_start` call: the file opened, the page's size read, the browser's
+/// recording started.
+struct Start {
+    call: CallId,
+    /// The file asked for (a temporary one when `None`).
+    file_path: Option<String>,
+    /// The page it records, once found.
+    page: PageId,
+    session: String,
+    /// The file opened for the recording, and its real path.
+    file: Option<(PathBuf, File)>,
+}
+
+enum StartStep {
+    /// The page the call works on (a crashed page is an error).
+    Page(Result<PageId, Error>),
+    /// The viewport's size in device pixels, as the page reports it (`None`: it could not
+    /// say, and the browser records at its default size).
+    Size(Option<(i64, i64)>),
+    /// `Page.startScreenRecording` answered with the recording's stream.
+    Started(Result<StartScreenRecordingReturns, Error>),
+}
+
+impl Flow<Ctx> for Start {
+    type Step = StartStep;
+
+    fn next(self, cx: &mut Ctx, step: StartStep) {
+        match step {
+            StartStep::Page(Ok(page)) => self.open(cx, page),
+            StartStep::Size(size) => self.record(cx, size),
+            StartStep::Started(Ok(started)) => self.running(cx, started.stream),
+            StartStep::Started(Err(e)) => {
+                *cx.recordings.entry(self.page) = Recording::Idle;
+                if let Some((path, _)) = &self.file {
+                    let _ = std::fs::remove_file(path);
+                }
+                call::fail(cx, self.call, unsupported_or(e))
+            }
+            StartStep::Page(Err(e)) => call::fail(cx, self.call, e),
+        }
+    }
+}
+
+impl Start {
+    /// One recording a page at a time; the file is opened, then the page's size asked for:
+    /// without a size the browser scales frames down to a small default.
+    fn open(mut self, cx: &mut Ctx, page: PageId) {
+        self.page = page;
+        let call = self.call;
         if !matches!(cx.recordings.get(page), None | Some(Recording::Idle)) {
             let mut resp = Response::for_page(page);
             resp.line("Error: a screencast recording is already in progress. Use screencast_stop to stop it before starting a new one.");
             return finish(cx, call, resp);
         }
-        let given = match given {
+        let given = match self.file_path.take() {
             Some(path) => path,
             None => match files::temp_dir() {
                 Ok(dir) => dir.join("screencast.mp4").to_string_lossy().into_owned(),
-                Err(message) => return fail(cx, call, message),
+                Err(message) => return call::fail(cx, call, message),
             },
         };
-        let (path, file) = match files::create_as(&Roots::of(cx), &given, "mp4") {
-            Ok(opened) => opened,
-            Err(message) => return fail(cx, call, message),
+        self.file = match files::create_as(&Roots::of(cx), &given, "mp4") {
+            Ok(opened) => Some(opened),
+            Err(message) => return call::fail(cx, call, message),
         };
-        let session = match pages::session_of(&cx.browser.pages, page) {
+        self.session = match pages::session_of(&cx.browser.pages, page) {
             Ok(s) => s,
-            Err(e) => return fail(cx, call, e),
+            Err(e) => return call::fail(cx, call, e),
         };
         call::limit_by_default(cx, call, |ms| {
             format!("The recording did not start within {ms} ms (is the page's main thread busy?).")
         });
         *cx.recordings.entry(page) = Recording::Starting;
-        start(cx, page, session, path, file, call);
-    });
-}
+        let params = EvaluateParams {
+            expression: "[innerWidth * devicePixelRatio, innerHeight * devicePixelRatio]".into(),
+            return_by_value: Some(true),
+            ..Default::default()
+        };
+        let session = self.session.clone();
+        browser::send_then(cx, Some(&session), params, self, |r| {
+            StartStep::Size(pixel_size(r.ok()))
+        });
+    }
 
-/// Records at the page's size in device pixels: without a size the browser scales frames
-/// down to a small default.
-fn start(cx: &mut Ctx, page: PageId, session: String, path: PathBuf, file: File, call: CallId) {
-    let s = session.clone();
-    pixel_size(cx, &session, move |cx, size| {
-        let params = cdp_page::StartScreenRecordingParams {
+    /// Starts the browser's recording at the page's size.
+    fn record(self, cx: &mut Ctx, size: Option<(i64, i64)>) {
+        let params = StartScreenRecordingParams {
             max_width: size.map(|(w, _)| w),
             max_height: size.map(|(_, h)| h),
             ..Default::default()
         };
-        browser::send(cx, Some(&s), params, move |cx, r| {
-            let started = match r {
-                Ok(started) => started,
-                Err(e) => {
-                    *cx.recordings.entry(page) = Recording::Idle;
-                    let _ = std::fs::remove_file(&path);
-                    return fail(cx, call, unsupported_or(e));
-                }
-            };
-            let line = format!("Screencast recording started. The recording will be saved to {}. Use screencast_stop to stop recording.", path.display());
-            *cx.recordings.entry(page) = Recording::Running {
-                stream: started.stream,
-                path,
-                file,
-            };
-            let mut resp = Response::for_page(page);
-            resp.line(line);
-            finish(cx, call, resp);
-        });
-    });
+        let session = self.session.clone();
+        browser::send_then(cx, Some(&session), params, self, StartStep::Started);
+    }
+
+    /// The recording runs: the page keeps it for `screencast_stop`.
+    fn running(self, cx: &mut Ctx, stream: String) {
+        let Some((path, file)) = self.file else {
+            return;
+        };
+        let line = format!("Screencast recording started. The recording will be saved to {}. Use screencast_stop to stop recording.", path.display());
+        *cx.recordings.entry(self.page) = Recording::Running { stream, path, file };
+        let mut resp = Response::for_page(self.page);
+        resp.line(line);
+        finish(cx, self.call, resp);
+    }
+}
+
+/// The viewport in device pixels from the page's answer, bounded; `None` when it cannot say.
+fn pixel_size(answer: Option<EvaluateReturns>) -> Option<(i64, i64)> {
+    let side = |v: &Value| {
+        v.as_f64()
+            .filter(|n| n.is_finite())
+            .map(|n| n.round().clamp(1.0, MAX_SIDE) as i64)
+    };
+    answer.and_then(|r| r.result.value).and_then(|v| {
+        let pair = v.as_array()?;
+        Some((side(pair.first()?)?, side(pair.get(1)?)?))
+    })
 }
 
 /// The reference's words for a browser without the command.
@@ -149,36 +214,66 @@ fn unsupported_or(e: Error) -> String {
     }
 }
 
-/// The viewport in device pixels as the page reports it, bounded; `None` when it cannot say.
-fn pixel_size(
-    cx: &mut Ctx,
-    session: &str,
-    then: impl FnOnce(&mut Ctx, Option<(i64, i64)>) + 'static,
-) {
-    let params = runtime::EvaluateParams {
-        expression: "[innerWidth * devicePixelRatio, innerHeight * devicePixelRatio]".into(),
-        return_by_value: Some(true),
-        ..Default::default()
-    };
-    browser::send(cx, Some(session), params, move |cx, r| {
-        let side = |v: &Value| {
-            v.as_f64()
-                .filter(|n| n.is_finite())
-                .map(|n| n.round().clamp(1.0, MAX_SIDE) as i64)
-        };
-        let size = r.ok().and_then(|r| r.result.value).and_then(|v| {
-            let pair = v.as_array()?;
-            Some((side(pair.first()?)?, side(pair.get(1)?)?))
-        });
-        then(cx, size)
-    });
-}
+// ---------------------------------------------------------------------------------------
+// screencast_stop
 
 fn screencast_stop(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(args) = crate::tools::call::args::<args::OnlyShared>(cx, call, args) else {
+    let Some(args) = call::args::<PageOnly>(cx, call, args) else {
         return;
     };
-    call::on_page(cx, call, args.shared.page(), move |cx, page| {
+    let stop = Stop {
+        call,
+        page: PageId::NONE,
+        session: String::new(),
+        stream: String::new(),
+        path: PathBuf::new(),
+        file: None,
+    };
+    call::page(cx, args.page, stop.then(StopStep::Page));
+}
+
+/// One `screencast_stop` call: the browser's recording stopped, then its stream read into
+/// the file.
+struct Stop {
+    call: CallId,
+    /// The page it stops recording, once found.
+    page: PageId,
+    session: String,
+    /// The browser's stream of the recording.
+    stream: String,
+    /// The recording's file, and its real path.
+    path: PathBuf,
+    file: Option<File>,
+}
+
+enum StopStep {
+    /// The page the call works on.
+    Page(Result<PageId, Error>),
+    /// `Page.stopScreenRecording` answered: the stream is complete.
+    Stopped(Result<(), Error>),
+    /// The stream has been read to its end into the file.
+    Read(Result<Recorded, Error>),
+}
+
+impl Flow<Ctx> for Stop {
+    type Step = StopStep;
+
+    fn next(self, cx: &mut Ctx, step: StopStep) {
+        match step {
+            StopStep::Page(Ok(page)) => self.stop(cx, page),
+            StopStep::Stopped(Ok(())) => self.read(cx),
+            StopStep::Read(Ok(_)) => self.reply(cx),
+            StopStep::Page(Err(e)) | StopStep::Stopped(Err(e)) | StopStep::Read(Err(e)) => {
+                call::fail(cx, self.call, e)
+            }
+        }
+    }
+}
+
+impl Stop {
+    /// Takes the page's running recording and stops it in the browser.
+    fn stop(mut self, cx: &mut Ctx, page: PageId) {
+        self.page = page;
         let recording = cx.recordings.get_mut(page).map(std::mem::take);
         let Some(Recording::Running { stream, path, file }) = recording else {
             if let Some(Recording::Starting) = recording {
@@ -186,53 +281,43 @@ fn screencast_stop(cx: &mut Ctx, call: CallId, args: Value) {
             }
             let mut resp = Response::for_page(page);
             resp.line("Error: no active screencast recording to stop.");
-            return finish(cx, call, resp);
+            return finish(cx, self.call, resp);
         };
-        let session = match pages::session_of(&cx.browser.pages, page) {
+        self.session = match pages::session_of(&cx.browser.pages, page) {
             Ok(s) => s,
-            Err(e) => return fail(cx, call, e),
+            Err(e) => return call::fail(cx, self.call, e),
         };
-        stop(
+        self.stream = stream;
+        self.path = path;
+        self.file = Some(file);
+        let session = self.session.clone();
+        browser::send_then(
             cx,
-            session,
-            stream,
-            file,
-            Box::new(move |cx, r| match r {
-                Ok(()) => {
-                    let mut resp = Response::for_page(page);
-                    resp.line(format!(
-                        "The screencast recording has been stopped and saved to {}.",
-                        path.display()
-                    ));
-                    finish(cx, call, resp);
-                }
-                Err(e) => fail(cx, call, e),
-            }),
+            Some(&session),
+            StopScreenRecordingParams {},
+            self,
+            |r| StopStep::Stopped(r.map(drop)),
         );
-    });
-}
+    }
 
-/// Stops the recording, then reads the browser's stream into the file.
-fn stop(cx: &mut Ctx, session: String, stream_handle: String, file: File, done: Done<()>) {
-    let s = session.clone();
-    browser::send(
-        cx,
-        Some(&session),
-        cdp_page::StopScreenRecordingParams {},
-        move |cx, r| {
-            if let Err(e) = r {
-                return done(cx, Err(e));
-            }
-            let sink = Recorded(file);
-            stream::read_to_end(
-                cx,
-                s,
-                stream_handle,
-                sink,
-                Box::new(|cx, r| done(cx, r.map(drop))),
-            );
-        },
-    );
+    /// Reads the browser's stream into the file.
+    fn read(mut self, cx: &mut Ctx) {
+        let Some(file) = self.file.take() else {
+            return;
+        };
+        let (session, stream) = (self.session.clone(), std::mem::take(&mut self.stream));
+        let read = StreamRead::new(session, stream, Recorded(file), self.then(StopStep::Read));
+        read.start(cx);
+    }
+
+    fn reply(self, cx: &mut Ctx) {
+        let mut resp = Response::for_page(self.page);
+        resp.line(format!(
+            "The screencast recording has been stopped and saved to {}.",
+            self.path.display()
+        ));
+        finish(cx, self.call, resp);
+    }
 }
 
 /// The recording's file, as the stream's sink.

@@ -3,20 +3,25 @@
 
 use serde_json::Value;
 
-use super::{MAX_STACK_LINES, MAX_TEXT};
 use crate::cdp::generated::runtime::{
     CallFrame, RemoteObject, RemoteObjectSubtype, RemoteObjectType, StackTrace,
 };
+use crate::tools::text::cut;
+
+/// Longest string kept from one message (text, one argument); longer ones are cut.
+pub(super) const MAX_TEXT: usize = 10_000;
+/// Stack trace lines kept per message (as many as the reference prints).
+pub(super) const MAX_STACK_LINES: usize = 50;
 
 /// Formatted stack trace lines (at most [`MAX_STACK_LINES`]) and how many there were.
-pub struct Stack {
-    pub lines: Vec<String>,
-    pub total: usize,
+pub(super) struct Stack {
+    pub(super) lines: Vec<String>,
+    pub(super) total: usize,
 }
 
 const STACK_NOTE: &str = "Note: line and column numbers use 1-based indexing";
 
-pub fn stack_of(trace: &StackTrace) -> Stack {
+pub(super) fn stack_of(trace: &StackTrace) -> Stack {
     let mut lines = Vec::new();
     let total = stack_lines(trace, &mut lines, MAX_STACK_LINES);
     Stack { lines, total }
@@ -25,7 +30,7 @@ pub fn stack_of(trace: &StackTrace) -> Stack {
 /// Appends the lines of a CDP `StackTrace` (frames, then each async parent under a
 /// `--- <description> ---` rule), keeping at most `keep` lines in `out` overall. Returns
 /// how many lines there were in all.
-pub fn stack_lines(trace: &StackTrace, out: &mut Vec<String>, keep: usize) -> usize {
+pub(super) fn stack_lines(trace: &StackTrace, out: &mut Vec<String>, keep: usize) -> usize {
     let mut total = 0;
     let mut push = |line: String, out: &mut Vec<String>| {
         total += 1;
@@ -60,7 +65,7 @@ pub fn stack_lines(trace: &StackTrace, out: &mut Vec<String>, keep: usize) -> us
 
 /// A stack trace as text: at most [`MAX_STACK_LINES`] lines with a count of the rest, and
 /// optionally the note that numbers are 1-based.
-pub fn stack_text(stack: &Stack, note: bool) -> String {
+pub(super) fn stack_text(stack: &Stack, note: bool) -> String {
     let mut lines: Vec<String> = stack.lines.clone();
     if stack.total > lines.len() {
         lines.push(format!("... and {} more frames", stack.total - lines.len()));
@@ -87,7 +92,7 @@ fn frame_line(f: &CallFrame) -> String {
 /// The short name DevTools gives a script's URL: its last path segment (with the query),
 /// `(index)` for a bare origin, the whole string when it is not a `scheme://` URL; cut at
 /// 100 characters.
-pub fn display_name(url: &str) -> String {
+pub(super) fn display_name(url: &str) -> String {
     let name = match split_url(url) {
         Some((path, query)) => {
             let last = last_path_component(path);
@@ -159,7 +164,7 @@ fn percent_decode(s: &str) -> Option<String> {
 /// An argument as one word of the message text: primitives as JavaScript prints them
 /// (null and undefined as nothing), an Error as its first line, other objects as
 /// `[<subtype or type> <class>]`.
-pub fn text_token(ro: &RemoteObject) -> String {
+pub(super) fn text_token(ro: &RemoteObject) -> String {
     if ro.object_id.is_some() {
         let description = ro.description.as_deref().unwrap_or("");
         if ro.subtype == Some(RemoteObjectSubtype::Error) && !description.is_empty() {
@@ -182,14 +187,14 @@ pub fn text_token(ro: &RemoteObject) -> String {
     }
 }
 
-pub enum Primitive {
+pub(super) enum Primitive {
     Undefined,
     Null,
     Text(String),
 }
 
 /// A remote object without a handle: its value as JavaScript's `String()` gives it.
-pub fn primitive(ro: &RemoteObject) -> Primitive {
+pub(super) fn primitive(ro: &RemoteObject) -> Primitive {
     if let Some(u) = &ro.unserializable_value {
         return Primitive::Text(match u.as_str() {
             "-0" => "0".to_owned(),
@@ -214,14 +219,14 @@ pub fn primitive(ro: &RemoteObject) -> Primitive {
 
 /// A remote object's `value`. A JSON `null` there decodes as no value at all, so a null is
 /// told by its subtype.
-pub fn value_of(ro: &RemoteObject) -> Option<&Value> {
+pub(super) fn value_of(ro: &RemoteObject) -> Option<&Value> {
     static NULL: Value = Value::Null;
     let null = ro.subtype == Some(RemoteObjectSubtype::Null);
     ro.value.as_ref().or(null.then_some(&NULL))
 }
 
 /// An Error's description up to its stack frames (its name and message).
-pub fn error_head(description: &str) -> String {
+pub(super) fn error_head(description: &str) -> String {
     description
         .split_once("\n    at ")
         .map_or(description, |(head, _)| head)
@@ -229,7 +234,7 @@ pub fn error_head(description: &str) -> String {
 }
 
 /// What a thrown or rejected value reads as: an Error's head, or the primitive itself.
-pub fn thrown_head(ex: &RemoteObject) -> String {
+pub(super) fn thrown_head(ex: &RemoteObject) -> String {
     if let Some(d) = &ex.description {
         return error_head(d);
     }
@@ -240,23 +245,14 @@ pub fn thrown_head(ex: &RemoteObject) -> String {
     }
 }
 
-/// Cuts `text` after `max` characters (default [`MAX_TEXT`] for stored strings), saying so
-/// the way the reference marks cut bodies.
-pub fn cut(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        Some((i, _)) => format!("{}... <truncated>", &text[..i]),
-        None => text.to_owned(),
-    }
-}
-
-/// [`cut`] at the length kept for stored strings.
-pub fn cut_stored(text: &str) -> String {
+/// A stored string, cut at [`MAX_TEXT`] characters.
+pub(super) fn cut_stored(text: &str) -> String {
     cut(text, MAX_TEXT)
 }
 
 /// Test JSON as the generated type it stands for, decoded as events are.
 #[cfg(test)]
-pub fn decode<T: serde::de::DeserializeOwned>(v: Value) -> T {
+pub(super) fn decode<T: serde::de::DeserializeOwned>(v: Value) -> T {
     serde_json::from_value(v).unwrap_or_else(|e| panic!("undecodable test value: {e}"))
 }
 

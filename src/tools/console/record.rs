@@ -1,14 +1,20 @@
 //! The per-page console record: messages by document, with ids, within fixed bounds; and
-//! how each CDP event becomes a message.
+//! how each CDP event becomes a message. `Ctx` holds one [`Log`] per page.
 
 use std::collections::VecDeque;
 
 use super::format::{self, Primitive, Stack};
-use super::{DOCUMENTS_KEPT, MAX_BYTES, MAX_MESSAGES};
 use crate::cdp::generated::log::{LogEntry, LogEntrySource};
 use crate::cdp::generated::runtime::{
     ConsoleAPICalledEvent, ExceptionDetails, RemoteObject, RemoteObjectSubtype,
 };
+
+/// Most messages kept per page, over all kept documents.
+pub(super) const MAX_MESSAGES: usize = 1000;
+/// About how much text (message text, argument values, stack lines) is kept per page.
+pub(super) const MAX_BYTES: usize = 1 << 20;
+/// Documents whose messages are kept: the current one and the two before it.
+const DOCUMENTS_KEPT: usize = 3;
 
 /// Per-page console record.
 #[derive(Default)]
@@ -20,27 +26,27 @@ pub struct Log {
     bytes: usize,
 }
 
-pub struct Message {
-    pub id: u64,
-    pub kind: String,
-    pub text: String,
-    pub args: Vec<Arg>,
-    pub stack: Option<Stack>,
+pub(super) struct Message {
+    pub(super) id: u64,
+    pub(super) kind: String,
+    pub(super) text: String,
+    pub(super) args: Vec<Arg>,
+    pub(super) stack: Option<Stack>,
     /// The session of the out-of-process iframe it came from (its handles live there).
-    pub frame_session: Option<String>,
+    pub(super) frame_session: Option<String>,
 }
 
 /// One argument of a console call.
 #[derive(Clone)]
-pub struct Arg {
+pub(super) struct Arg {
     /// The value as text, for primitives (known at once).
-    pub value: Option<String>,
+    pub(super) value: Option<String>,
     /// A handle to the object in the page, while it lives (dropped on navigation).
-    pub object_id: Option<String>,
+    pub(super) object_id: Option<String>,
     /// The object is an Error: shown with its own message and stack trace.
-    pub error: bool,
+    pub(super) error: bool,
     /// The first part of an Error's description (its message), for when it is gone.
-    pub error_head: String,
+    pub(super) error_head: String,
 }
 
 impl Message {
@@ -62,7 +68,7 @@ impl Message {
 
 impl Log {
     /// Adds a message; returns the object handles of messages evicted to make room.
-    pub fn push(&mut self, mut message: Message) -> Vec<String> {
+    pub(super) fn push(&mut self, mut message: Message) -> Vec<String> {
         self.next_id += 1;
         message.id = self.next_id;
         self.count += 1;
@@ -87,7 +93,7 @@ impl Log {
     }
 
     /// A new document in the main frame: its predecessors' objects died with them.
-    pub fn new_document(&mut self) {
+    pub(super) fn new_document(&mut self) {
         for m in self.documents.iter_mut().flatten() {
             for a in m.args.iter_mut() {
                 a.object_id = None;
@@ -104,7 +110,7 @@ impl Log {
     }
 
     /// The messages of the current document, or of every kept one (oldest first).
-    pub fn messages(&self, preserved: bool) -> Vec<&Message> {
+    pub(super) fn messages(&self, preserved: bool) -> Vec<&Message> {
         if preserved {
             self.documents.iter().rev().flatten().collect()
         } else {
@@ -112,13 +118,13 @@ impl Log {
         }
     }
 
-    pub fn find(&self, id: u64) -> Option<&Message> {
+    pub(super) fn find(&self, id: u64) -> Option<&Message> {
         self.documents.iter().flatten().find(|m| m.id == id)
     }
 }
 
 /// `Runtime.consoleAPICalled`.
-pub fn console_call(e: &ConsoleAPICalledEvent) -> Message {
+pub(super) fn console_call(e: &ConsoleAPICalledEvent) -> Message {
     // A type left out decodes as an empty one.
     let kind = match e.r#type.as_str() {
         "warning" => "warn",
@@ -142,7 +148,7 @@ pub fn console_call(e: &ConsoleAPICalledEvent) -> Message {
 }
 
 /// `Runtime.exceptionThrown`: an uncaught exception or an unhandled rejection.
-pub fn exception(details: &ExceptionDetails) -> Message {
+pub(super) fn exception(details: &ExceptionDetails) -> Message {
     let text = details.text.as_str();
     // The reference names an uncaught Error by its description; for a rejection and for a
     // thrown primitive it prints only "Uncaught (in promise)" / "Uncaught ", losing the
@@ -170,7 +176,7 @@ pub fn exception(details: &ExceptionDetails) -> Message {
 
 /// `Log.entryAdded`: what the browser itself logs (failed loads, interventions, …). Worker
 /// entries belong to the worker, not the page.
-pub fn log_entry(entry: &LogEntry) -> Option<Message> {
+pub(super) fn log_entry(entry: &LogEntry) -> Option<Message> {
     if entry.source == LogEntrySource::Worker {
         return None;
     }

@@ -5,7 +5,8 @@
 
 use std::collections::HashMap;
 
-use super::model::{file_name, props, strip_important, Block, Place, Sheet, Shown};
+use super::model::{file_name, props, strip_important, Block, Place, Shown};
+use super::sheets::Sheet;
 use crate::cdp::generated::css::{self, CSSStyle, StyleSheetOrigin};
 
 /// Where a registration made from script comes from: the page's JS API, which DevTools
@@ -14,7 +15,7 @@ use crate::cdp::generated::css::{self, CSSStyle, StyleSheetOrigin};
 const REGISTER_PROPERTY: &str = concat!("CSS", ".registerProperty");
 
 /// The blocks, in DevTools' order.
-pub fn blocks(
+pub(super) fn blocks(
     m: &css::GetMatchedStylesForNodeReturns,
     sheets: &HashMap<String, Sheet>,
 ) -> Vec<Block> {

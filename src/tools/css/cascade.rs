@@ -11,29 +11,29 @@ use std::collections::HashMap;
 
 /// One declaration as the cascade sees it.
 #[derive(Debug, Clone, Default)]
-pub struct Decl {
+pub(super) struct Decl {
     /// Lower case, or a custom property's own spelling.
-    pub name: String,
-    pub important: bool,
+    pub(super) name: String,
+    pub(super) important: bool,
     /// Parsed and not disabled: it takes part in the cascade.
-    pub usable: bool,
+    pub(super) usable: bool,
     /// An implied longhand of a shorthand written in the style (the shorthand's own
     /// `longhands` stand for it): not counted by itself.
-    pub implied: bool,
+    pub(super) implied: bool,
     /// The longhands a shorthand sets.
-    pub longhands: Vec<String>,
+    pub(super) longhands: Vec<String>,
 }
 
 /// The declarations of one style, and whose style it is: 0 the element, 1 its parent, ….
 #[derive(Debug, Clone, Default)]
-pub struct Style {
-    pub level: usize,
-    pub decls: Vec<Decl>,
+pub(super) struct Style {
+    pub(super) level: usize,
+    pub(super) decls: Vec<Decl>,
 }
 
 /// Whether each declaration of each style lost (`true`: DevTools' "overloaded"). `styles` go
 /// from the most precedent to the least, the element's first, then each ancestor's.
-pub fn overloaded(styles: &[Style]) -> Vec<Vec<bool>> {
+pub(super) fn overloaded(styles: &[Style]) -> Vec<Vec<bool>> {
     let mut out: Vec<Vec<bool>> = styles.iter().map(|s| vec![false; s.decls.len()]).collect();
     // Winners so far across elements, nearest first.
     let mut taken: HashMap<String, ()> = HashMap::new();
@@ -116,7 +116,7 @@ fn one_element(
 
 /// Properties an element takes from its parent unless it sets them: custom properties and the
 /// standard inherited ones (CSS specifications; the list Chromium marks `inherited`).
-pub fn is_inherited(name: &str) -> bool {
+pub(super) fn is_inherited(name: &str) -> bool {
     if name.starts_with("--") {
         return true;
     }

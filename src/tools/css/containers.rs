@@ -1,15 +1,14 @@
 //! Which element each `@container` rule around the element's matched rules queried: the
 //! reference writes it in a comment above the rule's `@container` header
-//! (`/* container: div.box (uid: "1_3") */`), from `DOM.getContainerForNode`.
+//! (`/* container: div.box (uid: "1_3") */`), from `DOM.getContainerForNode`, asked once per
+//! query as a step of the call.
 
 use super::model::Block;
-use crate::browser;
 use crate::cdp::generated::css::{CSSContainerQuery, GetMatchedStylesForNodeReturns};
 use crate::cdp::generated::dom;
-use crate::tools::{Ctx, Done};
 
 /// A container query's `@container` header, as the blocks write it.
-pub fn header(q: &CSSContainerQuery) -> String {
+pub(super) fn header(q: &CSSContainerQuery) -> String {
     match &q.name {
         Some(n) if !q.text.starts_with(n.as_str()) => format!("@container {n} {}", q.text),
         _ => format!("@container {}", q.text),
@@ -17,7 +16,7 @@ pub fn header(q: &CSSContainerQuery) -> String {
 }
 
 /// The container queries of every rule the element's styles show, once each.
-pub fn queries(m: &GetMatchedStylesForNodeReturns) -> Vec<CSSContainerQuery> {
+pub(super) fn queries(m: &GetMatchedStylesForNodeReturns) -> Vec<CSSContainerQuery> {
     let own = m.matched_css_rules.iter().flatten().map(|r| &r.rule);
     let inherited = m
         .inherited
@@ -40,39 +39,23 @@ pub fn queries(m: &GetMatchedStylesForNodeReturns) -> Vec<CSSContainerQuery> {
     out
 }
 
-/// Asks the browser for each query's container of `node_id`, one after another: (the
-/// query's header, the container's node id). A query the browser finds none for is left out.
-pub fn resolve(
-    cx: &mut Ctx,
-    session: String,
+/// What asks the browser which element `node_id`'s query `q` is answered by.
+pub(super) fn container_params(
     node_id: i64,
-    mut queries: Vec<CSSContainerQuery>,
-    mut found: Vec<(String, i64)>,
-    done: Done<Vec<(String, i64)>>,
-) {
-    let Some(q) = queries.pop() else {
-        return done(cx, Ok(found));
-    };
-    let params = dom::GetContainerForNodeParams {
+    q: &CSSContainerQuery,
+) -> dom::GetContainerForNodeParams {
+    dom::GetContainerForNodeParams {
         node_id,
         container_name: q.name.clone(),
         physical_axes: q.physical_axes.clone(),
         logical_axes: q.logical_axes.clone(),
         queries_scroll_state: q.queries_scroll_state,
         queries_anchored: q.queries_anchored,
-    };
-    let s = session.clone();
-    browser::send(cx, Some(&session), params, move |cx, r| {
-        // A failure names no container, as in the reference.
-        if let Some(container) = r.ok().and_then(|r| r.node_id) {
-            found.push((header(&q), container));
-        }
-        resolve(cx, s, node_id, queries, found, done);
-    });
+    }
 }
 
 /// Puts each container's comment (`container: …`) above its `@container` header.
-pub fn annotate(blocks: &mut [Block], comments: &[(String, String)]) {
+pub(super) fn annotate(blocks: &mut [Block], comments: &[(String, String)]) {
     for block in blocks {
         for (i, ancestor) in block.ancestors.iter().enumerate() {
             if let Some((_, comment)) = comments.iter().find(|(h, _)| h == ancestor) {

@@ -4,9 +4,10 @@
 //! The browser gives the matched rules (`CSS.getMatchedStylesForNode`); which declarations
 //! win is computed here ([`cascade`]), as DevTools computes it. Style sheet names and line
 //! numbers come from the sheets the page reported since CSS was enabled on it ([`Sheets`]).
-//! Not shown (unlike the reference): `@keyframes`, `@property`, `@position-try`, `@function`
-//! and other at-rule blocks, animation and transition styles, and which element a
-//! `@container` query matched.
+//! After the element's styles come the at-rule blocks DevTools shows ([`at_rules`]); above
+//! each `@container` header, the element that query matched ([`containers`]). Not shown
+//! (unlike the reference): `@function` rules, and animation and transition styles.
+//! [`Styles::next`] is the call's whole story.
 
 mod at_rules;
 mod cascade;
@@ -14,243 +15,295 @@ mod containers;
 mod model;
 mod render;
 mod selector;
+pub(super) mod sheets;
 mod shorthands;
 
-use crate::tools::args::Schema;
-use std::collections::HashMap;
+use serde_json::Value;
 
-use serde::Deserialize;
-use serde_json::{json, Value};
-
-use crate::browser::{self, pages, PageId, RawEvent};
-use crate::cdp::generated::{css as cdp_css, dom};
+use crate::browser::{self, pages, Flow, PageId, RawEvent};
+use crate::cdp::generated::css::{
+    self as cdp_css, CSSContainerQuery, GetMatchedStylesForNodeReturns,
+};
+use crate::cdp::generated::dom::{self, GetContainerForNodeReturns};
 use crate::error::Error;
 use crate::settings::Category;
-use crate::tools::args::{max, Shared};
+use crate::tools::args::{self, max, tool_args};
+use crate::tools::call::{self, CallId};
+use crate::tools::ctx::Ctx;
 use crate::tools::dialogs;
 use crate::tools::paging::{paginate, Paging};
 use crate::tools::response::{finish, Response};
 use crate::tools::snapshot::model::{no_snapshot_message, Snapshot};
 use crate::tools::snapshot::AsJson;
-use crate::tools::{call, fail, CallId, Ctx, Done, Tool};
+use crate::tools::tool::Tool;
+use sheets::Sheets;
 
-pub const TOOLS: &[Tool] = &[Tool {
+pub(super) const TOOLS: &[Tool] = &[Tool {
     name: "get_css_styles",
     description: "CSS rules applying to an element (uid), most precedent first with sources; losing declarations marked [overloaded]; inherited styles too. 10 rules a page.",
-    args: Schema {
-        properties: || {
-        json!({
-            "uid": {"type": "string", "maxLength": max::UID, "description": "From take_snapshot."},
-            "pageSize": {"type": "integer", "minimum": 1, "maximum": max::COUNT, "default": 10},
-            "pageIdx": {"type": "integer", "minimum": 0, "maximum": max::COUNT, "default": 0},
-        })
-    },
-        required: &["uid"],
-    },
+    args: args::schema::<CssArgs>(),
     category: Category::Debugging,
     read_only: true,
     page_scoped: true,
     run: get_css_styles,
 }];
 
-/// The most style sheets remembered per page: a page that keeps adding sheets cannot grow
-/// the server's memory without bound (the others show without a file name).
-const MAX_SHEETS: usize = 4096;
-
-/// What a page reported of its style sheets since CSS was enabled on it.
-#[derive(Default)]
-pub struct Sheets {
-    enabled: bool,
-    known: HashMap<String, model::Sheet>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct CssArgs {
-    #[serde(flatten)]
-    shared: Shared,
-    uid: String,
-    page_size: Option<u64>,
-    page_idx: Option<u64>,
+tool_args! {
+    struct CssArgs {
+        "uid" uid: String = {"type": "string", "maxLength": max::UID, "description": "From take_snapshot."},
+        "pageSize" page_size: Option<u64> = {"type": "integer", "minimum": 1, "maximum": max::COUNT, "default": 10},
+        "pageIdx" page_idx: Option<u64> = {"type": "integer", "minimum": 0, "maximum": max::COUNT, "default": 0},
+        "pageId" page: Option<PageId> = (args::page_id()),
+    }
 }
 
 fn get_css_styles(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(args) = crate::tools::call::args::<CssArgs>(cx, call, args) else {
+    let Some(args) = call::args::<CssArgs>(cx, call, args) else {
         return;
     };
     let paging = Paging::of(args.page_size.unwrap_or(10), args.page_idx.unwrap_or(0));
-    let uid = args.uid;
-    call::on_live_page(cx, call, args.shared.page(), move |cx, page| {
-        if let Some(message) = dialogs::blocked(cx, page) {
-            return fail(cx, call, message);
-        }
-        let Some(snapshot) = cx.snapshots.latest(page) else {
-            return fail(cx, call, no_snapshot_message(page));
-        };
-        let backend = match snapshot.resolve(&uid) {
-            Ok(e) => e.backend_node_id,
-            Err(e) => return fail(cx, call, e.message(&uid, page)),
-        };
-        let session = match pages::session_of(&cx.browser.pages, page) {
-            Ok(s) => s,
-            Err(e) => return fail(cx, call, e),
-        };
-        call::limit_by_default(cx, call, |ms| {
-            format!("The styles were not read within {ms} ms (is the page's main thread busy?).")
-        });
-        let u = uid.clone();
-        let found = Box::new(move |cx: &mut Ctx, r: Result<Found, Error>| match r {
-            Ok(found) => answer(cx, call, page, &uid, found, &paging),
-            Err(e) => fail(cx, call, e),
-        });
-        read(cx, page, session, backend, u, found);
-    });
+    Styles::new(call, args.uid, paging).start(cx, args.page);
 }
 
-/// What the answer is built from.
-struct Found {
-    element: selector::Node,
+/// One `get_css_styles` call.
+struct Styles {
+    call: CallId,
+    /// The element's uid in the page's latest snapshot.
+    uid: String,
+    paging: Paging,
+    /// The page it works on, once found.
+    page: PageId,
+    session: String,
+    /// The element's backend node id, from the snapshot.
+    backend: i64,
+    /// The element in the document, and its ancestors (the nearest first).
+    element: Option<selector::Node>,
     ancestors: Vec<selector::Node>,
-    matched: cdp_css::GetMatchedStylesForNodeReturns,
+    /// The element's matched styles.
+    matched: Option<Box<GetMatchedStylesForNodeReturns>>,
+    /// The `@container` queries whose container is still to be asked for.
+    queries: Vec<CSSContainerQuery>,
+    /// The header of the query asked for now.
+    asking: Option<String>,
     /// Each `@container` header with the node it queried.
     containers: Vec<(String, i64)>,
 }
 
-/// Finds the element (and its ancestors) in the document, enables CSS on the page once, and
-/// reads the element's matched styles.
-fn read(cx: &mut Ctx, page: PageId, session: String, backend: i64, uid: String, done: Done<Found>) {
-    let request = AsJson(dom::GetDocumentParams {
-        depth: Some(-1),
-        pierce: Some(true),
-    });
-    let s = session.clone();
-    browser::send(cx, Some(&session), request, move |cx, r| {
-        let chain = r.ok().and_then(|doc| selector::chain(&doc, backend));
-        let Some((element, ancestors)) = chain else {
-            return done(cx, Err(Error::Invalid(format!("Element with uid \"{uid}\" was detached or no longer exists on the page. Please take a new snapshot with take_snapshot."))));
-        };
-        let node_id = element.node_id;
-        enable(cx, page, &s.clone(), move |cx, r| {
-            if let Err(e) = r {
-                return done(cx, Err(e));
-            }
-            let params = cdp_css::GetMatchedStylesForNodeParams { node_id };
-            let session = s.clone();
-            browser::send(cx, Some(&session), params, move |cx, r| match r {
-                Ok(matched) => {
-                    let queries = containers::queries(&matched);
-                    let found = Box::new(move |cx: &mut Ctx, r: Result<Vec<_>, Error>| {
-                        let containers = r.unwrap_or_default();
-                        let found = Found {
-                            element,
-                            ancestors,
-                            matched,
-                            containers,
-                        };
-                        done(cx, Ok(found))
-                    });
-                    containers::resolve(cx, s, node_id, queries, Vec::new(), found);
-                }
-                Err(_) => done(
-                    cx,
-                    Err(Error::Page(format!(
-                        "Could not retrieve matched styles for element with uid \"{uid}\"."
-                    ))),
-                ),
-            });
-        });
-    });
+enum Step {
+    /// The page the call works on (a crashed page is an error).
+    Page(Result<PageId, Error>),
+    /// `DOM.getDocument`, the whole tree through shadow roots and frames: where the element
+    /// and its ancestors are.
+    Document(Result<Value, Error>),
+    /// `CSS.enable` answered (once per page; the browser has reported every sheet by then).
+    CssEnabled(Result<(), Error>),
+    /// `CSS.getMatchedStylesForNode`: the element's rules, inherited ones, pseudo-elements.
+    Matched(Result<Box<GetMatchedStylesForNodeReturns>, Error>),
+    /// `DOM.getContainerForNode` for one `@container` query (a failure names no container,
+    /// as in the reference).
+    Container(Result<GetContainerForNodeReturns, Error>),
 }
 
-/// `CSS.enable`, once per page: the browser reports every sheet before it answers, and
-/// later ones as they come ([`on_event`]).
-fn enable(
-    cx: &mut Ctx,
-    page: PageId,
-    session: &str,
-    then: impl FnOnce(&mut Ctx, Result<(), Error>) + 'static,
-) {
-    if cx.css_sheets.get(page).is_some_and(|s| s.enabled) {
-        return then(cx, Ok(()));
-    }
-    cx.css_sheets.entry(page).enabled = true;
-    browser::send(cx, Some(session), cdp_css::EnableParams {}, move |cx, r| {
-        if r.is_err() {
-            cx.css_sheets.entry(page).enabled = false;
+impl Styles {
+    fn new(call: CallId, uid: String, paging: Paging) -> Styles {
+        Styles {
+            call,
+            uid,
+            paging,
+            page: PageId::NONE,
+            session: String::new(),
+            backend: 0,
+            element: None,
+            ancestors: Vec::new(),
+            matched: None,
+            queries: Vec::new(),
+            asking: None,
+            containers: Vec::new(),
         }
-        then(cx, r.map(|_| ()))
-    });
+    }
+
+    /// Starts the call on page `requested` (the selected page when `None`).
+    fn start(self, cx: &mut Ctx, requested: Option<PageId>) {
+        call::live_page(cx, requested, self.then(Step::Page));
+    }
+}
+
+impl Flow<Ctx> for Styles {
+    type Step = Step;
+
+    fn next(self, cx: &mut Ctx, step: Step) {
+        match step {
+            Step::Page(Ok(page)) => self.read_document(cx, page),
+            Step::Document(document) => self.find_element(cx, document.ok()),
+            Step::CssEnabled(Ok(())) => self.ask_matched(cx),
+            Step::Matched(Ok(matched)) => self.ask_containers(cx, matched),
+            Step::Matched(Err(_)) => {
+                let uid = &self.uid;
+                let e =
+                    format!("Could not retrieve matched styles for element with uid \"{uid}\".");
+                call::fail(cx, self.call, Error::Page(e))
+            }
+            Step::Container(container) => self.took_container(cx, container.ok()),
+            Step::CssEnabled(Err(e)) => {
+                // Asked again by the next call.
+                cx.css_sheets.entry(self.page).enabled = false;
+                call::fail(cx, self.call, e)
+            }
+            Step::Page(Err(e)) => call::fail(cx, self.call, e),
+        }
+    }
+}
+
+impl Styles {
+    /// The element must be in the page's latest snapshot (and no dialog in the way); then
+    /// the document is read to find it and its ancestors.
+    fn read_document(mut self, cx: &mut Ctx, page: PageId) {
+        self.page = page;
+        if let Some(message) = dialogs::blocked(cx, page) {
+            return call::fail(cx, self.call, message);
+        }
+        let Some(snapshot) = cx.snapshots.latest(page) else {
+            return call::fail(cx, self.call, no_snapshot_message(page));
+        };
+        self.backend = match snapshot.resolve(&self.uid) {
+            Ok(e) => e.backend_node_id,
+            Err(e) => return call::fail(cx, self.call, e.message(&self.uid, page)),
+        };
+        self.session = match pages::session_of(&cx.browser.pages, page) {
+            Ok(s) => s,
+            Err(e) => return call::fail(cx, self.call, e),
+        };
+        call::limit_by_default(cx, self.call, |ms| {
+            format!("The styles were not read within {ms} ms (is the page's main thread busy?).")
+        });
+        let request = AsJson(dom::GetDocumentParams {
+            depth: Some(-1),
+            pierce: Some(true),
+        });
+        let session = self.session.clone();
+        browser::send_then(cx, Some(&session), request, self, Step::Document);
+    }
+
+    /// Finds the element and its ancestors in the document, then enables CSS on the page
+    /// unless it is already.
+    fn find_element(mut self, cx: &mut Ctx, document: Option<Value>) {
+        let chain = document.and_then(|doc| selector::chain(&doc, self.backend));
+        let Some((element, ancestors)) = chain else {
+            let uid = &self.uid;
+            let e = format!("Element with uid \"{uid}\" was detached or no longer exists on the page. Please take a new snapshot with take_snapshot.");
+            return call::fail(cx, self.call, Error::Invalid(e));
+        };
+        self.element = Some(element);
+        self.ancestors = ancestors;
+        let sheets = cx.css_sheets.entry(self.page);
+        if sheets.enabled {
+            return self.ask_matched(cx);
+        }
+        sheets.enabled = true;
+        let session = self.session.clone();
+        let enable = cdp_css::EnableParams {};
+        browser::send_then(cx, Some(&session), enable, self, |r| {
+            Step::CssEnabled(r.map(drop))
+        });
+    }
+
+    fn ask_matched(self, cx: &mut Ctx) {
+        let Some(node_id) = self.element.as_ref().map(|e| e.node_id) else {
+            return;
+        };
+        let params = cdp_css::GetMatchedStylesForNodeParams { node_id };
+        let session = self.session.clone();
+        browser::send_then(cx, Some(&session), params, self, |r| {
+            Step::Matched(r.map(Box::new))
+        });
+    }
+
+    /// Which element each `@container` query around the matched rules queried, one query
+    /// after another.
+    fn ask_containers(mut self, cx: &mut Ctx, matched: Box<GetMatchedStylesForNodeReturns>) {
+        self.queries = containers::queries(&matched);
+        self.matched = Some(matched);
+        self.ask_container(cx)
+    }
+
+    fn ask_container(mut self, cx: &mut Ctx) {
+        let node_id = self.element.as_ref().map_or(0, |e| e.node_id);
+        let Some(query) = self.queries.pop() else {
+            return self.reply(cx);
+        };
+        let params = containers::container_params(node_id, &query);
+        self.asking = Some(containers::header(&query));
+        let session = self.session.clone();
+        browser::send_then(cx, Some(&session), params, self, Step::Container);
+    }
+
+    fn took_container(mut self, cx: &mut Ctx, container: Option<GetContainerForNodeReturns>) {
+        let header = self.asking.take();
+        if let (Some(header), Some(node)) = (header, container.and_then(|c| c.node_id)) {
+            self.containers.push((header, node));
+        }
+        self.ask_container(cx)
+    }
 }
 
 /// Keeps the page's sheets up to date.
-pub fn on_event(cx: &mut Ctx, page: PageId, event: &RawEvent) {
+pub(super) fn on_event(cx: &mut Ctx, page: PageId, event: &RawEvent) {
     if let Some(added) = event.decode::<cdp_css::StyleSheetAddedEvent>() {
-        let sheets = cx.css_sheets.entry(page);
-        if sheets.known.len() < MAX_SHEETS {
-            let h = added.header;
-            let sheet = model::Sheet {
-                url: h.source_url,
-                start_line: h.start_line,
-                constructed: h.is_constructed,
-            };
-            sheets.known.insert(h.style_sheet_id, sheet);
-        }
+        cx.css_sheets.entry(page).added(added.header);
     } else if let Some(removed) = event.decode::<cdp_css::StyleSheetRemovedEvent>() {
         if let Some(sheets) = cx.css_sheets.get_mut(page) {
-            sheets.known.remove(&removed.style_sheet_id);
+            sheets.removed(&removed.style_sheet_id);
         }
     }
 }
 
-fn answer(cx: &mut Ctx, call: CallId, page: PageId, uid: &str, found: Found, paging: &Paging) {
-    let snapshot = cx.snapshots.latest(page);
-    let uid_of = |n: &selector::Node| {
-        snapshot
-            .and_then(|s: &Snapshot| s.uid_for_backend(n.backend_id))
-            .map(str::to_owned)
-    };
-    let ancestors: Vec<model::Element> = found
-        .ancestors
-        .iter()
-        .map(|n| model::Element {
-            selector: n.simple_selector(),
-            uid: uid_of(n),
-        })
-        .collect();
-    let empty = Sheets::default();
-    let sheets = cx.css_sheets.get(page).unwrap_or(&empty);
-    let mut matched = found.matched;
-    let mut blocks = model::blocks(
-        &mut matched,
-        &found.element.tag(),
-        &ancestors,
-        &sheets.known,
-    );
-    blocks.extend(at_rules::blocks(&matched, &sheets.known));
-    let nodes = || std::iter::once(&found.element).chain(&found.ancestors);
-    let comments: Vec<(String, String)> = found
-        .containers
-        .iter()
-        .filter_map(|(header, id)| {
-            let node = nodes().find(|n| n.node_id == *id)?;
-            let uid = uid_of(node).map(|u| format!(" (uid: \"{u}\")"));
-            let selector = node.simple_selector();
-            Some((
-                header.clone(),
-                format!("container: {selector}{}", uid.unwrap_or_default()),
-            ))
-        })
-        .collect();
-    containers::annotate(&mut blocks, &comments);
-    let paged = paginate(blocks.len(), paging);
-    let mut resp = Response::for_page(page);
-    for line in paged.lines {
-        resp.line(line);
+impl Styles {
+    /// The blocks in DevTools' order, containers named, one page of them as text.
+    fn reply(self, cx: &mut Ctx) {
+        let (Some(element), Some(mut matched)) = (self.element, self.matched) else {
+            return;
+        };
+        let snapshot = cx.snapshots.latest(self.page);
+        let uid_of = |n: &selector::Node| {
+            snapshot
+                .and_then(|s: &Snapshot| s.uid_for_backend(n.backend_id))
+                .map(str::to_owned)
+        };
+        let ancestors: Vec<model::Element> = (self.ancestors.iter())
+            .map(|n| model::Element {
+                selector: n.simple_selector(),
+                uid: uid_of(n),
+            })
+            .collect();
+        let empty = Sheets::default();
+        let sheets = cx.css_sheets.get(self.page).unwrap_or(&empty);
+        let tag = element.tag();
+        let mut blocks = model::blocks(&mut matched, &tag, &ancestors, &sheets.known);
+        blocks.extend(at_rules::blocks(&matched, &sheets.known));
+        let nodes = || std::iter::once(&element).chain(&self.ancestors);
+        let comments: Vec<(String, String)> = (self.containers.iter())
+            .filter_map(|(header, id)| {
+                let node = nodes().find(|n| n.node_id == *id)?;
+                let uid = uid_of(node).map(|u| format!(" (uid: \"{u}\")"));
+                let selector = node.simple_selector();
+                Some((
+                    header.clone(),
+                    format!("container: {selector}{}", uid.unwrap_or_default()),
+                ))
+            })
+            .collect();
+        containers::annotate(&mut blocks, &comments);
+        let paged = paginate(blocks.len(), &self.paging);
+        let mut resp = Response::for_page(self.page);
+        for line in paged.lines {
+            resp.line(line);
+        }
+        let text = render::text(
+            &element.simple_selector(),
+            &self.uid,
+            &blocks[paged.start..paged.end],
+        );
+        resp.line(text);
+        finish(cx, self.call, resp);
     }
-    resp.line(render::text(
-        &found.element.simple_selector(),
-        uid,
-        &blocks[paged.start..paged.end],
-    ));
-    finish(cx, call, resp);
 }

@@ -5,26 +5,19 @@
 use std::collections::HashMap;
 
 use super::cascade::{self, Decl, Style};
+use super::sheets::Sheet;
 use super::shorthands;
 use crate::cdp::generated::css::{self, CSSRule, CSSRuleType, CSSStyle, StyleSheetOrigin};
 
-/// What the answer needs to know of a style sheet (from `CSS.styleSheetAdded`).
-#[derive(Debug, Clone, Default)]
-pub struct Sheet {
-    pub url: String,
-    pub start_line: f64,
-    pub constructed: bool,
-}
-
 /// An element: the element itself, or an ancestor styles are inherited from.
 #[derive(Debug, Clone, Default)]
-pub struct Element {
-    pub selector: String,
-    pub uid: Option<String>,
+pub(super) struct Element {
+    pub(super) selector: String,
+    pub(super) uid: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub enum Place {
+pub(super) enum Place {
     Own,
     Inherited {
         selector: String,
@@ -35,26 +28,26 @@ pub enum Place {
 
 /// One declaration as shown.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Shown {
-    pub name: String,
-    pub value: String,
-    pub important: bool,
+pub(super) struct Shown {
+    pub(super) name: String,
+    pub(super) value: String,
+    pub(super) important: bool,
     /// "active", "overloaded", "invalid" or "disabled".
-    pub status: &'static str,
+    pub(super) status: &'static str,
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct Block {
-    pub place: Place,
+pub(super) struct Block {
+    pub(super) place: Place,
     /// `@media …`, `@layer …`: outermost first.
-    pub ancestors: Vec<String>,
-    pub selector: String,
-    pub source: Option<String>,
-    pub props: Vec<Shown>,
+    pub(super) ancestors: Vec<String>,
+    pub(super) selector: String,
+    pub(super) source: Option<String>,
+    pub(super) props: Vec<Shown>,
     /// `@keyframes`: each keyframe's selector and declarations.
-    pub steps: Vec<(String, Vec<Shown>)>,
+    pub(super) steps: Vec<(String, Vec<Shown>)>,
     /// Comments above ancestor headers, by the header's index (which element a container is).
-    pub comments: Vec<(usize, String)>,
+    pub(super) comments: Vec<(usize, String)>,
 }
 
 /// One style before the cascade: where it shows and its declarations, with which of them
@@ -68,7 +61,7 @@ struct Entry<'a> {
 }
 
 /// Builds the blocks; `ancestors[i]` is the element the `i`-th inherited entry comes from.
-pub fn blocks(
+pub(super) fn blocks(
     m: &mut css::GetMatchedStylesForNodeReturns,
     element_tag: &str,
     ancestors: &[Element],
@@ -347,13 +340,13 @@ fn shown(entries: &[Entry], sheets: &HashMap<String, Sheet>) -> Vec<Block> {
 
 /// A declaration as DevTools holds it.
 pub(super) struct Prop {
-    pub name: String,
-    pub value: String,
-    pub important: bool,
-    pub parsed_ok: bool,
-    pub disabled: bool,
+    pub(super) name: String,
+    pub(super) value: String,
+    pub(super) important: bool,
+    pub(super) parsed_ok: bool,
+    pub(super) disabled: bool,
     /// Written in the style (not a longhand the browser expanded a shorthand into).
-    pub leading: bool,
+    pub(super) leading: bool,
     /// An expanded longhand of a written shorthand: the shorthand stands for it.
     implied: bool,
     longhands: Vec<String>,

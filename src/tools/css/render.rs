@@ -4,7 +4,7 @@
 use super::model::{Block, Place, Shown};
 
 /// `Styles for … (uid: "…"):` and the blocks.
-pub fn text(element: &str, uid: &str, blocks: &[Block]) -> String {
+pub(super) fn text(element: &str, uid: &str, blocks: &[Block]) -> String {
     let mut lines = vec![format!("Styles for {element} (uid: \"{uid}\"):")];
     if blocks.is_empty() {
         lines.push(String::new());

@@ -5,9 +5,9 @@ use serde_json::Value;
 
 /// An element of the document.
 #[derive(Debug, Clone, Default)]
-pub struct Node {
-    pub node_id: i64,
-    pub backend_id: i64,
+pub(super) struct Node {
+    pub(super) node_id: i64,
+    pub(super) backend_id: i64,
     local_name: String,
     /// Name, value, name, value…, as the browser lists them.
     attributes: Vec<String>,
@@ -43,12 +43,12 @@ impl Node {
             .map(String::as_str)
     }
 
-    pub fn tag(&self) -> String {
+    pub(super) fn tag(&self) -> String {
         self.local_name.to_ascii_lowercase()
     }
 
     /// DevTools' short name for the element.
-    pub fn simple_selector(&self) -> String {
+    pub(super) fn simple_selector(&self) -> String {
         let tag = self.tag();
         let (id, classes) = (self.attribute("id"), self.attribute("class"));
         let id = id.filter(|s| !s.is_empty());
@@ -96,7 +96,7 @@ fn escape(s: &str) -> String {
 /// The element with `backend_id` (a text node's parent element) and its ancestor elements,
 /// nearest first, up to its document's root; from a `DOM.getDocument {depth: -1, pierce}`.
 /// An element in a shadow tree inherits from its host, so the chain goes on through hosts.
-pub fn chain(document: &Value, backend_id: i64) -> Option<(Node, Vec<Node>)> {
+pub(super) fn chain(document: &Value, backend_id: i64) -> Option<(Node, Vec<Node>)> {
     let root = document.get("root").unwrap_or(document);
     // Every node seen, with its parent's index: a walk with an explicit stack, since a page
     // can nest elements deeper than a recursive walk could go.

@@ -6,7 +6,7 @@
 const SIDES: [&str; 4] = ["top", "right", "bottom", "left"];
 
 /// The longhands of `shorthand`, or none when it is not a shorthand known here.
-pub fn longhands(shorthand: &str) -> Vec<String> {
+pub(super) fn longhands(shorthand: &str) -> Vec<String> {
     sides_and_ends(shorthand)
         .or_else(|| borders(shorthand))
         .or_else(|| fonts_and_backgrounds(shorthand))
@@ -264,7 +264,7 @@ const SHORTHANDS: &[&str] = &[
 ];
 
 /// The shorthands that set `longhand`, alphabetically.
-pub fn shorthands_of(longhand: &str) -> Vec<&'static str> {
+pub(super) fn shorthands_of(longhand: &str) -> Vec<&'static str> {
     SHORTHANDS
         .iter()
         .copied()

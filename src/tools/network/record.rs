@@ -1,11 +1,10 @@
 //! The per-page network record: requests by document, with ids, within fixed bounds; and
-//! how the `Network.*` events build them.
+//! how the `Network.*` events build them. `Ctx` holds one [`Log`] per page.
 
 use std::collections::{HashMap, VecDeque};
 
 use serde_json::Value;
 
-use super::{DOCUMENTS_KEPT, MAX_BYTES, MAX_REQUESTS, MAX_TEXT};
 use crate::browser::RawEvent;
 use crate::cdp::generated::network::{
     self as cdp_network, LoadingFailedEvent, LoadingFinishedEvent, RequestWillBeSentEvent,
@@ -13,9 +12,19 @@ use crate::cdp::generated::network::{
     ResponseReceivedExtraInfoEvent,
 };
 use crate::cdp::generated::page::FrameNavigatedEvent;
+use crate::tools::text;
+
+/// Most requests kept per page, over all kept documents.
+pub(super) const MAX_REQUESTS: usize = 1000;
+/// About how much URL and header text is kept per page.
+pub(super) const MAX_BYTES: usize = 2 << 20;
+/// Longest URL or header value kept.
+pub(super) const MAX_TEXT: usize = 10_000;
+/// Documents whose requests are kept: the current one and the two before it.
+const DOCUMENTS_KEPT: usize = 3;
 
 /// Header (lower-case name, value) pairs, in the order the browser sent them.
-pub type Headers = Vec<(String, String)>;
+pub(super) type Headers = Vec<(String, String)>;
 
 /// Raw-header events that arrived before their request, waiting for it.
 const MAX_EARLY_EXTRAS: usize = 200;
@@ -52,38 +61,38 @@ struct RawResponse {
     headers: Headers,
 }
 
-pub struct Request {
-    pub id: u64,
-    pub cdp_id: String,
+pub(super) struct Request {
+    pub(super) id: u64,
+    pub(super) cdp_id: String,
     loader_id: String,
     frame_id: String,
     /// Our ids of the hops that redirected to this one, oldest first.
-    pub redirected_from: Vec<u64>,
+    pub(super) redirected_from: Vec<u64>,
     /// This hop was answered with a redirect (the browser keeps no body for it).
-    pub redirected: bool,
-    pub method: String,
-    pub url: String,
+    pub(super) redirected: bool,
+    pub(super) method: String,
+    pub(super) url: String,
     /// Lower case, as the `resourceTypes` filter names them.
-    pub resource_type: String,
-    pub headers: Headers,
+    pub(super) resource_type: String,
+    pub(super) headers: Headers,
     raw_request_headers: bool,
-    pub has_post_data: bool,
-    pub response: Option<Answer>,
-    pub failure: Option<String>,
+    pub(super) has_post_data: bool,
+    pub(super) response: Option<Answer>,
+    pub(super) failure: Option<String>,
     /// The browser's monotonic clock (seconds) when the request started, and the wall clock.
-    pub started: f64,
-    pub wall_time: f64,
-    pub finished: Option<f64>,
-    pub encoded_length: Option<f64>,
+    pub(super) started: f64,
+    pub(super) wall_time: f64,
+    pub(super) finished: Option<f64>,
+    pub(super) encoded_length: Option<f64>,
 }
 
-pub struct Answer {
-    pub status: u16,
-    pub headers: Headers,
+pub(super) struct Answer {
+    pub(super) status: u16,
+    pub(super) headers: Headers,
     raw_headers: bool,
-    pub mime_type: String,
+    pub(super) mime_type: String,
     /// When the headers arrived (monotonic seconds).
-    pub at: f64,
+    pub(super) at: f64,
 }
 
 impl Answer {
@@ -141,12 +150,12 @@ impl Request {
 
     /// The frame that made it: its body is read in that frame's session when it is an
     /// out-of-process iframe.
-    pub fn frame_id(&self) -> &str {
+    pub(super) fn frame_id(&self) -> &str {
         &self.frame_id
     }
 
     /// The status as listed: the HTTP status, the error of a failed request, or `pending`.
-    pub fn status(&self) -> String {
+    pub(super) fn status(&self) -> String {
         match (&self.response, &self.failure) {
             (Some(a), _) => a.status.to_string(),
             (None, Some(f)) => f.clone(),
@@ -160,7 +169,7 @@ impl Request {
 }
 
 impl Log {
-    pub fn find(&self, id: u64) -> Option<&Request> {
+    pub(super) fn find(&self, id: u64) -> Option<&Request> {
         self.documents.iter().find_map(|doc| {
             doc.binary_search_by_key(&id, |r| r.id)
                 .ok()
@@ -169,7 +178,7 @@ impl Log {
     }
 
     /// The requests of the current document, or of every kept one (oldest first).
-    pub fn requests(&self, preserved: bool) -> Vec<&Request> {
+    pub(super) fn requests(&self, preserved: bool) -> Vec<&Request> {
         if preserved {
             self.documents.iter().rev().flatten().collect()
         } else {
@@ -178,7 +187,7 @@ impl Log {
     }
 
     /// Records what a page event says. `main_frame` is the page's main frame id.
-    pub fn on_event(&mut self, event: &RawEvent, main_frame: &str) {
+    pub(super) fn on_event(&mut self, event: &RawEvent, main_frame: &str) {
         if let Some(e) = event.decode::<RequestWillBeSentEvent>() {
             self.will_be_sent(e);
         } else if let Some(e) = event.decode::<RequestWillBeSentExtraInfoEvent>() {
@@ -443,10 +452,199 @@ fn headers_of(v: &Value) -> Headers {
 }
 
 /// Cuts a stored string at [`MAX_TEXT`] characters, saying so.
-fn cut(text: &str) -> String {
-    super::cut(text, MAX_TEXT)
+fn cut(s: &str) -> String {
+    text::cut(s, MAX_TEXT)
 }
 
 #[cfg(test)]
-#[path = "record_tests.rs"]
-mod tests;
+mod tests {
+    use super::*;
+    use crate::cdp::Event;
+    use serde_json::json;
+
+    /// Feeds `log` the event `name` with `params`, as the page's session delivers it (the
+    /// page's main frame is `F`).
+    fn on(log: &mut Log, name: &str, params: Value) {
+        let event = RawEvent {
+            session: None,
+            method: name.to_owned(),
+            params,
+        };
+        log.on_event(&event, "F");
+    }
+
+    fn sent(log: &mut Log, id: &str, kind: &str) {
+        on(
+            log,
+            RequestWillBeSentEvent::NAME,
+            json!({"requestId": id, "loaderId": id, "frameId": "F", "type": kind, "timestamp": 1.0,
+                "request": {"url": format!("http://h/{id}"), "method": "GET", "headers": {"Accept": "*/*"}}}),
+        );
+    }
+
+    fn ids(log: &Log, preserved: bool) -> Vec<&str> {
+        log.requests(preserved)
+            .iter()
+            .map(|r| r.cdp_id.as_str())
+            .collect()
+    }
+
+    #[test]
+    fn a_navigation_starts_a_list_with_its_own_request() {
+        let mut log = Log::default();
+        sent(&mut log, "doc1", "Document");
+        sent(&mut log, "img", "Image");
+        sent(&mut log, "doc2", "Document");
+        let nav = |log: &mut Log, loader: &str| {
+            on(
+                log,
+                FrameNavigatedEvent::NAME,
+                json!({"frame": {"id": "F", "loaderId": loader}}),
+            )
+        };
+        nav(&mut log, "doc2");
+        assert_eq!(ids(&log, false), vec!["doc2"]);
+        assert_eq!(ids(&log, true), vec!["doc1", "img", "doc2"]);
+        // An iframe's navigation changes nothing.
+        on(
+            &mut log,
+            FrameNavigatedEvent::NAME,
+            json!({"frame": {"id": "sub", "parentId": "F", "loaderId": "x"}}),
+        );
+        assert_eq!(ids(&log, false), vec!["doc2"]);
+        // A document without a request of its own (about:blank) starts empty.
+        nav(&mut log, "other");
+        assert!(ids(&log, false).is_empty());
+        nav(&mut log, "x");
+        nav(&mut log, "y");
+        assert!(ids(&log, true).is_empty());
+        assert_eq!((log.count, log.bytes), (0, 0));
+        assert!(log.by_cdp.is_empty());
+    }
+
+    #[test]
+    fn raw_headers_and_redirects() {
+        let mut log = Log::default();
+        // The raw request headers may come first.
+        on(
+            &mut log,
+            RequestWillBeSentExtraInfoEvent::NAME,
+            json!({"requestId": "r", "headers": {"Accept": "*/*", "Cookie": "a=1"}}),
+        );
+        sent(&mut log, "r", "Fetch");
+        on(
+            &mut log,
+            RequestWillBeSentEvent::NAME,
+            json!({"requestId": "r", "loaderId": "r", "type": "Fetch", "timestamp": 2.0,
+                "request": {"url": "http://h/next", "method": "GET", "headers": {}},
+                "redirectResponse": {"status": 302, "headers": {"Location": "/next"}}}),
+        );
+        on(
+            &mut log,
+            ResponseReceivedExtraInfoEvent::NAME,
+            json!({"requestId": "r", "statusCode": 304, "headers": {"ETag": "x"}}),
+        );
+        on(
+            &mut log,
+            ResponseReceivedEvent::NAME,
+            json!({"requestId": "r", "type": "Fetch", "timestamp": 3.0,
+                "response": {"status": 200, "headers": {"Content-Type": "text/plain"}, "mimeType": "text/plain"}}),
+        );
+        let first = log
+            .find(1)
+            .map(|r| (r.status(), r.redirected, r.headers.clone()));
+        assert_eq!(
+            first,
+            Some((
+                "302".to_owned(),
+                true,
+                vec![
+                    ("accept".to_owned(), "*/*".to_owned()),
+                    ("cookie".to_owned(), "a=1".to_owned())
+                ]
+            ))
+        );
+        let second = log.find(2).map(|r| (r.status(), r.redirected_from.clone()));
+        assert_eq!(second, Some(("304".to_owned(), vec![1])));
+        let headers = log
+            .find(2)
+            .and_then(|r| r.response.as_ref())
+            .map(|a| a.headers.clone());
+        assert_eq!(headers, Some(vec![("etag".to_owned(), "x".to_owned())]));
+        on(
+            &mut log,
+            LoadingFailedEvent::NAME,
+            json!({"requestId": "r", "timestamp": 4.0, "errorText": "net::ERR_ABORTED"}),
+        );
+        assert_eq!(
+            log.find(2).and_then(|r| r.failure.clone()).as_deref(),
+            Some("net::ERR_ABORTED")
+        );
+    }
+
+    #[test]
+    fn a_hops_answer_that_comes_after_the_next_hops_is_still_the_hops() {
+        let mut log = Log::default();
+        sent(&mut log, "r", "Fetch");
+        // Both raw answers come before the event that ends the first hop (seen with the
+        // network service in the browser process).
+        for (status, location) in [(302, "/next"), (200, "")] {
+            on(
+                &mut log,
+                ResponseReceivedExtraInfoEvent::NAME,
+                json!({"requestId": "r", "statusCode": status, "headers": {"Location": location}}),
+            );
+        }
+        on(
+            &mut log,
+            RequestWillBeSentEvent::NAME,
+            json!({"requestId": "r", "loaderId": "r", "type": "Fetch", "timestamp": 2.0,
+                "request": {"url": "http://h/next", "method": "GET", "headers": {}},
+                "redirectResponse": {"status": 302, "headers": {"Location": "/next"}}}),
+        );
+        on(
+            &mut log,
+            ResponseReceivedEvent::NAME,
+            json!({"requestId": "r", "type": "Fetch", "timestamp": 3.0,
+                "response": {"status": 200, "headers": {}, "mimeType": "text/plain"}}),
+        );
+        let statuses: Vec<_> = [1, 2]
+            .iter()
+            .filter_map(|id| log.find(*id).map(|r| r.status()))
+            .collect();
+        assert_eq!(statuses, ["302", "200"]);
+    }
+
+    #[test]
+    fn the_record_stays_bounded() {
+        let mut log = Log::default();
+        for i in 0..(MAX_REQUESTS + 10) {
+            sent(&mut log, &format!("r{i}"), "Fetch");
+        }
+        assert_eq!(log.count, MAX_REQUESTS);
+        assert_eq!(log.requests(false)[0].id, 11);
+        assert_eq!(log.by_cdp.len(), MAX_REQUESTS);
+        let big = "y".repeat(MAX_TEXT * 2);
+        for i in 0..1000 {
+            on(
+                &mut log,
+                RequestWillBeSentEvent::NAME,
+                json!({"requestId": format!("b{i}"), "timestamp": 1.0,
+                    "request": {"url": format!("http://h/{big}"), "method": "GET", "headers": {"X": big}}}),
+            );
+        }
+        assert!(log.bytes <= MAX_BYTES, "{}", log.bytes);
+        assert!(log
+            .requests(false)
+            .iter()
+            .all(|r| r.url.len() < MAX_TEXT + 100));
+        for i in 0..(MAX_EARLY_EXTRAS * 3) {
+            on(
+                &mut log,
+                ResponseReceivedExtraInfoEvent::NAME,
+                json!({"requestId": format!("never{i}"), "headers": {}}),
+            );
+        }
+        assert!(log.early.len() <= MAX_EARLY_EXTRAS);
+    }
+}

@@ -1,11 +1,11 @@
-//! `--redactNetworkHeaders` (issue 10 part 3): header values are shown only for names on
+//! `--redactNetworkHeaders`: header values are shown only for names on
 //! Chrome DevTools' list of headers that carry no secrets (the list the reference uses);
 //! every other value (cookies, authorization, custom tokens) becomes `<redacted>`.
 
 use super::record::Headers;
 
 /// Replaces the value of every header not on the list.
-pub fn redact(headers: &mut Headers) {
+pub(super) fn redact(headers: &mut Headers) {
     for (name, value) in headers.iter_mut() {
         if !crate::headers::shown(name) {
             *value = "<redacted>".to_owned();

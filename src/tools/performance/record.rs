@@ -1,7 +1,8 @@
 //! Recording a trace: `Tracing.start` with the stream transfer mode, and at the end
-//! `Tracing.end`, then the stream read with `IO.read` chunk by chunk, each chunk written to
-//! the file (gzip when its name ends in `.gz`) and fed to the analyser at once, so neither
-//! the server nor the file writer ever holds the whole trace.
+//! `Tracing.end` and the browser's stream of the trace. The stream is read chunk by chunk
+//! into a [`Capture`], each chunk written to the file (gzip when its name ends in `.gz`) and
+//! fed to the analyser at once, so neither the server nor the file writer ever holds the
+//! whole trace.
 
 use std::fs::File;
 use std::io::Write;
@@ -13,7 +14,8 @@ use flate2::write::GzEncoder;
 use crate::browser::{self, waiters};
 use crate::cdp::generated::{io, tracing};
 use crate::error::Error;
-use crate::tools::{stream, Ctx, Done, Once};
+use crate::tools::ctx::{Ctx, Done, Once};
+use crate::tools::stream;
 use crate::trace;
 
 /// DevTools' default trace categories (its `TracingDefaultCategories`, which chrome-devtools-mcp
@@ -49,7 +51,8 @@ const BUFFER_KB: f64 = 1_200_000.0;
 /// How long the browser may take to hand over the trace after `Tracing.end`.
 const COMPLETE_TIMEOUT: Duration = Duration::from_secs(120);
 
-pub fn start(cx: &mut Ctx, session: &str, done: Done<()>) {
+/// Starts recording on `session`.
+pub(super) fn start(cx: &mut Ctx, session: &str, done: Done<()>) {
     let params = tracing::StartParams {
         transfer_mode: Some(tracing::StartTransferMode::ReturnAsStream),
         trace_config: Some(tracing::TraceConfig {
@@ -66,10 +69,10 @@ pub fn start(cx: &mut Ctx, session: &str, done: Done<()>) {
 }
 
 /// Where the trace's bytes go: the file (when asked for) and the analyser.
-pub struct Capture {
+pub(super) struct Capture {
     analyser: trace::Analyser,
     out: Option<Out>,
-    pub path: Option<PathBuf>,
+    path: Option<PathBuf>,
 }
 
 enum Out {
@@ -78,7 +81,7 @@ enum Out {
 }
 
 impl Capture {
-    pub fn new(file: Option<(PathBuf, File)>) -> Capture {
+    pub(super) fn new(file: Option<(PathBuf, File)>) -> Capture {
         let (path, out) = match file {
             Some((path, file)) => {
                 let gzip = path.to_string_lossy().ends_with(".gz");
@@ -112,7 +115,8 @@ impl Capture {
         })
     }
 
-    fn finish(self) -> Result<(Option<PathBuf>, trace::Report), Error> {
+    /// The file closed and the analyser's report: (where the trace was saved, the report).
+    pub(super) fn finish(self) -> Result<(Option<PathBuf>, trace::Report), Error> {
         let closed = match self.out {
             Some(Out::Gzip(g)) => g.finish().and_then(|mut f| f.flush()),
             Some(Out::Plain(mut f)) => f.flush(),
@@ -128,32 +132,16 @@ impl Capture {
     }
 }
 
-/// Ends the recording and streams the trace through `capture`.
-pub fn stop(
-    cx: &mut Ctx,
-    session: &str,
-    capture: Capture,
-    done: Done<(Option<PathBuf>, trace::Report)>,
-) {
-    let owner = session.to_owned();
+/// Ends the recording; `done` gets the browser's word that the trace is complete, with the
+/// stream it is read from.
+pub(super) fn stop(cx: &mut Ctx, session: &str, done: Done<tracing::TracingCompleteEvent>) {
     let waiter = waiters::wait(
         cx,
         session,
         |_: &tracing::TracingCompleteEvent| true,
         COMPLETE_TIMEOUT,
         "The browser did not hand over the trace.".into(),
-        Box::new(
-            move |cx, r: Result<tracing::TracingCompleteEvent, Error>| match r {
-                Ok(complete) => match complete.stream {
-                    Some(handle) => read(cx, owner, handle, capture, done),
-                    None => done(
-                        cx,
-                        Err(Error::Page("The browser sent no trace stream.".into())),
-                    ),
-                },
-                Err(e) => done(cx, Err(e)),
-            },
-        ),
+        done,
     );
     browser::send(cx, Some(session), tracing::EndParams {}, move |cx, r| {
         if let Err(e) = r {
@@ -163,21 +151,8 @@ pub fn stop(
     });
 }
 
-fn read(
-    cx: &mut Ctx,
-    session: String,
-    handle: String,
-    capture: Capture,
-    done: Done<(Option<PathBuf>, trace::Report)>,
-) {
-    // Read piece by piece (Tracing.start asked for an uncompressed stream): each piece goes to
-    // the file and the analyser at once.
-    let finish = Box::new(move |cx: &mut Ctx, r: Result<Capture, Error>| {
-        done(cx, r.and_then(Capture::finish))
-    });
-    stream::read_to_end(cx, session, handle, capture, finish);
-}
-
+// Read piece by piece (Tracing.start asked for an uncompressed stream): each piece goes to
+// the file and the analyser at once.
 impl stream::Sink for Capture {
     fn put(&mut self, bytes: &[u8]) -> Result<(), Error> {
         self.take(bytes)
@@ -186,7 +161,7 @@ impl stream::Sink for Capture {
 
 /// Stops a recording that failed or whose call went away, drops what it recorded, and runs
 /// `then` once the browser has ended it (a new `Tracing.start` before that is refused).
-pub fn abandon(cx: &mut Ctx, session: &str, then: Done<()>) {
+pub(super) fn abandon(cx: &mut Ctx, session: &str, then: Done<()>) {
     let once = Once::new(then);
     let on_error = once.clone();
     let owner = session.to_owned();
