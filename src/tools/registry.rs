@@ -66,6 +66,11 @@ pub fn offered(settings: &Settings) -> impl Iterator<Item = &'static Tool> + '_ 
     all().filter(|t| hidden(settings, t).is_none())
 }
 
+/// Whether one of the server's own tools takes `name` (an exposed page tool may not).
+fn reserved(name: &str) -> bool {
+    find(name).is_some()
+}
+
 pub fn find(name: &str) -> Option<&'static Tool> {
     all().find(|t| t.name == name)
 }
@@ -77,7 +82,7 @@ pub fn list(cx: &Ctx) -> Vec<Value> {
     let mut tools: Vec<Value> = offered(&cx.settings)
         .map(|t| policies::shape(t, t.to_json(), p))
         .collect();
-    tools.extend(exposed::list(cx));
+    tools.extend(exposed::list(cx, &reserved));
     tools
 }
 
@@ -128,7 +133,8 @@ pub fn check_args(tool: &Tool, args: &Value) -> Option<String> {
 pub fn call(cx: &mut Ctx, name: &str, args: Value) -> Result<CallId, String> {
     let Some(tool) = find(name) else {
         // As the reference (and the MCP SDKs) do: a protocol error, not a tool result.
-        return exposed::call(cx, name, args).ok_or_else(|| format!("Tool {name} not found"));
+        let exposed = exposed::call(cx, name, args, &reserved);
+        return exposed.ok_or_else(|| format!("Tool {name} not found"));
     };
     // As the reference (its MCP SDK) answers these: protocol errors.
     match hidden(&cx.settings, tool) {

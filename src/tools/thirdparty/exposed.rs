@@ -11,11 +11,6 @@ use crate::settings::Category;
 use crate::tools::call::{self as calls, CallId};
 use crate::tools::ctx::Ctx;
 
-/// A name one of the server's own tools takes.
-fn reserved(name: &str) -> bool {
-    crate::tools::registry::find(name).is_some()
-}
-
 /// The selected page's table, when its tools are exposed.
 fn table(cx: &Ctx) -> Option<&Table> {
     // Page tools are third-party tools: their category hides them too, as does --slim.
@@ -26,15 +21,22 @@ fn table(cx: &Ctx) -> Option<&Table> {
     cx.browser.pages.selected.and_then(|id| cx.tables.get(id))
 }
 
-pub fn list(cx: &Ctx) -> Vec<Value> {
-    table(cx).map_or_else(Vec::new, |t| exposed::list(t, &reserved))
+/// The exposed tools as `tools/list` shows them; `reserved` tells the names the server's own
+/// tools take.
+pub fn list(cx: &Ctx, reserved: &dyn Fn(&str) -> bool) -> Vec<Value> {
+    table(cx).map_or_else(Vec::new, |t| exposed::list(t, reserved))
 }
 
 /// Starts a call of an exposed page tool. `None` when `name` is not one.
-pub fn call(cx: &mut Ctx, name: &str, args: Value) -> Option<CallId> {
+pub fn call(
+    cx: &mut Ctx,
+    name: &str,
+    args: Value,
+    reserved: &dyn Fn(&str) -> bool,
+) -> Option<CallId> {
     // The MCP name gives the tool's name; the run looks the tool up by it once the page is
     // at hand (the table may change while the call waits for the browser).
-    let (tool, webmcp) = exposed::tool_named(table(cx)?, &reserved, name)?;
+    let (tool, webmcp) = exposed::tool_named(table(cx)?, reserved, name)?;
     let page = cx.browser.pages.selected?;
     let id = calls::start(cx, "page tool");
     let timeout = cx.settings.tool_timeout;

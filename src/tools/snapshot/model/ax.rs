@@ -1,9 +1,8 @@
 //! One CDP accessibility node (`Accessibility.getFullAXTree`), read once: the facts that
 //! decide whether a non-verbose snapshot keeps it, and the node it prints as.
 
-use super::js_value::{js_name, js_string, truthy};
-use super::props::{properties, PropLookup};
-use super::tree::Node;
+use super::js_value::{js_string, truthy};
+use super::props::properties;
 use serde_json::Value;
 
 /// Backend node ids of the `<iframe>` nodes in one frame's tree: the frames whose trees the
@@ -19,7 +18,7 @@ pub fn iframe_backend_ids(nodes: &[Value]) -> Vec<i64> {
 
 /// A CDP AX node with the facts the filtering needs, read once.
 pub(super) struct RawNode<'a> {
-    payload: &'a Value,
+    pub(super) payload: &'a Value,
     pub(super) role: String,
     ignored: bool,
     has_name: bool,
@@ -181,24 +180,6 @@ impl<'a> RawNode<'a> {
             return false;
         }
         is_leaf && (self.has_name || self.has_description)
-    }
-
-    /// The printable node: which CDP properties become which printed keys, and how.
-    pub(super) fn to_node(&self, frame: usize, children: Vec<usize>) -> Node {
-        let lookup = PropLookup::new(self.payload);
-        let mut name = String::new();
-        if let Some(v) = lookup.get("name") {
-            name = js_name(v);
-        }
-        Node {
-            uid: String::new(),
-            role: self.role.clone(),
-            name,
-            props: lookup.printed(&self.role),
-            backend_node_id: self.backend_node_id,
-            frame,
-            children,
-        }
     }
 }
 

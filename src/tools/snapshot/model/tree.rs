@@ -2,7 +2,8 @@
 //! puppeteer's `Accessibility.snapshot` does: link, filter, attach iframe documents).
 
 use super::ax::RawNode;
-use super::props::Prop;
+use super::js_value::js_name;
+use super::props::{Prop, PropLookup};
 use super::{FrameOwner, FrameTree};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
@@ -206,7 +207,7 @@ fn serialize(
             if let Some(&sub) = iframe_roots.get(&level.raw) {
                 children.push(sub);
             }
-            out.push(raw[level.raw].to_node(frame, children));
+            out.push(printable(&raw[level.raw], frame, children));
             vec![out.len() - 1]
         };
         match stack.last_mut() {
@@ -215,6 +216,25 @@ fn serialize(
         }
     }
     Vec::new()
+}
+
+/// The printable node of an accessibility node: which CDP properties become which printed
+/// keys, and how.
+fn printable(raw: &RawNode<'_>, frame: usize, children: Vec<usize>) -> Node {
+    let lookup = PropLookup::new(raw.payload);
+    let mut name = String::new();
+    if let Some(v) = lookup.get("name") {
+        name = js_name(v);
+    }
+    Node {
+        uid: String::new(),
+        role: raw.role.clone(),
+        name,
+        props: lookup.printed(&raw.role),
+        backend_node_id: raw.backend_node_id,
+        frame,
+        children,
+    }
 }
 
 #[cfg(test)]
