@@ -11,7 +11,7 @@ use std::collections::{HashMap, HashSet};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::events::At;
+use super::event::At;
 
 #[derive(Deserialize)]
 struct Args<T> {

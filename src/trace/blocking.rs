@@ -5,7 +5,7 @@
 //! window, which this does not check. Without such a window (the trace stops sooner) the
 //! span runs to the trace's end.
 
-use super::events::At;
+use super::event::At;
 use super::metrics::{InsightSet, Report};
 
 /// A task shorter than this blocks nothing (µs).

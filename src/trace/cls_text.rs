@@ -3,8 +3,9 @@
 //! pre-paint that shifted, unsized images painted right after it). DevTools also names
 //! injected iframes and non-composited animations; this analyser does not look for those.
 
+use super::event::Bounds;
 use super::format::{micros, millis};
-use super::metrics::{Bounds, Cluster, InsightSet, Report};
+use super::metrics::{Cluster, InsightSet, Report};
 use super::network::Request;
 use super::request_text::url_with_key;
 use super::shifts::{PaintImage, Span};

@@ -9,6 +9,7 @@ use serde_json::value::RawValue;
 
 use super::async_stacks::AsyncStacks;
 use super::blocking::LongTasks;
+use super::event::{At, Event};
 use super::insights;
 use super::interactions::{Start, TimingData};
 use super::network::Requests;
@@ -34,16 +35,6 @@ struct Raw<'a> {
     /// Async events' id, as written (pairs `EventTiming` begins with their ends).
     #[serde(default, borrow)]
     id: Option<&'a RawValue>,
-}
-
-/// Where an event sits: its position in the file's events array (what DevTools' event keys
-/// name), its time (µs) and its process and thread.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct At {
-    pub index: u64,
-    pub ts: f64,
-    pub pid: i64,
-    pub tid: i64,
 }
 
 /// A frame as `TracingStartedInBrowser` or `FrameCommittedInBrowser` names it.
@@ -223,7 +214,7 @@ impl Collected {
             tid: raw.tid.unwrap_or(0),
         };
         self.bounds(&raw);
-        self.main_thread.take(&insights::Event {
+        self.main_thread.take(&Event {
             at,
             name: &raw.name,
             ph: &raw.ph,

@@ -1,7 +1,7 @@
 //! Numbers printed the way DevTools' formatters print them (JavaScript's number to string,
 //! and `Intl.NumberFormat('en-US')` with narrow units and a no-break space before them).
 
-use super::metrics::Bounds;
+use super::event::Bounds;
 
 /// A number as JavaScript's `String(x)` prints it (for the magnitudes traces hold).
 pub fn js(x: f64) -> String {

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use serde::Deserialize;
 
-use super::events::At;
+use super::event::At;
 
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase")]

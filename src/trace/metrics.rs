@@ -7,24 +7,12 @@ use std::collections::HashMap;
 
 use super::async_stacks::AsyncStacks;
 use super::blocking::LongTasks;
-use super::events::{At, Collected, Mark, Navigation, PageLoad};
+use super::event::{At, Bounds};
+use super::events::{Collected, Mark, Navigation, PageLoad};
 use super::insights::MainThread;
 use super::interactions::{self, Interaction};
 use super::network::Request;
 use super::shifts::ShiftDetails;
-
-/// A span of the trace, in µs.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Bounds {
-    pub min: f64,
-    pub max: f64,
-}
-
-impl Bounds {
-    pub fn range(&self) -> f64 {
-        self.max - self.min
-    }
-}
 
 /// LCP's four subparts (two when the LCP element loaded nothing, e.g. text).
 #[derive(Clone, Debug)]

@@ -9,6 +9,7 @@ mod analysis;
 mod async_stacks;
 mod blocking;
 mod cls_text;
+mod event;
 mod events;
 mod format;
 mod insights;
@@ -28,9 +29,10 @@ use flate2::write::GzDecoder;
 use serde::Deserialize;
 
 pub use blocking::{total_blocking_time, Blocking};
+pub use event::Bounds;
 pub use insights::ALL as INSIGHTS;
 pub use interactions::Interaction;
-pub use metrics::{Bounds, Cluster, InsightSet, Lcp, Report, Subparts};
+pub use metrics::{Cluster, InsightSet, Lcp, Report, Subparts};
 pub use summary::summary;
 
 /// The analyser before it knows whether the input is gzip (its first two bytes say).

@@ -80,7 +80,7 @@ fn lab_metrics(set: &InsightSet, parts: &mut Vec<String>) {
         let key = event(lcp.event.index, lcp.event.ts, false);
         parts.push(format!("  - LCP: {} ms, event: {key}{node}", js(ms)));
         if let Some(s) = &lcp.subparts {
-            let line = |label: &str, b: super::metrics::Bounds| {
+            let line = |label: &str, b: super::event::Bounds| {
                 format!(
                     "    - {label}: {}, bounds: {}",
                     micros(b.range()),

@@ -1,7 +1,8 @@
 //! DevTools' DocumentLatency insight: the navigation's document request checked for
 //! redirects, a slow server response (over 600 ms) and a missing text compression.
 
-use super::super::metrics::{Bounds, InsightSet, Report};
+use super::super::event::Bounds;
+use super::super::metrics::{InsightSet, Report};
 use super::super::network::Request;
 use super::super::request_text;
 
@@ -168,7 +169,7 @@ pub fn details(report: &Report, set: &InsightSet) -> String {
 mod tests {
     use std::collections::HashMap;
 
-    use super::super::super::events::At;
+    use super::super::super::event::At;
     use super::super::super::network::{Request, Requests};
     use super::compression_savings;
 

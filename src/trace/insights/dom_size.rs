@@ -4,9 +4,9 @@
 
 use serde::Deserialize;
 
-use super::{Context, Event};
+use super::Context;
+use crate::trace::event::{Bounds, Event};
 use crate::trace::format::micros;
-use crate::trace::metrics::Bounds;
 
 /// A layout or style recalculation counts from 40 ms on...
 const DURATION: f64 = 40_000.0;

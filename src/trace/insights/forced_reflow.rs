@@ -23,9 +23,9 @@ use std::rc::Rc;
 
 use serde::Deserialize;
 
-use super::{Context, Event};
+use super::Context;
+use crate::trace::event::{Bounds, Event};
 use crate::trace::format::micros;
-use crate::trace::metrics::Bounds;
 
 /// DevTools' `FORCED_REFLOW_THRESHOLD`: a task's reflows inside JavaScript count from 30 ms.
 const THRESHOLD: f64 = 30_000.0;
@@ -471,7 +471,7 @@ pub const DESCRIPTION: &str = "A forced reflow occurs when JavaScript queries ge
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trace::events::At;
+    use crate::trace::event::At;
     use std::collections::HashSet;
 
     const STACK: &str = r#"{"beginData":{"frame":"F","stackTrace":[{"functionName":"read","url":"u.js","lineNumber":5,"columnNumber":3,"scriptId":"9"}]}}"#;

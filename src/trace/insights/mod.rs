@@ -9,8 +9,9 @@ mod third_parties;
 
 use std::collections::HashSet;
 
-use super::events::{At, Collected};
-use super::metrics::{Bounds, InsightSet};
+use super::event::{Bounds, Event};
+use super::events::Collected;
+use super::metrics::InsightSet;
 use super::network::Request;
 
 // Network insights (issue 12): one file each.
@@ -197,15 +198,6 @@ fn by_rank(set: &InsightSet, listed: &mut [Listed]) {
         let rank = |l: &Listed| rank::rank(observed, lcp_savings(l.name));
         rank(b).total_cmp(&rank(a))
     });
-}
-
-/// One trace event as the main-thread insights see it while the trace streams.
-pub struct Event<'a> {
-    pub at: At,
-    pub name: &'a str,
-    pub ph: &'a str,
-    pub dur: Option<f64>,
-    pub args: Option<&'a str>,
 }
 
 /// What the stream leaves for the main-thread insights (DOMSize, ForcedReflow,

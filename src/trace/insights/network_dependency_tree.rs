@@ -9,8 +9,9 @@ use std::collections::HashSet;
 
 use super::network_graph::{self, Graph};
 
+use super::super::event::Bounds;
 use super::super::format::{js, millis};
-use super::super::metrics::{Bounds, InsightSet, Report};
+use super::super::metrics::{InsightSet, Report};
 use super::super::network::Request;
 use super::super::request_text::{initiator, origin, url, url_with_key};
 

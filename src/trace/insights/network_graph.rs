@@ -216,7 +216,7 @@ impl Graph<'_> {
 mod tests {
     use std::collections::HashMap;
 
-    use super::super::super::events::At;
+    use super::super::super::event::At;
     use super::super::super::network::{Request, Requests};
     use super::graph;
 

@@ -4,7 +4,8 @@
 //! DevTools estimates the FCP and LCP savings with Lantern (trace::lantern): the first
 //! paint simulated with and without these requests.
 
-use super::super::metrics::{Bounds, InsightSet, Report};
+use super::super::event::Bounds;
+use super::super::metrics::{InsightSet, Report};
 use super::super::network::Request;
 use super::super::request_text;
 

@@ -13,9 +13,9 @@ use std::collections::HashMap;
 use serde::Deserialize;
 
 use super::entities::{Entities, Entity};
-use super::{Context, Event};
+use super::Context;
+use crate::trace::event::{Bounds, Event};
 use crate::trace::format::{bytes, millis};
-use crate::trace::metrics::Bounds;
 use crate::trace::network::Request;
 
 /// Self-time sums kept (one per thread, URL and navigation); more are dropped.

@@ -97,7 +97,7 @@ pub fn estimate(set: &InsightSet, blocking: &[&Request], finished: &Finished) ->
 mod tests {
     use std::collections::HashMap;
 
-    use super::super::events::At;
+    use super::super::event::At;
     use super::super::network::{Request, Requests};
     use super::graph;
     use super::requests::Net;

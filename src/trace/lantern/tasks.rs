@@ -153,7 +153,7 @@ const LINKING: [&str; 13] = [
 
 impl Tasks {
     /// Takes one event of the stream, in file order.
-    pub fn take(&mut self, e: &super::super::insights::Event) {
+    pub fn take(&mut self, e: &super::super::event::Event) {
         let (name, ts) = (e.name, e.at.ts);
         let schedulable = SCHEDULABLE.contains(&name) && e.dur.is_some_and(|d| d != 0.0);
         let flag = matches!(name, "Layout" | "Paint" | "ParseHTML");
@@ -440,8 +440,7 @@ fn child_links(
 
 #[cfg(test)]
 mod tests {
-    use super::super::super::events::At;
-    use super::super::super::insights::Event;
+    use super::super::super::event::{At, Event};
     use super::{Link, Tasks};
 
     /// Feeds `(ts, name, dur, args)` events on thread (1, 1), in order.

@@ -1,0 +1,36 @@
+//! What every part of the analyser speaks of: where an event sits in the trace (`At`), one
+//! event as the collectors see it while the trace streams (`Event`), and a span of the
+//! trace's time (`Bounds`).
+
+/// Where an event sits: its position in the file's events array (what DevTools' event keys
+/// name), its time (µs) and its process and thread.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct At {
+    pub index: u64,
+    pub ts: f64,
+    pub pid: i64,
+    pub tid: i64,
+}
+
+/// One trace event as the collectors see it while the trace streams: `args` as written,
+/// for each collector to parse what it reads.
+pub struct Event<'a> {
+    pub at: At,
+    pub name: &'a str,
+    pub ph: &'a str,
+    pub dur: Option<f64>,
+    pub args: Option<&'a str>,
+}
+
+/// A span of the trace, in µs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Bounds {
+    pub min: f64,
+    pub max: f64,
+}
+
+impl Bounds {
+    pub fn range(&self) -> f64 {
+        self.max - self.min
+    }
+}
