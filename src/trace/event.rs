@@ -33,4 +33,17 @@ impl Bounds {
     pub fn range(&self) -> f64 {
         self.max - self.min
     }
+
+    /// DevTools' `eventIsInBounds`: whether an event from `ts` lasting `dur` overlaps the span.
+    pub fn holds(&self, ts: f64, dur: f64) -> bool {
+        ts <= self.max && self.min < ts + dur
+    }
+
+    /// From the earliest start to the latest end of `spans`; None without a span.
+    pub fn union(spans: impl IntoIterator<Item = Bounds>) -> Option<Bounds> {
+        spans.into_iter().reduce(|a, b| Bounds {
+            min: a.min.min(b.min),
+            max: a.max.max(b.max),
+        })
+    }
 }

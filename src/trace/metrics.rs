@@ -241,7 +241,7 @@ fn initial_set(
     };
     let clusters: Vec<Cluster> = clusters
         .iter()
-        .filter(|k| in_bounds(k.first.ts, k.dur, bounds))
+        .filter(|k| bounds.holds(k.first.ts, k.dur))
         .cloned()
         .collect();
     let inp = longest(interactions, bounds);
@@ -279,7 +279,7 @@ fn longest(interactions: &[Interaction], bounds: Bounds) -> Option<Interaction> 
     let mut longest: Option<&Interaction> = None;
     for event in interactions
         .iter()
-        .filter(|e| in_bounds(e.begin.ts, e.dur, bounds))
+        .filter(|e| bounds.holds(e.begin.ts, e.dur))
     {
         if longest.is_none_or(|l| event.dur > l.dur) {
             longest = Some(event);
@@ -374,7 +374,7 @@ fn navigation_set(
         inp: None,
         clusters: clusters
             .iter()
-            .filter(|k| in_bounds(k.first.ts, k.dur, bounds))
+            .filter(|k| bounds.holds(k.first.ts, k.dur))
             .cloned()
             .collect(),
         requests: requests
@@ -406,11 +406,6 @@ fn meta_charset(c: &Collected, nav: &Navigation) -> Option<String> {
             latest.is_some_and(|n| n.id == nav.id)
         })
         .map(|k| k.2.clone())
-}
-
-/// DevTools' `eventIsInBounds`.
-fn in_bounds(ts: f64, dur: f64, b: Bounds) -> bool {
-    ts <= b.max && b.min < ts + dur
 }
 
 fn lcp(

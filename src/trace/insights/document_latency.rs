@@ -137,7 +137,7 @@ pub fn bounds(set: &InsightSet) -> Option<Bounds> {
             max: d.finish_time,
         });
     }
-    super::combine(&windows)
+    Bounds::union(windows)
 }
 
 /// `FCP N ms, LCP N ms`.

@@ -147,11 +147,11 @@ impl Evidence {
 
     /// The insight for one insight set.
     pub fn model(&self, cx: &Context) -> Model {
-        let on_main = |l: &&Large| cx.is_main_thread(l.pid, l.tid) && cx.in_bounds(l.ts, l.dur);
+        let on_main = |l: &&Large| cx.is_main_thread(l.pid, l.tid) && cx.bounds.holds(l.ts, l.dur);
         let mut max: Option<&Stats> = None;
         for stats in self.stats.iter().filter(|s| {
             s.frame == cx.frame
-                && cx.in_bounds(s.ts, 0.0)
+                && cx.bounds.holds(s.ts, 0.0)
                 && cx.navigation_pid.is_none_or(|pid| pid == s.pid)
         }) {
             if max.is_none_or(|m| stats.total_elements > m.total_elements) {
@@ -178,13 +178,10 @@ impl Model {
     /// Listed when a layout or recalculation was large; about those events.
     pub fn listed(&self) -> Option<Bounds> {
         let events = self.recalcs.iter().chain(&self.layouts);
-        events.fold(None, |acc: Option<Bounds>, l| {
-            let (min, max) = (l.ts, l.ts + l.dur);
-            Some(acc.map_or(Bounds { min, max }, |b| Bounds {
-                min: b.min.min(min),
-                max: b.max.max(max),
-            }))
-        })
+        Bounds::union(events.map(|l| Bounds {
+            min: l.ts,
+            max: l.ts + l.dur,
+        }))
     }
 
     /// `performance_analyze_insight`'s detailed analysis (DevTools' `formatDomSizeInsight`).

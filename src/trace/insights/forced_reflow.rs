@@ -370,7 +370,7 @@ impl Warnings {
         for r in self
             .reflows
             .iter()
-            .filter(|r| *r.frame == *cx.frame && cx.in_bounds(r.ts, r.end - r.ts))
+            .filter(|r| *r.frame == *cx.frame && cx.bounds.holds(r.ts, r.end - r.ts))
         {
             let id = r.bottom.as_ref().map_or("UNATTRIBUTED".into(), |f| f.id());
             match causes.iter_mut().find(|(k, _)| *k == id) {
@@ -424,11 +424,7 @@ impl Model {
         let Some((_, _, calls)) = &self.top else {
             return Some(set);
         };
-        let all = calls.iter().chain(&self.spans);
-        all.copied().reduce(|a, b| Bounds {
-            min: a.min.min(b.min),
-            max: a.max.max(b.max),
-        })
+        Bounds::union(calls.iter().chain(&self.spans).copied())
     }
 
     /// `performance_analyze_insight`'s detailed analysis (DevTools'

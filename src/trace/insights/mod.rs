@@ -275,11 +275,6 @@ pub struct Context<'a> {
 }
 
 impl Context<'_> {
-    /// DevTools' `eventIsInBounds`.
-    pub fn in_bounds(&self, ts: f64, dur: f64) -> bool {
-        ts <= self.bounds.max && self.bounds.min < ts + dur
-    }
-
     /// A process that renders a frame.
     pub fn is_renderer(&self, pid: i64) -> bool {
         self.renderers.contains(&pid)
@@ -354,14 +349,6 @@ pub fn wasted_bytes(set: &InsightSet, name: &str) -> Option<f64> {
     .filter(|b| *b != 0.0)
 }
 
-fn combine(windows: &[Bounds]) -> Option<Bounds> {
-    let first = windows.first()?;
-    Some(windows.iter().fold(*first, |acc, w| Bounds {
-        min: acc.min.min(w.min),
-        max: acc.max.max(w.max),
-    }))
-}
-
 /// Listed whenever there is an LCP; about its subparts and its resource's request.
 fn lcp_breakdown(set: &InsightSet) -> Option<Bounds> {
     let lcp = set.lcp.as_ref()?;
@@ -378,7 +365,7 @@ fn lcp_breakdown(set: &InsightSet) -> Option<Bounds> {
             max: r.end,
         });
     }
-    Some(combine(&windows).unwrap_or(set.bounds))
+    Some(Bounds::union(windows).unwrap_or(set.bounds))
 }
 
 /// The checks on the LCP image's request, from the document's first byte to the request's end.
@@ -424,7 +411,7 @@ fn lcp_discovery(set: &InsightSet) -> Option<Bounds> {
         ],
         _ => Vec::new(),
     };
-    Some(combine(&windows).unwrap_or(set.bounds))
+    Some(Bounds::union(windows).unwrap_or(set.bounds))
 }
 
 /// Listed when the set has a layout shift cluster; about its worst one.

@@ -184,7 +184,7 @@ pub fn bounds(set: &InsightSet) -> Option<Bounds> {
             max: r.end,
         });
     });
-    Some(super::combine(&windows).unwrap_or(set.bounds))
+    Some(Bounds::union(windows).unwrap_or(set.bounds))
 }
 
 fn walk(nodes: &[Node], f: &mut impl FnMut(&Node)) {

@@ -45,7 +45,7 @@ pub fn bounds(set: &InsightSet) -> Option<Bounds> {
             max: r.end,
         })
         .collect();
-    super::combine(&windows)
+    Bounds::union(windows)
 }
 
 pub fn details(report: &Report, set: &InsightSet) -> String {

@@ -430,10 +430,7 @@ impl Finished {
                 min: *ts,
                 max: *end,
             }));
-        spans.reduce(|a, b| Bounds {
-            min: a.min.min(b.min),
-            max: a.max.max(b.max),
-        })
+        Bounds::union(spans)
     }
 }
 
