@@ -8,6 +8,15 @@ use serde::Deserialize;
 
 use super::event::At;
 
+/// An `EventTiming` begin's args. `frame` is read as the page's events read it: a begin
+/// whose frame is not a string is malformed.
+#[derive(Deserialize)]
+struct Args {
+    data: Option<TimingData>,
+    #[serde(default, rename = "frame")]
+    _frame: Option<String>,
+}
+
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
 pub struct TimingData {
@@ -30,6 +39,43 @@ pub struct Start {
     pub at: At,
     pub id: String,
     pub data: TimingData,
+}
+
+/// `EventTiming` begins and ends as the stream brings them.
+#[derive(Default)]
+pub struct Timings {
+    starts: Vec<Start>,
+    ends: Vec<(At, String)>,
+}
+
+impl Timings {
+    /// Takes an `EventTiming` event (`id`: its id as written); false when a begin's args are
+    /// malformed.
+    pub fn take(&mut self, at: At, ph: &str, id: Option<&str>, args: Option<&str>) -> bool {
+        let id = id.unwrap_or_default().to_owned();
+        match ph {
+            "e" => self.ends.push((at, id)),
+            "b" => {
+                let Ok(parsed) = serde_json::from_str::<Args>(args.unwrap_or("{}")) else {
+                    return false;
+                };
+                let Some(data) = parsed.data else {
+                    return true;
+                };
+                if data.duration < 1.0 || data.interaction_id.unwrap_or(0) == 0 {
+                    return true;
+                }
+                self.starts.push(Start { at, id, data });
+            }
+            _ => {}
+        }
+        true
+    }
+
+    /// The interactions, begins paired with their ends.
+    pub fn finish(self) -> Vec<Interaction> {
+        interactions(self.starts, self.ends)
+    }
 }
 
 /// One interaction event with its three subparts (µs).
@@ -60,7 +106,7 @@ impl Interaction {
 }
 
 /// Pairs begins with ends (the latest open begin of the same id) and removes nesting.
-pub fn interactions(mut starts: Vec<Start>, mut ends: Vec<(At, String)>) -> Vec<Interaction> {
+fn interactions(mut starts: Vec<Start>, mut ends: Vec<(At, String)>) -> Vec<Interaction> {
     starts.sort_by(|a, b| a.at.ts.total_cmp(&b.at.ts));
     ends.sort_by(|a, b| a.0.ts.total_cmp(&b.0.ts));
     let mut open: HashMap<String, Vec<Start>> = HashMap::new();

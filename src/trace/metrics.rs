@@ -8,10 +8,10 @@ use std::collections::HashMap;
 use super::async_stacks::AsyncStacks;
 use super::blocking::LongTasks;
 use super::event::{At, Bounds};
-use super::events::{Collected, Mark, Navigation, PageLoad};
-use super::insights::MainThread;
-use super::interactions::{self, Interaction};
-use super::network::Request;
+use super::insights::{self, MainThread};
+use super::interactions::{Interaction, Timings};
+use super::network::{Request, Requests};
+use super::page::{Mark, Navigation, Page, PageLoad, Shift};
 use super::shifts::ShiftDetails;
 
 /// LCP's four subparts (two when the LCP element loaded nothing, e.g. text).
@@ -109,19 +109,45 @@ pub struct Report {
     pub async_stacks: AsyncStacks,
 }
 
+/// What the stream leaves: each collector as the analyser fed it.
+#[derive(Default)]
+pub struct Collected {
+    pub page: Page,
+    pub requests: Requests,
+    /// INP: the `EventTiming` events.
+    pub timings: Timings,
+    /// CLSCulprits: impacted elements and the events root causes are read from.
+    pub shift_details: ShiftDetails,
+    /// Request initiators: which script scheduled the task a request was sent from.
+    pub async_stacks: AsyncStacks,
+    /// TBT: the long tasks.
+    pub long_tasks: LongTasks,
+    /// What DOMSize, ForcedReflow and ThirdParties read, and Lantern's tasks.
+    pub main_thread: insights::Evidence,
+    /// Events dropped because they did not parse.
+    pub malformed: u64,
+}
+
+impl Collected {
+    pub fn new() -> Self {
+        Collected {
+            page: Page::new(),
+            ..Default::default()
+        }
+    }
+}
+
 const MAX_CLUSTER_DURATION: f64 = 5_000_000.0;
 const MAX_SHIFT_GAP: f64 = 1_000_000.0;
 
 /// Computes the report from what the stream left.
-pub fn report(mut c: Collected, events: u64) -> Report {
-    let requests = std::mem::take(&mut c.requests).finish();
-    let mut shift_details = std::mem::take(&mut c.shift_details);
+pub fn report(collected: Collected, events: u64) -> Report {
+    let mut c = collected.page;
+    let requests = collected.requests.finish();
+    let mut shift_details = collected.shift_details;
     shift_details.finish();
     c.shifts.sort_by(|a, b| a.at.ts.total_cmp(&b.at.ts));
-    let interactions = interactions::interactions(
-        std::mem::take(&mut c.timing_starts),
-        std::mem::take(&mut c.timing_ends),
-    );
+    let interactions = collected.timings.finish();
     let bounds = trace_bounds(&c);
     // Navigations of frames no renderer was seen for are dropped (DevTools' Meta finalize);
     // the main frame's list keeps them all.
@@ -175,7 +201,7 @@ pub fn report(mut c: Collected, events: u64) -> Report {
         sets.push(set);
     }
     let navigations = known.iter().map(|n| (n.frame.clone(), n.at.ts)).collect();
-    std::mem::take(&mut c.main_thread).evaluate(&mut sets, &c, &requests);
+    collected.main_thread.evaluate(&mut sets, &c, &requests);
     Report {
         url,
         bounds,
@@ -186,14 +212,14 @@ pub fn report(mut c: Collected, events: u64) -> Report {
         navigations,
         link_preconnects: std::mem::take(&mut c.link_preconnects),
         events,
-        long_tasks: std::mem::take(&mut c.long_tasks),
+        long_tasks: collected.long_tasks,
         shift_details,
-        async_stacks: std::mem::take(&mut c.async_stacks),
+        async_stacks: collected.async_stacks,
     }
 }
 
 /// From tracing's start (or the first event) to the last event.
-fn trace_bounds(c: &Collected) -> Option<Bounds> {
+fn trace_bounds(c: &Page) -> Option<Bounds> {
     match (c.bounds_min.is_finite(), c.bounds_max.is_finite()) {
         (true, true) => Some(Bounds {
             min: c.tracing_started.unwrap_or(c.bounds_min),
@@ -204,7 +230,7 @@ fn trace_bounds(c: &Collected) -> Option<Bounds> {
 }
 
 /// Navigations of frames a renderer was seen for.
-fn known_navigations(c: &Collected) -> Vec<&Navigation> {
+fn known_navigations(c: &Page) -> Vec<&Navigation> {
     c.navigations
         .iter()
         .filter(|n| c.frames_seen.contains(&n.frame))
@@ -213,7 +239,7 @@ fn known_navigations(c: &Collected) -> Vec<&Navigation> {
 
 /// The trace's URL: the main frame's when tracing started, or its first navigation's when
 /// that came within half a second (DevTools' Meta handler).
-fn main_url(c: &Collected, navigations: &[Navigation], bounds: Option<Bounds>) -> String {
+fn main_url(c: &Page, navigations: &[Navigation], bounds: Option<Bounds>) -> String {
     match (navigations.first(), bounds) {
         (Some(first), Some(b)) if first.at.ts - b.min < 500_000.0 && first.outermost => {
             first.url.clone()
@@ -226,7 +252,7 @@ fn main_url(c: &Collected, navigations: &[Navigation], bounds: Option<Bounds>) -
 /// holds something (5 s or more, or layout shifts).
 fn initial_set(
     sets: &mut Vec<InsightSet>,
-    c: &Collected,
+    c: &Page,
     navigations: &[Navigation],
     b: Bounds,
     clusters: &[Cluster],
@@ -293,7 +319,7 @@ type Metrics<'a> = HashMap<(String, String), HashMap<&'static str, &'a PageLoad>
 /// DevTools' PageLoadMetrics handler: each paint or mark goes to its navigation (by id for
 /// paints, by frame and time for the document marks), in time order; LCP keeps the
 /// candidate with the highest index. Keyed by (frame, navigation id).
-fn page_load_metrics<'a>(c: &'a Collected, known: &[&Navigation]) -> Metrics<'a> {
+fn page_load_metrics<'a>(c: &'a Page, known: &[&Navigation]) -> Metrics<'a> {
     let by_id: HashMap<&str, &Navigation> = known.iter().map(|n| (n.id.as_str(), *n)).collect();
     let mut events: Vec<&PageLoad> = c.page_loads.iter().collect();
     events.sort_by(|a, b| a.at.ts.total_cmp(&b.at.ts));
@@ -340,7 +366,7 @@ fn page_load_metrics<'a>(c: &'a Collected, known: &[&Navigation]) -> Metrics<'a>
 }
 
 fn navigation_set(
-    c: &Collected,
+    c: &Page,
     nav: &Navigation,
     bounds: Bounds,
     metrics: &Metrics,
@@ -388,7 +414,7 @@ fn navigation_set(
 
 /// The disposition of the last charset check of the navigation's document (a check belongs
 /// to the frame's latest navigation at its time).
-fn meta_charset(c: &Collected, nav: &Navigation) -> Option<String> {
+fn meta_charset(c: &Page, nav: &Navigation) -> Option<String> {
     let mut checks: Vec<&(At, String, String)> = c
         .charset_checks
         .iter()
@@ -409,7 +435,7 @@ fn meta_charset(c: &Collected, nav: &Navigation) -> Option<String> {
 }
 
 fn lcp(
-    c: &Collected,
+    c: &Page,
     nav: &Navigation,
     event: &PageLoad,
     document: Option<&Request>,
@@ -432,7 +458,7 @@ fn lcp(
 /// The LCP image's request: the first request for its URL between the navigation and the
 /// image's paint (DevTools' LargestImagePaint handler).
 fn lcp_request(
-    c: &Collected,
+    c: &Page,
     nav: &Navigation,
     event: &PageLoad,
     requests: &[Request],
@@ -491,7 +517,7 @@ fn subparts(
 
 /// DevTools' LayoutShifts handler: session windows that end after 5 s, after a 1 s gap,
 /// or at a navigation of the main frame.
-fn clusters(shifts: &[super::events::Shift], navs: &[&Navigation], max: f64) -> Vec<Cluster> {
+fn clusters(shifts: &[Shift], navs: &[&Navigation], max: f64) -> Vec<Cluster> {
     let nav_before = |ts: f64| navs.iter().rposition(|n| n.at.ts < ts);
     let mut out: Vec<Cluster> = Vec::new();
     let (mut first_ts, mut last_ts) = match shifts.first() {

@@ -10,7 +10,6 @@ mod async_stacks;
 mod blocking;
 mod cls_text;
 mod event;
-mod events;
 mod format;
 mod insights;
 mod interactions;
@@ -18,15 +17,21 @@ mod lantern;
 mod lcp_text;
 mod metrics;
 mod network;
+mod page;
 mod request_text;
 mod scan;
 mod shifts;
 mod summary;
 
+use std::borrow::Cow;
 use std::io::Write;
 
 use flate2::write::GzDecoder;
 use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use event::{At, Event};
+use metrics::Collected;
 
 pub use blocking::{total_blocking_time, Blocking};
 pub use event::Bounds;
@@ -45,7 +50,7 @@ enum Input {
 /// Where decoded bytes go: the splitter, then the collector.
 struct Sink {
     scanner: scan::Scanner,
-    collected: events::Collected,
+    collected: Collected,
     metadata: Metadata,
     error: Option<String>,
 }
@@ -64,7 +69,7 @@ impl Sink {
     fn new() -> Self {
         Sink {
             scanner: scan::Scanner::default(),
-            collected: events::Collected::new(),
+            collected: Collected::new(),
             metadata: Metadata::default(),
             error: None,
         }
@@ -85,7 +90,7 @@ impl Write for Sink {
         let mut index = scanner.events;
         let result = scanner.feed(buf, &mut |piece| match piece {
             scan::Piece::Event(bytes) => {
-                collected.take(index, bytes);
+                collect(collected, index, bytes);
                 index += 1;
             }
             scan::Piece::Oversize => index += 1,
@@ -103,6 +108,90 @@ impl Write for Sink {
 
     fn flush(&mut self) -> std::io::Result<()> {
         Ok(())
+    }
+}
+
+/// The fields every trace event has. `args` stays unparsed until the name says it matters.
+#[derive(Deserialize)]
+struct Raw<'a> {
+    #[serde(borrow)]
+    name: Cow<'a, str>,
+    #[serde(default, borrow)]
+    ph: Cow<'a, str>,
+    #[serde(default)]
+    ts: f64,
+    #[serde(default)]
+    dur: Option<f64>,
+    #[serde(default)]
+    pid: Option<i64>,
+    #[serde(default)]
+    tid: Option<i64>,
+    #[serde(default, borrow)]
+    args: Option<&'a RawValue>,
+    /// Async events' id, as written (pairs `EventTiming` begins with their ends).
+    #[serde(default, borrow)]
+    id: Option<&'a RawValue>,
+}
+
+/// Takes one element of the events array (`index`: its position) to the collectors that
+/// read it.
+fn collect(c: &mut Collected, index: u64, bytes: &[u8]) {
+    let Ok(raw) = serde_json::from_slice::<Raw>(bytes) else {
+        c.malformed += 1;
+        return;
+    };
+    let at = At {
+        index,
+        ts: raw.ts,
+        pid: raw.pid.unwrap_or(0),
+        tid: raw.tid.unwrap_or(0),
+    };
+    c.page.bounds(&raw.name, &raw.ph, raw.ts, raw.dur);
+    let event = Event {
+        at,
+        name: &raw.name,
+        ph: &raw.ph,
+        dur: raw.dur,
+        args: raw.args.map(|a| a.get()),
+    };
+    c.main_thread.take(&event);
+    if event.name == "EventTiming" {
+        let id = raw.id.map(|v| v.get());
+        if !c.timings.take(at, event.ph, id, event.args) {
+            c.malformed += 1;
+        }
+        return;
+    }
+    if event.name == "RunTask" {
+        return c.long_tasks.take(event.ph, at, raw.dur);
+    }
+    let Some(args) = event.args else { return };
+    let ok = match event.name {
+        "LayoutShift" => match c.page.shift(at, args) {
+            Some(counted) => {
+                if counted {
+                    c.shift_details.shift(at, args);
+                }
+                true
+            }
+            None => false,
+        },
+        name @ ("PrePaint" | "PaintImage" | "LayoutImageUnsized") => {
+            c.shift_details.take(name, event.ph, at, raw.dur, args)
+        }
+        name @ ("v8::Debugger::AsyncTaskRun"
+        | "v8::Debugger::AsyncTaskScheduled"
+        | "ProfileChunk") => {
+            let dur = raw.dur.unwrap_or(0.0);
+            c.async_stacks.take(name, event.ph, at, dur, raw.id, args)
+        }
+        name => match c.page.take(name, at, args) {
+            Some(ok) => ok,
+            None => c.requests.take(name, at, args, &mut c.page.final_urls),
+        },
+    };
+    if !ok {
+        c.malformed += 1;
     }
 }
 

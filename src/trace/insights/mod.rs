@@ -10,9 +10,9 @@ mod third_parties;
 use std::collections::HashSet;
 
 use super::event::{Bounds, Event};
-use super::events::Collected;
 use super::metrics::InsightSet;
 use super::network::Request;
+use super::page::Page;
 
 // Network insights (issue 12): one file each.
 pub mod document_latency;
@@ -225,7 +225,7 @@ impl Evidence {
     }
 
     /// The models of every insight set, once the stream has ended.
-    pub fn evaluate(self, sets: &mut [InsightSet], c: &Collected, requests: &[Request]) {
+    pub fn evaluate(self, sets: &mut [InsightSet], c: &Page, requests: &[Request]) {
         let reflows = self.forced_reflow.finish();
         let tasks = self.tasks.finish();
         let mut third_parties = self.third_parties.finish(requests);
