@@ -5,7 +5,7 @@ use super::format::micros;
 use super::insights::{
     declares_charset, document_latency, listed, network_dependency_tree, render_blocking, ALL,
 };
-use super::metrics::{InsightSet, Report};
+use super::report::{InsightSet, Report};
 use super::{cls_text, lcp_text};
 
 pub fn insight(report: &Report, set_id: &str, name: &str) -> Result<String, String> {

@@ -6,7 +6,6 @@
 //! span runs to the trace's end.
 
 use super::event::At;
-use super::metrics::{InsightSet, Report};
 
 /// A task shorter than this blocks nothing (µs).
 const THRESHOLD: f64 = 50_000.0;
@@ -24,6 +23,19 @@ impl LongTasks {
         match (ph, dur) {
             ("X", Some(dur)) if dur > THRESHOLD => self.tasks.push((at.pid, at.tid, at.ts, dur)),
             _ => {}
+        }
+    }
+
+    /// TBT from `fcp` to TTI on the thread of `at` (the navigation's), TTI at the latest at
+    /// `end`.
+    pub fn blocking(&self, at: At, fcp: f64, end: f64) -> Blocking {
+        let tasks = self.on_thread(at.pid, at.tid);
+        let (to, interactive) = interactive(&tasks, fcp, end);
+        Blocking {
+            total: sum(&tasks, fcp, to),
+            from: fcp,
+            to,
+            interactive,
         }
     }
 
@@ -54,20 +66,6 @@ pub struct Blocking {
     pub to: f64,
     /// Whether `to` is TTI (false: the trace ended first).
     pub interactive: bool,
-}
-
-/// TBT of a navigation set: its FCP to its TTI on the thread the navigation started on.
-pub fn total_blocking_time(report: &Report, set: &InsightSet) -> Option<Blocking> {
-    let nav = set.navigation.as_ref()?;
-    let fcp = nav.at.ts + set.fcp?;
-    let tasks = report.long_tasks.on_thread(nav.at.pid, nav.at.tid);
-    let (to, interactive) = interactive(&tasks, fcp, set.bounds.max);
-    Some(Blocking {
-        total: sum(&tasks, fcp, to),
-        from: fcp,
-        to,
-        interactive,
-    })
 }
 
 /// The end of the last long task before the first quiet window after `fcp`.

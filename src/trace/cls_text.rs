@@ -4,8 +4,8 @@
 //! injected iframes and non-composited animations; this analyser does not look for those.
 
 use super::format::{micros, millis};
-use super::metrics::{Cluster, InsightSet, Report};
 use super::network::Request;
+use super::report::{Cluster, InsightSet, Report};
 use super::request_text::url_with_key;
 use super::shifts::{PaintImage, Span};
 

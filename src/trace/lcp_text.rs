@@ -4,7 +4,7 @@
 
 use super::format::millis;
 use super::insights::discovery;
-use super::metrics::{InsightSet, Report};
+use super::report::{InsightSet, Report};
 use super::request_text::{url_with_key, verbose};
 
 /// The LCP lines DevTools opens its LCP-related answers with (its

@@ -18,6 +18,7 @@ mod lcp_text;
 mod metrics;
 mod network;
 mod page;
+mod report;
 mod request_text;
 mod scan;
 mod shifts;
@@ -33,11 +34,11 @@ use serde_json::value::RawValue;
 use event::{At, Event};
 use metrics::Collected;
 
-pub use blocking::{total_blocking_time, Blocking};
+pub use blocking::Blocking;
 pub use event::Bounds;
 pub use insights::ALL as INSIGHTS;
 pub use interactions::Interaction;
-pub use metrics::{Cluster, InsightSet, Lcp, Report, Subparts};
+pub use report::{Cluster, InsightSet, Lcp, Report, Subparts};
 pub use summary::summary;
 
 /// The analyser before it knows whether the input is gzip (its first two bytes say).
@@ -300,6 +301,13 @@ pub fn analyse_reader(mut reader: impl std::io::Read) -> Result<Report, String> 
         analyser.feed(&buf[..n])?;
     }
     analyser.finish()
+}
+
+/// TBT of a navigation set: its FCP to its TTI on the thread the navigation started on.
+pub fn total_blocking_time(report: &Report, set: &InsightSet) -> Option<Blocking> {
+    let nav = set.navigation.as_ref()?;
+    let fcp = nav.at.ts + set.fcp?;
+    Some(report.long_tasks.blocking(nav.at, fcp, set.bounds.max))
 }
 
 /// `performance_analyze_insight`'s answer for one insight of one set, or the reference's

@@ -4,8 +4,8 @@
 //! headers with the values DevTools does not allow redacted.
 
 use super::format::micros;
-use super::metrics::Report;
 use super::network::Request;
+use super::report::Report;
 
 /// Headers a cross-origin response may show at all (the CORS safelist).
 const CORS_SAFELISTED: &[&str] = &[

@@ -3,7 +3,7 @@
 
 use super::format::{bounds, js, micros, round};
 use super::insights::{listed, savings, texts, wasted_bytes};
-use super::metrics::{InsightSet, Report};
+use super::report::{InsightSet, Report};
 
 /// The explanation of call-tree and network formats the reference appends to every summary.
 const FORMATS: &str = include_str!("formats.txt");

@@ -2,8 +2,8 @@
 //! redirects, a slow server response (over 600 ms) and a missing text compression.
 
 use super::super::event::Bounds;
-use super::super::metrics::{InsightSet, Report};
 use super::super::network::Request;
+use super::super::report::{InsightSet, Report};
 use super::super::request_text;
 
 /// DevTools fails the server response above this many ms, and counts savings down to the target.

@@ -10,9 +10,9 @@ mod third_parties;
 use std::collections::HashSet;
 
 use super::event::{Bounds, Event};
-use super::metrics::InsightSet;
 use super::network::Request;
 use super::page::Page;
+use super::report::InsightSet;
 
 // Network insights (issue 12): one file each.
 pub mod document_latency;

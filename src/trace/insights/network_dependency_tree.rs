@@ -11,8 +11,8 @@ use super::network_graph::{self, Graph};
 
 use super::super::event::Bounds;
 use super::super::format::{js, millis};
-use super::super::metrics::{InsightSet, Report};
 use super::super::network::Request;
+use super::super::report::{InsightSet, Report};
 use super::super::request_text::{initiator, origin, url, url_with_key};
 
 /// A request in the tree: its latency from the chain's first request and what it loaded.

@@ -6,8 +6,8 @@
 
 use std::collections::{HashSet, VecDeque};
 
-use super::super::metrics::InsightSet;
 use super::super::network::Request;
+use super::super::report::InsightSet;
 
 /// Whether DevTools builds its Lantern context for the set: a navigation with FCP and LCP,
 /// whose first request (the graph's root, not a video) leads to a document. Without it

@@ -5,8 +5,8 @@
 //! paint simulated with and without these requests.
 
 use super::super::event::Bounds;
-use super::super::metrics::{InsightSet, Report};
 use super::super::network::Request;
+use super::super::report::{InsightSet, Report};
 use super::super::request_text;
 
 /// "FCP N ms, LCP N ms"; nothing where DevTools has no Lantern estimate (no FCP or LCP, say).

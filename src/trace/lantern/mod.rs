@@ -20,8 +20,8 @@ pub use tasks::{Finished, Tasks};
 
 use std::collections::{HashMap, HashSet};
 
-use super::metrics::InsightSet;
 use super::network::Request;
+use super::report::InsightSet;
 use simulator::Simulator;
 
 /// What NetworkDependencyTree's preconnect candidates read from Lantern: the simulated

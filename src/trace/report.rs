@@ -1,0 +1,107 @@
+//! The report: what the analyser makes of a trace, and what the summary and the insights
+//! print. Its insight sets each cover the part of the trace from one navigation to the
+//! next, with the lab metrics and the main-thread insights of that part.
+
+use super::async_stacks::AsyncStacks;
+use super::blocking::LongTasks;
+use super::event::{At, Bounds};
+use super::insights::MainThread;
+use super::interactions::Interaction;
+use super::network::Request;
+use super::page::Navigation;
+use super::shifts::ShiftDetails;
+
+/// LCP's four subparts (two when the LCP element loaded nothing, e.g. text).
+#[derive(Clone, Debug)]
+pub struct Subparts {
+    pub ttfb: Bounds,
+    pub load_delay: Option<Bounds>,
+    pub load_duration: Option<Bounds>,
+    pub render_delay: Bounds,
+}
+
+/// The navigation's LCP: its candidate event, the element, its resource and breakdown.
+#[derive(Clone, Debug)]
+pub struct Lcp {
+    /// µs since the navigation started.
+    pub timing: f64,
+    pub event: At,
+    pub node_id: Option<i64>,
+    pub text: bool,
+    pub loading_attr: Option<String>,
+    pub node_name: Option<String>,
+    pub request: Option<Request>,
+    pub subparts: Option<Subparts>,
+}
+
+/// A session window of layout shifts (DevTools' `SyntheticLayoutShiftCluster`).
+#[derive(Clone, Debug)]
+pub struct Cluster {
+    /// The shift that opened it: the cluster's time.
+    pub first: At,
+    /// The position of its largest shift, which keys the cluster (`s-N`).
+    pub worst_index: u64,
+    /// From the first shift to a second after the last (DevTools' cluster `dur`).
+    pub dur: f64,
+    pub score: f64,
+    pub window: Bounds,
+    pub shifts: Vec<(At, f64)>,
+}
+
+/// One insight set: the part of the trace from one navigation to the next.
+#[derive(Clone, Debug)]
+pub struct InsightSet {
+    pub id: String,
+    pub url: String,
+    pub bounds: Bounds,
+    pub navigation: Option<Navigation>,
+    pub document: Option<Request>,
+    pub fcp: Option<f64>,
+    /// First paint, as a trace time (RenderBlocking looks at requests done by then).
+    pub first_paint: Option<f64>,
+    pub lcp: Option<Lcp>,
+    /// The document's last `MetaCharsetCheck` disposition.
+    pub meta_charset: Option<String>,
+    /// The longest interaction (INP), when there was one.
+    pub inp: Option<Interaction>,
+    pub clusters: Vec<Cluster>,
+    /// The requests started from this navigation to the next (the network insights').
+    pub requests: Vec<Request>,
+    /// DOMSize, ForcedReflow and ThirdParties.
+    pub main_thread: MainThread,
+}
+
+impl InsightSet {
+    /// CLS: the worst cluster's score (0 without shifts) and that cluster.
+    pub fn cls(&self) -> (f64, Option<&Cluster>) {
+        let mut worst: Option<&Cluster> = None;
+        for cluster in &self.clusters {
+            if cluster.score > worst.map_or(0.0, |w| w.score) {
+                worst = Some(cluster);
+            }
+        }
+        (worst.map_or(0.0, |w| w.score), worst)
+    }
+}
+
+/// Everything the summary and the insights print.
+#[derive(Clone, Debug, Default)]
+pub struct Report {
+    pub url: String,
+    pub bounds: Option<Bounds>,
+    pub cpu_throttling: Option<f64>,
+    pub network_throttling: Option<String>,
+    pub sets: Vec<InsightSet>,
+    pub requests: Vec<Request>,
+    /// Navigations (frame, time) of frames a renderer was seen for: a request's times are
+    /// printed from its frame's navigation.
+    pub navigations: Vec<(String, f64)>,
+    /// `<link rel=preconnect>` URLs the page declared.
+    pub link_preconnects: Vec<String>,
+    pub events: u64,
+    pub long_tasks: LongTasks,
+    /// CLSCulprits' impacted elements and root-cause events.
+    pub shift_details: ShiftDetails,
+    /// Request initiators from the scripts that scheduled their tasks.
+    pub async_stacks: AsyncStacks,
+}
