@@ -17,7 +17,6 @@ use super::report::InsightSet;
 // Network insights (issue 12): one file each.
 pub mod document_latency;
 pub mod network_dependency_tree;
-pub mod network_graph;
 mod rank;
 pub mod render_blocking;
 

@@ -2,15 +2,14 @@
 //! document, their latency, the longest one, and the origins the page preconnected to.
 //!
 //! DevTools walks Lantern's page dependency graph; this walks its network part
-//! (`network_graph`). Preconnect candidates come from Lantern (`lantern::Connections`):
+//! (`lantern::network_graph`). Preconnect candidates come from Lantern (`lantern::Connections`):
 //! its RTTs and its pessimistic LCP graph.
 
 use std::collections::HashSet;
 
-use super::network_graph::{self, Graph};
-
 use super::super::event::Bounds;
 use super::super::format::{js, millis};
+use super::super::lantern::network_graph::{self, Graph};
 use super::super::network::Request;
 use super::super::report::{InsightSet, Report};
 use super::super::request_text::{initiator, origin, url, url_with_key};
@@ -62,6 +61,24 @@ fn critical(set: &InsightSet, r: &Request) -> bool {
     r.is_high_priority() || r.is_render_blocking()
 }
 
+/// Whether DevTools builds its Lantern context for the set: a navigation with FCP and LCP,
+/// whose first request (the graph's root, not a video) leads to a document. Without it
+/// DevTools finds no critical chain.
+fn lantern_context(set: &InsightSet) -> bool {
+    let Some(first) = set.requests.first() else {
+        return false;
+    };
+    let document = set
+        .requests
+        .iter()
+        .any(|r| r.resource_type == "Document" && !r.failed && r.url == first.url);
+    set.navigation.is_some()
+        && set.fcp.is_some()
+        && set.lcp.is_some()
+        && !first.mime_type.starts_with("video")
+        && document
+}
+
 /// The tree for a navigation's set; None for the part before the first navigation.
 pub fn tree(set: &InsightSet) -> Option<Tree> {
     set.navigation.as_ref()?;
@@ -75,7 +92,7 @@ pub fn tree(set: &InsightSet) -> Option<Tree> {
         max_time: 0.0,
         fail: false,
     };
-    if !network_graph::available(set) {
+    if !lantern_context(set) {
         return Some(tree);
     }
     let graph = network_graph::graph(&requests);

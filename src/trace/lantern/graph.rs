@@ -1,4 +1,4 @@
-//! Lantern's page dependency graph: the network nodes (insights::network_graph links them)
+//! Lantern's page dependency graph: the network nodes (`network_graph.rs` links them)
 //! and the main thread's task nodes, linked to the requests their events name, with short
 //! tasks that link little pruned as Lantern prunes them.
 //!
@@ -7,8 +7,8 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use super::super::insights::network_graph;
 use super::super::network::Request;
+use super::network_graph;
 use super::requests::{lantern_type, Net};
 use super::tasks::{Finished, Link, Task, SIGNIFICANT_DUR};
 

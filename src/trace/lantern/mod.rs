@@ -11,6 +11,7 @@
 mod graph;
 mod metrics;
 mod network_analyzer;
+pub(crate) mod network_graph;
 mod requests;
 mod simulator;
 mod tasks;

@@ -1,31 +1,13 @@
-//! The network part of Lantern's page dependency graph (DevTools' NetworkDependencyTree
-//! walks it): a node per request, and one more per redirect a request went through (Lantern
-//! splits a redirected request into copies of it, one per hop, each depending on the one
-//! before); each node depends on its initiator as Lantern links them. Lantern's main-thread
-//! task nodes are left out: they only reorder the walk through script-started requests.
+//! The network part of Lantern's page dependency graph (`graph.rs` adds the main thread's
+//! tasks to it; DevTools' NetworkDependencyTree walks it without them): a node per request,
+//! and one more per redirect a request went through (Lantern splits a redirected request
+//! into copies of it, one per hop, each depending on the one before); each node depends on
+//! its initiator as Lantern links them. Lantern's main-thread task nodes are left out: they
+//! only reorder the walk through script-started requests.
 
 use std::collections::{HashSet, VecDeque};
 
 use super::super::network::Request;
-use super::super::report::InsightSet;
-
-/// Whether DevTools builds its Lantern context for the set: a navigation with FCP and LCP,
-/// whose first request (the graph's root, not a video) leads to a document. Without it
-/// DevTools finds no critical chain and estimates no savings.
-pub fn available(set: &InsightSet) -> bool {
-    let Some(first) = set.requests.first() else {
-        return false;
-    };
-    let document = set
-        .requests
-        .iter()
-        .any(|r| r.resource_type == "Document" && !r.failed && r.url == first.url);
-    set.navigation.is_some()
-        && set.fcp.is_some()
-        && set.lcp.is_some()
-        && !first.mime_type.starts_with("video")
-        && document
-}
 
 /// A node: the request, or one of its redirect hops.
 pub struct GraphNode<'a> {
