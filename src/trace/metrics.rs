@@ -8,8 +8,9 @@ use std::collections::HashMap;
 use super::async_stacks::AsyncStacks;
 use super::blocking::LongTasks;
 use super::event::{At, Bounds};
-use super::insights::{self, MainThread};
+use super::insights::{self, render_blocking, MainThread};
 use super::interactions::{Interaction, Timings};
+use super::lantern;
 use super::network::{Request, Requests};
 use super::page::{Mark, Navigation, Page, PageLoad, Shift};
 use super::report::{Cluster, InsightSet, Lcp, Report, Subparts};
@@ -28,8 +29,10 @@ pub struct Collected {
     pub async_stacks: AsyncStacks,
     /// TBT: the long tasks.
     pub long_tasks: LongTasks,
-    /// What DOMSize, ForcedReflow and ThirdParties read, and Lantern's tasks.
+    /// What DOMSize, ForcedReflow and ThirdParties read.
     pub main_thread: insights::Evidence,
+    /// Lantern's main-thread tasks (RenderBlocking's savings).
+    pub tasks: lantern::Tasks,
     /// Events dropped because they did not parse.
     pub malformed: u64,
 }
@@ -107,7 +110,8 @@ pub fn report(collected: Collected, events: u64) -> Report {
         sets.push(set);
     }
     let navigations = known.iter().map(|n| (n.frame.clone(), n.at.ts)).collect();
-    collected.main_thread.evaluate(&mut sets, &c, &requests);
+    let (main_thread, tasks) = (collected.main_thread, collected.tasks);
+    main_thread_and_lantern(&mut sets, main_thread, tasks, &c, &requests);
     Report {
         url,
         bounds,
@@ -122,6 +126,40 @@ pub fn report(collected: Collected, events: u64) -> Report {
         shift_details,
         async_stacks: collected.async_stacks,
     }
+}
+
+/// Each set's main-thread insights and Lantern's estimates, from what the stream left for
+/// them.
+fn main_thread_and_lantern(
+    sets: &mut [InsightSet],
+    main_thread: insights::Evidence,
+    tasks: lantern::Tasks,
+    c: &Page,
+    requests: &[Request],
+) {
+    main_thread.evaluate(sets, c, requests);
+    let tasks = tasks.finish();
+    for set in sets {
+        set.lantern = lantern_estimates(set, &tasks);
+    }
+}
+
+/// Lantern's estimates for a set: none where DevTools has no Lantern context (no
+/// navigation, FCP or LCP).
+fn lantern_estimates(set: &InsightSet, tasks: &lantern::Finished) -> lantern::Estimates {
+    let (Some(nav), Some(fcp), Some(lcp)) = (&set.navigation, set.fcp, &set.lcp) else {
+        return lantern::Estimates::default();
+    };
+    let load = lantern::Load {
+        at: nav.at,
+        fcp: nav.at.ts + fcp,
+        lcp: nav.at.ts + lcp.timing,
+        lcp_text: lcp.text,
+        lcp_request: lcp.request.is_some(),
+        requests: &set.requests,
+        end: set.bounds.max,
+    };
+    lantern::estimate(&load, &render_blocking::requests(set), tasks)
 }
 
 /// From tracing's start (or the first event) to the last event.
@@ -202,6 +240,7 @@ fn initial_set(
         clusters,
         requests: Vec::new(),
         main_thread: MainThread::default(),
+        lantern: lantern::Estimates::default(),
     });
 }
 
@@ -315,6 +354,7 @@ fn navigation_set(
             .cloned()
             .collect(),
         main_thread: MainThread::default(),
+        lantern: lantern::Estimates::default(),
     }
 }
 

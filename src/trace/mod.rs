@@ -156,6 +156,7 @@ fn collect(c: &mut Collected, index: u64, bytes: &[u8]) {
         args: raw.args.map(|a| a.get()),
     };
     c.main_thread.take(&event);
+    c.tasks.take(&event);
     if event.name == "EventTiming" {
         let id = raw.id.map(|v| v.get());
         if !c.timings.take(at, event.ph, id, event.args) {

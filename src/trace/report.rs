@@ -7,6 +7,7 @@ use super::blocking::LongTasks;
 use super::event::{At, Bounds};
 use super::insights::MainThread;
 use super::interactions::Interaction;
+use super::lantern::Estimates;
 use super::network::Request;
 use super::page::Navigation;
 use super::shifts::ShiftDetails;
@@ -69,6 +70,8 @@ pub struct InsightSet {
     pub requests: Vec<Request>,
     /// DOMSize, ForcedReflow and ThirdParties.
     pub main_thread: MainThread,
+    /// RenderBlocking's savings and NetworkDependencyTree's preconnect candidates.
+    pub lantern: Estimates,
 }
 
 impl InsightSet {

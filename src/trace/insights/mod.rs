@@ -190,7 +190,7 @@ fn by_rank(set: &InsightSet, listed: &mut [Listed]) {
     let observed = set.lcp.as_ref().map_or(0.0, |l| l.timing / 1000.0);
     let lcp_savings = |name: &str| match name {
         "DocumentLatency" => document_latency::checks(set).map_or(0.0, |c| c.savings_ms()),
-        "RenderBlocking" => set.main_thread.render_blocking_savings.map_or(0.0, |s| s.1),
+        "RenderBlocking" => set.lantern.render_blocking_savings.map_or(0.0, |s| s.1),
         _ => 0.0,
     };
     listed.sort_by(|a, b| {
@@ -208,8 +208,6 @@ pub struct Evidence {
     third_parties: third_parties::Evidence,
     /// Renderer main threads (`CrRendererMain`), by (pid, tid).
     main_threads: HashSet<(i64, i64)>,
-    /// The main threads' tasks, for RenderBlocking's Lantern savings.
-    tasks: super::lantern::Tasks,
 }
 
 impl Evidence {
@@ -220,13 +218,11 @@ impl Evidence {
         self.dom_size.take(e);
         self.forced_reflow.take(e);
         self.third_parties.take(e);
-        self.tasks.take(e);
     }
 
     /// The models of every insight set, once the stream has ended.
     pub fn evaluate(self, sets: &mut [InsightSet], c: &Page, requests: &[Request]) {
         let reflows = self.forced_reflow.finish();
-        let tasks = self.tasks.finish();
         let mut third_parties = self.third_parties.finish(requests);
         let main_frame_threads: HashSet<(i64, i64)> = self
             .main_threads
@@ -251,13 +247,10 @@ impl Evidence {
                 renderers: &renderers,
             };
             let first_party = nav.map_or(c.main_frame_url.as_str(), |n| n.url.as_str());
-            let lantern = super::lantern::estimate(set, &render_blocking::requests(set), &tasks);
             set.main_thread = MainThread {
                 dom_size: self.dom_size.model(&cx),
                 forced_reflow: reflows.model(&cx),
                 third_parties: third_parties.model(&cx, main, first_party),
-                render_blocking_savings: lantern.render_blocking_savings,
-                connections: lantern.connections,
             };
         }
     }
@@ -295,10 +288,6 @@ pub struct MainThread {
     pub dom_size: dom_size::Model,
     pub forced_reflow: forced_reflow::Model,
     pub third_parties: third_parties::Model,
-    /// RenderBlocking's FCP and LCP savings (ms), as Lantern estimates them.
-    pub render_blocking_savings: Option<(f64, f64)>,
-    /// What NetworkDependencyTree's preconnect candidates read from Lantern.
-    pub connections: Option<super::lantern::Connections>,
 }
 
 /// Fails when neither the Content-Type header nor a meta tag in the first 1024 bytes

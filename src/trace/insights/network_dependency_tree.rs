@@ -334,7 +334,7 @@ struct Candidate {
 /// save its connection setup as Lantern simulates it (an RTT, twice over TLS), at most its
 /// time since the document loaded; the four that save most.
 fn candidates(report: &Report, set: &InsightSet) -> Vec<Candidate> {
-    let (Some(lantern), Some(doc)) = (&set.main_thread.connections, &set.document) else {
+    let (Some(lantern), Some(doc)) = (&set.lantern.connections, &set.document) else {
         return Vec::new();
     };
     let Some(main_origin) = origin(&doc.url) else {

@@ -11,7 +11,7 @@ use super::super::request_text;
 
 /// "FCP N ms, LCP N ms"; nothing where DevTools has no Lantern estimate (no FCP or LCP, say).
 pub fn savings(set: &InsightSet) -> Option<String> {
-    let (fcp, lcp) = set.main_thread.render_blocking_savings?;
+    let (fcp, lcp) = set.lantern.render_blocking_savings?;
     Some(format!("FCP {fcp} ms, LCP {lcp} ms"))
 }
 

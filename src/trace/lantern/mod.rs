@@ -21,8 +21,8 @@ pub use tasks::{Finished, Tasks};
 
 use std::collections::{HashMap, HashSet};
 
+use super::event::At;
 use super::network::Request;
-use super::report::InsightSet;
 use simulator::Simulator;
 
 /// What NetworkDependencyTree's preconnect candidates read from Lantern: the simulated
@@ -43,20 +43,30 @@ pub struct Estimates {
     pub connections: Option<Connections>,
 }
 
-/// Both estimates are None where DevTools has no Lantern context (no FCP or LCP, no main
-/// document, no throughput to measure); the savings also where the simulation fails, and
-/// where nothing blocks (the insight is not listed then, so nothing is simulated).
-pub fn estimate(set: &InsightSet, blocking: &[&Request], finished: &Finished) -> Estimates {
+/// The page load Lantern estimates: a navigation that has an FCP and an LCP.
+pub struct Load<'a> {
+    /// The navigation's start, on the thread it started on.
+    pub at: At,
+    /// FCP and LCP, as trace times (µs).
+    pub fcp: f64,
+    pub lcp: f64,
+    /// Whether the LCP element is text, and whether it loaded a request (an image).
+    pub lcp_text: bool,
+    pub lcp_request: bool,
+    /// The requests from the navigation to the next one (in time order), and when that
+    /// part of the trace ends.
+    pub requests: &'a [Request],
+    pub end: f64,
+}
+
+/// Both estimates are None where DevTools has no Lantern context (no main document, no
+/// throughput to measure); the savings also where the simulation fails, and where nothing
+/// blocks (the insight is not listed then, so nothing is simulated).
+pub fn estimate(load: &Load, blocking: &[&Request], finished: &Finished) -> Estimates {
     let mut out = Estimates::default();
-    let Some(nav) = set.navigation.as_ref() else {
-        return out;
-    };
-    let (Some(fcp), Some(lcp)) = (set.fcp, set.lcp.as_ref()) else {
-        return out;
-    };
-    let requests: Vec<&Request> = set.requests.iter().collect();
-    let thread = (nav.at.pid, nav.at.tid);
-    let tasks = finished.tasks(thread.0, thread.1, nav.at.ts, set.bounds.max + 1.0);
+    let requests: Vec<&Request> = load.requests.iter().collect();
+    let thread = (load.at.pid, load.at.tid);
+    let tasks = finished.tasks(thread.0, thread.1, load.at.ts, load.end + 1.0);
     let Some(graph) = graph::build(&requests, &tasks, thread, finished) else {
         return out;
     };
@@ -68,29 +78,26 @@ pub fn estimate(set: &InsightSet, blocking: &[&Request], finished: &Finished) ->
     let Some(network) = network_analyzer::analyze(&records) else {
         return out;
     };
-    let (fcp, lcp_ts) = (nav.at.ts + fcp, nav.at.ts + lcp.timing);
-    let Some(fcp_graph) = metrics::first_contentful_paint(&graph, fcp) else {
+    let Some(fcp_graph) = metrics::first_contentful_paint(&graph, load.fcp) else {
         return out;
     };
-    out.connections =
-        metrics::largest_contentful_paint(&graph, fcp, lcp_ts, lcp.text).map(|lcp_graph| {
-            Connections {
-                rtt: network.rtt,
-                additional_rtt: network.additional_rtt.clone(),
-                lcp_urls: lcp_graph
-                    .members()
-                    .into_iter()
-                    .filter_map(|n| graph.nodes[n].net().map(|r| r.url.to_owned()))
-                    .collect(),
-            }
-        });
+    let lcp_graph = metrics::largest_contentful_paint(&graph, load.fcp, load.lcp, load.lcp_text);
+    out.connections = lcp_graph.map(|lcp_graph| Connections {
+        rtt: network.rtt,
+        additional_rtt: network.additional_rtt.clone(),
+        lcp_urls: lcp_graph
+            .members()
+            .into_iter()
+            .filter_map(|n| graph.nodes[n].net().map(|r| r.url.to_owned()))
+            .collect(),
+    });
     if blocking.is_empty() {
         return out;
     }
     let sim = Simulator::new(&graph.nodes, &network);
     let ids: Vec<&str> = blocking.iter().map(|r| r.id.as_str()).collect();
     out.render_blocking_savings =
-        metrics::render_blocking_savings(&graph, &sim, &fcp_graph, &ids, lcp.request.is_some());
+        metrics::render_blocking_savings(&graph, &sim, &fcp_graph, &ids, load.lcp_request);
     out
 }
 
