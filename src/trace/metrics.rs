@@ -8,9 +8,10 @@ use std::collections::HashMap;
 use super::async_stacks::AsyncStacks;
 use super::blocking::LongTasks;
 use super::event::{At, Bounds};
-use super::insights::{self, render_blocking, MainThread};
+use super::insights::render_blocking;
 use super::interactions::{Interaction, Timings};
 use super::lantern;
+use super::main_thread::{self, MainThread};
 use super::network::{Request, Requests};
 use super::page::{Mark, Navigation, Page, PageLoad, Shift};
 use super::report::{Cluster, InsightSet, Lcp, Report, Subparts};
@@ -30,7 +31,7 @@ pub struct Collected {
     /// TBT: the long tasks.
     pub long_tasks: LongTasks,
     /// What DOMSize, ForcedReflow and ThirdParties read.
-    pub main_thread: insights::Evidence,
+    pub main_thread: main_thread::Evidence,
     /// Lantern's main-thread tasks (RenderBlocking's savings).
     pub tasks: lantern::Tasks,
     /// Events dropped because they did not parse.
@@ -132,12 +133,19 @@ pub fn report(collected: Collected, events: u64) -> Report {
 /// them.
 fn main_thread_and_lantern(
     sets: &mut [InsightSet],
-    main_thread: insights::Evidence,
+    main_thread: main_thread::Evidence,
     tasks: lantern::Tasks,
     c: &Page,
     requests: &[Request],
 ) {
-    main_thread.evaluate(sets, c, requests);
+    let parts: Vec<(Bounds, Option<&Navigation>)> = sets
+        .iter()
+        .map(|s| (s.bounds, s.navigation.as_ref()))
+        .collect();
+    let models = main_thread.evaluate(&parts, c, requests);
+    for (set, model) in sets.iter_mut().zip(models) {
+        set.main_thread = model;
+    }
     let tasks = tasks.finish();
     for set in sets {
         set.lantern = lantern_estimates(set, &tasks);

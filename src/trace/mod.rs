@@ -15,6 +15,7 @@ mod insights;
 mod interactions;
 mod lantern;
 mod lcp_text;
+mod main_thread;
 mod metrics;
 mod network;
 mod page;

@@ -5,9 +5,9 @@
 use super::async_stacks::AsyncStacks;
 use super::blocking::LongTasks;
 use super::event::{At, Bounds};
-use super::insights::MainThread;
 use super::interactions::Interaction;
 use super::lantern::Estimates;
+use super::main_thread::MainThread;
 use super::network::Request;
 use super::page::Navigation;
 use super::shifts::ShiftDetails;

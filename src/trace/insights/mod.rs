@@ -2,16 +2,8 @@
 //! DevTools lists an insight unless it passes; its own descriptions and example questions
 //! are part of the answer an agent reads, so they are kept here verbatim.
 
-mod dom_size;
-mod entities;
-mod forced_reflow;
-mod third_parties;
-
-use std::collections::HashSet;
-
-use super::event::{Bounds, Event};
-use super::network::Request;
-use super::page::Page;
+use super::event::Bounds;
+use super::main_thread::{dom_size, forced_reflow, third_parties};
 use super::report::InsightSet;
 
 // Network insights (issue 12): one file each.
@@ -197,97 +189,6 @@ fn by_rank(set: &InsightSet, listed: &mut [Listed]) {
         let rank = |l: &Listed| rank::rank(observed, lcp_savings(l.name));
         rank(b).total_cmp(&rank(a))
     });
-}
-
-/// What the stream leaves for the main-thread insights (DOMSize, ForcedReflow,
-/// ThirdParties), each bounded by its own rules.
-#[derive(Default)]
-pub struct Evidence {
-    dom_size: dom_size::Evidence,
-    forced_reflow: forced_reflow::Evidence,
-    third_parties: third_parties::Evidence,
-    /// Renderer main threads (`CrRendererMain`), by (pid, tid).
-    main_threads: HashSet<(i64, i64)>,
-}
-
-impl Evidence {
-    pub fn take(&mut self, e: &Event) {
-        if e.name == "thread_name" && e.args.is_some_and(|a| a.contains("\"CrRendererMain\"")) {
-            self.main_threads.insert((e.at.pid, e.at.tid));
-        }
-        self.dom_size.take(e);
-        self.forced_reflow.take(e);
-        self.third_parties.take(e);
-    }
-
-    /// The models of every insight set, once the stream has ended.
-    pub fn evaluate(self, sets: &mut [InsightSet], c: &Page, requests: &[Request]) {
-        let reflows = self.forced_reflow.finish();
-        let mut third_parties = self.third_parties.finish(requests);
-        let main_frame_threads: HashSet<(i64, i64)> = self
-            .main_threads
-            .iter()
-            .filter(|(pid, _)| c.frame_processes.contains(&(c.main_frame.clone(), *pid)))
-            .copied()
-            .collect();
-        let renderers: HashSet<i64> = c.frame_processes.iter().map(|(_, pid)| *pid).collect();
-        // DevTools reads one main thread for ThirdParties: the main frame's renderer's.
-        let main = sets
-            .iter()
-            .find_map(|s| s.navigation.as_ref().map(|n| (n.at.pid, n.at.tid)))
-            .or_else(|| main_frame_threads.iter().min().copied());
-        for set in sets {
-            let nav = set.navigation.as_ref();
-            let cx = Context {
-                frame: nav.map_or(c.main_frame.clone(), |n| n.frame.clone()),
-                bounds: set.bounds,
-                navigation_pid: nav.map(|n| n.at.pid),
-                main_tid: nav.map(|n| n.at.tid),
-                main_threads: &main_frame_threads,
-                renderers: &renderers,
-            };
-            let first_party = nav.map_or(c.main_frame_url.as_str(), |n| n.url.as_str());
-            set.main_thread = MainThread {
-                dom_size: self.dom_size.model(&cx),
-                forced_reflow: reflows.model(&cx),
-                third_parties: third_parties.model(&cx, main, first_party),
-            };
-        }
-    }
-}
-
-/// The part of the trace an insight set covers, as the main-thread insights read it.
-pub struct Context<'a> {
-    pub frame: String,
-    pub bounds: Bounds,
-    pub navigation_pid: Option<i64>,
-    main_tid: Option<i64>,
-    main_threads: &'a HashSet<(i64, i64)>,
-    renderers: &'a HashSet<i64>,
-}
-
-impl Context<'_> {
-    /// A process that renders a frame.
-    pub fn is_renderer(&self, pid: i64) -> bool {
-        self.renderers.contains(&pid)
-    }
-
-    /// The navigation's main thread (DevTools compares thread ids only), or without a
-    /// navigation the main threads of the main frame's renderers.
-    pub fn is_main_thread(&self, pid: i64, tid: i64) -> bool {
-        match self.main_tid {
-            Some(main) => tid == main,
-            None => self.main_threads.contains(&(pid, tid)),
-        }
-    }
-}
-
-/// The main-thread insights of one insight set.
-#[derive(Clone, Debug, Default)]
-pub struct MainThread {
-    pub dom_size: dom_size::Model,
-    pub forced_reflow: forced_reflow::Model,
-    pub third_parties: third_parties::Model,
 }
 
 /// Fails when neither the Content-Type header nor a meta tag in the first 1024 bytes

@@ -4,7 +4,7 @@
 
 use serde::Deserialize;
 
-use super::Context;
+use super::context::Context;
 use crate::trace::event::{Bounds, Event};
 use crate::trace::format::micros;
 

@@ -23,7 +23,7 @@ use std::rc::Rc;
 
 use serde::Deserialize;
 
-use super::Context;
+use super::context::Context;
 use crate::trace::event::{Bounds, Event};
 use crate::trace::format::micros;
 

@@ -12,8 +12,8 @@ use std::collections::HashMap;
 
 use serde::Deserialize;
 
+use super::context::Context;
 use super::entities::{Entities, Entity};
-use super::Context;
 use crate::trace::event::{Bounds, Event};
 use crate::trace::format::{bytes, millis};
 use crate::trace::network::Request;
