@@ -1,11 +1,34 @@
-//! The detailed analysis of LCPBreakdown and LCPDiscovery: the LCP, its element and (for
-//! an image) its request described in full, then the subparts or the discovery checks, as
-//! DevTools' insight formatter writes them.
+//! LCPDiscovery's checks, and the detailed analysis of LCPBreakdown and LCPDiscovery: the
+//! LCP, its element and (for an image) its request described in full, then the subparts or
+//! the discovery checks, as DevTools' insight formatter writes them.
 
 use super::format::millis;
-use super::insights::discovery;
 use super::report::{InsightSet, Report};
 use super::request_text::{url_with_key, verbose};
+
+/// The checks on the LCP image's request, from the document's first byte to the request's end.
+pub struct Discovery {
+    pub priority_hinted: bool,
+    pub discoverable: bool,
+    pub eager: bool,
+    pub first_byte: Option<f64>,
+}
+
+pub fn discovery(set: &InsightSet) -> Option<Discovery> {
+    let lcp = set.lcp.as_ref()?;
+    let doc = set.document.as_ref()?;
+    let request = lcp.request.as_ref()?;
+    let initiator = request.initiator.as_ref();
+    let by_document = initiator.is_some_and(|i| {
+        i.kind.as_deref() == Some("parser") && i.url.as_deref() == Some(doc.url.as_str())
+    });
+    Some(Discovery {
+        priority_hinted: request.fetch_priority == "high",
+        discoverable: request.is_link_preload || by_document,
+        eager: lcp.loading_attr.as_deref() != Some("lazy") || request.is_link_preload,
+        first_byte: doc.first_byte(),
+    })
+}
 
 /// The LCP lines DevTools opens its LCP-related answers with (its
 /// `lcpMetricSharedContext`; DocumentLatency's too): the time, and the element with the

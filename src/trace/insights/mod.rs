@@ -3,6 +3,7 @@
 //! are part of the answer an agent reads, so they are kept here verbatim.
 
 use super::event::Bounds;
+use super::lcp_text::discovery;
 use super::main_thread::{dom_size, forced_reflow, third_parties};
 use super::report::InsightSet;
 
@@ -255,30 +256,6 @@ fn lcp_breakdown(set: &InsightSet) -> Option<Bounds> {
         });
     }
     Some(Bounds::union(windows).unwrap_or(set.bounds))
-}
-
-/// The checks on the LCP image's request, from the document's first byte to the request's end.
-pub struct Discovery {
-    pub priority_hinted: bool,
-    pub discoverable: bool,
-    pub eager: bool,
-    pub first_byte: Option<f64>,
-}
-
-pub fn discovery(set: &InsightSet) -> Option<Discovery> {
-    let lcp = set.lcp.as_ref()?;
-    let doc = set.document.as_ref()?;
-    let request = lcp.request.as_ref()?;
-    let initiator = request.initiator.as_ref();
-    let by_document = initiator.is_some_and(|i| {
-        i.kind.as_deref() == Some("parser") && i.url.as_deref() == Some(doc.url.as_str())
-    });
-    Some(Discovery {
-        priority_hinted: request.fetch_priority == "high",
-        discoverable: request.is_link_preload || by_document,
-        eager: lcp.loading_attr.as_deref() != Some("lazy") || request.is_link_preload,
-        first_byte: doc.first_byte(),
-    })
 }
 
 fn lcp_discovery(set: &InsightSet) -> Option<Bounds> {
