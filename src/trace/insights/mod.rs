@@ -7,7 +7,8 @@ use super::lcp_text::discovery;
 use super::main_thread::{dom_size, forced_reflow, third_parties};
 use super::report::InsightSet;
 
-// Network insights (issue 12): one file each.
+// The network insights port DevTools' rules on a set's requests, a file each; rank.rs
+// orders the list by the LCP savings they estimate.
 pub mod document_latency;
 pub mod network_dependency_tree;
 mod rank;
@@ -79,7 +80,7 @@ pub fn texts(name: &str) -> (&'static str, &'static [&'static str]) {
                 "How can I prevent layout shifts on this page?",
             ],
         ),
-        // Network insights (issue 12).
+        // The network insights: their texts here with the others', their rules in their files.
         "RenderBlocking" => (
             "Requests are blocking the page’s initial render, which may delay LCP. [Deferring or inlining](https://developer.chrome.com/docs/performance/insights/render-blocking) can move these network requests out of the critical path.",
             &[
@@ -148,7 +149,7 @@ pub fn listed(set: &InsightSet) -> Vec<Listed> {
             bounds,
         });
     }
-    // Network insights (issue 12).
+    // The network insights decide from the set's requests, each by its own file's rules.
     let network: [(&'static str, Check); 3] = [
         ("RenderBlocking", render_blocking::bounds),
         ("NetworkDependencyTree", network_dependency_tree::bounds),
