@@ -14,12 +14,12 @@ const QUIET: f64 = 5_000_000.0;
 
 /// Long `RunTask` slices, the only tasks TBT and TTI look at: (pid, tid, ts, dur).
 #[derive(Clone, Debug, Default)]
-pub struct LongTasks {
+pub(super) struct LongTasks {
     tasks: Vec<(i64, i64, f64, f64)>,
 }
 
 impl LongTasks {
-    pub fn take(&mut self, ph: &str, at: At, dur: Option<f64>) {
+    pub(super) fn take(&mut self, ph: &str, at: At, dur: Option<f64>) {
         match (ph, dur) {
             ("X", Some(dur)) if dur > THRESHOLD => self.tasks.push((at.pid, at.tid, at.ts, dur)),
             _ => {}
@@ -28,7 +28,7 @@ impl LongTasks {
 
     /// TBT from `fcp` to TTI on the thread of `at` (the navigation's), TTI at the latest at
     /// `end`.
-    pub fn blocking(&self, at: At, fcp: f64, end: f64) -> Blocking {
+    pub(super) fn blocking(&self, at: At, fcp: f64, end: f64) -> Blocking {
         let tasks = self.on_thread(at.pid, at.tid);
         let (to, interactive) = interactive(&tasks, fcp, end);
         Blocking {

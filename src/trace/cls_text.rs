@@ -18,7 +18,7 @@ struct Causes<'a> {
     images: Vec<&'a PaintImage>,
 }
 
-pub fn culprits(report: &Report, set: &InsightSet) -> String {
+pub(super) fn culprits(report: &Report, set: &InsightSet) -> String {
     let (_, Some(worst)) = set.cls() else {
         return "No layout shifts were found.".into();
     };

@@ -19,31 +19,31 @@ struct Args {
 
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
-pub struct TimingData {
+struct TimingData {
     #[serde(default)]
-    pub duration: f64,
+    duration: f64,
     #[serde(default)]
-    pub interaction_id: Option<i64>,
+    interaction_id: Option<i64>,
     #[serde(default, rename = "type")]
-    pub kind: Option<String>,
+    kind: Option<String>,
     #[serde(default)]
-    pub time_stamp: Option<f64>,
+    time_stamp: Option<f64>,
     #[serde(default)]
-    pub processing_start: Option<f64>,
+    processing_start: Option<f64>,
     #[serde(default)]
-    pub processing_end: Option<f64>,
+    processing_end: Option<f64>,
 }
 
 /// An `EventTiming` begin event of an interaction (duration ≥ 1 ms, an interaction id).
-pub struct Start {
-    pub at: At,
-    pub id: String,
-    pub data: TimingData,
+struct Start {
+    at: At,
+    id: String,
+    data: TimingData,
 }
 
 /// `EventTiming` begins and ends as the stream brings them.
 #[derive(Default)]
-pub struct Timings {
+pub(super) struct Timings {
     starts: Vec<Start>,
     ends: Vec<(At, String)>,
 }
@@ -51,7 +51,7 @@ pub struct Timings {
 impl Timings {
     /// Takes an `EventTiming` event (`id`: its id as written); false when a begin's args are
     /// malformed.
-    pub fn take(&mut self, at: At, ph: &str, id: Option<&str>, args: Option<&str>) -> bool {
+    pub(super) fn take(&mut self, at: At, ph: &str, id: Option<&str>, args: Option<&str>) -> bool {
         let id = id.unwrap_or_default().to_owned();
         match ph {
             "e" => self.ends.push((at, id)),
@@ -73,34 +73,34 @@ impl Timings {
     }
 
     /// The interactions, begins paired with their ends.
-    pub fn finish(self) -> Vec<Interaction> {
+    pub(super) fn finish(self) -> Vec<Interaction> {
         interactions(self.starts, self.ends)
     }
 }
 
 /// One interaction event with its three subparts (µs).
 #[derive(Clone, Debug)]
-pub struct Interaction {
+pub(super) struct Interaction {
     /// The begin event: the interaction's time and key (`s-N`).
-    pub begin: At,
-    pub dur: f64,
-    pub kind: String,
-    pub interaction_id: i64,
-    pub processing_start: f64,
-    pub processing_end: f64,
+    pub(super) begin: At,
+    pub(super) dur: f64,
+    pub(super) kind: String,
+    interaction_id: i64,
+    processing_start: f64,
+    processing_end: f64,
 }
 
 impl Interaction {
-    pub fn end(&self) -> f64 {
+    fn end(&self) -> f64 {
         self.begin.ts + self.dur
     }
-    pub fn input_delay(&self) -> f64 {
+    pub(super) fn input_delay(&self) -> f64 {
         self.processing_start - self.begin.ts
     }
-    pub fn handling(&self) -> f64 {
+    pub(super) fn handling(&self) -> f64 {
         self.processing_end - self.processing_start
     }
-    pub fn presentation_delay(&self) -> f64 {
+    pub(super) fn presentation_delay(&self) -> f64 {
         self.end() - self.processing_end
     }
 }

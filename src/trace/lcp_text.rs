@@ -7,14 +7,14 @@ use super::report::{InsightSet, Report};
 use super::request_text::{url_with_key, verbose};
 
 /// The checks on the LCP image's request, from the document's first byte to the request's end.
-pub struct Discovery {
-    pub priority_hinted: bool,
-    pub discoverable: bool,
-    pub eager: bool,
-    pub first_byte: Option<f64>,
+pub(super) struct Discovery {
+    pub(super) priority_hinted: bool,
+    pub(super) discoverable: bool,
+    pub(super) eager: bool,
+    pub(super) first_byte: Option<f64>,
 }
 
-pub fn discovery(set: &InsightSet) -> Option<Discovery> {
+pub(super) fn discovery(set: &InsightSet) -> Option<Discovery> {
     let lcp = set.lcp.as_ref()?;
     let doc = set.document.as_ref()?;
     let request = lcp.request.as_ref()?;
@@ -33,7 +33,7 @@ pub fn discovery(set: &InsightSet) -> Option<Discovery> {
 /// The LCP lines DevTools opens its LCP-related answers with (its
 /// `lcpMetricSharedContext`; DocumentLatency's too): the time, and the element with the
 /// request that fetched it, if any.
-pub fn shared_context(report: &Report, set: &InsightSet) -> String {
+pub(super) fn shared_context(report: &Report, set: &InsightSet) -> String {
     let Some(lcp) = set.navigation.as_ref().and(set.lcp.as_ref()) else {
         return String::new();
     };
@@ -58,7 +58,7 @@ pub fn shared_context(report: &Report, set: &InsightSet) -> String {
     }
 }
 
-pub fn breakdown(report: &Report, set: &InsightSet) -> String {
+pub(super) fn breakdown(report: &Report, set: &InsightSet) -> String {
     let Some((lcp, s)) = set
         .lcp
         .as_ref()
@@ -92,7 +92,7 @@ pub fn breakdown(report: &Report, set: &InsightSet) -> String {
     )
 }
 
-pub fn discovery_checks(report: &Report, set: &InsightSet) -> String {
+pub(super) fn discovery_checks(report: &Report, set: &InsightSet) -> String {
     let Some(d) = discovery(set) else {
         return String::new();
     };

@@ -19,27 +19,27 @@ use super::shifts::ShiftDetails;
 
 /// What the stream leaves: each collector as the analyser fed it.
 #[derive(Default)]
-pub struct Collected {
-    pub page: Page,
-    pub requests: Requests,
+pub(super) struct Collected {
+    pub(super) page: Page,
+    pub(super) requests: Requests,
     /// INP: the `EventTiming` events.
-    pub timings: Timings,
+    pub(super) timings: Timings,
     /// CLSCulprits: impacted elements and the events root causes are read from.
-    pub shift_details: ShiftDetails,
+    pub(super) shift_details: ShiftDetails,
     /// Request initiators: which script scheduled the task a request was sent from.
-    pub async_stacks: AsyncStacks,
+    pub(super) async_stacks: AsyncStacks,
     /// TBT: the long tasks.
-    pub long_tasks: LongTasks,
+    pub(super) long_tasks: LongTasks,
     /// What DOMSize, ForcedReflow and ThirdParties read.
-    pub main_thread: main_thread::Evidence,
+    pub(super) main_thread: main_thread::Evidence,
     /// Lantern's main-thread tasks (RenderBlocking's savings).
-    pub tasks: lantern::Tasks,
+    pub(super) tasks: lantern::Tasks,
     /// Events dropped because they did not parse.
-    pub malformed: u64,
+    pub(super) malformed: u64,
 }
 
 impl Collected {
-    pub fn new() -> Self {
+    pub(super) fn new() -> Self {
         Collected {
             page: Page::new(),
             ..Default::default()
@@ -51,7 +51,7 @@ const MAX_CLUSTER_DURATION: f64 = 5_000_000.0;
 const MAX_SHIFT_GAP: f64 = 1_000_000.0;
 
 /// Computes the report from what the stream left.
-pub fn report(collected: Collected, events: u64) -> Report {
+pub(super) fn report(collected: Collected, events: u64) -> Report {
     let mut c = collected.page;
     let requests = collected.requests.finish();
     let mut shift_details = collected.shift_details;

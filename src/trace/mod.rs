@@ -36,10 +36,8 @@ use event::{At, Event};
 use metrics::Collected;
 
 pub use blocking::Blocking;
-pub use event::Bounds;
 pub use insights::ALL as INSIGHTS;
-pub use interactions::Interaction;
-pub use report::{Cluster, InsightSet, Lcp, Report, Subparts};
+pub use report::{Cluster, InsightSet, Lcp, Report};
 pub use summary::summary;
 
 /// The analyser before it knows whether the input is gzip (its first two bytes say).

@@ -83,17 +83,17 @@ struct ImagePaintData {
 
 /// A main-frame navigation (`navigationStart` with a document URL).
 #[derive(Clone, Debug)]
-pub struct Navigation {
-    pub at: At,
-    pub frame: String,
-    pub id: String,
-    pub url: String,
-    pub outermost: bool,
+pub(super) struct Navigation {
+    pub(super) at: At,
+    pub(super) frame: String,
+    pub(super) id: String,
+    pub(super) url: String,
+    pub(super) outermost: bool,
 }
 
 /// What a page-load event is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mark {
+pub(super) enum Mark {
     FirstPaint,
     Fcp,
     Lcp,
@@ -103,23 +103,23 @@ pub enum Mark {
 
 /// A page-load event: the paints, LCP candidates and document marks.
 #[derive(Clone, Debug)]
-pub struct PageLoad {
-    pub at: At,
-    pub mark: Mark,
-    pub frame: String,
-    pub navigation_id: Option<String>,
-    pub candidate_index: u64,
-    pub node_id: Option<i64>,
-    pub text: bool,
-    pub loading_attr: Option<String>,
-    pub node_name: Option<String>,
+pub(super) struct PageLoad {
+    pub(super) at: At,
+    pub(super) mark: Mark,
+    pub(super) frame: String,
+    pub(super) navigation_id: Option<String>,
+    pub(super) candidate_index: u64,
+    pub(super) node_id: Option<i64>,
+    pub(super) text: bool,
+    pub(super) loading_attr: Option<String>,
+    pub(super) node_name: Option<String>,
 }
 
 /// A layout shift not caused by recent input.
 #[derive(Clone, Copy, Debug)]
-pub struct Shift {
-    pub at: At,
-    pub score: f64,
+pub(super) struct Shift {
+    pub(super) at: At,
+    pub(super) score: f64,
 }
 
 /// A page has a handful of preconnects; past this many the rest are not kept.
@@ -127,31 +127,31 @@ const MAX_PRECONNECTS: usize = 64;
 
 /// The page's events, gathered in one pass over the stream.
 #[derive(Default)]
-pub struct Page {
-    pub bounds_min: f64,
-    pub bounds_max: f64,
-    pub tracing_started: Option<f64>,
-    pub main_frame: String,
-    pub main_frame_url: String,
+pub(super) struct Page {
+    pub(super) bounds_min: f64,
+    pub(super) bounds_max: f64,
+    pub(super) tracing_started: Option<f64>,
+    pub(super) main_frame: String,
+    pub(super) main_frame_url: String,
     /// Frames with a renderer process: (frame, pid).
-    pub frame_processes: HashSet<(String, i64)>,
-    pub frames_seen: HashSet<String>,
-    pub navigations: Vec<Navigation>,
+    pub(super) frame_processes: HashSet<(String, i64)>,
+    pub(super) frames_seen: HashSet<String>,
+    pub(super) navigations: Vec<Navigation>,
     navigation_ids: HashSet<String>,
     /// The URL each navigation ended at (its document request's URL).
-    pub final_urls: HashMap<String, String>,
-    pub page_loads: Vec<PageLoad>,
+    pub(super) final_urls: HashMap<String, String>,
+    pub(super) page_loads: Vec<PageLoad>,
     /// LargestImagePaint candidates by (pid, node id): their time and image URL.
-    pub image_paints: HashMap<(i64, i64), (f64, String)>,
-    pub shifts: Vec<Shift>,
+    pub(super) image_paints: HashMap<(i64, i64), (f64, String)>,
+    pub(super) shifts: Vec<Shift>,
     /// `MetaCharsetCheck` results: (event, frame, disposition).
-    pub charset_checks: Vec<(At, String, String)>,
+    pub(super) charset_checks: Vec<(At, String, String)>,
     /// `LinkPreconnect` URLs (NetworkDependencyTree), at most `MAX_PRECONNECTS`.
-    pub link_preconnects: Vec<String>,
+    pub(super) link_preconnects: Vec<String>,
 }
 
 impl Page {
-    pub fn new() -> Self {
+    pub(super) fn new() -> Self {
         Page {
             bounds_min: f64::INFINITY,
             bounds_max: f64::NEG_INFINITY,
@@ -161,7 +161,7 @@ impl Page {
 
     /// Takes one of the page's events (a layout shift goes to `shift`); false when its args
     /// are malformed, None for an event of another name.
-    pub fn take(&mut self, name: &str, at: At, args: &str) -> Option<bool> {
+    pub(super) fn take(&mut self, name: &str, at: At, args: &str) -> Option<bool> {
         Some(match name {
             "TracingStartedInBrowser" => self.tracing_started(at, args),
             "FrameCommittedInBrowser" => self.frame_committed(args),
@@ -180,7 +180,7 @@ impl Page {
     }
 
     /// DevTools' trace bounds: every begin, end, complete and instant event with a time.
-    pub fn bounds(&mut self, name: &str, ph: &str, ts: f64, dur: Option<f64>) {
+    pub(super) fn bounds(&mut self, name: &str, ph: &str, ts: f64, dur: Option<f64>) {
         if ts != 0.0 && !name.ends_with("::UMA") && matches!(ph, "B" | "E" | "X" | "I") {
             self.bounds_min = self.bounds_min.min(ts);
             self.bounds_max = self.bounds_max.max(ts + dur.unwrap_or(0.0));
@@ -333,7 +333,7 @@ impl Page {
 
     /// Takes a `LayoutShift`: whether it counts (no recent input), None when its args are
     /// malformed.
-    pub fn shift(&mut self, at: At, args: &str) -> Option<bool> {
+    pub(super) fn shift(&mut self, at: At, args: &str) -> Option<bool> {
         let parsed = serde_json::from_str::<Args<ShiftData>>(args).ok()?;
         // A shift without data still opens a cluster in DevTools, with no score.
         let data = parsed.data.unwrap_or_default();

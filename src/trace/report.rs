@@ -14,11 +14,11 @@ use super::shifts::ShiftDetails;
 
 /// LCP's four subparts (two when the LCP element loaded nothing, e.g. text).
 #[derive(Clone, Debug)]
-pub struct Subparts {
-    pub ttfb: Bounds,
-    pub load_delay: Option<Bounds>,
-    pub load_duration: Option<Bounds>,
-    pub render_delay: Bounds,
+pub(super) struct Subparts {
+    pub(super) ttfb: Bounds,
+    pub(super) load_delay: Option<Bounds>,
+    pub(super) load_duration: Option<Bounds>,
+    pub(super) render_delay: Bounds,
 }
 
 /// The navigation's LCP: its candidate event, the element, its resource and breakdown.
@@ -26,52 +26,52 @@ pub struct Subparts {
 pub struct Lcp {
     /// µs since the navigation started.
     pub timing: f64,
-    pub event: At,
-    pub node_id: Option<i64>,
-    pub text: bool,
-    pub loading_attr: Option<String>,
-    pub node_name: Option<String>,
-    pub request: Option<Request>,
-    pub subparts: Option<Subparts>,
+    pub(super) event: At,
+    pub(super) node_id: Option<i64>,
+    pub(super) text: bool,
+    pub(super) loading_attr: Option<String>,
+    pub(super) node_name: Option<String>,
+    pub(super) request: Option<Request>,
+    pub(super) subparts: Option<Subparts>,
 }
 
 /// A session window of layout shifts (DevTools' `SyntheticLayoutShiftCluster`).
 #[derive(Clone, Debug)]
 pub struct Cluster {
     /// The shift that opened it: the cluster's time.
-    pub first: At,
+    pub(super) first: At,
     /// The position of its largest shift, which keys the cluster (`s-N`).
-    pub worst_index: u64,
+    pub(super) worst_index: u64,
     /// From the first shift to a second after the last (DevTools' cluster `dur`).
-    pub dur: f64,
-    pub score: f64,
-    pub window: Bounds,
-    pub shifts: Vec<(At, f64)>,
+    pub(super) dur: f64,
+    pub(super) score: f64,
+    pub(super) window: Bounds,
+    pub(super) shifts: Vec<(At, f64)>,
 }
 
 /// One insight set: the part of the trace from one navigation to the next.
 #[derive(Clone, Debug)]
 pub struct InsightSet {
     pub id: String,
-    pub url: String,
-    pub bounds: Bounds,
-    pub navigation: Option<Navigation>,
-    pub document: Option<Request>,
-    pub fcp: Option<f64>,
+    pub(super) url: String,
+    pub(super) bounds: Bounds,
+    pub(super) navigation: Option<Navigation>,
+    pub(super) document: Option<Request>,
+    pub(super) fcp: Option<f64>,
     /// First paint, as a trace time (RenderBlocking looks at requests done by then).
-    pub first_paint: Option<f64>,
+    pub(super) first_paint: Option<f64>,
     pub lcp: Option<Lcp>,
     /// The document's last `MetaCharsetCheck` disposition.
-    pub meta_charset: Option<String>,
+    pub(super) meta_charset: Option<String>,
     /// The longest interaction (INP), when there was one.
-    pub inp: Option<Interaction>,
-    pub clusters: Vec<Cluster>,
+    pub(super) inp: Option<Interaction>,
+    pub(super) clusters: Vec<Cluster>,
     /// The requests started from this navigation to the next (the network insights').
-    pub requests: Vec<Request>,
+    pub(super) requests: Vec<Request>,
     /// DOMSize, ForcedReflow and ThirdParties.
-    pub main_thread: MainThread,
+    pub(super) main_thread: MainThread,
     /// RenderBlocking's savings and NetworkDependencyTree's preconnect candidates.
-    pub lantern: Estimates,
+    pub(super) lantern: Estimates,
 }
 
 impl InsightSet {
@@ -90,21 +90,21 @@ impl InsightSet {
 /// Everything the summary and the insights print.
 #[derive(Clone, Debug, Default)]
 pub struct Report {
-    pub url: String,
-    pub bounds: Option<Bounds>,
+    pub(super) url: String,
+    pub(super) bounds: Option<Bounds>,
     pub cpu_throttling: Option<f64>,
     pub network_throttling: Option<String>,
     pub sets: Vec<InsightSet>,
-    pub requests: Vec<Request>,
+    pub(super) requests: Vec<Request>,
     /// Navigations (frame, time) of frames a renderer was seen for: a request's times are
     /// printed from its frame's navigation.
-    pub navigations: Vec<(String, f64)>,
+    pub(super) navigations: Vec<(String, f64)>,
     /// `<link rel=preconnect>` URLs the page declared.
-    pub link_preconnects: Vec<String>,
+    pub(super) link_preconnects: Vec<String>,
     pub events: u64,
-    pub long_tasks: LongTasks,
+    pub(super) long_tasks: LongTasks,
     /// CLSCulprits' impacted elements and root-cause events.
-    pub shift_details: ShiftDetails,
+    pub(super) shift_details: ShiftDetails,
     /// Request initiators from the scripts that scheduled their tasks.
-    pub async_stacks: AsyncStacks,
+    pub(super) async_stacks: AsyncStacks,
 }

@@ -9,10 +9,10 @@ use super::report::InsightSet;
 
 // The network insights port DevTools' rules on a set's requests, a file each; rank.rs
 // orders the list by the LCP savings they estimate.
-pub mod document_latency;
-pub mod network_dependency_tree;
+pub(super) mod document_latency;
+pub(super) mod network_dependency_tree;
 mod rank;
-pub mod render_blocking;
+pub(super) mod render_blocking;
 
 /// DevTools' insights in its baseline order, and whether this analyser computes each.
 pub const ALL: &[(&str, bool)] = &[
@@ -41,13 +41,13 @@ pub const ALL: &[(&str, bool)] = &[
 type Check = fn(&InsightSet) -> Option<Bounds>;
 
 /// An insight the set lists.
-pub struct Listed {
-    pub name: &'static str,
-    pub bounds: Bounds,
+pub(super) struct Listed {
+    pub(super) name: &'static str,
+    pub(super) bounds: Bounds,
 }
 
 /// DevTools' description and example questions for an insight.
-pub fn texts(name: &str) -> (&'static str, &'static [&'static str]) {
+pub(super) fn texts(name: &str) -> (&'static str, &'static [&'static str]) {
     match name {
         "INPBreakdown" => (
             "Start investigating [how to improve INP](https://developer.chrome.com/docs/performance/insights/inp-breakdown) by looking at the longest subpart",
@@ -120,7 +120,7 @@ pub fn texts(name: &str) -> (&'static str, &'static [&'static str]) {
 }
 
 /// The insights of `set` that do not pass, in DevTools' baseline order.
-pub fn listed(set: &InsightSet) -> Vec<Listed> {
+pub(super) fn listed(set: &InsightSet) -> Vec<Listed> {
     let mut out = Vec::new();
     if let Some(i) = &set.inp {
         out.push(Listed {
@@ -207,7 +207,7 @@ fn character_set(set: &InsightSet) -> Option<Bounds> {
 }
 
 /// DevTools' `/charset\s*=\s*[a-zA-Z0-9\-_:.()]{2,}/i`.
-pub fn declares_charset(content_type: &str) -> bool {
+pub(super) fn declares_charset(content_type: &str) -> bool {
     let lower = content_type.to_ascii_lowercase();
     lower.match_indices("charset").any(|(i, _)| {
         let rest = lower[i + "charset".len()..].trim_start();
@@ -223,7 +223,7 @@ pub fn declares_charset(content_type: &str) -> bool {
 }
 
 /// What the summary says an insight would save, when it says anything.
-pub fn savings(set: &InsightSet, name: &str) -> Option<String> {
+pub(super) fn savings(set: &InsightSet, name: &str) -> Option<String> {
     match name {
         "RenderBlocking" => render_blocking::savings(set),
         "DocumentLatency" => document_latency::savings(set),
@@ -232,7 +232,7 @@ pub fn savings(set: &InsightSet, name: &str) -> Option<String> {
 }
 
 /// The bytes an insight says could be saved (none when zero).
-pub fn wasted_bytes(set: &InsightSet, name: &str) -> Option<f64> {
+pub(super) fn wasted_bytes(set: &InsightSet, name: &str) -> Option<f64> {
     match name {
         "DocumentLatency" => document_latency::wasted_bytes(set),
         _ => None,

@@ -15,22 +15,22 @@ use super::super::report::{InsightSet, Report};
 use super::super::request_text::{initiator, origin, url, url_with_key};
 
 /// A request in the tree: its latency from the chain's first request and what it loaded.
-pub struct Node {
+struct Node {
     /// The request (an index into the set's requests).
-    pub request: usize,
+    request: usize,
     /// A redirect hop of the request: Lantern's copy of it, which has no event key.
-    pub hop: bool,
-    pub time: f64,
-    pub children: Vec<Node>,
-    pub longest: bool,
+    hop: bool,
+    time: f64,
+    children: Vec<Node>,
+    longest: bool,
 }
 
 /// The critical request tree of a navigation.
-pub struct Tree {
-    pub roots: Vec<Node>,
-    pub max_time: f64,
+struct Tree {
+    roots: Vec<Node>,
+    max_time: f64,
     /// A chain of two requests or more.
-    pub fail: bool,
+    fail: bool,
 }
 
 /// DevTools' `isCritical`: the document, or a high-priority or render-blocking request
@@ -80,7 +80,7 @@ fn lantern_context(set: &InsightSet) -> bool {
 }
 
 /// The tree for a navigation's set; None for the part before the first navigation.
-pub fn tree(set: &InsightSet) -> Option<Tree> {
+fn tree(set: &InsightSet) -> Option<Tree> {
     set.navigation.as_ref()?;
     let requests: Vec<&Request> = set
         .requests
@@ -188,7 +188,7 @@ fn remap(nodes: &mut [Node], graph: &Graph, to: &[Request]) {
 }
 
 /// Listed when a chain has two requests or more; about every request in the tree.
-pub fn bounds(set: &InsightSet) -> Option<Bounds> {
+pub(super) fn bounds(set: &InsightSet) -> Option<Bounds> {
     let tree = tree(set)?;
     if !tree.fail {
         return None;
@@ -212,7 +212,7 @@ fn walk(nodes: &[Node], f: &mut impl FnMut(&Node)) {
 }
 
 /// The detailed analysis, as DevTools' formatter writes it.
-pub fn details(report: &Report, set: &InsightSet) -> String {
+pub(crate) fn details(report: &Report, set: &InsightSet) -> String {
     let Some(tree) = tree(set) else {
         return String::new();
     };
@@ -391,7 +391,7 @@ fn candidates(report: &Report, set: &InsightSet) -> Vec<Candidate> {
 }
 
 /// The `rel=preconnect` parts of a `Link` header: (URL, the part as written).
-pub fn link_preconnects(header: &str) -> Vec<(String, String)> {
+fn link_preconnects(header: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < header.len() {

@@ -10,13 +10,13 @@ use super::super::report::{InsightSet, Report};
 use super::super::request_text;
 
 /// "FCP N ms, LCP N ms"; nothing where DevTools has no Lantern estimate (no FCP or LCP, say).
-pub fn savings(set: &InsightSet) -> Option<String> {
+pub(super) fn savings(set: &InsightSet) -> Option<String> {
     let (fcp, lcp) = set.lantern.render_blocking_savings?;
     Some(format!("FCP {fcp} ms, LCP {lcp} ms"))
 }
 
 /// The render-blocking requests of the set's navigation, longest first.
-pub fn requests(set: &InsightSet) -> Vec<&Request> {
+pub(crate) fn requests(set: &InsightSet) -> Vec<&Request> {
     let (Some(nav), Some(first_paint)) = (&set.navigation, set.first_paint) else {
         return Vec::new();
     };
@@ -37,7 +37,7 @@ pub fn requests(set: &InsightSet) -> Vec<&Request> {
 }
 
 /// Listed when there is one; about the requests.
-pub fn bounds(set: &InsightSet) -> Option<Bounds> {
+pub(super) fn bounds(set: &InsightSet) -> Option<Bounds> {
     let windows: Vec<Bounds> = requests(set)
         .iter()
         .map(|r| Bounds {
@@ -48,7 +48,7 @@ pub fn bounds(set: &InsightSet) -> Option<Bounds> {
     Bounds::union(windows)
 }
 
-pub fn details(report: &Report, set: &InsightSet) -> String {
+pub(crate) fn details(report: &Report, set: &InsightSet) -> String {
     let requests = requests(set);
     let summary = request_text::requests(report, &requests);
     if summary.is_empty() {

@@ -11,13 +11,13 @@
 mod graph;
 mod metrics;
 mod network_analyzer;
-pub(crate) mod network_graph;
+pub(super) mod network_graph;
 mod requests;
 mod simulator;
 mod tasks;
 mod tcp;
 
-pub use tasks::{Finished, Tasks};
+pub(super) use tasks::{Finished, Tasks};
 
 use std::collections::{HashMap, HashSet};
 
@@ -29,40 +29,40 @@ use simulator::Simulator;
 /// network's RTT and each origin's additional RTT (ms), and the URLs of the requests in the
 /// pessimistic LCP graph.
 #[derive(Clone, Debug, Default)]
-pub struct Connections {
-    pub rtt: f64,
-    pub additional_rtt: HashMap<String, f64>,
-    pub lcp_urls: HashSet<String>,
+pub(super) struct Connections {
+    pub(super) rtt: f64,
+    pub(super) additional_rtt: HashMap<String, f64>,
+    pub(super) lcp_urls: HashSet<String>,
 }
 
 /// Lantern's estimates for a navigation's set.
 #[derive(Clone, Debug, Default)]
-pub struct Estimates {
+pub(super) struct Estimates {
     /// RenderBlocking's FCP and LCP savings (ms), deferring the blocking requests.
-    pub render_blocking_savings: Option<(f64, f64)>,
-    pub connections: Option<Connections>,
+    pub(super) render_blocking_savings: Option<(f64, f64)>,
+    pub(super) connections: Option<Connections>,
 }
 
 /// The page load Lantern estimates: a navigation that has an FCP and an LCP.
-pub struct Load<'a> {
+pub(super) struct Load<'a> {
     /// The navigation's start, on the thread it started on.
-    pub at: At,
+    pub(super) at: At,
     /// FCP and LCP, as trace times (µs).
-    pub fcp: f64,
-    pub lcp: f64,
+    pub(super) fcp: f64,
+    pub(super) lcp: f64,
     /// Whether the LCP element is text, and whether it loaded a request (an image).
-    pub lcp_text: bool,
-    pub lcp_request: bool,
+    pub(super) lcp_text: bool,
+    pub(super) lcp_request: bool,
     /// The requests from the navigation to the next one (in time order), and when that
     /// part of the trace ends.
-    pub requests: &'a [Request],
-    pub end: f64,
+    pub(super) requests: &'a [Request],
+    pub(super) end: f64,
 }
 
 /// Both estimates are None where DevTools has no Lantern context (no main document, no
 /// throughput to measure); the savings also where the simulation fails, and where nothing
 /// blocks (the insight is not listed then, so nothing is simulated).
-pub fn estimate(load: &Load, blocking: &[&Request], finished: &Finished) -> Estimates {
+pub(super) fn estimate(load: &Load, blocking: &[&Request], finished: &Finished) -> Estimates {
     let mut out = Estimates::default();
     let requests: Vec<&Request> = load.requests.iter().collect();
     let thread = (load.at.pid, load.at.tid);

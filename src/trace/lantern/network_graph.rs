@@ -10,13 +10,13 @@ use std::collections::{HashSet, VecDeque};
 use super::super::network::Request;
 
 /// A node: the request, or one of its redirect hops.
-pub struct GraphNode<'a> {
-    pub request: &'a Request,
+pub(crate) struct GraphNode<'a> {
+    pub(crate) request: &'a Request,
     /// The hop this node stands for; None for the request itself.
-    pub redirect: Option<usize>,
-    pub url: &'a str,
+    pub(crate) redirect: Option<usize>,
+    pub(crate) url: &'a str,
     /// When it started (µs): a hop's send, or the request's after its last hop.
-    pub start: f64,
+    pub(super) start: f64,
     headers_end: f64,
     redirect_source: Option<usize>,
 }
@@ -29,10 +29,10 @@ impl GraphNode<'_> {
     }
 }
 
-pub struct Graph<'a> {
-    pub nodes: Vec<GraphNode<'a>>,
+pub(crate) struct Graph<'a> {
+    pub(crate) nodes: Vec<GraphNode<'a>>,
     /// What each node depends on, in the order Lantern links them.
-    pub deps: Vec<Vec<usize>>,
+    pub(super) deps: Vec<Vec<usize>>,
 }
 
 /// Lantern's nodes for `requests` (in time order), redirect hops before their request.
@@ -132,7 +132,7 @@ fn depends_on(deps: &[Vec<usize>], from: usize, on: usize) -> bool {
 }
 
 /// Lantern's `linkNetworkNodes`, rooted at the first node.
-pub fn graph<'a>(requests: &[&'a Request]) -> Graph<'a> {
+pub(crate) fn graph<'a>(requests: &[&'a Request]) -> Graph<'a> {
     let nodes = nodes(requests);
     let mut deps: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
     let link = |deps: &mut Vec<Vec<usize>>, node: usize, on: usize| {
@@ -170,7 +170,7 @@ pub fn graph<'a>(requests: &[&'a Request]) -> Graph<'a> {
 impl Graph<'_> {
     /// Lantern's walk from the root: breadth first, a node once all it depends on has been
     /// visited; each node with the path that reached it, root first.
-    pub fn traverse(&self, mut visit: impl FnMut(&[usize])) {
+    pub(crate) fn traverse(&self, mut visit: impl FnMut(&[usize])) {
         if self.nodes.is_empty() {
             return;
         }

@@ -4,10 +4,10 @@
 //! both, and its detailed analysis.
 
 mod context;
-pub mod dom_size;
+pub(super) mod dom_size;
 mod entities;
-pub mod forced_reflow;
-pub mod third_parties;
+pub(super) mod forced_reflow;
+pub(super) mod third_parties;
 
 use std::collections::HashSet;
 
@@ -19,7 +19,7 @@ use context::Context;
 /// What the stream leaves for the main-thread insights (DOMSize, ForcedReflow,
 /// ThirdParties), each bounded by its own rules.
 #[derive(Default)]
-pub struct Evidence {
+pub(super) struct Evidence {
     dom_size: dom_size::Evidence,
     forced_reflow: forced_reflow::Evidence,
     third_parties: third_parties::Evidence,
@@ -28,7 +28,7 @@ pub struct Evidence {
 }
 
 impl Evidence {
-    pub fn take(&mut self, e: &Event) {
+    pub(super) fn take(&mut self, e: &Event) {
         if e.name == "thread_name" && e.args.is_some_and(|a| a.contains("\"CrRendererMain\"")) {
             self.main_threads.insert((e.at.pid, e.at.tid));
         }
@@ -39,7 +39,7 @@ impl Evidence {
 
     /// Once the stream has ended, the insights of each part of the trace an insight set
     /// covers (its bounds and navigation, if any), in the sets' order.
-    pub fn evaluate(
+    pub(super) fn evaluate(
         self,
         sets: &[(Bounds, Option<&Navigation>)],
         c: &Page,
@@ -82,8 +82,8 @@ impl Evidence {
 
 /// The main-thread insights of one insight set.
 #[derive(Clone, Debug, Default)]
-pub struct MainThread {
-    pub dom_size: dom_size::Model,
-    pub forced_reflow: forced_reflow::Model,
-    pub third_parties: third_parties::Model,
+pub(super) struct MainThread {
+    pub(super) dom_size: dom_size::Model,
+    pub(super) forced_reflow: forced_reflow::Model,
+    pub(super) third_parties: third_parties::Model,
 }
