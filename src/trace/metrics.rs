@@ -1,7 +1,7 @@
-//! From the collected events to the report: navigations and their insight sets, and the
-//! lab metrics as DevTools' trace engine computes them (its Meta, PageLoadMetrics,
+//! From what the stream left (`Collected`) to the report: navigations and their insight
+//! sets, the lab metrics as DevTools' trace engine computes them (its Meta, PageLoadMetrics,
 //! LargestImagePaint and LayoutShifts handlers, and the LCPBreakdown and CLSCulprits
-//! insights).
+//! insights), and each set's main-thread insights and Lantern estimates.
 
 use std::collections::HashMap;
 

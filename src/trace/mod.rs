@@ -47,7 +47,7 @@ enum Input {
     Gzip(Box<GzDecoder<Sink>>),
 }
 
-/// Where decoded bytes go: the splitter, then the collector.
+/// Where decoded bytes go: the splitter, then the collectors.
 struct Sink {
     scanner: scan::Scanner,
     collected: Collected,
