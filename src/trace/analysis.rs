@@ -5,10 +5,10 @@ use super::format::micros;
 use super::insights::{
     declares_charset, document_latency, listed, network_dependency_tree, render_blocking, ALL,
 };
-use super::metrics::{InsightSet, Report};
+use super::report::{InsightSet, Report};
 use super::{cls_text, lcp_text};
 
-pub fn insight(report: &Report, set_id: &str, name: &str) -> Result<String, String> {
+pub(super) fn insight(report: &Report, set_id: &str, name: &str) -> Result<String, String> {
     let Some(set) = report.sets.iter().find(|s| s.id == set_id) else {
         return Err("No Performance Insights for the given insight set id. Only use ids given in the \"Available insight sets\" list.".into());
     };

@@ -11,7 +11,7 @@ use std::collections::{HashMap, HashSet};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::events::At;
+use super::event::At;
 
 #[derive(Deserialize)]
 struct Args<T> {
@@ -88,7 +88,7 @@ fn key(at: &At) -> Key {
 }
 
 #[derive(Clone, Debug, Default)]
-pub struct AsyncStacks {
+pub(super) struct AsyncStacks {
     /// `AsyncTaskRun` slices: (pid, tid, ts, dur).
     runs: Vec<(i64, i64, f64, f64)>,
     /// `AsyncTaskScheduled` slices' sample ids, by where they start.
@@ -112,7 +112,7 @@ pub struct AsyncStacks {
 
 impl AsyncStacks {
     /// Takes an event this reads; false when its args are malformed.
-    pub fn take(
+    pub(super) fn take(
         &mut self,
         name: &str,
         ph: &str,
@@ -210,7 +210,7 @@ impl AsyncStacks {
 
     /// The script that scheduled the innermost task run around `at`: the first frame with
     /// a URL from the node sampled at the scheduling, up its callers.
-    pub fn scheduler_url(&self, at: &At) -> Option<&str> {
+    pub(super) fn scheduler_url(&self, at: &At) -> Option<&str> {
         let (pid, tid, ts, _) = self
             .runs
             .iter()

@@ -5,8 +5,7 @@
 //! window, which this does not check. Without such a window (the trace stops sooner) the
 //! span runs to the trace's end.
 
-use super::events::At;
-use super::metrics::{InsightSet, Report};
+use super::event::At;
 
 /// A task shorter than this blocks nothing (µs).
 const THRESHOLD: f64 = 50_000.0;
@@ -15,15 +14,28 @@ const QUIET: f64 = 5_000_000.0;
 
 /// Long `RunTask` slices, the only tasks TBT and TTI look at: (pid, tid, ts, dur).
 #[derive(Clone, Debug, Default)]
-pub struct LongTasks {
+pub(super) struct LongTasks {
     tasks: Vec<(i64, i64, f64, f64)>,
 }
 
 impl LongTasks {
-    pub fn take(&mut self, ph: &str, at: At, dur: Option<f64>) {
+    pub(super) fn take(&mut self, ph: &str, at: At, dur: Option<f64>) {
         match (ph, dur) {
             ("X", Some(dur)) if dur > THRESHOLD => self.tasks.push((at.pid, at.tid, at.ts, dur)),
             _ => {}
+        }
+    }
+
+    /// TBT from `fcp` to TTI on the thread of `at` (the navigation's), TTI at the latest at
+    /// `end`.
+    pub(super) fn blocking(&self, at: At, fcp: f64, end: f64) -> Blocking {
+        let tasks = self.on_thread(at.pid, at.tid);
+        let (to, interactive) = interactive(&tasks, fcp, end);
+        Blocking {
+            total: sum(&tasks, fcp, to),
+            from: fcp,
+            to,
+            interactive,
         }
     }
 
@@ -54,20 +66,6 @@ pub struct Blocking {
     pub to: f64,
     /// Whether `to` is TTI (false: the trace ended first).
     pub interactive: bool,
-}
-
-/// TBT of a navigation set: its FCP to its TTI on the thread the navigation started on.
-pub fn total_blocking_time(report: &Report, set: &InsightSet) -> Option<Blocking> {
-    let nav = set.navigation.as_ref()?;
-    let fcp = nav.at.ts + set.fcp?;
-    let tasks = report.long_tasks.on_thread(nav.at.pid, nav.at.tid);
-    let (to, interactive) = interactive(&tasks, fcp, set.bounds.max);
-    Some(Blocking {
-        total: sum(&tasks, fcp, to),
-        from: fcp,
-        to,
-        interactive,
-    })
 }
 
 /// The end of the last long task before the first quiet window after `fcp`.

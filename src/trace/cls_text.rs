@@ -4,18 +4,13 @@
 //! injected iframes and non-composited animations; this analyser does not look for those.
 
 use super::format::{micros, millis};
-use super::metrics::{Bounds, Cluster, InsightSet, Report};
 use super::network::Request;
+use super::report::{Cluster, InsightSet, Report};
 use super::request_text::url_with_key;
 use super::shifts::{PaintImage, Span};
 
 /// How long before a pre-paint a font's load may end to be a cause of its shifts.
 const ROOT_CAUSE_WINDOW: f64 = 500_000.0;
-
-/// DevTools' `eventIsInBounds`.
-fn in_bounds(ts: f64, dur: f64, b: Bounds) -> bool {
-    ts <= b.max && b.min < ts + dur
-}
 
 #[derive(Default)]
 struct Causes<'a> {
@@ -23,7 +18,7 @@ struct Causes<'a> {
     images: Vec<&'a PaintImage>,
 }
 
-pub fn culprits(report: &Report, set: &InsightSet) -> String {
+pub(super) fn culprits(report: &Report, set: &InsightSet) -> String {
     let (_, Some(worst)) = set.cls() else {
         return "No layout shifts were found.".into();
     };
@@ -112,7 +107,7 @@ fn root_causes<'a>(report: &'a Report, set: &InsightSet) -> Vec<Causes<'a>> {
         .pre_paints
         .iter()
         .copied()
-        .filter(|p| in_bounds(p.ts, p.dur, b))
+        .filter(|p| b.holds(p.ts, p.dur))
         .collect();
     // Each pre-paint with the shifts that happened during it.
     let by_pre_paint: Vec<(Span, Vec<usize>)> = pre_paints
@@ -127,9 +122,7 @@ fn root_causes<'a>(report: &'a Report, set: &InsightSet) -> Vec<Causes<'a>> {
         .collect();
     let next_pre_paint = |end: f64| pre_paints.iter().find(|p| p.ts > end);
     let fonts = report.requests.iter().filter(|r| {
-        in_bounds(r.ts, r.end - r.ts, b)
-            && r.resource_type == "Font"
-            && r.mime_type.starts_with("font")
+        b.holds(r.ts, r.end - r.ts) && r.resource_type == "Font" && r.mime_type.starts_with("font")
     });
     for font in fonts {
         let end = font.end;
@@ -148,7 +141,7 @@ fn root_causes<'a>(report: &'a Report, set: &InsightSet) -> Vec<Causes<'a>> {
     let images: Vec<&PaintImage> = d
         .paint_images
         .iter()
-        .filter(|p| in_bounds(p.ts, 0.0, b))
+        .filter(|p| b.holds(p.ts, 0.0))
         .collect();
     for (pre_paint, during) in &by_pre_paint {
         let Some(paint) = images.iter().find(|p| p.ts > pre_paint.ts + pre_paint.dur) else {
@@ -157,7 +150,7 @@ fn root_causes<'a>(report: &'a Report, set: &InsightSet) -> Vec<Causes<'a>> {
         let is_unsized = d
             .unsized_images
             .iter()
-            .filter(|(ts, _)| in_bounds(*ts, 0.0, b))
+            .filter(|(ts, _)| b.holds(*ts, 0.0))
             .any(|(_, node)| Some(*node) == paint.node_id);
         if is_unsized {
             for i in during {

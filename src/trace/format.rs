@@ -1,10 +1,10 @@
 //! Numbers printed the way DevTools' formatters print them (JavaScript's number to string,
 //! and `Intl.NumberFormat('en-US')` with narrow units and a no-break space before them).
 
-use super::metrics::Bounds;
+use super::event::Bounds;
 
 /// A number as JavaScript's `String(x)` prints it (for the magnitudes traces hold).
-pub fn js(x: f64) -> String {
+pub(super) fn js(x: f64) -> String {
     if x.fract() == 0.0 && x.abs() < 1e21 {
         format!("{x:.0}")
     } else {
@@ -13,17 +13,17 @@ pub fn js(x: f64) -> String {
 }
 
 /// `{min: …µs, max: …µs}`.
-pub fn bounds(b: Bounds) -> String {
+pub(super) fn bounds(b: Bounds) -> String {
     format!("{{min: {}µs, max: {}µs}}", js(b.min), js(b.max))
 }
 
 /// JavaScript's `Math.round`: halves go up.
-pub fn round(x: f64) -> f64 {
+pub(super) fn round(x: f64) -> f64 {
     (x + 0.5).floor()
 }
 
 /// An integer with en-US grouping (`1,043`).
-pub fn grouped(x: f64) -> String {
+fn grouped(x: f64) -> String {
     let digits = format!("{:.0}", x.abs());
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
@@ -39,7 +39,7 @@ pub fn grouped(x: f64) -> String {
 }
 
 /// DevTools' `millis`: whole ms with grouping, one decimal below 1 ms.
-pub fn millis(ms: f64) -> String {
+pub(super) fn millis(ms: f64) -> String {
     if !ms.is_finite() {
         return "-".into();
     }
@@ -51,7 +51,7 @@ pub fn millis(ms: f64) -> String {
 }
 
 /// DevTools' `micros`: µs below 100 µs, else as `millis`.
-pub fn micros(us: f64) -> String {
+pub(super) fn micros(us: f64) -> String {
     if !us.is_finite() {
         return "-".into();
     }
@@ -63,7 +63,7 @@ pub fn micros(us: f64) -> String {
 
 /// DevTools' `bytes`: B, kB or MB (powers of 1000), at most one decimal, a no-break space
 /// before the unit.
-pub fn bytes(x: f64) -> String {
+pub(super) fn bytes(x: f64) -> String {
     let (value, unit) = if x < 1000.0 {
         (x.round(), "B")
     } else if x < 1_000_000.0 {

@@ -6,61 +6,107 @@ use std::collections::HashMap;
 
 use serde::Deserialize;
 
-use super::events::At;
+use super::event::At;
+
+/// An `EventTiming` begin's args. `frame` is read as the page's events read it: a begin
+/// whose frame is not a string is malformed.
+#[derive(Deserialize)]
+struct Args {
+    data: Option<TimingData>,
+    #[serde(default, rename = "frame")]
+    _frame: Option<String>,
+}
 
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
-pub struct TimingData {
+struct TimingData {
     #[serde(default)]
-    pub duration: f64,
+    duration: f64,
     #[serde(default)]
-    pub interaction_id: Option<i64>,
+    interaction_id: Option<i64>,
     #[serde(default, rename = "type")]
-    pub kind: Option<String>,
+    kind: Option<String>,
     #[serde(default)]
-    pub time_stamp: Option<f64>,
+    time_stamp: Option<f64>,
     #[serde(default)]
-    pub processing_start: Option<f64>,
+    processing_start: Option<f64>,
     #[serde(default)]
-    pub processing_end: Option<f64>,
+    processing_end: Option<f64>,
 }
 
 /// An `EventTiming` begin event of an interaction (duration ≥ 1 ms, an interaction id).
-pub struct Start {
-    pub at: At,
-    pub id: String,
-    pub data: TimingData,
+struct Start {
+    at: At,
+    id: String,
+    data: TimingData,
+}
+
+/// `EventTiming` begins and ends as the stream brings them.
+#[derive(Default)]
+pub(super) struct Timings {
+    starts: Vec<Start>,
+    ends: Vec<(At, String)>,
+}
+
+impl Timings {
+    /// Takes an `EventTiming` event (`id`: its id as written); false when a begin's args are
+    /// malformed.
+    pub(super) fn take(&mut self, at: At, ph: &str, id: Option<&str>, args: Option<&str>) -> bool {
+        let id = id.unwrap_or_default().to_owned();
+        match ph {
+            "e" => self.ends.push((at, id)),
+            "b" => {
+                let Ok(parsed) = serde_json::from_str::<Args>(args.unwrap_or("{}")) else {
+                    return false;
+                };
+                let Some(data) = parsed.data else {
+                    return true;
+                };
+                if data.duration < 1.0 || data.interaction_id.unwrap_or(0) == 0 {
+                    return true;
+                }
+                self.starts.push(Start { at, id, data });
+            }
+            _ => {}
+        }
+        true
+    }
+
+    /// The interactions, begins paired with their ends.
+    pub(super) fn finish(self) -> Vec<Interaction> {
+        interactions(self.starts, self.ends)
+    }
 }
 
 /// One interaction event with its three subparts (µs).
 #[derive(Clone, Debug)]
-pub struct Interaction {
+pub(super) struct Interaction {
     /// The begin event: the interaction's time and key (`s-N`).
-    pub begin: At,
-    pub dur: f64,
-    pub kind: String,
-    pub interaction_id: i64,
-    pub processing_start: f64,
-    pub processing_end: f64,
+    pub(super) begin: At,
+    pub(super) dur: f64,
+    pub(super) kind: String,
+    interaction_id: i64,
+    processing_start: f64,
+    processing_end: f64,
 }
 
 impl Interaction {
-    pub fn end(&self) -> f64 {
+    fn end(&self) -> f64 {
         self.begin.ts + self.dur
     }
-    pub fn input_delay(&self) -> f64 {
+    pub(super) fn input_delay(&self) -> f64 {
         self.processing_start - self.begin.ts
     }
-    pub fn handling(&self) -> f64 {
+    pub(super) fn handling(&self) -> f64 {
         self.processing_end - self.processing_start
     }
-    pub fn presentation_delay(&self) -> f64 {
+    pub(super) fn presentation_delay(&self) -> f64 {
         self.end() - self.processing_end
     }
 }
 
 /// Pairs begins with ends (the latest open begin of the same id) and removes nesting.
-pub fn interactions(mut starts: Vec<Start>, mut ends: Vec<(At, String)>) -> Vec<Interaction> {
+fn interactions(mut starts: Vec<Start>, mut ends: Vec<(At, String)>) -> Vec<Interaction> {
     starts.sort_by(|a, b| a.at.ts.total_cmp(&b.at.ts));
     ends.sort_by(|a, b| a.0.ts.total_cmp(&b.0.ts));
     let mut open: HashMap<String, Vec<Start>> = HashMap::new();

@@ -1,16 +1,39 @@
-//! The detailed analysis of LCPBreakdown and LCPDiscovery: the LCP, its element and (for
-//! an image) its request described in full, then the subparts or the discovery checks, as
-//! DevTools' insight formatter writes them.
+//! LCPDiscovery's checks, and the detailed analysis of LCPBreakdown and LCPDiscovery: the
+//! LCP, its element and (for an image) its request described in full, then the subparts or
+//! the discovery checks, as DevTools' insight formatter writes them.
 
 use super::format::millis;
-use super::insights::discovery;
-use super::metrics::{InsightSet, Report};
+use super::report::{InsightSet, Report};
 use super::request_text::{url_with_key, verbose};
+
+/// The checks on the LCP image's request, from the document's first byte to the request's end.
+pub(super) struct Discovery {
+    pub(super) priority_hinted: bool,
+    pub(super) discoverable: bool,
+    pub(super) eager: bool,
+    pub(super) first_byte: Option<f64>,
+}
+
+pub(super) fn discovery(set: &InsightSet) -> Option<Discovery> {
+    let lcp = set.lcp.as_ref()?;
+    let doc = set.document.as_ref()?;
+    let request = lcp.request.as_ref()?;
+    let initiator = request.initiator.as_ref();
+    let by_document = initiator.is_some_and(|i| {
+        i.kind.as_deref() == Some("parser") && i.url.as_deref() == Some(doc.url.as_str())
+    });
+    Some(Discovery {
+        priority_hinted: request.fetch_priority == "high",
+        discoverable: request.is_link_preload || by_document,
+        eager: lcp.loading_attr.as_deref() != Some("lazy") || request.is_link_preload,
+        first_byte: doc.first_byte(),
+    })
+}
 
 /// The LCP lines DevTools opens its LCP-related answers with (its
 /// `lcpMetricSharedContext`; DocumentLatency's too): the time, and the element with the
 /// request that fetched it, if any.
-pub fn shared_context(report: &Report, set: &InsightSet) -> String {
+pub(super) fn shared_context(report: &Report, set: &InsightSet) -> String {
     let Some(lcp) = set.navigation.as_ref().and(set.lcp.as_ref()) else {
         return String::new();
     };
@@ -35,7 +58,7 @@ pub fn shared_context(report: &Report, set: &InsightSet) -> String {
     }
 }
 
-pub fn breakdown(report: &Report, set: &InsightSet) -> String {
+pub(super) fn breakdown(report: &Report, set: &InsightSet) -> String {
     let Some((lcp, s)) = set
         .lcp
         .as_ref()
@@ -69,7 +92,7 @@ pub fn breakdown(report: &Report, set: &InsightSet) -> String {
     )
 }
 
-pub fn discovery_checks(report: &Report, set: &InsightSet) -> String {
+pub(super) fn discovery_checks(report: &Report, set: &InsightSet) -> String {
     let Some(d) = discovery(set) else {
         return String::new();
     };

@@ -1,139 +1,63 @@
-//! From the collected events to the report: navigations and their insight sets, and the
-//! lab metrics as DevTools' trace engine computes them (its Meta, PageLoadMetrics,
+//! From what the stream left (`Collected`) to the report: navigations and their insight
+//! sets, the lab metrics as DevTools' trace engine computes them (its Meta, PageLoadMetrics,
 //! LargestImagePaint and LayoutShifts handlers, and the LCPBreakdown and CLSCulprits
-//! insights).
+//! insights), and each set's main-thread insights and Lantern estimates.
 
 use std::collections::HashMap;
 
 use super::async_stacks::AsyncStacks;
 use super::blocking::LongTasks;
-use super::events::{At, Collected, Mark, Navigation, PageLoad};
-use super::insights::MainThread;
-use super::interactions::{self, Interaction};
-use super::network::Request;
+use super::event::{At, Bounds};
+use super::insights::render_blocking;
+use super::interactions::{Interaction, Timings};
+use super::lantern;
+use super::main_thread::{self, MainThread};
+use super::network::{Request, Requests};
+use super::page::{Mark, Navigation, Page, PageLoad, Shift};
+use super::report::{Cluster, InsightSet, Lcp, Report, Subparts};
 use super::shifts::ShiftDetails;
 
-/// A span of the trace, in µs.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Bounds {
-    pub min: f64,
-    pub max: f64,
+/// What the stream leaves: each collector as the analyser fed it.
+#[derive(Default)]
+pub(super) struct Collected {
+    pub(super) page: Page,
+    pub(super) requests: Requests,
+    /// INP: the `EventTiming` events.
+    pub(super) timings: Timings,
+    /// CLSCulprits: impacted elements and the events root causes are read from.
+    pub(super) shift_details: ShiftDetails,
+    /// Request initiators: which script scheduled the task a request was sent from.
+    pub(super) async_stacks: AsyncStacks,
+    /// TBT: the long tasks.
+    pub(super) long_tasks: LongTasks,
+    /// What DOMSize, ForcedReflow and ThirdParties read.
+    pub(super) main_thread: main_thread::Evidence,
+    /// Lantern's main-thread tasks (RenderBlocking's savings).
+    pub(super) tasks: lantern::Tasks,
+    /// Events dropped because they did not parse.
+    pub(super) malformed: u64,
 }
 
-impl Bounds {
-    pub fn range(&self) -> f64 {
-        self.max - self.min
-    }
-}
-
-/// LCP's four subparts (two when the LCP element loaded nothing, e.g. text).
-#[derive(Clone, Debug)]
-pub struct Subparts {
-    pub ttfb: Bounds,
-    pub load_delay: Option<Bounds>,
-    pub load_duration: Option<Bounds>,
-    pub render_delay: Bounds,
-}
-
-/// The navigation's LCP: its candidate event, the element, its resource and breakdown.
-#[derive(Clone, Debug)]
-pub struct Lcp {
-    /// µs since the navigation started.
-    pub timing: f64,
-    pub event: At,
-    pub node_id: Option<i64>,
-    pub text: bool,
-    pub loading_attr: Option<String>,
-    pub node_name: Option<String>,
-    pub request: Option<Request>,
-    pub subparts: Option<Subparts>,
-}
-
-/// A session window of layout shifts (DevTools' `SyntheticLayoutShiftCluster`).
-#[derive(Clone, Debug)]
-pub struct Cluster {
-    /// The shift that opened it: the cluster's time.
-    pub first: At,
-    /// The position of its largest shift, which keys the cluster (`s-N`).
-    pub worst_index: u64,
-    /// From the first shift to a second after the last (DevTools' cluster `dur`).
-    pub dur: f64,
-    pub score: f64,
-    pub window: Bounds,
-    pub shifts: Vec<(At, f64)>,
-}
-
-/// One insight set: the part of the trace from one navigation to the next.
-#[derive(Clone, Debug)]
-pub struct InsightSet {
-    pub id: String,
-    pub url: String,
-    pub bounds: Bounds,
-    pub navigation: Option<Navigation>,
-    pub document: Option<Request>,
-    pub fcp: Option<f64>,
-    /// First paint, as a trace time (RenderBlocking looks at requests done by then).
-    pub first_paint: Option<f64>,
-    pub lcp: Option<Lcp>,
-    /// The document's last `MetaCharsetCheck` disposition.
-    pub meta_charset: Option<String>,
-    /// The longest interaction (INP), when there was one.
-    pub inp: Option<Interaction>,
-    pub clusters: Vec<Cluster>,
-    /// The requests started from this navigation to the next (the network insights').
-    pub requests: Vec<Request>,
-    /// DOMSize, ForcedReflow and ThirdParties.
-    pub main_thread: MainThread,
-}
-
-impl InsightSet {
-    /// CLS: the worst cluster's score (0 without shifts) and that cluster.
-    pub fn cls(&self) -> (f64, Option<&Cluster>) {
-        let mut worst: Option<&Cluster> = None;
-        for cluster in &self.clusters {
-            if cluster.score > worst.map_or(0.0, |w| w.score) {
-                worst = Some(cluster);
-            }
+impl Collected {
+    pub(super) fn new() -> Self {
+        Collected {
+            page: Page::new(),
+            ..Default::default()
         }
-        (worst.map_or(0.0, |w| w.score), worst)
     }
-}
-
-/// Everything the summary and the insights print.
-#[derive(Clone, Debug, Default)]
-pub struct Report {
-    pub url: String,
-    pub bounds: Option<Bounds>,
-    pub cpu_throttling: Option<f64>,
-    pub network_throttling: Option<String>,
-    pub sets: Vec<InsightSet>,
-    pub requests: Vec<Request>,
-    /// Navigations (frame, time) of frames a renderer was seen for: a request's times are
-    /// printed from its frame's navigation.
-    pub navigations: Vec<(String, f64)>,
-    /// `<link rel=preconnect>` URLs the page declared.
-    pub link_preconnects: Vec<String>,
-    pub events: u64,
-    pub long_tasks: LongTasks,
-    /// CLSCulprits' impacted elements and root-cause events.
-    pub shift_details: ShiftDetails,
-    /// Request initiators from the scripts that scheduled their tasks.
-    pub async_stacks: AsyncStacks,
 }
 
 const MAX_CLUSTER_DURATION: f64 = 5_000_000.0;
 const MAX_SHIFT_GAP: f64 = 1_000_000.0;
 
 /// Computes the report from what the stream left.
-pub fn report(mut c: Collected, events: u64) -> Report {
-    let requests = std::mem::take(&mut c.requests).finish();
-    let mut shift_details = std::mem::take(&mut c.shift_details);
+pub(super) fn report(collected: Collected, events: u64) -> Report {
+    let mut c = collected.page;
+    let requests = collected.requests.finish();
+    let mut shift_details = collected.shift_details;
     shift_details.finish();
     c.shifts.sort_by(|a, b| a.at.ts.total_cmp(&b.at.ts));
-    let interactions = interactions::interactions(
-        std::mem::take(&mut c.timing_starts),
-        std::mem::take(&mut c.timing_ends),
-    );
+    let interactions = collected.timings.finish();
     let bounds = trace_bounds(&c);
     // Navigations of frames no renderer was seen for are dropped (DevTools' Meta finalize);
     // the main frame's list keeps them all.
@@ -187,7 +111,8 @@ pub fn report(mut c: Collected, events: u64) -> Report {
         sets.push(set);
     }
     let navigations = known.iter().map(|n| (n.frame.clone(), n.at.ts)).collect();
-    std::mem::take(&mut c.main_thread).evaluate(&mut sets, &c, &requests);
+    let (main_thread, tasks) = (collected.main_thread, collected.tasks);
+    main_thread_and_lantern(&mut sets, main_thread, tasks, &c, &requests);
     Report {
         url,
         bounds,
@@ -198,14 +123,55 @@ pub fn report(mut c: Collected, events: u64) -> Report {
         navigations,
         link_preconnects: std::mem::take(&mut c.link_preconnects),
         events,
-        long_tasks: std::mem::take(&mut c.long_tasks),
+        long_tasks: collected.long_tasks,
         shift_details,
-        async_stacks: std::mem::take(&mut c.async_stacks),
+        async_stacks: collected.async_stacks,
     }
 }
 
+/// Each set's main-thread insights and Lantern's estimates, from what the stream left for
+/// them.
+fn main_thread_and_lantern(
+    sets: &mut [InsightSet],
+    main_thread: main_thread::Evidence,
+    tasks: lantern::Tasks,
+    c: &Page,
+    requests: &[Request],
+) {
+    let parts: Vec<(Bounds, Option<&Navigation>)> = sets
+        .iter()
+        .map(|s| (s.bounds, s.navigation.as_ref()))
+        .collect();
+    let models = main_thread.evaluate(&parts, c, requests);
+    for (set, model) in sets.iter_mut().zip(models) {
+        set.main_thread = model;
+    }
+    let tasks = tasks.finish();
+    for set in sets {
+        set.lantern = lantern_estimates(set, &tasks);
+    }
+}
+
+/// Lantern's estimates for a set: none where DevTools has no Lantern context (no
+/// navigation, FCP or LCP).
+fn lantern_estimates(set: &InsightSet, tasks: &lantern::Finished) -> lantern::Estimates {
+    let (Some(nav), Some(fcp), Some(lcp)) = (&set.navigation, set.fcp, &set.lcp) else {
+        return lantern::Estimates::default();
+    };
+    let load = lantern::Load {
+        at: nav.at,
+        fcp: nav.at.ts + fcp,
+        lcp: nav.at.ts + lcp.timing,
+        lcp_text: lcp.text,
+        lcp_request: lcp.request.is_some(),
+        requests: &set.requests,
+        end: set.bounds.max,
+    };
+    lantern::estimate(&load, &render_blocking::requests(set), tasks)
+}
+
 /// From tracing's start (or the first event) to the last event.
-fn trace_bounds(c: &Collected) -> Option<Bounds> {
+fn trace_bounds(c: &Page) -> Option<Bounds> {
     match (c.bounds_min.is_finite(), c.bounds_max.is_finite()) {
         (true, true) => Some(Bounds {
             min: c.tracing_started.unwrap_or(c.bounds_min),
@@ -216,7 +182,7 @@ fn trace_bounds(c: &Collected) -> Option<Bounds> {
 }
 
 /// Navigations of frames a renderer was seen for.
-fn known_navigations(c: &Collected) -> Vec<&Navigation> {
+fn known_navigations(c: &Page) -> Vec<&Navigation> {
     c.navigations
         .iter()
         .filter(|n| c.frames_seen.contains(&n.frame))
@@ -225,7 +191,7 @@ fn known_navigations(c: &Collected) -> Vec<&Navigation> {
 
 /// The trace's URL: the main frame's when tracing started, or its first navigation's when
 /// that came within half a second (DevTools' Meta handler).
-fn main_url(c: &Collected, navigations: &[Navigation], bounds: Option<Bounds>) -> String {
+fn main_url(c: &Page, navigations: &[Navigation], bounds: Option<Bounds>) -> String {
     match (navigations.first(), bounds) {
         (Some(first), Some(b)) if first.at.ts - b.min < 500_000.0 && first.outermost => {
             first.url.clone()
@@ -238,7 +204,7 @@ fn main_url(c: &Collected, navigations: &[Navigation], bounds: Option<Bounds>) -
 /// holds something (5 s or more, or layout shifts).
 fn initial_set(
     sets: &mut Vec<InsightSet>,
-    c: &Collected,
+    c: &Page,
     navigations: &[Navigation],
     b: Bounds,
     clusters: &[Cluster],
@@ -253,7 +219,7 @@ fn initial_set(
     };
     let clusters: Vec<Cluster> = clusters
         .iter()
-        .filter(|k| in_bounds(k.first.ts, k.dur, bounds))
+        .filter(|k| bounds.holds(k.first.ts, k.dur))
         .cloned()
         .collect();
     let inp = longest(interactions, bounds);
@@ -282,6 +248,7 @@ fn initial_set(
         clusters,
         requests: Vec::new(),
         main_thread: MainThread::default(),
+        lantern: lantern::Estimates::default(),
     });
 }
 
@@ -291,7 +258,7 @@ fn longest(interactions: &[Interaction], bounds: Bounds) -> Option<Interaction> 
     let mut longest: Option<&Interaction> = None;
     for event in interactions
         .iter()
-        .filter(|e| in_bounds(e.begin.ts, e.dur, bounds))
+        .filter(|e| bounds.holds(e.begin.ts, e.dur))
     {
         if longest.is_none_or(|l| event.dur > l.dur) {
             longest = Some(event);
@@ -305,7 +272,7 @@ type Metrics<'a> = HashMap<(String, String), HashMap<&'static str, &'a PageLoad>
 /// DevTools' PageLoadMetrics handler: each paint or mark goes to its navigation (by id for
 /// paints, by frame and time for the document marks), in time order; LCP keeps the
 /// candidate with the highest index. Keyed by (frame, navigation id).
-fn page_load_metrics<'a>(c: &'a Collected, known: &[&Navigation]) -> Metrics<'a> {
+fn page_load_metrics<'a>(c: &'a Page, known: &[&Navigation]) -> Metrics<'a> {
     let by_id: HashMap<&str, &Navigation> = known.iter().map(|n| (n.id.as_str(), *n)).collect();
     let mut events: Vec<&PageLoad> = c.page_loads.iter().collect();
     events.sort_by(|a, b| a.at.ts.total_cmp(&b.at.ts));
@@ -352,7 +319,7 @@ fn page_load_metrics<'a>(c: &'a Collected, known: &[&Navigation]) -> Metrics<'a>
 }
 
 fn navigation_set(
-    c: &Collected,
+    c: &Page,
     nav: &Navigation,
     bounds: Bounds,
     metrics: &Metrics,
@@ -386,7 +353,7 @@ fn navigation_set(
         inp: None,
         clusters: clusters
             .iter()
-            .filter(|k| in_bounds(k.first.ts, k.dur, bounds))
+            .filter(|k| bounds.holds(k.first.ts, k.dur))
             .cloned()
             .collect(),
         requests: requests
@@ -395,12 +362,13 @@ fn navigation_set(
             .cloned()
             .collect(),
         main_thread: MainThread::default(),
+        lantern: lantern::Estimates::default(),
     }
 }
 
 /// The disposition of the last charset check of the navigation's document (a check belongs
 /// to the frame's latest navigation at its time).
-fn meta_charset(c: &Collected, nav: &Navigation) -> Option<String> {
+fn meta_charset(c: &Page, nav: &Navigation) -> Option<String> {
     let mut checks: Vec<&(At, String, String)> = c
         .charset_checks
         .iter()
@@ -420,13 +388,8 @@ fn meta_charset(c: &Collected, nav: &Navigation) -> Option<String> {
         .map(|k| k.2.clone())
 }
 
-/// DevTools' `eventIsInBounds`.
-fn in_bounds(ts: f64, dur: f64, b: Bounds) -> bool {
-    ts <= b.max && b.min < ts + dur
-}
-
 fn lcp(
-    c: &Collected,
+    c: &Page,
     nav: &Navigation,
     event: &PageLoad,
     document: Option<&Request>,
@@ -449,7 +412,7 @@ fn lcp(
 /// The LCP image's request: the first request for its URL between the navigation and the
 /// image's paint (DevTools' LargestImagePaint handler).
 fn lcp_request(
-    c: &Collected,
+    c: &Page,
     nav: &Navigation,
     event: &PageLoad,
     requests: &[Request],
@@ -508,7 +471,7 @@ fn subparts(
 
 /// DevTools' LayoutShifts handler: session windows that end after 5 s, after a 1 s gap,
 /// or at a navigation of the main frame.
-fn clusters(shifts: &[super::events::Shift], navs: &[&Navigation], max: f64) -> Vec<Cluster> {
+fn clusters(shifts: &[Shift], navs: &[&Navigation], max: f64) -> Vec<Cluster> {
     let nav_before = |ts: f64| navs.iter().rposition(|n| n.at.ts < ts);
     let mut out: Vec<Cluster> = Vec::new();
     let (mut first_ts, mut last_ts) = match shifts.first() {

@@ -9,28 +9,35 @@ mod analysis;
 mod async_stacks;
 mod blocking;
 mod cls_text;
-mod events;
+mod event;
 mod format;
 mod insights;
 mod interactions;
 mod lantern;
 mod lcp_text;
+mod main_thread;
 mod metrics;
 mod network;
+mod page;
+mod report;
 mod request_text;
 mod scan;
 mod shifts;
 mod summary;
 
+use std::borrow::Cow;
 use std::io::Write;
 
 use flate2::write::GzDecoder;
 use serde::Deserialize;
+use serde_json::value::RawValue;
 
-pub use blocking::{total_blocking_time, Blocking};
+use event::{At, Event};
+use metrics::Collected;
+
+pub use blocking::Blocking;
 pub use insights::ALL as INSIGHTS;
-pub use interactions::Interaction;
-pub use metrics::{Bounds, Cluster, InsightSet, Lcp, Report, Subparts};
+pub use report::{Cluster, InsightSet, Lcp, Report};
 pub use summary::summary;
 
 /// The analyser before it knows whether the input is gzip (its first two bytes say).
@@ -40,10 +47,10 @@ enum Input {
     Gzip(Box<GzDecoder<Sink>>),
 }
 
-/// Where decoded bytes go: the splitter, then the collector.
+/// Where decoded bytes go: the splitter, then the collectors.
 struct Sink {
     scanner: scan::Scanner,
-    collected: events::Collected,
+    collected: Collected,
     metadata: Metadata,
     error: Option<String>,
 }
@@ -62,7 +69,7 @@ impl Sink {
     fn new() -> Self {
         Sink {
             scanner: scan::Scanner::default(),
-            collected: events::Collected::new(),
+            collected: Collected::new(),
             metadata: Metadata::default(),
             error: None,
         }
@@ -83,7 +90,7 @@ impl Write for Sink {
         let mut index = scanner.events;
         let result = scanner.feed(buf, &mut |piece| match piece {
             scan::Piece::Event(bytes) => {
-                collected.take(index, bytes);
+                collect(collected, index, bytes);
                 index += 1;
             }
             scan::Piece::Oversize => index += 1,
@@ -101,6 +108,91 @@ impl Write for Sink {
 
     fn flush(&mut self) -> std::io::Result<()> {
         Ok(())
+    }
+}
+
+/// The fields every trace event has. `args` stays unparsed until the name says it matters.
+#[derive(Deserialize)]
+struct Raw<'a> {
+    #[serde(borrow)]
+    name: Cow<'a, str>,
+    #[serde(default, borrow)]
+    ph: Cow<'a, str>,
+    #[serde(default)]
+    ts: f64,
+    #[serde(default)]
+    dur: Option<f64>,
+    #[serde(default)]
+    pid: Option<i64>,
+    #[serde(default)]
+    tid: Option<i64>,
+    #[serde(default, borrow)]
+    args: Option<&'a RawValue>,
+    /// Async events' id, as written (pairs `EventTiming` begins with their ends).
+    #[serde(default, borrow)]
+    id: Option<&'a RawValue>,
+}
+
+/// Takes one element of the events array (`index`: its position) to the collectors that
+/// read it.
+fn collect(c: &mut Collected, index: u64, bytes: &[u8]) {
+    let Ok(raw) = serde_json::from_slice::<Raw>(bytes) else {
+        c.malformed += 1;
+        return;
+    };
+    let at = At {
+        index,
+        ts: raw.ts,
+        pid: raw.pid.unwrap_or(0),
+        tid: raw.tid.unwrap_or(0),
+    };
+    c.page.bounds(&raw.name, &raw.ph, raw.ts, raw.dur);
+    let event = Event {
+        at,
+        name: &raw.name,
+        ph: &raw.ph,
+        dur: raw.dur,
+        args: raw.args.map(|a| a.get()),
+    };
+    c.main_thread.take(&event);
+    c.tasks.take(&event);
+    if event.name == "EventTiming" {
+        let id = raw.id.map(|v| v.get());
+        if !c.timings.take(at, event.ph, id, event.args) {
+            c.malformed += 1;
+        }
+        return;
+    }
+    if event.name == "RunTask" {
+        return c.long_tasks.take(event.ph, at, raw.dur);
+    }
+    let Some(args) = event.args else { return };
+    let ok = match event.name {
+        "LayoutShift" => match c.page.shift(at, args) {
+            Some(counted) => {
+                if counted {
+                    c.shift_details.shift(at, args);
+                }
+                true
+            }
+            None => false,
+        },
+        name @ ("PrePaint" | "PaintImage" | "LayoutImageUnsized") => {
+            c.shift_details.take(name, event.ph, at, raw.dur, args)
+        }
+        name @ ("v8::Debugger::AsyncTaskRun"
+        | "v8::Debugger::AsyncTaskScheduled"
+        | "ProfileChunk") => {
+            let dur = raw.dur.unwrap_or(0.0);
+            c.async_stacks.take(name, event.ph, at, dur, raw.id, args)
+        }
+        name => match c.page.take(name, at, args) {
+            Some(ok) => ok,
+            None => c.requests.take(name, at, args, &mut c.page.final_urls),
+        },
+    };
+    if !ok {
+        c.malformed += 1;
     }
 }
 
@@ -209,6 +301,13 @@ pub fn analyse_reader(mut reader: impl std::io::Read) -> Result<Report, String> 
         analyser.feed(&buf[..n])?;
     }
     analyser.finish()
+}
+
+/// TBT of a navigation set: its FCP to its TTI on the thread the navigation started on.
+pub fn total_blocking_time(report: &Report, set: &InsightSet) -> Option<Blocking> {
+    let nav = set.navigation.as_ref()?;
+    let fcp = nav.at.ts + set.fcp?;
+    Some(report.long_tasks.blocking(nav.at, fcp, set.bounds.max))
 }
 
 /// `performance_analyze_insight`'s answer for one insight of one set, or the reference's

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use serde::Deserialize;
 
-use super::events::At;
+use super::event::At;
 
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
@@ -74,42 +74,42 @@ struct Header {
 }
 
 #[derive(Deserialize, Default, Clone, Debug)]
-pub struct Initiator {
+pub(super) struct Initiator {
     #[serde(default, rename = "type")]
-    pub kind: Option<String>,
+    pub(super) kind: Option<String>,
     #[serde(default)]
-    pub url: Option<String>,
+    pub(super) url: Option<String>,
     /// Lantern reads XHR and fetch requests by this.
     #[serde(default)]
-    pub fetch_type: Option<String>,
+    pub(super) fetch_type: Option<String>,
 }
 
 /// `ResourceReceiveResponse`'s timing (seconds for `requestTime`, ms since it for the rest).
 #[derive(Deserialize, Default, Clone, Copy, Debug)]
 #[serde(rename_all = "camelCase")]
-pub struct Timing {
+pub(super) struct Timing {
     #[serde(default)]
-    pub request_time: f64,
+    pub(super) request_time: f64,
     #[serde(default)]
-    pub receive_headers_start: Option<f64>,
+    pub(super) receive_headers_start: Option<f64>,
     #[serde(default)]
-    pub receive_headers_end: f64,
+    pub(super) receive_headers_end: f64,
     #[serde(default)]
-    pub send_start: f64,
+    pub(super) send_start: f64,
     #[serde(default)]
-    pub send_end: f64,
+    pub(super) send_end: f64,
     #[serde(default)]
-    pub dns_start: f64,
+    pub(super) dns_start: f64,
     #[serde(default)]
-    pub dns_end: f64,
+    pub(super) dns_end: f64,
     #[serde(default)]
-    pub connect_start: f64,
+    pub(super) connect_start: f64,
     #[serde(default)]
-    pub connect_end: f64,
+    pub(super) connect_end: f64,
     #[serde(default = "unset")]
-    pub ssl_start: f64,
+    pub(super) ssl_start: f64,
     #[serde(default = "unset")]
-    pub ssl_end: f64,
+    pub(super) ssl_end: f64,
 }
 
 /// A timing the browser did not give (its own marker for one that did not happen).
@@ -162,72 +162,72 @@ struct Parts {
 
 /// One request as DevTools' synthetic network event describes it.
 #[derive(Clone, Debug)]
-pub struct Request {
-    pub id: String,
+pub(super) struct Request {
+    pub(super) id: String,
     /// The final `ResourceSendRequest`: its position keys the request (`s-N`).
-    pub send: At,
+    pub(super) send: At,
     /// Queued at (the first will-send or send).
-    pub ts: f64,
-    pub end: f64,
+    pub(super) ts: f64,
+    pub(super) end: f64,
     /// The last will-send (or send): where redirects end.
-    pub end_redirect: f64,
+    end_redirect: f64,
     /// When the last byte arrived (`finishTime`), or `end` without one.
-    pub finish_time: f64,
-    pub url: String,
-    pub priority: String,
-    pub initial_priority: String,
-    pub resource_type: String,
-    pub render_blocking: String,
-    pub fetch_priority: String,
-    pub initiator: Option<Initiator>,
-    pub is_link_preload: bool,
-    pub timing: Option<Timing>,
-    pub status: i64,
-    pub mime_type: String,
-    pub protocol: String,
+    pub(super) finish_time: f64,
+    pub(super) url: String,
+    pub(super) priority: String,
+    pub(super) initial_priority: String,
+    pub(super) resource_type: String,
+    pub(super) render_blocking: String,
+    pub(super) fetch_priority: String,
+    pub(super) initiator: Option<Initiator>,
+    pub(super) is_link_preload: bool,
+    pub(super) timing: Option<Timing>,
+    pub(super) status: i64,
+    pub(super) mime_type: String,
+    pub(super) protocol: String,
     /// The response's `Content-Type` header, as sent.
-    pub content_type: Option<String>,
-    pub frame: String,
+    pub(super) content_type: Option<String>,
+    pub(super) frame: String,
     /// The response's headers, as sent.
-    pub headers: Vec<(String, String)>,
-    pub from_service_worker: bool,
-    pub decoded_body_length: f64,
-    pub finished: bool,
-    pub failed: bool,
-    pub redirects: Vec<Redirect>,
+    pub(super) headers: Vec<(String, String)>,
+    pub(super) from_service_worker: bool,
+    pub(super) decoded_body_length: f64,
+    pub(super) finished: bool,
+    pub(super) failed: bool,
+    pub(super) redirects: Vec<Redirect>,
     /// The URL of the top frame of the script stack that sent it.
-    pub stack_url: Option<String>,
+    pub(super) stack_url: Option<String>,
     /// The request whose URL is this one's initiator URL (DevTools' network-handler
     /// initiator), by its event index.
-    pub initiated_by: Option<u64>,
+    pub(super) initiated_by: Option<u64>,
     // What Lantern's simulation reads (RenderBlocking savings).
     /// Bytes received (`encodedDataLength`).
-    pub transfer_size: f64,
-    pub connection_id: f64,
-    pub connection_reused: bool,
-    pub from_disk_cache: bool,
-    pub from_memory_cache: bool,
+    pub(super) transfer_size: f64,
+    pub(super) connection_id: f64,
+    pub(super) connection_reused: bool,
+    pub(super) from_disk_cache: bool,
+    pub(super) from_memory_cache: bool,
     /// Whether the send event itself said whether it blocks rendering.
-    pub sent_render_blocking: bool,
+    sent_render_blocking: bool,
 }
 
 /// A redirect the request went through before its final URL.
 #[derive(Clone, Debug)]
-pub struct Redirect {
-    pub url: String,
-    pub ts: f64,
-    pub dur: f64,
+pub(super) struct Redirect {
+    pub(super) url: String,
+    pub(super) ts: f64,
+    pub(super) dur: f64,
 }
 
 /// Requests by id while the stream runs.
 #[derive(Default)]
-pub struct Requests {
+pub(super) struct Requests {
     parts: HashMap<String, Parts>,
 }
 
 impl Requests {
     /// Takes a `Resource*` event; any other name is ignored. False when its args are malformed.
-    pub fn take(
+    pub(super) fn take(
         &mut self,
         name: &str,
         at: At,
@@ -294,7 +294,7 @@ impl Requests {
     }
 
     /// The requests DevTools keeps (sent, over http(s), file, blob or filesystem), by start time.
-    pub fn finish(self) -> Vec<Request> {
+    pub(super) fn finish(self) -> Vec<Request> {
         let mut out: Vec<Request> = self
             .parts
             .into_iter()
@@ -439,12 +439,12 @@ impl Parts {
 }
 
 impl Request {
-    pub fn dur(&self) -> f64 {
+    pub(super) fn dur(&self) -> f64 {
         self.end - self.ts
     }
 
     /// When the request was sent (DevTools' `sendStartTime`).
-    pub fn send_start_time(&self) -> f64 {
+    pub(super) fn send_start_time(&self) -> f64 {
         match self.timing {
             Some(t) => t.request_time * 1_000_000.0 + t.send_start * 1000.0,
             None => self.ts,
@@ -452,7 +452,7 @@ impl Request {
     }
 
     /// When the response headers were in (DevTools' `downloadStart`).
-    pub fn download_start(&self) -> f64 {
+    pub(super) fn download_start(&self) -> f64 {
         match self.timing {
             Some(t) => t.request_time * 1_000_000.0 + t.receive_headers_end * 1000.0,
             None => self.ts,
@@ -460,41 +460,41 @@ impl Request {
     }
 
     /// From the last will-send (or send) to the first: time spent in redirects, µs.
-    pub fn redirection_duration(&self) -> f64 {
+    pub(super) fn redirection_duration(&self) -> f64 {
         self.end_redirect - self.ts
     }
 
     /// The first byte's wait after the request was sent, µs (DevTools' `serverResponseTime`).
-    pub fn server_response_time(&self) -> Option<f64> {
+    pub(super) fn server_response_time(&self) -> Option<f64> {
         let t = self.timing?;
         Some((t.receive_headers_start.unwrap_or(t.receive_headers_end) - t.send_end) * 1000.0)
     }
 
     /// Lantern's `renderBlocking`: none when the send did not say and the request is not blocking.
-    pub fn lantern_render_blocking(&self) -> Option<&str> {
+    pub(super) fn lantern_render_blocking(&self) -> Option<&str> {
         (self.sent_render_blocking || self.render_blocking != "non_blocking")
             .then_some(self.render_blocking.as_str())
     }
 
     /// DevTools' `isSyntheticNetworkRequestEventRenderBlocking`.
-    pub fn is_render_blocking(&self) -> bool {
+    pub(super) fn is_render_blocking(&self) -> bool {
         !matches!(
             self.render_blocking.as_str(),
             "non_blocking" | "dynamically_injected_non_blocking" | "potentially_blocking"
         )
     }
 
-    pub fn is_high_priority(&self) -> bool {
+    pub(super) fn is_high_priority(&self) -> bool {
         matches!(self.priority.as_str(), "VeryHigh" | "High" | "Medium")
     }
 
     /// Its event key: the final send's position.
-    pub fn key(&self) -> String {
+    pub(super) fn key(&self) -> String {
         format!("s-{}", self.send.index)
     }
 
     /// When the document's first byte arrived (DevTools' `calculateDocFirstByteTs`).
-    pub fn first_byte(&self) -> Option<f64> {
+    pub(super) fn first_byte(&self) -> Option<f64> {
         if self.protocol == "file" {
             return Some(self.ts);
         }

@@ -4,8 +4,8 @@
 //! headers with the values DevTools does not allow redacted.
 
 use super::format::micros;
-use super::metrics::Report;
 use super::network::Request;
+use super::report::Report;
 
 /// Headers a cross-origin response may show at all (the CORS safelist).
 const CORS_SAFELISTED: &[&str] = &[
@@ -23,7 +23,7 @@ const MAX_HEADERS_SIZE: usize = 1000;
 
 /// `scheme://host[:port]` of an http(s) URL, lowercased, default ports dropped (as
 /// browsers compare origins); None for any other URL.
-pub fn origin(url: &str) -> Option<String> {
+pub(super) fn origin(url: &str) -> Option<String> {
     let (scheme, rest) = url.split_once("://")?;
     let scheme = scheme.to_ascii_lowercase();
     if scheme != "http" && scheme != "https" {
@@ -49,7 +49,7 @@ fn same_origin(report: &Report, request: &Request) -> bool {
 }
 
 /// The URL DevTools prints for a request: a cross-origin redirect shows where it started.
-pub fn url(report: &Report, request: &Request) -> String {
+pub(super) fn url(report: &Report, request: &Request) -> String {
     match request.redirects.first() {
         Some(first) if !same_origin(report, request) => {
             if first.url.is_empty() {
@@ -63,7 +63,7 @@ pub fn url(report: &Report, request: &Request) -> String {
 }
 
 /// `url (eventKey: s-N, ts: T)`, how insights name a request.
-pub fn url_with_key(report: &Report, request: &Request) -> String {
+pub(super) fn url_with_key(report: &Report, request: &Request) -> String {
     format!(
         "{} (eventKey: {}, ts: {})",
         url(report, request),
@@ -157,7 +157,7 @@ fn headers(report: &Report, request: &Request) -> String {
 }
 
 /// The request in full under `## {title}: url`.
-pub fn verbose(report: &Report, request: &Request, title: &str) -> String {
+pub(super) fn verbose(report: &Report, request: &Request, title: &str) -> String {
     let base = base_time(report, request);
     let processing_done = request.end - base;
     let download_done = request.finish_time - base;
@@ -227,7 +227,7 @@ pub fn verbose(report: &Report, request: &Request, title: &str) -> String {
 
 /// DevTools' `formatNetworkRequests` without options: one request in full, several as
 /// the compact lines the summary's format notes describe.
-pub fn requests(report: &Report, requests: &[&Request]) -> String {
+pub(super) fn requests(report: &Report, requests: &[&Request]) -> String {
     match requests {
         [] => String::new(),
         [one] => verbose(report, one, "Network request"),

@@ -7,10 +7,10 @@
 
 /// Elements larger than this are counted but not kept (screenshots and CPU profile chunks
 /// are a few hundred kilobytes; nothing the metrics read comes near this).
-pub const MAX_PIECE: usize = 16 << 20;
+const MAX_PIECE: usize = 16 << 20;
 
 /// What the splitter found.
-pub enum Piece<'a> {
+pub(super) enum Piece<'a> {
     /// One element of the events array, in file order.
     Event(&'a [u8]),
     /// An element of the events array too large to keep: it still takes its place in the
@@ -38,7 +38,7 @@ enum Capture {
 }
 
 /// The splitter's state between chunks.
-pub struct Scanner {
+pub(super) struct Scanner {
     top: Top,
     depth: u32,
     in_string: bool,
@@ -54,7 +54,7 @@ pub struct Scanner {
     oversize: bool,
     piece: Vec<u8>,
     /// Events the array held, kept or not.
-    pub events: u64,
+    pub(super) events: u64,
 }
 
 impl Default for Scanner {
@@ -78,7 +78,7 @@ impl Default for Scanner {
 
 impl Scanner {
     /// Takes the next bytes of the file; `sink` gets every piece that completes in them.
-    pub fn feed(&mut self, bytes: &[u8], sink: &mut dyn FnMut(Piece)) -> Result<(), String> {
+    pub(super) fn feed(&mut self, bytes: &[u8], sink: &mut dyn FnMut(Piece)) -> Result<(), String> {
         // Where the piece being captured starts in `bytes` (0 when it began in an earlier chunk).
         let mut start = 0;
         let mut i = 0;
@@ -143,7 +143,7 @@ impl Scanner {
     }
 
     /// Checks that the file ended where a complete trace ends.
-    pub fn finish(&self) -> Result<(), String> {
+    pub(super) fn finish(&self) -> Result<(), String> {
         match (self.top, self.depth, self.in_string) {
             (Top::Start, ..) => Err("the trace is empty".into()),
             (_, 0, false) => Ok(()),

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use serde::Deserialize;
 
-use super::events::At;
+use super::event::At;
 
 #[derive(Deserialize)]
 struct Args<T> {
@@ -38,33 +38,40 @@ struct ImageData {
 
 /// A `PaintImage` complete event.
 #[derive(Clone, Debug)]
-pub struct PaintImage {
-    pub ts: f64,
-    pub node_id: Option<i64>,
-    pub url: Option<String>,
-    pub node_name: Option<String>,
+pub(super) struct PaintImage {
+    pub(super) ts: f64,
+    pub(super) node_id: Option<i64>,
+    pub(super) url: Option<String>,
+    pub(super) node_name: Option<String>,
 }
 
 /// A complete event's span, µs.
 #[derive(Clone, Copy, Debug)]
-pub struct Span {
-    pub ts: f64,
-    pub dur: f64,
+pub(super) struct Span {
+    pub(super) ts: f64,
+    pub(super) dur: f64,
 }
 
 #[derive(Clone, Debug, Default)]
-pub struct ShiftDetails {
+pub(super) struct ShiftDetails {
     /// The impacted nodes' debug names, by the shift's position in the events array.
-    pub impacted: HashMap<u64, Vec<String>>,
-    pub pre_paints: Vec<Span>,
-    pub paint_images: Vec<PaintImage>,
+    pub(super) impacted: HashMap<u64, Vec<String>>,
+    pub(super) pre_paints: Vec<Span>,
+    pub(super) paint_images: Vec<PaintImage>,
     /// `LayoutImageUnsized`: (time, node id).
-    pub unsized_images: Vec<(f64, i64)>,
+    pub(super) unsized_images: Vec<(f64, i64)>,
 }
 
 impl ShiftDetails {
     /// Takes an event the root causes read; false when its args are malformed.
-    pub fn take(&mut self, name: &str, ph: &str, at: At, dur: Option<f64>, args: &str) -> bool {
+    pub(super) fn take(
+        &mut self,
+        name: &str,
+        ph: &str,
+        at: At,
+        dur: Option<f64>,
+        args: &str,
+    ) -> bool {
         match name {
             "PrePaint" => self.pre_paints.push(Span {
                 ts: at.ts,
@@ -96,7 +103,7 @@ impl ShiftDetails {
     }
 
     /// Notes the impacted elements of a shift that counts (no recent input).
-    pub fn shift(&mut self, at: At, args: &str) {
+    pub(super) fn shift(&mut self, at: At, args: &str) {
         let Ok(parsed) = serde_json::from_str::<Args<ShiftData>>(args) else {
             return;
         };
@@ -113,7 +120,7 @@ impl ShiftDetails {
     }
 
     /// Sorts what arrived out of order (DevTools reads them sorted by time).
-    pub fn finish(&mut self) {
+    pub(super) fn finish(&mut self) {
         self.pre_paints.sort_by(|a, b| a.ts.total_cmp(&b.ts));
         self.paint_images.sort_by(|a, b| a.ts.total_cmp(&b.ts));
         self.unsized_images.sort_by(|a, b| a.0.total_cmp(&b.0));

@@ -3,7 +3,7 @@
 
 use super::format::{bounds, js, micros, round};
 use super::insights::{listed, savings, texts, wasted_bytes};
-use super::metrics::{InsightSet, Report};
+use super::report::{InsightSet, Report};
 
 /// The explanation of call-tree and network formats the reference appends to every summary.
 const FORMATS: &str = include_str!("formats.txt");
@@ -80,7 +80,7 @@ fn lab_metrics(set: &InsightSet, parts: &mut Vec<String>) {
         let key = event(lcp.event.index, lcp.event.ts, false);
         parts.push(format!("  - LCP: {} ms, event: {key}{node}", js(ms)));
         if let Some(s) = &lcp.subparts {
-            let line = |label: &str, b: super::metrics::Bounds| {
+            let line = |label: &str, b: super::event::Bounds| {
                 format!(
                     "    - {label}: {}, bounds: {}",
                     micros(b.range()),

@@ -1,8 +1,9 @@
 //! DevTools' DocumentLatency insight: the navigation's document request checked for
 //! redirects, a slow server response (over 600 ms) and a missing text compression.
 
-use super::super::metrics::{Bounds, InsightSet, Report};
+use super::super::event::Bounds;
 use super::super::network::Request;
+use super::super::report::{InsightSet, Report};
 use super::super::request_text;
 
 /// DevTools fails the server response above this many ms, and counts savings down to the target.
@@ -12,12 +13,12 @@ const TARGET_MS: f64 = 100.0;
 const IGNORE_BYTES: f64 = 1400.0;
 
 /// The checks and what failing them costs.
-pub struct Checks<'a> {
-    pub document: &'a Request,
+pub(super) struct Checks<'a> {
+    document: &'a Request,
     /// ms, rounded.
-    pub server_response: f64,
-    pub redirect_ms: f64,
-    pub uncompressed_bytes: f64,
+    server_response: f64,
+    redirect_ms: f64,
+    uncompressed_bytes: f64,
 }
 
 impl Checks<'_> {
@@ -25,12 +26,12 @@ impl Checks<'_> {
         self.server_response <= TOO_SLOW_MS
     }
 
-    pub fn fail(&self) -> bool {
+    fn fail(&self) -> bool {
         self.redirect_ms != 0.0 || !self.server_fast() || self.uncompressed_bytes != 0.0
     }
 
     /// FCP and LCP savings, ms: the slow response down to the target, and the redirects.
-    pub fn savings_ms(&self) -> f64 {
+    pub(super) fn savings_ms(&self) -> f64 {
         let slow = if self.server_fast() {
             0.0
         } else {
@@ -41,7 +42,7 @@ impl Checks<'_> {
 }
 
 /// The checks for a navigation's set whose document request has timings.
-pub fn checks(set: &InsightSet) -> Option<Checks<'_>> {
+pub(super) fn checks(set: &InsightSet) -> Option<Checks<'_>> {
     set.navigation.as_ref()?;
     let document = set.document.as_ref()?;
     let server_response = (document.server_response_time()? / 1000.0).round();
@@ -107,7 +108,7 @@ fn compression_savings(request: &Request) -> f64 {
 /// Listed when a check fails; about the document request and the parts that failed.
 /// DevTools places the server-response part at the request's `sendEnd` offset (ms since
 /// the request started) read as a trace time, so these bounds start near zero; kept as it is.
-pub fn bounds(set: &InsightSet) -> Option<Bounds> {
+pub(super) fn bounds(set: &InsightSet) -> Option<Bounds> {
     let c = checks(set)?;
     if !c.fail() {
         return None;
@@ -136,20 +137,20 @@ pub fn bounds(set: &InsightSet) -> Option<Bounds> {
             max: d.finish_time,
         });
     }
-    super::combine(&windows)
+    Bounds::union(windows)
 }
 
 /// `FCP N ms, LCP N ms`.
-pub fn savings(set: &InsightSet) -> Option<String> {
+pub(super) fn savings(set: &InsightSet) -> Option<String> {
     let ms = checks(set)?.savings_ms();
     Some(format!("FCP {ms} ms, LCP {ms} ms"))
 }
 
-pub fn wasted_bytes(set: &InsightSet) -> Option<f64> {
+pub(super) fn wasted_bytes(set: &InsightSet) -> Option<f64> {
     checks(set).map(|c| c.uncompressed_bytes)
 }
 
-pub fn details(report: &Report, set: &InsightSet) -> String {
+pub(crate) fn details(report: &Report, set: &InsightSet) -> String {
     let Some(c) = checks(set) else {
         return String::new();
     };
@@ -168,7 +169,7 @@ pub fn details(report: &Report, set: &InsightSet) -> String {
 mod tests {
     use std::collections::HashMap;
 
-    use super::super::super::events::At;
+    use super::super::super::event::At;
     use super::super::super::network::{Request, Requests};
     use super::compression_savings;
 

@@ -2,23 +2,17 @@
 //! DevTools lists an insight unless it passes; its own descriptions and example questions
 //! are part of the answer an agent reads, so they are kept here verbatim.
 
-mod dom_size;
-mod entities;
-mod forced_reflow;
-mod third_parties;
+use super::event::Bounds;
+use super::lcp_text::discovery;
+use super::main_thread::{dom_size, forced_reflow, third_parties};
+use super::report::InsightSet;
 
-use std::collections::HashSet;
-
-use super::events::{At, Collected};
-use super::metrics::{Bounds, InsightSet};
-use super::network::Request;
-
-// Network insights (issue 12): one file each.
-pub mod document_latency;
-pub mod network_dependency_tree;
-pub mod network_graph;
+// The network insights port DevTools' rules on a set's requests, a file each; rank.rs
+// orders the list by the LCP savings they estimate.
+pub(super) mod document_latency;
+pub(super) mod network_dependency_tree;
 mod rank;
-pub mod render_blocking;
+pub(super) mod render_blocking;
 
 /// DevTools' insights in its baseline order, and whether this analyser computes each.
 pub const ALL: &[(&str, bool)] = &[
@@ -47,13 +41,13 @@ pub const ALL: &[(&str, bool)] = &[
 type Check = fn(&InsightSet) -> Option<Bounds>;
 
 /// An insight the set lists.
-pub struct Listed {
-    pub name: &'static str,
-    pub bounds: Bounds,
+pub(super) struct Listed {
+    pub(super) name: &'static str,
+    pub(super) bounds: Bounds,
 }
 
 /// DevTools' description and example questions for an insight.
-pub fn texts(name: &str) -> (&'static str, &'static [&'static str]) {
+pub(super) fn texts(name: &str) -> (&'static str, &'static [&'static str]) {
     match name {
         "INPBreakdown" => (
             "Start investigating [how to improve INP](https://developer.chrome.com/docs/performance/insights/inp-breakdown) by looking at the longest subpart",
@@ -86,7 +80,7 @@ pub fn texts(name: &str) -> (&'static str, &'static [&'static str]) {
                 "How can I prevent layout shifts on this page?",
             ],
         ),
-        // Network insights (issue 12).
+        // The network insights: their texts here with the others', their rules in their files.
         "RenderBlocking" => (
             "Requests are blocking the page’s initial render, which may delay LCP. [Deferring or inlining](https://developer.chrome.com/docs/performance/insights/render-blocking) can move these network requests out of the critical path.",
             &[
@@ -126,7 +120,7 @@ pub fn texts(name: &str) -> (&'static str, &'static [&'static str]) {
 }
 
 /// The insights of `set` that do not pass, in DevTools' baseline order.
-pub fn listed(set: &InsightSet) -> Vec<Listed> {
+pub(super) fn listed(set: &InsightSet) -> Vec<Listed> {
     let mut out = Vec::new();
     if let Some(i) = &set.inp {
         out.push(Listed {
@@ -155,7 +149,7 @@ pub fn listed(set: &InsightSet) -> Vec<Listed> {
             bounds,
         });
     }
-    // Network insights (issue 12).
+    // The network insights decide from the set's requests, each by its own file's rules.
     let network: [(&'static str, Check); 3] = [
         ("RenderBlocking", render_blocking::bounds),
         ("NetworkDependencyTree", network_dependency_tree::bounds),
@@ -190,129 +184,13 @@ fn by_rank(set: &InsightSet, listed: &mut [Listed]) {
     let observed = set.lcp.as_ref().map_or(0.0, |l| l.timing / 1000.0);
     let lcp_savings = |name: &str| match name {
         "DocumentLatency" => document_latency::checks(set).map_or(0.0, |c| c.savings_ms()),
-        "RenderBlocking" => set.main_thread.render_blocking_savings.map_or(0.0, |s| s.1),
+        "RenderBlocking" => set.lantern.render_blocking_savings.map_or(0.0, |s| s.1),
         _ => 0.0,
     };
     listed.sort_by(|a, b| {
         let rank = |l: &Listed| rank::rank(observed, lcp_savings(l.name));
         rank(b).total_cmp(&rank(a))
     });
-}
-
-/// One trace event as the main-thread insights see it while the trace streams.
-pub struct Event<'a> {
-    pub at: At,
-    pub name: &'a str,
-    pub ph: &'a str,
-    pub dur: Option<f64>,
-    pub args: Option<&'a str>,
-}
-
-/// What the stream leaves for the main-thread insights (DOMSize, ForcedReflow,
-/// ThirdParties), each bounded by its own rules.
-#[derive(Default)]
-pub struct Evidence {
-    dom_size: dom_size::Evidence,
-    forced_reflow: forced_reflow::Evidence,
-    third_parties: third_parties::Evidence,
-    /// Renderer main threads (`CrRendererMain`), by (pid, tid).
-    main_threads: HashSet<(i64, i64)>,
-    /// The main threads' tasks, for RenderBlocking's Lantern savings.
-    tasks: super::lantern::Tasks,
-}
-
-impl Evidence {
-    pub fn take(&mut self, e: &Event) {
-        if e.name == "thread_name" && e.args.is_some_and(|a| a.contains("\"CrRendererMain\"")) {
-            self.main_threads.insert((e.at.pid, e.at.tid));
-        }
-        self.dom_size.take(e);
-        self.forced_reflow.take(e);
-        self.third_parties.take(e);
-        self.tasks.take(e);
-    }
-
-    /// The models of every insight set, once the stream has ended.
-    pub fn evaluate(self, sets: &mut [InsightSet], c: &Collected, requests: &[Request]) {
-        let reflows = self.forced_reflow.finish();
-        let tasks = self.tasks.finish();
-        let mut third_parties = self.third_parties.finish(requests);
-        let main_frame_threads: HashSet<(i64, i64)> = self
-            .main_threads
-            .iter()
-            .filter(|(pid, _)| c.frame_processes.contains(&(c.main_frame.clone(), *pid)))
-            .copied()
-            .collect();
-        let renderers: HashSet<i64> = c.frame_processes.iter().map(|(_, pid)| *pid).collect();
-        // DevTools reads one main thread for ThirdParties: the main frame's renderer's.
-        let main = sets
-            .iter()
-            .find_map(|s| s.navigation.as_ref().map(|n| (n.at.pid, n.at.tid)))
-            .or_else(|| main_frame_threads.iter().min().copied());
-        for set in sets {
-            let nav = set.navigation.as_ref();
-            let cx = Context {
-                frame: nav.map_or(c.main_frame.clone(), |n| n.frame.clone()),
-                bounds: set.bounds,
-                navigation_pid: nav.map(|n| n.at.pid),
-                main_tid: nav.map(|n| n.at.tid),
-                main_threads: &main_frame_threads,
-                renderers: &renderers,
-            };
-            let first_party = nav.map_or(c.main_frame_url.as_str(), |n| n.url.as_str());
-            let lantern = super::lantern::estimate(set, &render_blocking::requests(set), &tasks);
-            set.main_thread = MainThread {
-                dom_size: self.dom_size.model(&cx),
-                forced_reflow: reflows.model(&cx),
-                third_parties: third_parties.model(&cx, main, first_party),
-                render_blocking_savings: lantern.render_blocking_savings,
-                connections: lantern.connections,
-            };
-        }
-    }
-}
-
-/// The part of the trace an insight set covers, as the main-thread insights read it.
-pub struct Context<'a> {
-    pub frame: String,
-    pub bounds: Bounds,
-    pub navigation_pid: Option<i64>,
-    main_tid: Option<i64>,
-    main_threads: &'a HashSet<(i64, i64)>,
-    renderers: &'a HashSet<i64>,
-}
-
-impl Context<'_> {
-    /// DevTools' `eventIsInBounds`.
-    pub fn in_bounds(&self, ts: f64, dur: f64) -> bool {
-        ts <= self.bounds.max && self.bounds.min < ts + dur
-    }
-
-    /// A process that renders a frame.
-    pub fn is_renderer(&self, pid: i64) -> bool {
-        self.renderers.contains(&pid)
-    }
-
-    /// The navigation's main thread (DevTools compares thread ids only), or without a
-    /// navigation the main threads of the main frame's renderers.
-    pub fn is_main_thread(&self, pid: i64, tid: i64) -> bool {
-        match self.main_tid {
-            Some(main) => tid == main,
-            None => self.main_threads.contains(&(pid, tid)),
-        }
-    }
-}
-
-/// The main-thread insights of one insight set.
-#[derive(Clone, Debug, Default)]
-pub struct MainThread {
-    pub dom_size: dom_size::Model,
-    pub forced_reflow: forced_reflow::Model,
-    pub third_parties: third_parties::Model,
-    /// RenderBlocking's FCP and LCP savings (ms), as Lantern estimates them.
-    pub render_blocking_savings: Option<(f64, f64)>,
-    /// What NetworkDependencyTree's preconnect candidates read from Lantern.
-    pub connections: Option<super::lantern::Connections>,
 }
 
 /// Fails when neither the Content-Type header nor a meta tag in the first 1024 bytes
@@ -329,7 +207,7 @@ fn character_set(set: &InsightSet) -> Option<Bounds> {
 }
 
 /// DevTools' `/charset\s*=\s*[a-zA-Z0-9\-_:.()]{2,}/i`.
-pub fn declares_charset(content_type: &str) -> bool {
+pub(super) fn declares_charset(content_type: &str) -> bool {
     let lower = content_type.to_ascii_lowercase();
     lower.match_indices("charset").any(|(i, _)| {
         let rest = lower[i + "charset".len()..].trim_start();
@@ -345,7 +223,7 @@ pub fn declares_charset(content_type: &str) -> bool {
 }
 
 /// What the summary says an insight would save, when it says anything.
-pub fn savings(set: &InsightSet, name: &str) -> Option<String> {
+pub(super) fn savings(set: &InsightSet, name: &str) -> Option<String> {
     match name {
         "RenderBlocking" => render_blocking::savings(set),
         "DocumentLatency" => document_latency::savings(set),
@@ -354,20 +232,12 @@ pub fn savings(set: &InsightSet, name: &str) -> Option<String> {
 }
 
 /// The bytes an insight says could be saved (none when zero).
-pub fn wasted_bytes(set: &InsightSet, name: &str) -> Option<f64> {
+pub(super) fn wasted_bytes(set: &InsightSet, name: &str) -> Option<f64> {
     match name {
         "DocumentLatency" => document_latency::wasted_bytes(set),
         _ => None,
     }
     .filter(|b| *b != 0.0)
-}
-
-fn combine(windows: &[Bounds]) -> Option<Bounds> {
-    let first = windows.first()?;
-    Some(windows.iter().fold(*first, |acc, w| Bounds {
-        min: acc.min.min(w.min),
-        max: acc.max.max(w.max),
-    }))
 }
 
 /// Listed whenever there is an LCP; about its subparts and its resource's request.
@@ -386,31 +256,7 @@ fn lcp_breakdown(set: &InsightSet) -> Option<Bounds> {
             max: r.end,
         });
     }
-    Some(combine(&windows).unwrap_or(set.bounds))
-}
-
-/// The checks on the LCP image's request, from the document's first byte to the request's end.
-pub struct Discovery {
-    pub priority_hinted: bool,
-    pub discoverable: bool,
-    pub eager: bool,
-    pub first_byte: Option<f64>,
-}
-
-pub fn discovery(set: &InsightSet) -> Option<Discovery> {
-    let lcp = set.lcp.as_ref()?;
-    let doc = set.document.as_ref()?;
-    let request = lcp.request.as_ref()?;
-    let initiator = request.initiator.as_ref();
-    let by_document = initiator.is_some_and(|i| {
-        i.kind.as_deref() == Some("parser") && i.url.as_deref() == Some(doc.url.as_str())
-    });
-    Some(Discovery {
-        priority_hinted: request.fetch_priority == "high",
-        discoverable: request.is_link_preload || by_document,
-        eager: lcp.loading_attr.as_deref() != Some("lazy") || request.is_link_preload,
-        first_byte: doc.first_byte(),
-    })
+    Some(Bounds::union(windows).unwrap_or(set.bounds))
 }
 
 fn lcp_discovery(set: &InsightSet) -> Option<Bounds> {
@@ -432,7 +278,7 @@ fn lcp_discovery(set: &InsightSet) -> Option<Bounds> {
         ],
         _ => Vec::new(),
     };
-    Some(combine(&windows).unwrap_or(set.bounds))
+    Some(Bounds::union(windows).unwrap_or(set.bounds))
 }
 
 /// Listed when the set has a layout shift cluster; about its worst one.

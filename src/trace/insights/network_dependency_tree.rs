@@ -2,35 +2,35 @@
 //! document, their latency, the longest one, and the origins the page preconnected to.
 //!
 //! DevTools walks Lantern's page dependency graph; this walks its network part
-//! (`network_graph`). Preconnect candidates come from Lantern (`lantern::Connections`):
+//! (`lantern::network_graph`). Preconnect candidates come from Lantern (`lantern::Connections`):
 //! its RTTs and its pessimistic LCP graph.
 
 use std::collections::HashSet;
 
-use super::network_graph::{self, Graph};
-
+use super::super::event::Bounds;
 use super::super::format::{js, millis};
-use super::super::metrics::{Bounds, InsightSet, Report};
+use super::super::lantern::network_graph::{self, Graph};
 use super::super::network::Request;
+use super::super::report::{InsightSet, Report};
 use super::super::request_text::{initiator, origin, url, url_with_key};
 
 /// A request in the tree: its latency from the chain's first request and what it loaded.
-pub struct Node {
+struct Node {
     /// The request (an index into the set's requests).
-    pub request: usize,
+    request: usize,
     /// A redirect hop of the request: Lantern's copy of it, which has no event key.
-    pub hop: bool,
-    pub time: f64,
-    pub children: Vec<Node>,
-    pub longest: bool,
+    hop: bool,
+    time: f64,
+    children: Vec<Node>,
+    longest: bool,
 }
 
 /// The critical request tree of a navigation.
-pub struct Tree {
-    pub roots: Vec<Node>,
-    pub max_time: f64,
+struct Tree {
+    roots: Vec<Node>,
+    max_time: f64,
     /// A chain of two requests or more.
-    pub fail: bool,
+    fail: bool,
 }
 
 /// DevTools' `isCritical`: the document, or a high-priority or render-blocking request
@@ -61,8 +61,26 @@ fn critical(set: &InsightSet, r: &Request) -> bool {
     r.is_high_priority() || r.is_render_blocking()
 }
 
+/// Whether DevTools builds its Lantern context for the set: a navigation with FCP and LCP,
+/// whose first request (the graph's root, not a video) leads to a document. Without it
+/// DevTools finds no critical chain.
+fn lantern_context(set: &InsightSet) -> bool {
+    let Some(first) = set.requests.first() else {
+        return false;
+    };
+    let document = set
+        .requests
+        .iter()
+        .any(|r| r.resource_type == "Document" && !r.failed && r.url == first.url);
+    set.navigation.is_some()
+        && set.fcp.is_some()
+        && set.lcp.is_some()
+        && !first.mime_type.starts_with("video")
+        && document
+}
+
 /// The tree for a navigation's set; None for the part before the first navigation.
-pub fn tree(set: &InsightSet) -> Option<Tree> {
+fn tree(set: &InsightSet) -> Option<Tree> {
     set.navigation.as_ref()?;
     let requests: Vec<&Request> = set
         .requests
@@ -74,7 +92,7 @@ pub fn tree(set: &InsightSet) -> Option<Tree> {
         max_time: 0.0,
         fail: false,
     };
-    if !network_graph::available(set) {
+    if !lantern_context(set) {
         return Some(tree);
     }
     let graph = network_graph::graph(&requests);
@@ -170,7 +188,7 @@ fn remap(nodes: &mut [Node], graph: &Graph, to: &[Request]) {
 }
 
 /// Listed when a chain has two requests or more; about every request in the tree.
-pub fn bounds(set: &InsightSet) -> Option<Bounds> {
+pub(super) fn bounds(set: &InsightSet) -> Option<Bounds> {
     let tree = tree(set)?;
     if !tree.fail {
         return None;
@@ -183,7 +201,7 @@ pub fn bounds(set: &InsightSet) -> Option<Bounds> {
             max: r.end,
         });
     });
-    Some(super::combine(&windows).unwrap_or(set.bounds))
+    Some(Bounds::union(windows).unwrap_or(set.bounds))
 }
 
 fn walk(nodes: &[Node], f: &mut impl FnMut(&Node)) {
@@ -194,7 +212,7 @@ fn walk(nodes: &[Node], f: &mut impl FnMut(&Node)) {
 }
 
 /// The detailed analysis, as DevTools' formatter writes it.
-pub fn details(report: &Report, set: &InsightSet) -> String {
+pub(crate) fn details(report: &Report, set: &InsightSet) -> String {
     let Some(tree) = tree(set) else {
         return String::new();
     };
@@ -316,7 +334,7 @@ struct Candidate {
 /// save its connection setup as Lantern simulates it (an RTT, twice over TLS), at most its
 /// time since the document loaded; the four that save most.
 fn candidates(report: &Report, set: &InsightSet) -> Vec<Candidate> {
-    let (Some(lantern), Some(doc)) = (&set.main_thread.connections, &set.document) else {
+    let (Some(lantern), Some(doc)) = (&set.lantern.connections, &set.document) else {
         return Vec::new();
     };
     let Some(main_origin) = origin(&doc.url) else {
@@ -373,7 +391,7 @@ fn candidates(report: &Report, set: &InsightSet) -> Vec<Candidate> {
 }
 
 /// The `rel=preconnect` parts of a `Link` header: (URL, the part as written).
-pub fn link_preconnects(header: &str) -> Vec<(String, String)> {
+fn link_preconnects(header: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < header.len() {

@@ -47,7 +47,7 @@ fn log_normal_score(p10: f64, median: f64, value: f64) -> f64 {
 }
 
 /// An insight's rank: the score gained if its LCP savings (ms) came off the observed LCP (ms).
-pub fn rank(observed_lcp_ms: f64, lcp_savings_ms: f64) -> f64 {
+pub(super) fn rank(observed_lcp_ms: f64, lcp_savings_ms: f64) -> f64 {
     if lcp_savings_ms == 0.0 {
         return 0.0;
     }

@@ -4,18 +4,19 @@
 //! DevTools estimates the FCP and LCP savings with Lantern (trace::lantern): the first
 //! paint simulated with and without these requests.
 
-use super::super::metrics::{Bounds, InsightSet, Report};
+use super::super::event::Bounds;
 use super::super::network::Request;
+use super::super::report::{InsightSet, Report};
 use super::super::request_text;
 
 /// "FCP N ms, LCP N ms"; nothing where DevTools has no Lantern estimate (no FCP or LCP, say).
-pub fn savings(set: &InsightSet) -> Option<String> {
-    let (fcp, lcp) = set.main_thread.render_blocking_savings?;
+pub(super) fn savings(set: &InsightSet) -> Option<String> {
+    let (fcp, lcp) = set.lantern.render_blocking_savings?;
     Some(format!("FCP {fcp} ms, LCP {lcp} ms"))
 }
 
 /// The render-blocking requests of the set's navigation, longest first.
-pub fn requests(set: &InsightSet) -> Vec<&Request> {
+pub(crate) fn requests(set: &InsightSet) -> Vec<&Request> {
     let (Some(nav), Some(first_paint)) = (&set.navigation, set.first_paint) else {
         return Vec::new();
     };
@@ -36,7 +37,7 @@ pub fn requests(set: &InsightSet) -> Vec<&Request> {
 }
 
 /// Listed when there is one; about the requests.
-pub fn bounds(set: &InsightSet) -> Option<Bounds> {
+pub(super) fn bounds(set: &InsightSet) -> Option<Bounds> {
     let windows: Vec<Bounds> = requests(set)
         .iter()
         .map(|r| Bounds {
@@ -44,10 +45,10 @@ pub fn bounds(set: &InsightSet) -> Option<Bounds> {
             max: r.end,
         })
         .collect();
-    super::combine(&windows)
+    Bounds::union(windows)
 }
 
-pub fn details(report: &Report, set: &InsightSet) -> String {
+pub(crate) fn details(report: &Report, set: &InsightSet) -> String {
     let requests = requests(set);
     let summary = request_text::requests(report, &requests);
     if summary.is_empty() {

@@ -1,4 +1,4 @@
-//! Lantern's page dependency graph: the network nodes (insights::network_graph links them)
+//! Lantern's page dependency graph: the network nodes (`network_graph.rs` links them)
 //! and the main thread's task nodes, linked to the requests their events name, with short
 //! tasks that link little pruned as Lantern prunes them.
 //!
@@ -7,32 +7,32 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use super::super::insights::network_graph;
 use super::super::network::Request;
+use super::network_graph;
 use super::requests::{lantern_type, Net};
 use super::tasks::{Finished, Link, Task, SIGNIFICANT_DUR};
 
 /// A graph node: a request (or redirect hop) or a main-thread task; times in µs.
-pub enum Kind<'a> {
+enum Kind<'a> {
     Net(Box<Net<'a>>),
     Cpu(&'a Task),
 }
 
-pub struct Node<'a> {
-    pub kind: Kind<'a>,
-    pub start: f64,
-    pub end: f64,
+pub(super) struct Node<'a> {
+    kind: Kind<'a>,
+    pub(super) start: f64,
+    pub(super) end: f64,
 }
 
 impl Node<'_> {
-    pub fn net(&self) -> Option<&Net<'_>> {
+    pub(super) fn net(&self) -> Option<&Net<'_>> {
         match &self.kind {
             Kind::Net(n) => Some(n),
             Kind::Cpu(_) => None,
         }
     }
 
-    pub fn task(&self) -> Option<&Task> {
+    pub(super) fn task(&self) -> Option<&Task> {
         match self.kind {
             Kind::Cpu(t) => Some(t),
             Kind::Net(_) => None,
@@ -43,9 +43,9 @@ impl Node<'_> {
 /// A graph over the nodes: each node's dependencies and dependents in the order Lantern
 /// adds them. A node no path from `root` reaches is not part of it.
 #[derive(Clone, Debug, Default)]
-pub struct Edges {
-    pub root: usize,
-    pub deps: Vec<Vec<usize>>,
+pub(super) struct Edges {
+    pub(super) root: usize,
+    pub(super) deps: Vec<Vec<usize>>,
     /// Dependents as added; a removed one leaves `GONE` in its place, so that removing one
     /// of the root's thousands of dependents does not shift the rest.
     dependents: Vec<Vec<usize>>,
@@ -68,7 +68,7 @@ impl Edges {
     }
 
     /// Makes `node` depend on `on` (once).
-    pub fn link(&mut self, node: usize, on: usize) {
+    fn link(&mut self, node: usize, on: usize) {
         if node != on && !self.deps[node].contains(&on) {
             self.deps[node].push(on);
             self.slots.insert((on, node), self.dependents[on].len());
@@ -86,7 +86,7 @@ impl Edges {
     }
 
     /// What depends on `n`, in the order it was linked.
-    pub fn dependents(&self, n: usize) -> Vec<usize> {
+    pub(super) fn dependents(&self, n: usize) -> Vec<usize> {
         self.dependents[n]
             .iter()
             .copied()
@@ -95,7 +95,7 @@ impl Edges {
     }
 
     /// Lantern's breadth-first walk from `from` along `next`, each node once.
-    pub fn walk(&self, from: usize, next: impl Fn(usize) -> Vec<usize>) -> Vec<usize> {
+    fn walk(&self, from: usize, next: impl Fn(usize) -> Vec<usize>) -> Vec<usize> {
         let mut seen = vec![false; self.deps.len()];
         seen[from] = true;
         let mut queue = VecDeque::from([from]);
@@ -113,18 +113,18 @@ impl Edges {
     }
 
     /// The nodes of the graph, from the root along dependents.
-    pub fn members(&self) -> Vec<usize> {
+    pub(super) fn members(&self) -> Vec<usize> {
         self.walk(self.root, |n| self.dependents(n))
     }
 
     /// `from` and everything that depends on it, transitively.
-    pub fn downstream(&self, from: usize) -> Vec<usize> {
+    pub(super) fn downstream(&self, from: usize) -> Vec<usize> {
         self.walk(from, |n| self.dependents(n))
     }
 
     /// Lantern's `cloneWithRelationships`: the nodes `keep` accepts with everything they
     /// depend on, linked as before; None when that leaves the root out.
-    pub fn keep(&self, keep: impl Fn(usize) -> bool) -> Option<Edges> {
+    pub(super) fn keep(&self, keep: impl Fn(usize) -> bool) -> Option<Edges> {
         let order = self.members();
         let mut included = vec![false; self.deps.len()];
         for &n in &order {
@@ -152,7 +152,7 @@ impl Edges {
     }
 
     /// Whether every member can be reached in dependency order (no cycle).
-    pub fn acyclic(&self) -> bool {
+    fn acyclic(&self) -> bool {
         let members = self.members();
         let mut member = vec![false; self.deps.len()];
         for &n in &members {
@@ -183,17 +183,17 @@ impl Edges {
 }
 
 /// The graph of one navigation: its requests (in time order) and its main thread's tasks.
-pub struct Graph<'a> {
-    pub nodes: Vec<Node<'a>>,
-    pub edges: Edges,
-    pub main_document: usize,
+pub(super) struct Graph<'a> {
+    pub(super) nodes: Vec<Node<'a>>,
+    pub(super) edges: Edges,
+    pub(super) main_document: usize,
     /// The tasks' strings and module URLs, and the thread they ran on.
-    pub finished: &'a Finished,
-    pub thread: (i64, i64),
+    pub(super) finished: &'a Finished,
+    pub(super) thread: (i64, i64),
 }
 
 /// Lantern's `createGraph`; None where Lantern fails (no main document, a cycle).
-pub fn build<'a>(
+pub(super) fn build<'a>(
     requests: &[&'a Request],
     tasks: &[&'a Task],
     thread: (i64, i64),

@@ -14,7 +14,7 @@ const MINIMUM_WASTED_MS: f64 = 50.0;
 /// Lantern's optimistic FCP graph: the main document, the render-blocking requests done by
 /// `fcp` (not those scripts started), and the tasks of their scripts, the first layout,
 /// paint and HTML parse before it; with what they depend on.
-pub fn first_contentful_paint(graph: &Graph, fcp: f64) -> Option<Edges> {
+pub(super) fn first_contentful_paint(graph: &Graph, fcp: f64) -> Option<Edges> {
     let blocking = |n: usize| {
         graph.nodes[n]
             .net()
@@ -26,7 +26,12 @@ pub fn first_contentful_paint(graph: &Graph, fcp: f64) -> Option<Edges> {
 /// Lantern's pessimistic LCP graph (what NetworkDependencyTree's preconnect candidates
 /// come from): every request done by the LCP and every layout before it, or the pessimistic
 /// FCP graph when the LCP is text painted with the first content. `lcp` and `fcp` in µs.
-pub fn largest_contentful_paint(graph: &Graph, fcp: f64, lcp: f64, text: bool) -> Option<Edges> {
+pub(super) fn largest_contentful_paint(
+    graph: &Graph,
+    fcp: f64,
+    lcp: f64,
+    text: bool,
+) -> Option<Edges> {
     if fcp == lcp && text {
         let blocking = |n: usize| {
             graph.nodes[n]
@@ -127,7 +132,7 @@ fn evaluated<'g>(graph: &'g Graph, task: &'g super::tasks::Task) -> Vec<&'g str>
 }
 
 /// FCP and LCP savings (ms) if the `blocking` requests (by request id) were deferred.
-pub fn render_blocking_savings(
+pub(super) fn render_blocking_savings(
     graph: &Graph,
     sim: &Simulator,
     fcp_graph: &Edges,

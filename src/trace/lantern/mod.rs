@@ -11,16 +11,17 @@
 mod graph;
 mod metrics;
 mod network_analyzer;
+pub(super) mod network_graph;
 mod requests;
 mod simulator;
 mod tasks;
 mod tcp;
 
-pub use tasks::{Finished, Tasks};
+pub(super) use tasks::{Finished, Tasks};
 
 use std::collections::{HashMap, HashSet};
 
-use super::metrics::InsightSet;
+use super::event::At;
 use super::network::Request;
 use simulator::Simulator;
 
@@ -28,34 +29,44 @@ use simulator::Simulator;
 /// network's RTT and each origin's additional RTT (ms), and the URLs of the requests in the
 /// pessimistic LCP graph.
 #[derive(Clone, Debug, Default)]
-pub struct Connections {
-    pub rtt: f64,
-    pub additional_rtt: HashMap<String, f64>,
-    pub lcp_urls: HashSet<String>,
+pub(super) struct Connections {
+    pub(super) rtt: f64,
+    pub(super) additional_rtt: HashMap<String, f64>,
+    pub(super) lcp_urls: HashSet<String>,
 }
 
 /// Lantern's estimates for a navigation's set.
 #[derive(Clone, Debug, Default)]
-pub struct Estimates {
+pub(super) struct Estimates {
     /// RenderBlocking's FCP and LCP savings (ms), deferring the blocking requests.
-    pub render_blocking_savings: Option<(f64, f64)>,
-    pub connections: Option<Connections>,
+    pub(super) render_blocking_savings: Option<(f64, f64)>,
+    pub(super) connections: Option<Connections>,
 }
 
-/// Both estimates are None where DevTools has no Lantern context (no FCP or LCP, no main
-/// document, no throughput to measure); the savings also where the simulation fails, and
-/// where nothing blocks (the insight is not listed then, so nothing is simulated).
-pub fn estimate(set: &InsightSet, blocking: &[&Request], finished: &Finished) -> Estimates {
+/// The page load Lantern estimates: a navigation that has an FCP and an LCP.
+pub(super) struct Load<'a> {
+    /// The navigation's start, on the thread it started on.
+    pub(super) at: At,
+    /// FCP and LCP, as trace times (µs).
+    pub(super) fcp: f64,
+    pub(super) lcp: f64,
+    /// Whether the LCP element is text, and whether it loaded a request (an image).
+    pub(super) lcp_text: bool,
+    pub(super) lcp_request: bool,
+    /// The requests from the navigation to the next one (in time order), and when that
+    /// part of the trace ends.
+    pub(super) requests: &'a [Request],
+    pub(super) end: f64,
+}
+
+/// Both estimates are None where DevTools has no Lantern context (no main document, no
+/// throughput to measure); the savings also where the simulation fails, and where nothing
+/// blocks (the insight is not listed then, so nothing is simulated).
+pub(super) fn estimate(load: &Load, blocking: &[&Request], finished: &Finished) -> Estimates {
     let mut out = Estimates::default();
-    let Some(nav) = set.navigation.as_ref() else {
-        return out;
-    };
-    let (Some(fcp), Some(lcp)) = (set.fcp, set.lcp.as_ref()) else {
-        return out;
-    };
-    let requests: Vec<&Request> = set.requests.iter().collect();
-    let thread = (nav.at.pid, nav.at.tid);
-    let tasks = finished.tasks(thread.0, thread.1, nav.at.ts, set.bounds.max + 1.0);
+    let requests: Vec<&Request> = load.requests.iter().collect();
+    let thread = (load.at.pid, load.at.tid);
+    let tasks = finished.tasks(thread.0, thread.1, load.at.ts, load.end + 1.0);
     let Some(graph) = graph::build(&requests, &tasks, thread, finished) else {
         return out;
     };
@@ -67,29 +78,26 @@ pub fn estimate(set: &InsightSet, blocking: &[&Request], finished: &Finished) ->
     let Some(network) = network_analyzer::analyze(&records) else {
         return out;
     };
-    let (fcp, lcp_ts) = (nav.at.ts + fcp, nav.at.ts + lcp.timing);
-    let Some(fcp_graph) = metrics::first_contentful_paint(&graph, fcp) else {
+    let Some(fcp_graph) = metrics::first_contentful_paint(&graph, load.fcp) else {
         return out;
     };
-    out.connections =
-        metrics::largest_contentful_paint(&graph, fcp, lcp_ts, lcp.text).map(|lcp_graph| {
-            Connections {
-                rtt: network.rtt,
-                additional_rtt: network.additional_rtt.clone(),
-                lcp_urls: lcp_graph
-                    .members()
-                    .into_iter()
-                    .filter_map(|n| graph.nodes[n].net().map(|r| r.url.to_owned()))
-                    .collect(),
-            }
-        });
+    let lcp_graph = metrics::largest_contentful_paint(&graph, load.fcp, load.lcp, load.lcp_text);
+    out.connections = lcp_graph.map(|lcp_graph| Connections {
+        rtt: network.rtt,
+        additional_rtt: network.additional_rtt.clone(),
+        lcp_urls: lcp_graph
+            .members()
+            .into_iter()
+            .filter_map(|n| graph.nodes[n].net().map(|r| r.url.to_owned()))
+            .collect(),
+    });
     if blocking.is_empty() {
         return out;
     }
     let sim = Simulator::new(&graph.nodes, &network);
     let ids: Vec<&str> = blocking.iter().map(|r| r.id.as_str()).collect();
     out.render_blocking_savings =
-        metrics::render_blocking_savings(&graph, &sim, &fcp_graph, &ids, lcp.request.is_some());
+        metrics::render_blocking_savings(&graph, &sim, &fcp_graph, &ids, load.lcp_request);
     out
 }
 
@@ -97,7 +105,7 @@ pub fn estimate(set: &InsightSet, blocking: &[&Request], finished: &Finished) ->
 mod tests {
     use std::collections::HashMap;
 
-    use super::super::events::At;
+    use super::super::event::At;
     use super::super::network::{Request, Requests};
     use super::graph;
     use super::requests::Net;

@@ -11,15 +11,15 @@ const INITIAL_CWD: f64 = 14.0 * 1024.0;
 
 /// The network the requests were observed on (times in ms, throughput in bits/s).
 #[derive(Clone, Debug, PartialEq)]
-pub struct Analysis {
-    pub rtt: f64,
-    pub throughput: f64,
-    pub additional_rtt: HashMap<String, f64>,
-    pub server_response_time: HashMap<String, f64>,
+pub(super) struct Analysis {
+    pub(super) rtt: f64,
+    pub(super) throughput: f64,
+    pub(super) additional_rtt: HashMap<String, f64>,
+    pub(super) server_response_time: HashMap<String, f64>,
 }
 
 /// Lantern's `NetworkAnalyzer.analyze`; None without a request that measures throughput.
-pub fn analyze(requests: &[Net]) -> Option<Analysis> {
+pub(super) fn analyze(requests: &[Net]) -> Option<Analysis> {
     let throughput = throughput(requests)?;
     let rtt_by_origin = minimum_rtt_by_origin(requests);
     // Without any round-trip estimate Lantern's RTT is not a number and it simulates nothing.
@@ -46,7 +46,7 @@ pub fn analyze(requests: &[Net]) -> Option<Analysis> {
 }
 
 /// The key Lantern files its estimates over all origins under.
-pub const SUMMARY: &str = "__SUMMARY__";
+const SUMMARY: &str = "__SUMMARY__";
 
 fn median(values: &[f64]) -> f64 {
     let mut v = values.to_vec();
@@ -76,7 +76,7 @@ fn by_origin<'a, 'b>(requests: &'b [Net<'a>]) -> Vec<(&'b str, Vec<&'b Net<'a>>)
 
 /// Whether each request reused a connection: the trace's word when it can be trusted
 /// (several connections, each of them opened by one of the requests), else a guess.
-pub fn connection_reused(requests: &[Net], force_coarse: bool) -> HashMap<String, bool> {
+pub(super) fn connection_reused(requests: &[Net], force_coarse: bool) -> HashMap<String, bool> {
     if !force_coarse && can_trust_connections(requests) {
         return requests
             .iter()

@@ -5,32 +5,32 @@ use super::super::network::{Request, Timing};
 
 /// One network node's request (times: `start` in µs as the graph's, the rest in ms).
 #[derive(Clone, Debug)]
-pub struct Net<'a> {
-    pub request: &'a Request,
+pub(super) struct Net<'a> {
+    pub(super) request: &'a Request,
     /// Which of its redirect hops this is; None for the request itself.
-    pub hop: Option<usize>,
+    pub(super) hop: Option<usize>,
     /// Lantern's request id: a hop after the first, and the request after its hops, add
     /// `:redirect` once per hop before them.
-    pub id: String,
-    pub url: &'a str,
-    pub origin: String,
-    pub host: String,
-    pub scheme: String,
+    pub(super) id: String,
+    pub(super) url: &'a str,
+    pub(super) origin: String,
+    pub(super) host: String,
+    pub(super) scheme: String,
     /// When the renderer started it (µs).
-    pub start: f64,
-    pub request_time: f64,
-    pub headers_end: f64,
-    pub end: f64,
-    pub timing: Option<Timing>,
-    pub transfer_size: f64,
-    pub status: i64,
+    pub(super) start: f64,
+    pub(super) request_time: f64,
+    pub(super) headers_end: f64,
+    pub(super) end: f64,
+    pub(super) timing: Option<Timing>,
+    pub(super) transfer_size: f64,
+    pub(super) status: i64,
     /// None for a redirect hop.
-    pub resource_type: Option<&'a str>,
+    pub(super) resource_type: Option<&'a str>,
 }
 
 impl<'a> Net<'a> {
     /// The request itself (`hop` None) or its redirect hop `hop`, starting at `start` µs.
-    pub fn new(request: &'a Request, hop: Option<usize>, start: f64) -> Net<'a> {
+    pub(super) fn new(request: &'a Request, hop: Option<usize>, start: f64) -> Net<'a> {
         let hops = request.redirects.len();
         let depth = hop.unwrap_or(hops);
         let id = format!("{}{}", request.id, ":redirect".repeat(depth));
@@ -82,25 +82,25 @@ impl<'a> Net<'a> {
         }
     }
 
-    pub fn protocol(&self) -> &str {
+    pub(super) fn protocol(&self) -> &str {
         &self.request.protocol
     }
 
-    pub fn is_multiplexed(&self) -> bool {
+    pub(super) fn is_multiplexed(&self) -> bool {
         let p = self.protocol();
         p == "h2" || p.starts_with("h3")
     }
 
-    pub fn disk_cached(&self) -> bool {
+    pub(super) fn disk_cached(&self) -> bool {
         self.request.from_disk_cache
     }
 
-    pub fn memory_cached(&self) -> bool {
+    pub(super) fn memory_cached(&self) -> bool {
         self.request.from_memory_cache
     }
 
     /// Served without a connection: from the disk cache, or not over the network.
-    pub fn is_connectionless(&self) -> bool {
+    pub(super) fn is_connectionless(&self) -> bool {
         const LOCAL: [&str; 6] = [
             "blob",
             "data",
@@ -115,7 +115,7 @@ impl<'a> Net<'a> {
     }
 
     /// Lantern's `hasRenderBlockingPriority`.
-    pub fn has_render_blocking_priority(&self) -> bool {
+    pub(super) fn has_render_blocking_priority(&self) -> bool {
         let r = self.request;
         match r.lantern_render_blocking() {
             Some("non_blocking" | "dynamically_injected_non_blocking" | "potentially_blocking") => {
@@ -130,14 +130,14 @@ impl<'a> Net<'a> {
             || (high && self.resource_type == Some("Document"))
     }
 
-    pub fn initiator_type(&self) -> &str {
+    pub(super) fn initiator_type(&self) -> &str {
         let initiator = self.request.initiator.as_ref();
         initiator.and_then(|i| i.kind.as_deref()).unwrap_or("other")
     }
 }
 
 /// Lantern reads `fetch` and XHR requests by their fetch type.
-pub fn lantern_type(r: &Request) -> &str {
+pub(super) fn lantern_type(r: &Request) -> &str {
     match r.initiator.as_ref().and_then(|i| i.fetch_type.as_deref()) {
         Some("xmlhttprequest") => "XHR",
         Some("fetch") => "Fetch",
@@ -163,7 +163,7 @@ fn hop_timing(from: f64, to: f64) -> Timing {
 }
 
 /// A URL's origin, host and scheme as the URL standard gives them (default ports left out).
-pub fn parts(url: &str) -> (String, String, String) {
+fn parts(url: &str) -> (String, String, String) {
     let (scheme, rest) = url.split_once(':').unwrap_or(("", url));
     let scheme = scheme.to_ascii_lowercase();
     let authority = rest

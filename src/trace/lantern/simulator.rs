@@ -18,19 +18,19 @@ const DNS_RTT_MULTIPLIER: f64 = 2.0;
 
 /// When a node ran in the simulation (ms from its start).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Timing {
-    pub start: f64,
-    pub end: f64,
+pub(super) struct Timing {
+    pub(super) start: f64,
+    pub(super) end: f64,
 }
 
 /// A simulation's result: its length and each node's timing.
-pub struct Simulation {
-    pub time: f64,
-    pub timings: HashMap<usize, Timing>,
+pub(super) struct Simulation {
+    pub(super) time: f64,
+    pub(super) timings: HashMap<usize, Timing>,
 }
 
 /// The network the simulation runs on ("provided" throttling: the observed one).
-pub struct Simulator<'g, 'a> {
+pub(super) struct Simulator<'g, 'a> {
     nodes: &'g [Node<'a>],
     network: &'g Analysis,
     max_concurrent: f64,
@@ -64,7 +64,7 @@ struct Run<'s, 'g, 'a> {
 }
 
 impl<'g, 'a> Simulator<'g, 'a> {
-    pub fn new(nodes: &'g [Node<'a>], network: &'g Analysis) -> Self {
+    pub(super) fn new(nodes: &'g [Node<'a>], network: &'g Analysis) -> Self {
         let saturated = Connection::maximum_saturated(network.rtt, network.throughput);
         Simulator {
             nodes,
@@ -74,7 +74,7 @@ impl<'g, 'a> Simulator<'g, 'a> {
     }
 
     /// Simulates the graph; None where Lantern's simulation fails.
-    pub fn simulate(&self, edges: &Edges) -> Option<Simulation> {
+    pub(super) fn simulate(&self, edges: &Edges) -> Option<Simulation> {
         let connections = self.connections(edges)?;
         let len = self.nodes.len();
         let mut run = Run {

@@ -18,7 +18,7 @@ use std::collections::{HashMap, HashSet};
 use serde::Deserialize;
 
 /// Lantern keeps tasks from this long whatever they did (µs).
-pub const SIGNIFICANT_DUR: f64 = 10_000.0;
+pub(super) const SIGNIFICANT_DUR: f64 = 10_000.0;
 
 const SCHEDULABLE: [&str; 4] = [
     "RunTask",
@@ -29,7 +29,7 @@ const SCHEDULABLE: [&str; 4] = [
 
 /// What a task's events link it to (interned strings).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Link {
+pub(super) enum Link {
     /// Depends on the request for this URL that ended last before the task.
     Url(u32),
     /// Evaluates this script: a dependency on its URL, and Lantern's script-to-task map.
@@ -46,17 +46,17 @@ pub enum Link {
 
 /// One top-level task (times in µs).
 #[derive(Clone, Debug)]
-pub struct Task {
-    pub ts: f64,
-    pub end: f64,
-    pub layout: bool,
-    pub paint: bool,
-    pub parse_html: bool,
-    pub links: Vec<Link>,
+pub(super) struct Task {
+    pub(super) ts: f64,
+    pub(super) end: f64,
+    pub(super) layout: bool,
+    pub(super) paint: bool,
+    pub(super) parse_html: bool,
+    pub(super) links: Vec<Link>,
 }
 
 impl Task {
-    pub fn duration(&self) -> f64 {
+    pub(super) fn duration(&self) -> f64 {
         self.end - self.ts
     }
 
@@ -85,7 +85,7 @@ struct Thread {
 
 /// The tasks of every thread, as the stream leaves them.
 #[derive(Default)]
-pub struct Tasks {
+pub(crate) struct Tasks {
     threads: HashMap<(i64, i64), Thread>,
     strings: Vec<String>,
     ids: HashMap<String, u32>,
@@ -153,7 +153,7 @@ const LINKING: [&str; 13] = [
 
 impl Tasks {
     /// Takes one event of the stream, in file order.
-    pub fn take(&mut self, e: &super::super::insights::Event) {
+    pub(crate) fn take(&mut self, e: &super::super::event::Event) {
         let (name, ts) = (e.name, e.at.ts);
         let schedulable = SCHEDULABLE.contains(&name) && e.dur.is_some_and(|d| d != 0.0);
         let flag = matches!(name, "Layout" | "Paint" | "ParseHTML");
@@ -197,7 +197,7 @@ impl Tasks {
     }
 
     /// Closes the open tasks.
-    pub fn finish(mut self) -> Finished {
+    pub(crate) fn finish(mut self) -> Finished {
         for thread in self.threads.values_mut() {
             if let Some(done) = thread.open.take().filter(Task::kept) {
                 thread.tasks.push(done);
@@ -295,7 +295,7 @@ impl Thread {
 
 /// What the stream left: every thread's tasks and module URLs, and the interned strings.
 #[derive(Default, Clone, Debug)]
-pub struct Finished {
+pub(crate) struct Finished {
     threads: HashMap<(i64, i64), ThreadTasks>,
     strings: Vec<String>,
 }
@@ -308,7 +308,7 @@ struct ThreadTasks {
 
 impl Finished {
     /// The tasks of one thread that start in `[from, to)`, in file order.
-    pub fn tasks(&self, pid: i64, tid: i64, from: f64, to: f64) -> Vec<&Task> {
+    pub(super) fn tasks(&self, pid: i64, tid: i64, from: f64, to: f64) -> Vec<&Task> {
         self.threads
             .get(&(pid, tid))
             .map(|t| {
@@ -320,12 +320,12 @@ impl Finished {
             .unwrap_or_default()
     }
 
-    pub fn string(&self, id: u32) -> &str {
+    pub(super) fn string(&self, id: u32) -> &str {
         self.strings.get(id as usize).map_or("", String::as_str)
     }
 
     /// The URL of the module compiled on the thread with this script id.
-    pub fn module_url(&self, pid: i64, tid: i64, script: u32) -> Option<&str> {
+    pub(super) fn module_url(&self, pid: i64, tid: i64, script: u32) -> Option<&str> {
         let thread = self.threads.get(&(pid, tid))?;
         thread.modules.get(&script).map(|&u| self.string(u))
     }
@@ -440,8 +440,7 @@ fn child_links(
 
 #[cfg(test)]
 mod tests {
-    use super::super::super::events::At;
-    use super::super::super::insights::Event;
+    use super::super::super::event::{At, Event};
     use super::{Link, Tasks};
 
     /// Feeds `(ts, name, dur, args)` events on thread (1, 1), in order.

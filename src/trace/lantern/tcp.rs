@@ -1,32 +1,32 @@
 //! Lantern's TCP connection model: handshake round trips, slow start up to what the
 //! throughput allows per round trip, and H2's bytes downloaded ahead for the next request.
 
-pub const SEGMENT_SIZE: f64 = 1460.0;
+const SEGMENT_SIZE: f64 = 1460.0;
 const INITIAL_CONGESTION_WINDOW: f64 = 10.0;
 
 #[derive(Clone, Debug)]
-pub struct Connection {
-    pub warmed: bool,
+pub(super) struct Connection {
+    pub(super) warmed: bool,
     ssl: bool,
     multiplexed: bool,
     rtt: f64,
-    pub throughput: f64,
+    pub(super) throughput: f64,
     server_latency: f64,
-    pub congestion_window: f64,
-    pub h2_overflow_bytes: f64,
+    pub(super) congestion_window: f64,
+    pub(super) h2_overflow_bytes: f64,
 }
 
 /// How far a download got (ms, bytes).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Download {
-    pub time_elapsed: f64,
-    pub bytes_downloaded: f64,
-    pub extra_bytes_downloaded: f64,
-    pub congestion_window: f64,
+pub(super) struct Download {
+    pub(super) time_elapsed: f64,
+    pub(super) bytes_downloaded: f64,
+    pub(super) extra_bytes_downloaded: f64,
+    pub(super) congestion_window: f64,
 }
 
 impl Connection {
-    pub fn new(
+    pub(super) fn new(
         rtt: f64,
         throughput: f64,
         server_latency: f64,
@@ -45,12 +45,12 @@ impl Connection {
         }
     }
 
-    pub fn multiplexed(&self) -> bool {
+    pub(super) fn multiplexed(&self) -> bool {
         self.multiplexed
     }
 
     /// How many connections can each get a segment per round trip at this throughput.
-    pub fn maximum_saturated(rtt: f64, throughput: f64) -> f64 {
+    pub(super) fn maximum_saturated(rtt: f64, throughput: f64) -> f64 {
         let bytes_per_second = 1000.0 / rtt * SEGMENT_SIZE;
         (throughput / (bytes_per_second * 8.0)).floor()
     }
@@ -60,14 +60,14 @@ impl Connection {
         (bytes_per_round_trip / SEGMENT_SIZE).floor()
     }
 
-    pub fn set_h2_overflow_bytes(&mut self, bytes: f64) {
+    pub(super) fn set_h2_overflow_bytes(&mut self, bytes: f64) {
         if self.multiplexed {
             self.h2_overflow_bytes = bytes;
         }
     }
 
     /// Downloads `bytes` after `already` ms of this request, for at most `limit` ms.
-    pub fn download(&self, bytes: f64, already: f64, limit: f64, dns: f64) -> Download {
+    pub(super) fn download(&self, bytes: f64, already: f64, limit: f64, dns: f64) -> Download {
         let bytes = match self.multiplexed {
             true => bytes - self.h2_overflow_bytes,
             false => bytes,

@@ -23,9 +23,9 @@ use std::rc::Rc;
 
 use serde::Deserialize;
 
-use super::{Context, Event};
+use super::context::Context;
+use crate::trace::event::{Bounds, Event};
 use crate::trace::format::micros;
-use crate::trace::metrics::Bounds;
 
 /// DevTools' `FORCED_REFLOW_THRESHOLD`: a task's reflows inside JavaScript count from 30 ms.
 const THRESHOLD: f64 = 30_000.0;
@@ -35,7 +35,7 @@ const KEPT: usize = 10_000;
 /// A JavaScript call frame as written in the trace.
 #[derive(Deserialize, Clone, Debug)]
 #[serde(rename_all = "camelCase")]
-pub struct CallFrame {
+struct CallFrame {
     #[serde(default)]
     function_name: String,
     #[serde(default)]
@@ -197,7 +197,7 @@ impl Spans {
 
 /// What the stream leaves for this insight.
 #[derive(Default)]
-pub struct Evidence {
+pub(super) struct Evidence {
     all: Spans,
     javascript: Spans,
     open: HashMap<(i64, i64), Vec<Open>>,
@@ -215,7 +215,7 @@ fn is_javascript(name: &str) -> bool {
 }
 
 impl Evidence {
-    pub fn take(&mut self, e: &Event) {
+    pub(super) fn take(&mut self, e: &Event) {
         let dur = e.dur.unwrap_or(0.0);
         let end = e.at.ts + dur;
         self.all.add(e.at.ts, end);
@@ -295,7 +295,7 @@ impl Evidence {
 
     /// The reflows DevTools warns about: those inside JavaScript, of tasks whose reflows
     /// add up to the threshold. A task still open when the trace ends is never judged.
-    pub fn finish(mut self) -> Warnings {
+    pub(super) fn finish(mut self) -> Warnings {
         self.reflows.sort_by(|a, b| a.ts.total_cmp(&b.ts));
         let mut by_task: BTreeMap<i64, (Vec<Reflow>, bool)> = BTreeMap::new();
         for reflow in self.reflows {
@@ -340,7 +340,7 @@ fn function_call(e: &Event, dur: f64) -> Option<Call> {
 
 /// The forced reflows of the whole trace, in time order.
 #[derive(Default)]
-pub struct Warnings {
+pub(super) struct Warnings {
     reflows: Vec<Reflow>,
 }
 
@@ -353,7 +353,7 @@ struct Cause {
 
 /// ForcedReflow for one insight set.
 #[derive(Clone, Debug, Default)]
-pub struct Model {
+pub(crate) struct Model {
     causes: Vec<Cause>,
     /// The function call with the most reflow time, that time, and the spans of its calls.
     top: Option<(Rc<CallFrame>, f64, Vec<Bounds>)>,
@@ -363,14 +363,14 @@ pub struct Model {
 }
 
 impl Warnings {
-    pub fn model(&self, cx: &Context) -> Model {
+    pub(super) fn model(&self, cx: &Context) -> Model {
         let mut model = Model::default();
         let mut causes: Vec<(String, Cause)> = Vec::new();
         let mut calls: Vec<(String, Rc<CallFrame>, f64, Vec<Bounds>)> = Vec::new();
         for r in self
             .reflows
             .iter()
-            .filter(|r| *r.frame == *cx.frame && cx.in_bounds(r.ts, r.end - r.ts))
+            .filter(|r| *r.frame == *cx.frame && cx.bounds.holds(r.ts, r.end - r.ts))
         {
             let id = r.bottom.as_ref().map_or("UNATTRIBUTED".into(), |f| f.id());
             match causes.iter_mut().find(|(k, _)| *k == id) {
@@ -417,23 +417,19 @@ impl Warnings {
 impl Model {
     /// Listed when a reflow was forced; about the top function's calls and the reflows
     /// (the set's bounds without a top function).
-    pub fn listed(&self, set: Bounds) -> Option<Bounds> {
+    pub(crate) fn listed(&self, set: Bounds) -> Option<Bounds> {
         if self.causes.is_empty() {
             return None;
         }
         let Some((_, _, calls)) = &self.top else {
             return Some(set);
         };
-        let all = calls.iter().chain(&self.spans);
-        all.copied().reduce(|a, b| Bounds {
-            min: a.min.min(b.min),
-            max: a.max.max(b.max),
-        })
+        Bounds::union(calls.iter().chain(&self.spans).copied())
     }
 
     /// `performance_analyze_insight`'s detailed analysis (DevTools'
     /// `formatForcedReflowInsight`); `None` when a reflow's top-level function is unknown.
-    pub fn details(&self) -> Option<String> {
+    pub(crate) fn details(&self) -> Option<String> {
         if self.unknown_calls {
             return None;
         }
@@ -466,12 +462,12 @@ impl Model {
     }
 }
 
-pub const DESCRIPTION: &str = "A forced reflow occurs when JavaScript queries geometric properties (such as `offsetWidth`) after styles have been invalidated by a change to the DOM state. This can result in poor performance. Learn more about [forced reflows](https://developer.chrome.com/docs/performance/insights/forced-reflow) and possible mitigations.";
+pub(crate) const DESCRIPTION: &str = "A forced reflow occurs when JavaScript queries geometric properties (such as `offsetWidth`) after styles have been invalidated by a change to the DOM state. This can result in poor performance. Learn more about [forced reflows](https://developer.chrome.com/docs/performance/insights/forced-reflow) and possible mitigations.";
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trace::events::At;
+    use crate::trace::event::At;
     use std::collections::HashSet;
 
     const STACK: &str = r#"{"beginData":{"frame":"F","stackTrace":[{"functionName":"read","url":"u.js","lineNumber":5,"columnNumber":3,"scriptId":"9"}]}}"#;

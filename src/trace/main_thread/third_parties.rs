@@ -12,10 +12,10 @@ use std::collections::HashMap;
 
 use serde::Deserialize;
 
+use super::context::Context;
 use super::entities::{Entities, Entity};
-use super::{Context, Event};
+use crate::trace::event::{Bounds, Event};
 use crate::trace::format::{bytes, millis};
-use crate::trace::metrics::Bounds;
 use crate::trace::network::Request;
 
 /// Self-time sums kept (one per thread, URL and navigation); more are dropped.
@@ -192,7 +192,7 @@ struct Transfer {
 
 /// What the stream leaves for this insight.
 #[derive(Default)]
-pub struct Evidence {
+pub(super) struct Evidence {
     urls: Vec<String>,
     url_ids: HashMap<String, u32>,
     open: HashMap<(i64, i64), Vec<Open>>,
@@ -207,7 +207,7 @@ pub struct Evidence {
 }
 
 impl Evidence {
-    pub fn take(&mut self, e: &Event) {
+    pub(super) fn take(&mut self, e: &Event) {
         if e.name == "navigationStart" && e.args.is_some_and(|a| a.contains("documentLoaderURL")) {
             self.navigations += 1;
         }
@@ -318,7 +318,7 @@ impl Evidence {
     }
 
     /// Closes what the trace left open; then the evidence is read per insight set.
-    pub fn finish(mut self, requests: &[Request]) -> Finished {
+    pub(super) fn finish(mut self, requests: &[Request]) -> Finished {
         let threads: Vec<(i64, i64)> = self.open.keys().copied().collect();
         for thread in threads {
             let mut open = self.open.remove(&thread).unwrap_or_default();
@@ -344,7 +344,7 @@ impl Evidence {
 type RequestEntities = HashMap<String, (Option<Entity>, f64, f64)>;
 
 /// The evidence with every URL's entity resolved.
-pub struct Finished {
+pub(super) struct Finished {
     evidence: Evidence,
     url_entities: Vec<Option<Entity>>,
     request_entities: RequestEntities,
@@ -361,7 +361,7 @@ struct Summary {
 
 /// ThirdParties for one insight set.
 #[derive(Clone, Debug, Default)]
-pub struct Model {
+pub(crate) struct Model {
     /// Entities other than the page's, in the order they first show up.
     others: Vec<Summary>,
     /// The spans of their events of 1 ms or more.
@@ -370,7 +370,12 @@ pub struct Model {
 
 impl Finished {
     /// `main`: the main frame's main thread; `first_party`: the page's URL.
-    pub fn model(&mut self, cx: &Context, main: Option<(i64, i64)>, first_party: &str) -> Model {
+    pub(super) fn model(
+        &mut self,
+        cx: &Context,
+        main: Option<(i64, i64)>,
+        first_party: &str,
+    ) -> Model {
         let first = self.entities.of(first_party);
         let in_set = |ts: f64| ts >= cx.bounds.min && ts <= cx.bounds.max;
         let mut found: Vec<(f64, Summary)> = Vec::new();
@@ -430,16 +435,13 @@ impl Finished {
                 min: *ts,
                 max: *end,
             }));
-        spans.reduce(|a, b| Bounds {
-            min: a.min.min(b.min),
-            max: a.max.max(b.max),
-        })
+        Bounds::union(spans)
     }
 }
 
 impl Model {
     /// Listed when an entity other than the page's shows up; about their events.
-    pub fn listed(&self, set: Bounds) -> Option<Bounds> {
+    pub(crate) fn listed(&self, set: Bounds) -> Option<Bounds> {
         if self.others.is_empty() {
             return None;
         }
@@ -447,7 +449,7 @@ impl Model {
     }
 
     /// `performance_analyze_insight`'s detailed analysis (DevTools' `formatThirdPartiesInsight`).
-    pub fn details(&self) -> String {
+    pub(crate) fn details(&self) -> String {
         if self.others.is_empty() {
             return "No 3rd party scripts were found on this page.".into();
         }
@@ -475,7 +477,7 @@ impl Model {
     }
 }
 
-pub const DESCRIPTION: &str = "3rd party code can significantly impact load performance. [Reduce and defer loading of 3rd party code](https://developer.chrome.com/docs/performance/insights/third-parties) to prioritize your page’s content.";
+pub(crate) const DESCRIPTION: &str = "3rd party code can significantly impact load performance. [Reduce and defer loading of 3rd party code](https://developer.chrome.com/docs/performance/insights/third-parties) to prioritize your page’s content.";
 
 #[cfg(test)]
 mod tests {

@@ -4,9 +4,9 @@
 
 use serde::Deserialize;
 
-use super::{Context, Event};
+use super::context::Context;
+use crate::trace::event::{Bounds, Event};
 use crate::trace::format::micros;
-use crate::trace::metrics::Bounds;
 
 /// A layout or style recalculation counts from 40 ms on...
 const DURATION: f64 = 40_000.0;
@@ -22,18 +22,18 @@ const KEPT_STATS: usize = 256;
 /// A large layout (`count` of `total` objects dirty) or style recalculation (`count`
 /// elements).
 #[derive(Clone, Debug)]
-pub struct Large {
-    pub ts: f64,
-    pub dur: f64,
-    pub pid: i64,
-    pub tid: i64,
-    pub count: u64,
-    pub total: u64,
+struct Large {
+    ts: f64,
+    dur: f64,
+    pid: i64,
+    tid: i64,
+    count: u64,
+    total: u64,
 }
 
 #[derive(Deserialize, Clone, Debug, Default)]
 #[serde(rename_all = "camelCase")]
-pub struct Depth {
+struct Depth {
     #[serde(default)]
     depth: u64,
     #[serde(default)]
@@ -44,7 +44,7 @@ pub struct Depth {
 
 #[derive(Deserialize, Clone, Debug, Default)]
 #[serde(rename_all = "camelCase")]
-pub struct Children {
+struct Children {
     #[serde(default)]
     num_children: u64,
     #[serde(default)]
@@ -56,7 +56,7 @@ pub struct Children {
 /// One `DOMStats` event's data.
 #[derive(Deserialize, Clone, Debug, Default)]
 #[serde(rename_all = "camelCase")]
-pub struct Stats {
+struct Stats {
     #[serde(skip)]
     ts: f64,
     #[serde(skip)]
@@ -93,14 +93,14 @@ struct Args {
 
 /// What the stream leaves for this insight.
 #[derive(Default)]
-pub struct Evidence {
+pub(super) struct Evidence {
     layouts: Vec<Large>,
     recalcs: Vec<Large>,
     stats: Vec<Stats>,
 }
 
 impl Evidence {
-    pub fn take(&mut self, e: &Event) {
+    pub(super) fn take(&mut self, e: &Event) {
         let kind = match (e.name, e.ph) {
             ("Layout", "X") => &mut self.layouts,
             ("UpdateLayoutTree", "X") => &mut self.recalcs,
@@ -146,12 +146,12 @@ impl Evidence {
     }
 
     /// The insight for one insight set.
-    pub fn model(&self, cx: &Context) -> Model {
-        let on_main = |l: &&Large| cx.is_main_thread(l.pid, l.tid) && cx.in_bounds(l.ts, l.dur);
+    pub(super) fn model(&self, cx: &Context) -> Model {
+        let on_main = |l: &&Large| cx.is_main_thread(l.pid, l.tid) && cx.bounds.holds(l.ts, l.dur);
         let mut max: Option<&Stats> = None;
         for stats in self.stats.iter().filter(|s| {
             s.frame == cx.frame
-                && cx.in_bounds(s.ts, 0.0)
+                && cx.bounds.holds(s.ts, 0.0)
                 && cx.navigation_pid.is_none_or(|pid| pid == s.pid)
         }) {
             if max.is_none_or(|m| stats.total_elements > m.total_elements) {
@@ -168,7 +168,7 @@ impl Evidence {
 
 /// DOMSize for one insight set.
 #[derive(Clone, Debug, Default)]
-pub struct Model {
+pub(crate) struct Model {
     layouts: Vec<Large>,
     recalcs: Vec<Large>,
     stats: Option<Stats>,
@@ -176,19 +176,16 @@ pub struct Model {
 
 impl Model {
     /// Listed when a layout or recalculation was large; about those events.
-    pub fn listed(&self) -> Option<Bounds> {
+    pub(crate) fn listed(&self) -> Option<Bounds> {
         let events = self.recalcs.iter().chain(&self.layouts);
-        events.fold(None, |acc: Option<Bounds>, l| {
-            let (min, max) = (l.ts, l.ts + l.dur);
-            Some(acc.map_or(Bounds { min, max }, |b| Bounds {
-                min: b.min.min(min),
-                max: b.max.max(max),
-            }))
-        })
+        Bounds::union(events.map(|l| Bounds {
+            min: l.ts,
+            max: l.ts + l.dur,
+        }))
     }
 
     /// `performance_analyze_insight`'s detailed analysis (DevTools' `formatDomSizeInsight`).
-    pub fn details(&self) -> String {
+    pub(crate) fn details(&self) -> String {
         if self.listed().is_none() {
             return "No DOM size issues were detected.".into();
         }
@@ -229,4 +226,4 @@ impl Model {
     }
 }
 
-pub const DESCRIPTION: &str = "A large DOM can increase the duration of style calculations and layout reflows, impacting page responsiveness. A large DOM will also increase memory usage. [Learn how to avoid an excessive DOM size](https://developer.chrome.com/docs/performance/insights/dom-size).";
+pub(crate) const DESCRIPTION: &str = "A large DOM can increase the duration of style calculations and layout reflows, impacting page responsiveness. A large DOM will also increase memory usage. [Learn how to avoid an excessive DOM size](https://developer.chrome.com/docs/performance/insights/dom-size).";

@@ -8,13 +8,13 @@ const DATASET: &str = include_str!("entities.tsv");
 
 /// An entity: a known one (its name in the dataset) or one made up for a root domain.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Entity {
+pub(super) enum Entity {
     Known(&'static str),
     Made(String),
 }
 
 impl Entity {
-    pub fn name(&self) -> &str {
+    pub(super) fn name(&self) -> &str {
         match self {
             Entity::Known(name) => name,
             Entity::Made(root) => root,
@@ -23,7 +23,7 @@ impl Entity {
 }
 
 /// The dataset's lookups, built on first use.
-pub struct Entities {
+pub(super) struct Entities {
     by_domain: HashMap<&'static str, &'static str>,
     by_subdomain: HashMap<String, &'static str>,
     by_root: HashMap<String, &'static str>,
@@ -31,7 +31,7 @@ pub struct Entities {
 }
 
 impl Entities {
-    pub fn new() -> Self {
+    pub(super) fn new() -> Self {
         let mut e = Entities {
             by_domain: HashMap::new(),
             by_subdomain: HashMap::new(),
@@ -61,7 +61,7 @@ impl Entities {
     }
 
     /// The entity of a URL (DevTools' `getEntityForUrl`), cached by URL.
-    pub fn of(&mut self, url: &str) -> Option<Entity> {
+    pub(super) fn of(&mut self, url: &str) -> Option<Entity> {
         if let Some(known) = self.cache.get(url) {
             return known.clone();
         }
@@ -89,7 +89,7 @@ impl Entities {
     }
 }
 
-pub fn root_domain(url: &str) -> Option<String> {
+fn root_domain(url: &str) -> Option<String> {
     domains(url).map(|(root, _)| root)
 }
 

@@ -1,40 +1,22 @@
-//! The network part of Lantern's page dependency graph (DevTools' NetworkDependencyTree
-//! walks it): a node per request, and one more per redirect a request went through (Lantern
-//! splits a redirected request into copies of it, one per hop, each depending on the one
-//! before); each node depends on its initiator as Lantern links them. Lantern's main-thread
-//! task nodes are left out: they only reorder the walk through script-started requests.
+//! The network part of Lantern's page dependency graph (`graph.rs` adds the main thread's
+//! tasks to it; DevTools' NetworkDependencyTree walks it without them): a node per request,
+//! and one more per redirect a request went through (Lantern splits a redirected request
+//! into copies of it, one per hop, each depending on the one before); each node depends on
+//! its initiator as Lantern links them. Lantern's main-thread task nodes are left out: they
+//! only reorder the walk through script-started requests.
 
 use std::collections::{HashSet, VecDeque};
 
-use super::super::metrics::InsightSet;
 use super::super::network::Request;
 
-/// Whether DevTools builds its Lantern context for the set: a navigation with FCP and LCP,
-/// whose first request (the graph's root, not a video) leads to a document. Without it
-/// DevTools finds no critical chain and estimates no savings.
-pub fn available(set: &InsightSet) -> bool {
-    let Some(first) = set.requests.first() else {
-        return false;
-    };
-    let document = set
-        .requests
-        .iter()
-        .any(|r| r.resource_type == "Document" && !r.failed && r.url == first.url);
-    set.navigation.is_some()
-        && set.fcp.is_some()
-        && set.lcp.is_some()
-        && !first.mime_type.starts_with("video")
-        && document
-}
-
 /// A node: the request, or one of its redirect hops.
-pub struct GraphNode<'a> {
-    pub request: &'a Request,
+pub(crate) struct GraphNode<'a> {
+    pub(crate) request: &'a Request,
     /// The hop this node stands for; None for the request itself.
-    pub redirect: Option<usize>,
-    pub url: &'a str,
+    pub(crate) redirect: Option<usize>,
+    pub(crate) url: &'a str,
     /// When it started (µs): a hop's send, or the request's after its last hop.
-    pub start: f64,
+    pub(super) start: f64,
     headers_end: f64,
     redirect_source: Option<usize>,
 }
@@ -47,10 +29,10 @@ impl GraphNode<'_> {
     }
 }
 
-pub struct Graph<'a> {
-    pub nodes: Vec<GraphNode<'a>>,
+pub(crate) struct Graph<'a> {
+    pub(crate) nodes: Vec<GraphNode<'a>>,
     /// What each node depends on, in the order Lantern links them.
-    pub deps: Vec<Vec<usize>>,
+    pub(super) deps: Vec<Vec<usize>>,
 }
 
 /// Lantern's nodes for `requests` (in time order), redirect hops before their request.
@@ -150,7 +132,7 @@ fn depends_on(deps: &[Vec<usize>], from: usize, on: usize) -> bool {
 }
 
 /// Lantern's `linkNetworkNodes`, rooted at the first node.
-pub fn graph<'a>(requests: &[&'a Request]) -> Graph<'a> {
+pub(crate) fn graph<'a>(requests: &[&'a Request]) -> Graph<'a> {
     let nodes = nodes(requests);
     let mut deps: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
     let link = |deps: &mut Vec<Vec<usize>>, node: usize, on: usize| {
@@ -188,7 +170,7 @@ pub fn graph<'a>(requests: &[&'a Request]) -> Graph<'a> {
 impl Graph<'_> {
     /// Lantern's walk from the root: breadth first, a node once all it depends on has been
     /// visited; each node with the path that reached it, root first.
-    pub fn traverse(&self, mut visit: impl FnMut(&[usize])) {
+    pub(crate) fn traverse(&self, mut visit: impl FnMut(&[usize])) {
         if self.nodes.is_empty() {
             return;
         }
@@ -216,7 +198,7 @@ impl Graph<'_> {
 mod tests {
     use std::collections::HashMap;
 
-    use super::super::super::events::At;
+    use super::super::super::event::At;
     use super::super::super::network::{Request, Requests};
     use super::graph;
 

@@ -1,50 +1,12 @@
-//! The events the metrics read, kept from the stream as small records. Every other event
-//! is looked at only for the trace's bounds and then dropped.
+//! The page's own events, kept from the stream as small records: its frames and
+//! navigations, the paints and document marks of each load, LCP image paints, layout
+//! shifts, charset checks and preconnect links, and the trace's bounds.
 
-use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use serde::Deserialize;
-use serde_json::value::RawValue;
 
-use super::async_stacks::AsyncStacks;
-use super::blocking::LongTasks;
-use super::insights;
-use super::interactions::{Start, TimingData};
-use super::network::Requests;
-use super::shifts::ShiftDetails;
-
-/// The fields every trace event has. `args` stays unparsed until the name says it matters.
-#[derive(Deserialize)]
-struct Raw<'a> {
-    #[serde(borrow)]
-    name: Cow<'a, str>,
-    #[serde(default, borrow)]
-    ph: Cow<'a, str>,
-    #[serde(default)]
-    ts: f64,
-    #[serde(default)]
-    dur: Option<f64>,
-    #[serde(default)]
-    pid: Option<i64>,
-    #[serde(default)]
-    tid: Option<i64>,
-    #[serde(default, borrow)]
-    args: Option<&'a RawValue>,
-    /// Async events' id, as written (pairs `EventTiming` begins with their ends).
-    #[serde(default, borrow)]
-    id: Option<&'a RawValue>,
-}
-
-/// Where an event sits: its position in the file's events array (what DevTools' event keys
-/// name), its time (µs) and its process and thread.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct At {
-    pub index: u64,
-    pub ts: f64,
-    pub pid: i64,
-    pub tid: i64,
-}
+use super::event::At;
 
 /// A frame as `TracingStartedInBrowser` or `FrameCommittedInBrowser` names it.
 #[derive(Deserialize, Default)]
@@ -121,17 +83,17 @@ struct ImagePaintData {
 
 /// A main-frame navigation (`navigationStart` with a document URL).
 #[derive(Clone, Debug)]
-pub struct Navigation {
-    pub at: At,
-    pub frame: String,
-    pub id: String,
-    pub url: String,
-    pub outermost: bool,
+pub(super) struct Navigation {
+    pub(super) at: At,
+    pub(super) frame: String,
+    pub(super) id: String,
+    pub(super) url: String,
+    pub(super) outermost: bool,
 }
 
 /// What a page-load event is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mark {
+pub(super) enum Mark {
     FirstPaint,
     Fcp,
     Lcp,
@@ -141,104 +103,66 @@ pub enum Mark {
 
 /// A page-load event: the paints, LCP candidates and document marks.
 #[derive(Clone, Debug)]
-pub struct PageLoad {
-    pub at: At,
-    pub mark: Mark,
-    pub frame: String,
-    pub navigation_id: Option<String>,
-    pub candidate_index: u64,
-    pub node_id: Option<i64>,
-    pub text: bool,
-    pub loading_attr: Option<String>,
-    pub node_name: Option<String>,
+pub(super) struct PageLoad {
+    pub(super) at: At,
+    pub(super) mark: Mark,
+    pub(super) frame: String,
+    pub(super) navigation_id: Option<String>,
+    pub(super) candidate_index: u64,
+    pub(super) node_id: Option<i64>,
+    pub(super) text: bool,
+    pub(super) loading_attr: Option<String>,
+    pub(super) node_name: Option<String>,
 }
 
 /// A layout shift not caused by recent input.
 #[derive(Clone, Copy, Debug)]
-pub struct Shift {
-    pub at: At,
-    pub score: f64,
+pub(super) struct Shift {
+    pub(super) at: At,
+    pub(super) score: f64,
 }
 
 /// A page has a handful of preconnects; past this many the rest are not kept.
 const MAX_PRECONNECTS: usize = 64;
 
-/// Everything the metrics need, gathered in one pass over the events.
+/// The page's events, gathered in one pass over the stream.
 #[derive(Default)]
-pub struct Collected {
-    pub bounds_min: f64,
-    pub bounds_max: f64,
-    pub tracing_started: Option<f64>,
-    pub main_frame: String,
-    pub main_frame_url: String,
+pub(super) struct Page {
+    pub(super) bounds_min: f64,
+    pub(super) bounds_max: f64,
+    pub(super) tracing_started: Option<f64>,
+    pub(super) main_frame: String,
+    pub(super) main_frame_url: String,
     /// Frames with a renderer process: (frame, pid).
-    pub frame_processes: HashSet<(String, i64)>,
-    pub frames_seen: HashSet<String>,
-    pub navigations: Vec<Navigation>,
+    pub(super) frame_processes: HashSet<(String, i64)>,
+    pub(super) frames_seen: HashSet<String>,
+    pub(super) navigations: Vec<Navigation>,
     navigation_ids: HashSet<String>,
     /// The URL each navigation ended at (its document request's URL).
-    pub final_urls: HashMap<String, String>,
-    pub page_loads: Vec<PageLoad>,
+    pub(super) final_urls: HashMap<String, String>,
+    pub(super) page_loads: Vec<PageLoad>,
     /// LargestImagePaint candidates by (pid, node id): their time and image URL.
-    pub image_paints: HashMap<(i64, i64), (f64, String)>,
-    pub shifts: Vec<Shift>,
-    /// CLSCulprits: impacted elements and the events root causes are read from.
-    pub shift_details: ShiftDetails,
-    /// Request initiators: which script scheduled the task a request was sent from.
-    pub async_stacks: AsyncStacks,
-    /// TBT: the long tasks.
-    pub long_tasks: LongTasks,
-    pub requests: Requests,
-    pub timing_starts: Vec<Start>,
+    pub(super) image_paints: HashMap<(i64, i64), (f64, String)>,
+    pub(super) shifts: Vec<Shift>,
     /// `MetaCharsetCheck` results: (event, frame, disposition).
-    pub charset_checks: Vec<(At, String, String)>,
-    pub timing_ends: Vec<(At, String)>,
+    pub(super) charset_checks: Vec<(At, String, String)>,
     /// `LinkPreconnect` URLs (NetworkDependencyTree), at most `MAX_PRECONNECTS`.
-    pub link_preconnects: Vec<String>,
-    /// What DOMSize, ForcedReflow and ThirdParties read (issue 12, main-thread insights).
-    pub main_thread: insights::Evidence,
-    /// Events dropped because they did not parse.
-    pub malformed: u64,
+    pub(super) link_preconnects: Vec<String>,
 }
 
-impl Collected {
-    pub fn new() -> Self {
-        Collected {
+impl Page {
+    pub(super) fn new() -> Self {
+        Page {
             bounds_min: f64::INFINITY,
             bounds_max: f64::NEG_INFINITY,
             ..Default::default()
         }
     }
 
-    /// Takes one element of the events array (`index`: its position).
-    pub fn take(&mut self, index: u64, bytes: &[u8]) {
-        let Ok(raw) = serde_json::from_slice::<Raw>(bytes) else {
-            self.malformed += 1;
-            return;
-        };
-        let at = At {
-            index,
-            ts: raw.ts,
-            pid: raw.pid.unwrap_or(0),
-            tid: raw.tid.unwrap_or(0),
-        };
-        self.bounds(&raw);
-        self.main_thread.take(&insights::Event {
-            at,
-            name: &raw.name,
-            ph: &raw.ph,
-            dur: raw.dur,
-            args: raw.args.map(|a| a.get()),
-        });
-        if raw.name == "EventTiming" {
-            return self.event_timing(at, &raw);
-        }
-        if raw.name == "RunTask" {
-            return self.long_tasks.take(&raw.ph, at, raw.dur);
-        }
-        let Some(args) = raw.args else { return };
-        let args = args.get();
-        let ok = match raw.name.as_ref() {
+    /// Takes one of the page's events (a layout shift goes to `shift`); false when its args
+    /// are malformed, None for an event of another name.
+    pub(super) fn take(&mut self, name: &str, at: At, args: &str) -> Option<bool> {
+        Some(match name {
             "TracingStartedInBrowser" => self.tracing_started(at, args),
             "FrameCommittedInBrowser" => self.frame_committed(args),
             "CommitLoad" => self.commit_load(at, args),
@@ -249,33 +173,17 @@ impl Collected {
             "MarkDOMContent" => self.page_load(at, Mark::DomContent, args),
             "MarkLoad" => self.page_load(at, Mark::Load, args),
             "LargestImagePaint::Candidate" => self.image_paint(at, args),
-            "LayoutShift" => self.shift(at, args),
-            name @ ("PrePaint" | "PaintImage" | "LayoutImageUnsized") => {
-                self.shift_details.take(name, &raw.ph, at, raw.dur, args)
-            }
-            name @ ("v8::Debugger::AsyncTaskRun"
-            | "v8::Debugger::AsyncTaskScheduled"
-            | "ProfileChunk") => {
-                let dur = raw.dur.unwrap_or(0.0);
-                self.async_stacks.take(name, &raw.ph, at, dur, raw.id, args)
-            }
             "MetaCharsetCheck" => self.charset_check(at, args),
             "LinkPreconnect" => self.link_preconnect(args),
-            name => self.requests.take(name, at, args, &mut self.final_urls),
-        };
-        if !ok {
-            self.malformed += 1;
-        }
+            _ => return None,
+        })
     }
 
     /// DevTools' trace bounds: every begin, end, complete and instant event with a time.
-    fn bounds(&mut self, raw: &Raw) {
-        if raw.ts != 0.0
-            && !raw.name.ends_with("::UMA")
-            && matches!(raw.ph.as_ref(), "B" | "E" | "X" | "I")
-        {
-            self.bounds_min = self.bounds_min.min(raw.ts);
-            self.bounds_max = self.bounds_max.max(raw.ts + raw.dur.unwrap_or(0.0));
+    pub(super) fn bounds(&mut self, name: &str, ph: &str, ts: f64, dur: Option<f64>) {
+        if ts != 0.0 && !name.ends_with("::UMA") && matches!(ph, "B" | "E" | "X" | "I") {
+            self.bounds_min = self.bounds_min.min(ts);
+            self.bounds_max = self.bounds_max.max(ts + dur.unwrap_or(0.0));
         }
     }
 
@@ -391,26 +299,6 @@ impl Collected {
         true
     }
 
-    fn event_timing(&mut self, at: At, raw: &Raw) {
-        let id = raw.id.map(|v| v.get().to_owned()).unwrap_or_default();
-        match raw.ph.as_ref() {
-            "e" => self.timing_ends.push((at, id)),
-            "b" => {
-                let args = raw.args.map_or("{}", |a| a.get());
-                let Ok(parsed) = serde_json::from_str::<Args<TimingData>>(args) else {
-                    self.malformed += 1;
-                    return;
-                };
-                let Some(data) = parsed.data else { return };
-                if data.duration < 1.0 || data.interaction_id.unwrap_or(0) == 0 {
-                    return;
-                }
-                self.timing_starts.push(Start { at, id, data });
-            }
-            _ => {}
-        }
-    }
-
     fn link_preconnect(&mut self, args: &str) -> bool {
         #[derive(Deserialize)]
         struct Link {
@@ -443,19 +331,18 @@ impl Collected {
         true
     }
 
-    fn shift(&mut self, at: At, args: &str) -> bool {
-        let Ok(parsed) = serde_json::from_str::<Args<ShiftData>>(args) else {
-            return false;
-        };
+    /// Takes a `LayoutShift`: whether it counts (no recent input), None when its args are
+    /// malformed.
+    pub(super) fn shift(&mut self, at: At, args: &str) -> Option<bool> {
+        let parsed = serde_json::from_str::<Args<ShiftData>>(args).ok()?;
         // A shift without data still opens a cluster in DevTools, with no score.
         let data = parsed.data.unwrap_or_default();
         if !data.had_recent_input {
-            self.shift_details.shift(at, args);
             self.shifts.push(Shift {
                 at,
                 score: data.weighted_score_delta,
             });
         }
-        true
+        Some(!data.had_recent_input)
     }
 }
