@@ -9,9 +9,8 @@
 //!   file's size is the reader's judgement, not a number's);
 //! - in `tests/`, only the real-browser tests have `browser::` in their names, the filter by
 //!   which `.ci/test` runs them on each browser build;
-//! - no import cycle among the files of one folder of `src/` is larger than two files, but for
-//!   the cycles known today ([`KNOWN_CYCLES`], which only shrinks; see `layers/cycles.rs` for
-//!   what counts as a cycle).
+//! - no import cycle among the files of one folder of `src/` is larger than two files (see
+//!   `layers/cycles.rs` for what counts as a cycle).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -488,17 +487,12 @@ fn the_checks_see_what_they_look_for() {
     assert_eq!(f, vec![(1, 5, "d".into()), (6, 1, "e".into())]);
 }
 
-/// The import cycles known today (folder, files in the cycle), as the test below prints them.
-/// The folders are being untangled: remove an entry when its cycle is gone (the test says
-/// so), lower it when the cycle shrinks; never add one.
-const KNOWN_CYCLES: &[(&str, usize)] = &[("src/trace/", 10)];
-
 /// The largest cycle a folder may have: a module and a child that name each other (the child
 /// re-exported, the parent's shared items used) is two files and needs no untangling.
 const ALLOWED_CYCLE: usize = 2;
 
 #[test]
-fn no_import_cycle_over_two_files_but_the_known_ones() {
+fn no_import_cycle_over_two_files() {
     let mut paths = Vec::new();
     rust_files(&src(), &mut paths);
     let sources: BTreeMap<String, String> = paths
@@ -534,11 +528,10 @@ fn no_import_cycle_over_two_files_but_the_known_ones() {
             None => println!("  {folder}: none"),
         }
     }
-    let problems = cycles::judge(&found, KNOWN_CYCLES, ALLOWED_CYCLE);
+    let problems = cycles::judge(&found, ALLOWED_CYCLE);
     assert!(
         problems.is_empty(),
-        "import cycles among the files of a folder (at most {ALLOWED_CYCLE} files, or as listed \
-         in KNOWN_CYCLES):\n  {}",
+        "import cycles among the files of a folder (at most {ALLOWED_CYCLE} files):\n  {}",
         problems.join("\n  ")
     );
 }

@@ -586,45 +586,16 @@ fn components(
     walk.out
 }
 
-/// What is wrong with the cycles found against the ones known (folder, size): a cycle of more
-/// than `allowed` nodes that is not known, or larger than known, and a known one that is gone.
-pub fn judge(
-    found: &[(String, Vec<Cycle>)],
-    known: &[(&str, usize)],
-    allowed: usize,
-) -> Vec<String> {
+/// The cycles found of more than `allowed` files, each with the namings that tie it.
+pub fn judge(found: &[(String, Vec<Cycle>)], allowed: usize) -> Vec<String> {
     let mut problems = Vec::new();
     for (folder, cycles) in found {
-        let mut listed: Vec<usize> = known
-            .iter()
-            .filter(|(f, _)| f == folder)
-            .map(|(_, n)| *n)
-            .collect();
-        listed.sort_unstable_by(|a, b| b.cmp(a));
-        let big: Vec<&Cycle> = cycles.iter().filter(|c| c.nodes.len() > allowed).collect();
-        for (k, cycle) in big.iter().enumerate() {
-            let size = cycle.nodes.len();
-            let why = match listed.get(k) {
-                None => format!("a new cycle of {size} files"),
-                Some(&n) if size > n => format!("a cycle of {size} files, listed with {n}"),
-                Some(_) => continue,
-            };
+        for cycle in cycles.iter().filter(|c| c.nodes.len() > allowed) {
             problems.push(format!(
-                "{folder}: {why}: {}\n    tied by:\n      {}",
+                "{folder}: a cycle of {} files: {}\n    tied by:\n      {}",
+                cycle.nodes.len(),
                 cycle.nodes.join(", "),
                 cycle.ties.join("\n      ")
-            ));
-        }
-        for n in listed.iter().skip(big.len()) {
-            problems.push(format!(
-                "{folder}: the listed cycle of {n} files is gone: take it off the list"
-            ));
-        }
-    }
-    for (folder, n) in known {
-        if !found.iter().any(|(f, _)| f == folder) {
-            problems.push(format!(
-                "{folder}: listed with a cycle of {n}, but no such folder"
             ));
         }
     }
@@ -698,29 +669,18 @@ fn the_cycle_finder_sees_what_it_looks_for() {
 }
 
 #[test]
-fn known_cycles_may_shrink_but_not_grow_or_linger() {
+fn a_cycle_over_the_allowed_size_is_named_with_its_ties() {
     let made_up = made_up();
     let found = cycles(&made_up.files, &made_up.namings);
-    assert!(judge(&found, &[("src/a/", 3)], 2).is_empty());
-    assert!(judge(&found, &[("src/a/", 4)], 2).is_empty());
     assert!(
-        judge(&found, &[], 3).is_empty(),
+        judge(&found, 3).is_empty(),
         "a cycle of the allowed size passes"
     );
-    let grown = judge(&found, &[("src/a/", 2)], 1);
+    let over = judge(&found, 2);
+    assert_eq!(over.len(), 1, "{over:?}");
     assert!(
-        grown[0].starts_with("src/a/: a cycle of 3 files, listed with 2"),
-        "{grown:?}"
+        over[0].starts_with("src/a/: a cycle of 3 files: b.rs, c.rs, d/e.rs"),
+        "{over:?}"
     );
-    let new = judge(&found, &[], 2);
-    assert!(
-        new[0].starts_with("src/a/: a new cycle of 3 files: b.rs, c.rs, d/e.rs"),
-        "{new:?}"
-    );
-    assert!(new[0].contains("tied by:"), "{new:?}");
-    let gone = judge(&found, &[("src/a/", 3), ("src/a/d/", 3)], 2);
-    assert_eq!(
-        gone,
-        ["src/a/d/: the listed cycle of 3 files is gone: take it off the list"]
-    );
+    assert!(over[0].contains("tied by:"), "{over:?}");
 }
