@@ -6,7 +6,6 @@
 use std::time::Duration;
 
 use serde::de::DeserializeOwned;
-use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::browser::PageId;
@@ -47,6 +46,8 @@ pub mod max {
 pub trait Args: DeserializeOwned {
     /// The names of the properties a call must give (the fields that are not `Option`).
     const REQUIRED: &'static [&'static str];
+    /// Whether the tool works on one page: it takes `pageId`.
+    const PAGE_SCOPED: bool;
     /// The schema's `properties`, in declaration order (the order `tools/list` shows).
     fn properties() -> Value;
 }
@@ -56,6 +57,7 @@ pub trait Args: DeserializeOwned {
 pub struct Schema {
     pub properties: fn() -> Value,
     pub required: &'static [&'static str],
+    pub page_scoped: bool,
 }
 
 /// The schema of the arguments `A`.
@@ -63,15 +65,36 @@ pub const fn schema<A: Args>() -> Schema {
     Schema {
         properties: A::properties,
         required: A::REQUIRED,
+        page_scoped: A::PAGE_SCOPED,
     }
+}
+
+/// Whether `names` holds `name` (for the constants [`tool_args!`] declares).
+pub const fn has_name(names: &[&str], name: &str) -> bool {
+    let mut i = 0;
+    while i < names.len() {
+        let (a, b) = (names[i].as_bytes(), name.as_bytes());
+        if a.len() == b.len() {
+            let mut j = 0;
+            while j < a.len() && a[j] == b[j] {
+                j += 1;
+            }
+            if j == a.len() {
+                return true;
+            }
+        }
+        i += 1;
+    }
+    false
 }
 
 /// Declares a tool's arguments: each field as `"jsonName" field: Type = {schema},` (with a
 /// visibility before the field's name where another module reads it). A field
 /// of type `Option<T>` is optional; any other is required. The schema is `json!` syntax, or a
-/// parenthesised expression that gives a `Value`.
+/// parenthesised expression that gives a `Value`. A page-scoped tool declares `pageId` last
+/// (the order `tools/list` shows the properties in).
 ///
-/// ```ignore
+/// ```text
 /// tool_args! {
 ///     struct ExecuteArgs {
 ///         "toolName" tool_name: String = {"type": "string", "maxLength": max::NAME},
@@ -116,6 +139,7 @@ macro_rules! tool_args {
 
         impl $crate::tools::args::Args for $name {
             const REQUIRED: &'static [&'static str] = &[$($req)*];
+            const PAGE_SCOPED: bool = $crate::tools::args::has_name(&[$($json),*], "pageId");
             fn properties() -> serde_json::Value {
                 // A tool without arguments inserts nothing.
                 #[allow(unused_mut)]
@@ -168,60 +192,47 @@ pub fn parse<T: DeserializeOwned>(args: Value) -> Result<T, Error> {
     serde_json::from_value(args).map_err(|e| Error::Invalid(format!("Invalid arguments: {e}")))
 }
 
-/// Arguments shared by many tools; `#[serde(flatten)]` it into a tool's struct.
-#[derive(Debug, Default, Deserialize)]
-pub struct Shared {
-    /// The page to work on (`list_pages` ids); the selected page when absent.
-    #[serde(rename = "pageId")]
-    page_id: Option<f64>,
-    /// A time limit in milliseconds.
-    timeout: Option<f64>,
-    /// Where to write the result instead of answering with it.
-    #[serde(rename = "filePath")]
-    pub file_path: Option<String>,
-}
-
-/// The arguments of a tool that takes only the shared ones.
-#[derive(Deserialize)]
-pub struct OnlyShared {
-    #[serde(flatten)]
-    pub shared: Shared,
-}
-
-impl Shared {
-    pub fn page(&self) -> Option<PageId> {
-        self.page_id.map(PageId::from_arg)
-    }
-
-    /// `timeout` when it is a positive number of milliseconds, else `default`.
-    pub fn timeout_or(&self, default: Duration) -> Duration {
-        timeout_or(self.timeout, default)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
 
-    #[derive(Deserialize)]
-    struct Example {
-        #[serde(flatten)]
-        shared: Shared,
-        name: String,
+    tool_args! {
+        struct Example {
+            "name" name: String = {"type": "string"},
+            "timeout" timeout: Option<f64> = {"type": "integer"},
+            "pageId" page: Option<PageId> = (page_id()),
+        }
+    }
+
+    tool_args! {
+        struct Pageless {
+            "uid" uid: Option<String> = {"type": "string"},
+        }
     }
 
     #[test]
-    fn shared_arguments_flatten_into_a_tools_struct() {
+    fn one_list_gives_the_struct_and_the_schema() {
         let e: Example = parse(json!({"name": "x", "pageId": 3, "timeout": 1500})).unwrap();
         assert_eq!(e.name, "x");
-        assert_eq!(e.shared.page(), Some(PageId::from_arg(3.0)));
+        assert_eq!(e.page, Some(PageId::from_arg(3.0)));
         let d = Duration::from_secs(25);
-        assert_eq!(e.shared.timeout_or(d), Duration::from_millis(1500));
+        assert_eq!(timeout_or(e.timeout, d), Duration::from_millis(1500));
         let bare: Example = parse(json!({"name": "y"})).unwrap();
-        assert_eq!(bare.shared.page(), None);
-        assert_eq!(bare.shared.timeout_or(d), d);
-        assert!(bare.shared.file_path.is_none());
+        assert_eq!(bare.page, None);
+        assert_eq!(timeout_or(bare.timeout, d), d);
+        let names: Vec<String> = Example::properties()
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect();
+        assert_eq!(names, ["name", "timeout", "pageId"]);
+        assert_eq!(Example::REQUIRED, ["name"]);
+        const { assert!(Example::PAGE_SCOPED && !Pageless::PAGE_SCOPED) };
+        assert!(Pageless::REQUIRED.is_empty());
+        let p: Pageless = parse(json!({"uid": "1_2"})).unwrap();
+        assert_eq!(p.uid.as_deref(), Some("1_2"));
     }
 
     #[test]

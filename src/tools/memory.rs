@@ -32,7 +32,6 @@ analyse memory use and leaks (open it in DevTools' Memory panel).",
     args: args::schema::<SnapshotArgs>(),
     category: Category::Memory,
     read_only: false,
-    page_scoped: true,
     run: take_heapsnapshot,
 }];
 

@@ -17,7 +17,7 @@ pub(super) fn enabled(tool: &Tool, p: &Policies) -> bool {
 /// The tool's listing as the flags shape it.
 pub(super) fn shape(tool: &Tool, mut listed: Value, p: &Policies) -> Value {
     let schema = &mut listed["inputSchema"];
-    if p.page_id_routing && tool.page_scoped {
+    if p.page_id_routing && tool.page_scoped() {
         match schema.get_mut("required").and_then(Value::as_array_mut) {
             Some(required) => required.insert(0, json!("pageId")),
             None => schema["required"] = json!(["pageId"]),
@@ -37,7 +37,7 @@ pub(super) fn shape(tool: &Tool, mut listed: Value, p: &Policies) -> Value {
 /// What is wrong with the arguments under the flags (in the schema check's words), beyond what
 /// the tool's own schema says.
 pub(super) fn problems(tool: &Tool, args: &Value, p: &Policies) -> Option<String> {
-    if p.page_id_routing && tool.page_scoped && args.get("pageId").is_none() {
+    if p.page_id_routing && tool.page_scoped() && args.get("pageId").is_none() {
         return Some("\"pageId\" is a required property".into());
     }
     if !p.javascript_evaluation && tool.name == "navigate_page" && args.get("initScript").is_some()

@@ -35,7 +35,6 @@ pub(super) const TOOLS: &[Tool] = &[
         args: args::schema::<StartArgs>(),
         category: Category::Debugging,
         read_only: false,
-        page_scoped: true,
         run: screencast_start,
     },
     Tool {
@@ -44,7 +43,6 @@ pub(super) const TOOLS: &[Tool] = &[
         args: args::schema::<PageOnly>(),
         category: Category::Debugging,
         read_only: false,
-        page_scoped: true,
         run: screencast_stop,
     },
 ];

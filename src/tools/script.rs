@@ -23,7 +23,6 @@ pub(super) const TOOLS: &[Tool] = &[Tool {
     description: "Run a JS function in the page; returns its result as JSON. Page tools are callable as window.__dtmcp.executeTool(name, params).",
     args: args::schema::<EvaluateArgs>(),
     read_only: false,
-    page_scoped: true,
     category: Category::Debugging,
     run: evaluate_script,
 }];

@@ -11,28 +11,25 @@ use crate::settings::Category;
 pub struct Tool {
     pub name: &'static str,
     pub description: &'static str,
-    /// The input schema's `properties` and `required`.
+    /// The input schema's `properties` and `required`, from the tool's argument list.
     pub args: Schema,
     pub read_only: bool,
-    /// Works on one page: takes an optional `pageId`.
-    pub page_scoped: bool,
     /// The reference's category for the tool: its `--category<Name>` flag shows or hides it.
     pub category: Category,
     pub run: fn(&mut Ctx, CallId, Value),
 }
 
 impl Tool {
+    /// Works on one page: takes an optional `pageId`.
+    pub fn page_scoped(&self) -> bool {
+        self.args.page_scoped
+    }
+
     pub fn input_schema(&self) -> Value {
-        let mut props = match (self.args.properties)() {
+        let props = match (self.args.properties)() {
             Value::Object(m) => m,
             _ => Map::new(),
         };
-        if self.page_scoped && !props.contains_key("pageId") {
-            props.insert(
-                "pageId".into(),
-                json!({"type": "number", "minimum": 0, "maximum": args::max::ID, "description": "Default: selected page"}),
-            );
-        }
         let mut schema = json!({
             "type": "object",
             "properties": props,

@@ -44,7 +44,6 @@ pub(super) const TOOLS: &[Tool] = &[Tool {
     args: args::schema::<CssArgs>(),
     category: Category::Debugging,
     read_only: true,
-    page_scoped: true,
     run: get_css_styles,
 }];
 

@@ -38,7 +38,6 @@ const EMULATE: Tool = Tool {
     description: "Emulate device conditions on the page. Each call replaces every setting (omitted ones reset, except extraHttpHeaders); they persist across navigations.",
     args: crate::tools::args::schema::<EmulateArgs>(),
     read_only: false,
-    page_scoped: true,
     category: Category::Emulation,
     run: emulate,
 };

@@ -25,7 +25,6 @@ pub(super) const RESIZE_PAGE: Tool = Tool {
     description: "Resize the page's viewport (innerWidth × innerHeight) in CSS pixels.",
     args: args::schema::<ResizeArgs>(),
     read_only: false,
-    page_scoped: true,
     category: Category::Emulation,
     run: resize_page,
 };

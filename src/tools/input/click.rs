@@ -22,7 +22,6 @@ pub(super) const TOOL: Tool = Tool {
     description: "Click an element by uid (from take_snapshot).",
     args: args::schema::<Args>(),
     read_only: false,
-    page_scoped: true,
     category: Category::Input,
     run,
 };

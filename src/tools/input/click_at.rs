@@ -17,7 +17,6 @@ pub(super) const TOOL: Tool = Tool {
     description: "Click at a point of the viewport, in CSS pixels.",
     args: args::schema::<Args>(),
     read_only: false,
-    page_scoped: true,
     category: Category::Input,
     run,
 };

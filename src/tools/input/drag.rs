@@ -23,7 +23,6 @@ pub(super) const TOOL: Tool = Tool {
     description: "Drag an element onto another, by uid.",
     args: args::schema::<Args>(),
     read_only: false,
-    page_scoped: true,
     category: Category::Input,
     run,
 };

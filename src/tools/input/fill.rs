@@ -26,7 +26,6 @@ pub(super) const TOOL: Tool = Tool {
     description: "Set a form element's value: types text, picks a <select> option, or sets a checkbox (\"true\"/\"false\").",
     args: args::schema::<Args>(),
     read_only: false,
-    page_scoped: true,
     category: Category::Input,
     run,
 };

@@ -23,7 +23,6 @@ pub(super) const TOOL: Tool = Tool {
     description: "Fill several form elements in one call, each as fill would.",
     args: args::schema::<Args>(),
     read_only: false,
-    page_scoped: true,
     category: Category::Input,
     run,
 };

@@ -18,7 +18,6 @@ pub(super) const TOOL: Tool = Tool {
         "Accept or dismiss the open JavaScript dialog (alert, confirm, prompt, beforeunload).",
     args: args::schema::<Args>(),
     read_only: false,
-    page_scoped: true,
     category: Category::Input,
     run,
 };

@@ -19,7 +19,6 @@ pub(super) const TOOL: Tool = Tool {
     description: "Move the mouse over an element, by uid.",
     args: args::schema::<Args>(),
     read_only: false,
-    page_scoped: true,
     category: Category::Input,
     run,
 };

@@ -19,7 +19,6 @@ pub(super) const TOOL: Tool = Tool {
         "Press a key or combination on the focused element, e.g. \"Enter\", \"Control+A\".",
     args: args::schema::<Args>(),
     read_only: false,
-    page_scoped: true,
     category: Category::Input,
     run,
 };

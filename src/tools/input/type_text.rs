@@ -20,7 +20,6 @@ pub(super) const TOOL: Tool = Tool {
     description: "Type text into the focused element.",
     args: args::schema::<Args>(),
     read_only: false,
-    page_scoped: true,
     category: Category::Input,
     run,
 };

@@ -26,7 +26,6 @@ pub(super) const TOOL: Tool = Tool {
         "Upload files through a file input, or an element that opens a file chooser, by uid.",
     args: args::schema::<Args>(),
     read_only: false,
-    page_scoped: true,
     category: Category::Input,
     run,
 };

@@ -39,7 +39,6 @@ pub(super) const TOOLS: &[Tool] = &[
         args: args::schema::<StartArgs>(),
         category: Category::Performance,
         read_only: false,
-        page_scoped: true,
         run: start_trace,
     },
     Tool {
@@ -48,7 +47,6 @@ pub(super) const TOOLS: &[Tool] = &[
         args: args::schema::<StopArgs>(),
         category: Category::Performance,
         read_only: false,
-        page_scoped: true,
         run: stop_trace,
     },
     Tool {
@@ -57,7 +55,6 @@ pub(super) const TOOLS: &[Tool] = &[
         args: args::schema::<AnalyzeArgs>(),
         category: Category::Performance,
         read_only: true,
-        page_scoped: true,
         run: analyze_insight,
     },
 ];

@@ -36,7 +36,6 @@ pub(super) const TOOLS: &[Tool] = &[Tool {
     description: "Screenshot the viewport, the full page or an element; returns the image, or saves it to filePath. To read a page, take_snapshot is cheaper.",
     args: args::schema::<ScreenshotArgs>(),
     read_only: false,
-    page_scoped: true,
     category: Category::Debugging,
     run: take_screenshot,
 }];

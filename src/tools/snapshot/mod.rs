@@ -32,7 +32,6 @@ pub const TOOLS: &[Tool] = &[Tool {
     args: args::schema::<SnapshotArgs>(),
     // It can write a file (filePath), so, as in the reference, not read-only.
     read_only: false,
-    page_scoped: true,
     category: Category::Debugging,
     run: take_snapshot,
 }];

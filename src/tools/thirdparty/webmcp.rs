@@ -24,7 +24,6 @@ pub const TOOLS: &[Tool] = &[
         args: args::schema::<args::PageOnly>(),
         category: Category::Webmcp,
         read_only: true,
-        page_scoped: true,
         run: list_tools,
     },
     Tool {
@@ -33,7 +32,6 @@ pub const TOOLS: &[Tool] = &[
         args: args::schema::<ExecuteArgs>(),
         category: Category::Webmcp,
         read_only: false,
-        page_scoped: true,
         run: execute_tool,
     },
 ];
