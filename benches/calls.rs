@@ -330,7 +330,7 @@ fn print_series(report: &[Row]) {
 /// own expression (src/pagetools/run.rs) with the cap this bench gives the server.
 fn run_tool(tool: &str, params: Value) -> String {
     let options = json!({"elementKeys": [], "maxChars": BIG_CAP});
-    devtools_mcp::pagetools::run::run_expression(tool, &params, &options)
+    devtools_mcp::page_scripts::run_expression(tool, &params, &options)
 }
 
 fn page_side(
@@ -339,7 +339,7 @@ fn page_side(
     n: usize,
     big_n: usize,
 ) -> Vec<(String, Vec<f64>)> {
-    floor.evaluate(session, devtools_mcp::pagetools::shim(), false);
+    floor.evaluate(session, devtools_mcp::page_scripts::shim(), false);
     let context = floor.default_context(session);
     // The shim's own first discovery (scheduled at install) ends within its grace period.
     std::thread::sleep(Duration::from_millis(700));
@@ -348,7 +348,7 @@ fn page_side(
         time_one(&mut out, name, count, f)
     };
     // The server's own wrapper (src/tools/script.rs), as evaluate_script sends it.
-    let evaluate_wrapper = devtools_mcp::tools::script::page_function("() => 1+1", false);
+    let evaluate_wrapper = devtools_mcp::page_scripts::page_function("() => 1+1", false);
     time(
         "callFunctionOn(evaluate_script wrapper of `() => 1+1`)",
         n,

@@ -4,7 +4,7 @@
 use std::fmt;
 
 #[derive(Debug, Clone, PartialEq)]
-pub enum Error {
+pub(crate) enum Error {
     /// The browser answered a command with an error. `fault` is what the error means, read
     /// once from the browser's words (see [`Fault::of`]); `message` is those words.
     Cdp {
@@ -48,11 +48,11 @@ impl fmt::Display for Error {
     }
 }
 
-pub type Result<T> = std::result::Result<T, Error>;
+pub(crate) type Result<T> = std::result::Result<T, Error>;
 
 impl Error {
     /// The browser's error answer to `method`, with what it means.
-    pub fn cdp(method: &str, message: String) -> Error {
+    pub(crate) fn cdp(method: &str, message: String) -> Error {
         Error::Cdp {
             method: method.to_owned(),
             fault: Fault::of(&message),
@@ -65,7 +65,7 @@ impl Error {
 /// nearly every failure with the same generic error code, so only its wording tells them
 /// apart: that wording is read here and nowhere else.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Fault {
+pub(crate) enum Fault {
     /// The document the command ran in went away (navigation, reload, close).
     ContextLost,
     /// The DOM node is not in the document.
@@ -82,7 +82,7 @@ pub enum Fault {
 }
 
 impl Fault {
-    pub fn of(message: &str) -> Fault {
+    pub(crate) fn of(message: &str) -> Fault {
         const CONTEXT_LOST: [&str; 3] = [
             "Execution context was destroyed",
             "Inspected target navigated or closed",

@@ -107,7 +107,7 @@ const SHOWN: &[&str] = &[
 ];
 
 /// Whether the value of header `name` (any case, surrounding spaces ignored) is shown.
-pub fn shown(name: &str) -> bool {
+pub(crate) fn shown(name: &str) -> bool {
     let name = name.trim().to_ascii_lowercase();
     SHOWN.binary_search(&name.as_str()).is_ok()
 }

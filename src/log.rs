@@ -16,10 +16,10 @@ static LOG_FILE: OnceLock<Mutex<File>> = OnceLock::new();
 static KINDS: OnceLock<Mutex<HashMap<&'static str, Rate>>> = OnceLock::new();
 
 /// Lines of one kind written per window before the rest are counted.
-pub const BURST: u32 = 10;
-pub const WINDOW: Duration = Duration::from_secs(1);
+pub(crate) const BURST: u32 = 10;
+pub(crate) const WINDOW: Duration = Duration::from_secs(1);
 
-pub fn open_file(path: &str) -> Result<(), String> {
+pub(crate) fn open_file(path: &str) -> Result<(), String> {
     let file = File::options()
         .create(true)
         .append(true)
@@ -54,7 +54,7 @@ impl Rate {
 }
 
 /// Writes `message` unless too many lines of `kind` went out just now.
-pub fn write_kind(kind: &'static str, message: &str) {
+pub(crate) fn write_kind(kind: &'static str, message: &str) {
     let now = Instant::now();
     let (admitted, suppressed) = match KINDS.get_or_init(Default::default).lock() {
         Ok(mut kinds) => kinds
@@ -76,7 +76,7 @@ pub fn write_kind(kind: &'static str, message: &str) {
     write(message);
 }
 
-pub fn write(message: &str) {
+pub(crate) fn write(message: &str) {
     let line = format!("devtools-mcp: {message}\n");
     let _ = std::io::stderr().write_all(line.as_bytes());
     if let Some(file) = LOG_FILE.get() {

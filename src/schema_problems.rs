@@ -14,7 +14,7 @@ const PROBLEM_CHARS: usize = 500;
 
 /// Each problem as `render(instance path, message)`, echoed values cut short, at most
 /// [`MAX_PROBLEMS`] of them and then "N more". Empty when there is none.
-pub fn bounded<'a>(
+pub(crate) fn bounded<'a>(
     errors: impl Iterator<Item = ValidationError<'a>>,
     render: impl Fn(&str, String) -> String,
 ) -> Vec<String> {

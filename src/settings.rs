@@ -6,7 +6,7 @@ use std::time::Duration;
 
 /// How the browser is reached.
 #[derive(Debug, Clone)]
-pub enum BrowserSource {
+pub(crate) enum BrowserSource {
     /// Start Chromium ourselves and speak over `--remote-debugging-pipe`.
     Launch,
     /// A running browser's debugging port (`http://host:port`).
@@ -16,7 +16,7 @@ pub enum BrowserSource {
 }
 
 #[derive(Debug, Clone)]
-pub struct Settings {
+pub(crate) struct Settings {
     pub source: BrowserSource,
     pub executable_path: Option<String>,
     pub headless: bool,
@@ -48,15 +48,15 @@ pub struct Settings {
 
 /// Under the 30 s that clients commonly allow a request, so a hung call ends as an error the
 /// client still sees rather than as the client giving up.
-pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(25);
-pub const DEFAULT_MAX_RESULT_BYTES: usize = 1_000_000;
+pub(crate) const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(25);
+pub(crate) const DEFAULT_MAX_RESULT_BYTES: usize = 1_000_000;
 
 // ---------------------------------------------------------------- tool categories and --slim
 
 /// The reference's tool categories. Each has a `--category<Name>` flag (`--categoryNetwork=false`,
 /// `--categoryExtensions`) that shows or hides its tools.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Category {
+pub(crate) enum Category {
     Input,
     Navigation,
     Emulation,
@@ -71,7 +71,7 @@ pub enum Category {
 }
 
 impl Category {
-    pub const ALL: [Category; 11] = [
+    pub(crate) const ALL: [Category; 11] = [
         Category::Input,
         Category::Navigation,
         Category::Emulation,
@@ -86,7 +86,7 @@ impl Category {
     ];
 
     /// The name in the reference's flag, after `category`: `Emulation` in `--categoryEmulation`.
-    pub fn flag_suffix(self) -> &'static str {
+    pub(crate) fn flag_suffix(self) -> &'static str {
         match self {
             Category::Input => "Input",
             Category::Navigation => "Navigation",
@@ -104,7 +104,7 @@ impl Category {
 
     /// Shown unless its flag says otherwise. As in the reference, except third-party developer
     /// tools: they are this server's headline feature, so on unless turned off.
-    pub fn on_by_default(self) -> bool {
+    pub(crate) fn on_by_default(self) -> bool {
         !matches!(
             self,
             Category::Extensions | Category::Webmcp | Category::Pwa
@@ -114,13 +114,13 @@ impl Category {
 
 /// Which categories are shown: the defaults, changed by the flags given.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Categories {
+pub(crate) struct Categories {
     /// The flags given, in order; a later one wins.
     pub given: Vec<(Category, bool)>,
 }
 
 impl Categories {
-    pub fn on(&self, c: Category) -> bool {
+    pub(crate) fn on(&self, c: Category) -> bool {
         self.given
             .iter()
             .rev()
@@ -134,20 +134,20 @@ impl Categories {
 /// `--blockedUrlPattern` / `--allowedUrlPattern`: URL patterns (URLPattern syntax, the subset
 /// without groups that `browser::url_rules` matches), at most one of the two lists non-empty.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct UrlRules {
+pub(crate) struct UrlRules {
     pub blocked: Vec<String>,
     pub allowed: Vec<String>,
 }
 
 impl UrlRules {
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.blocked.is_empty() && self.allowed.is_empty()
     }
 }
 
 /// `--screenshotFormat/Quality/MaxWidth/MaxHeight`: `take_screenshot`'s defaults and bounds.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct ScreenshotDefaults {
+pub(crate) struct ScreenshotDefaults {
     /// `png`, `jpeg` or `webp`; `None` is png.
     pub format: Option<String>,
     /// 0–100, for jpeg and webp when the call names none.
@@ -160,7 +160,7 @@ pub struct ScreenshotDefaults {
 /// What the reference's newer flags set; all off (the reference's defaults) in `Default`,
 /// except where a field says otherwise.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Policies {
+pub(crate) struct Policies {
     /// `--wsHeaders`: extra headers of the websocket handshake.
     pub ws_headers: Vec<(String, String)>,
     /// `--proxyServer`: the launched browser's `--proxy-server`.

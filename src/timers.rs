@@ -7,9 +7,9 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::time::{Duration, Instant};
 
-pub type TimerId = u64;
+pub(crate) type TimerId = u64;
 
-pub struct Timers<A> {
+pub(crate) struct Timers<A> {
     heap: BinaryHeap<Reverse<(Instant, TimerId)>>,
     actions: HashMap<TimerId, A>,
     next_id: TimerId,
@@ -26,7 +26,7 @@ impl<A> Default for Timers<A> {
 }
 
 impl<A> Timers<A> {
-    pub fn add(&mut self, after: Duration, action: A) -> TimerId {
+    pub(crate) fn add(&mut self, after: Duration, action: A) -> TimerId {
         let id = self.next_id;
         self.next_id += 1;
         self.heap.push(Reverse((Instant::now() + after, id)));
@@ -34,12 +34,12 @@ impl<A> Timers<A> {
         id
     }
 
-    pub fn cancel(&mut self, id: TimerId) {
+    pub(crate) fn cancel(&mut self, id: TimerId) {
         self.actions.remove(&id);
     }
 
     /// The next live deadline.
-    pub fn next_deadline(&mut self) -> Option<Instant> {
+    pub(crate) fn next_deadline(&mut self) -> Option<Instant> {
         while let Some(Reverse((when, id))) = self.heap.peek().copied() {
             if self.actions.contains_key(&id) {
                 return Some(when);
@@ -50,7 +50,7 @@ impl<A> Timers<A> {
     }
 
     /// Removes and returns one action whose deadline has passed.
-    pub fn pop_due(&mut self, now: Instant) -> Option<A> {
+    pub(crate) fn pop_due(&mut self, now: Instant) -> Option<A> {
         while let Some(Reverse((when, id))) = self.heap.peek().copied() {
             if when > now {
                 return None;

@@ -75,12 +75,8 @@ pub fn browsers() -> Vec<BrowserKind> {
 
 /// The executable the server starts with `--headless` and `flag`, by its own rule.
 fn executable_for(flag: &str) -> Option<String> {
-    use devtools_mcp::app::flags::{self, Flags};
-    let args = ["--headless".to_string(), flag.to_string()];
-    let (parsed, _) = Flags::parse("devtools-mcp", &args).ok()?;
-    let settings = flags::settings(&parsed).ok()?;
-    let exe = devtools_mcp::browser::launch::find_executable(&settings).ok()?;
-    Some(exe.path.display().to_string())
+    let exe = devtools_mcp::app::browser_executable(&["--headless", flag]).ok()?;
+    Some(exe.display().to_string())
 }
 
 /// The browser the server starts by default (the first of [`browsers`]).

@@ -3,7 +3,7 @@
 
 mod cli;
 mod event_loop;
-pub mod flags;
+mod flags;
 mod in_process;
 mod perf;
 mod stdout;
@@ -15,6 +15,15 @@ pub use in_process::InProcess;
 use stdout::outln;
 
 use crate::log;
+
+/// The browser executable the server starts with these flags (the same rule the server uses:
+/// `--executablePath`, `CHROME_PATH`, the headless shell when headless, full Chromium).
+pub fn browser_executable(args: &[&str]) -> Result<std::path::PathBuf, String> {
+    let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+    let (parsed, _) = flags::Flags::parse("devtools-mcp", &args).map_err(|e| e.output)?;
+    let settings = flags::settings(&parsed)?;
+    Ok(crate::browser::launch::find_executable(&settings)?.path)
+}
 
 /// The program: `run`, `demo` and `perf` are the one-shot client, `trace` the trace analyser on
 /// a file; anything else starts the server.

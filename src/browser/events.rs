@@ -9,7 +9,7 @@ use crate::cdp::generated::{inspector, page as cdp_page, runtime, target};
 use crate::error::Error;
 use crate::log::log;
 
-pub fn on_event<H: Host>(cx: &mut H, event: RawEvent) {
+pub(crate) fn on_event<H: Host>(cx: &mut H, event: RawEvent) {
     match apply(cx, &event) {
         Some(Source::Page(page)) => cx.event(Some(page), &event),
         Some(Source::Frame(page)) => cx.frame_event(page, &event),

@@ -11,7 +11,7 @@ use crate::error::Error;
 use crate::log::log;
 
 /// The page that owns `session`, when it is one of its frames' sessions.
-pub fn page_of_frame<H: Host>(cx: &mut H, session: &str) -> Option<PageId> {
+pub(crate) fn page_of_frame<H: Host>(cx: &mut H, session: &str) -> Option<PageId> {
     let pages = &cx.browser().pages;
     let page = pages.iter().find(|p| frame(p, session).is_some())?;
     Some(page.id)
@@ -32,7 +32,7 @@ fn owner<H: Host>(cx: &mut H, session: &str) -> Option<PageId> {
 
 /// Events on a page's or a frame's session that concern its child frames. Returns whether
 /// the event was one of those.
-pub fn on_child_event<H: Host>(cx: &mut H, session: &str, event: &RawEvent) -> bool {
+pub(crate) fn on_child_event<H: Host>(cx: &mut H, session: &str, event: &RawEvent) -> bool {
     if let Some(e) = event.decode::<target::AttachedToTargetEvent>() {
         attached(cx, session, e);
     } else if let Some(e) = event.decode::<target::DetachedFromTargetEvent>() {
@@ -44,7 +44,7 @@ pub fn on_child_event<H: Host>(cx: &mut H, session: &str, event: &RawEvent) -> b
 }
 
 /// Events on a frame's own session that change what the browser layer keeps of it.
-pub fn on_frame_event<H: Host>(cx: &mut H, session: &str, event: &RawEvent) {
+pub(crate) fn on_frame_event<H: Host>(cx: &mut H, session: &str, event: &RawEvent) {
     if event.is::<inspector::TargetCrashedEvent>() {
         crashed(cx, session);
     }
@@ -132,7 +132,7 @@ fn crashed<H: Host>(cx: &mut H, session: &str) {
 }
 
 /// A frame target crashed (as the browser's own session tells it).
-pub fn target_crashed<H: Host>(cx: &mut H, target_id: &str) -> bool {
+pub(crate) fn target_crashed<H: Host>(cx: &mut H, target_id: &str) -> bool {
     let session = cx
         .browser()
         .pages
@@ -150,7 +150,7 @@ pub fn target_crashed<H: Host>(cx: &mut H, target_id: &str) -> bool {
 }
 
 /// Whether `session` is a frame whose renderer crashed.
-pub fn is_crashed<H: Host>(cx: &mut H, session: &str) -> bool {
+pub(crate) fn is_crashed<H: Host>(cx: &mut H, session: &str) -> bool {
     let pages = &cx.browser().pages;
     pages
         .iter()
@@ -159,7 +159,11 @@ pub fn is_crashed<H: Host>(cx: &mut H, session: &str) -> bool {
 
 /// The session that holds `target_id`'s DOM on `page`: the page's own, or one of its
 /// frames'. `None` when that frame is gone.
-pub fn session_for_target<H: Host>(cx: &mut H, page: PageId, target_id: &str) -> Option<String> {
+pub(crate) fn session_for_target<H: Host>(
+    cx: &mut H,
+    page: PageId,
+    target_id: &str,
+) -> Option<String> {
     let p = cx.browser().pages.get(page)?;
     if p.target_id == target_id {
         return Some(p.session.clone());
@@ -171,14 +175,14 @@ pub fn session_for_target<H: Host>(cx: &mut H, page: PageId, target_id: &str) ->
 }
 
 /// The session of frame `frame_id` of `page`, when it is an out-of-process frame.
-pub fn frame_session<H: Host>(cx: &mut H, page: PageId, frame_id: &str) -> Option<String> {
+pub(crate) fn frame_session<H: Host>(cx: &mut H, page: PageId, frame_id: &str) -> Option<String> {
     let p = cx.browser().pages.get(page)?;
     let f = p.frames.iter().find(|f| f.target_id == frame_id)?;
     Some(f.session.clone())
 }
 
 /// Whether `session` is one of the out-of-process iframes' (not a page's).
-pub fn is_frame<H: Host>(cx: &mut H, session: &str) -> bool {
+pub(crate) fn is_frame<H: Host>(cx: &mut H, session: &str) -> bool {
     cx.browser()
         .pages
         .iter()
@@ -317,7 +321,7 @@ const FOCUSED_FRAME: &str = "(() => {
 
 /// Notes that an input action (a click, a fill) focused `element` (a remote object) of
 /// `session`, a page's or one of its frames'.
-pub fn focused<H: Host>(cx: &mut H, session: &str, element: &str) {
+pub(crate) fn focused<H: Host>(cx: &mut H, session: &str, element: &str) {
     let page = owner(cx, session);
     if let Some(p) = page.and_then(|id| cx.browser().pages.get_mut(id)) {
         p.focused = Some((session.to_owned(), element.to_owned()));

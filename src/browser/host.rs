@@ -19,14 +19,14 @@ use crate::settings::Settings;
 use crate::timers::{TimerId, Timers};
 
 /// A continuation that receives the outcome of something it waited for.
-pub type Done<H, T> = Box<dyn FnOnce(&mut H, Result<T, Error>)>;
+pub(crate) type Done<H, T> = Box<dyn FnOnce(&mut H, Result<T, Error>)>;
 /// A continuation with nothing to receive.
-pub type Action<H> = Box<dyn FnOnce(&mut H)>;
+pub(crate) type Action<H> = Box<dyn FnOnce(&mut H)>;
 
 /// A browser event as it arrived: the session it came on (`None`: the browser's own), its
 /// method and its raw params. Each handler decodes the generated event type it cares about
 /// with [`RawEvent::decode`].
-pub struct RawEvent {
+pub(crate) struct RawEvent {
     pub session: Option<String>,
     pub method: String,
     pub params: Value,
@@ -34,7 +34,7 @@ pub struct RawEvent {
 
 impl RawEvent {
     /// The event as its generated type, when it is that event and decodes.
-    pub fn decode<E: crate::cdp::Event>(&self) -> Option<E> {
+    pub(crate) fn decode<E: crate::cdp::Event>(&self) -> Option<E> {
         if self.method != E::NAME {
             return None;
         }
@@ -47,7 +47,7 @@ impl RawEvent {
         }
     }
 
-    pub fn is<E: crate::cdp::Event>(&self) -> bool {
+    pub(crate) fn is<E: crate::cdp::Event>(&self) -> bool {
         self.method == E::NAME
     }
 }
@@ -56,7 +56,7 @@ impl RawEvent {
 /// knows so far, `Step` has one variant for each thing it waits to hear, and [`Flow::next`]
 /// is the one place that says what happens next. Each wait hands the flow on with
 /// [`Flow::then`], so the order of the steps reads top to bottom in `next`; nothing blocks.
-pub trait Flow<H: 'static>: Sized + 'static {
+pub(crate) trait Flow<H: 'static>: Sized + 'static {
     /// What the flow can hear back: one variant per step that waits.
     type Step: 'static;
 
@@ -71,7 +71,7 @@ pub trait Flow<H: 'static>: Sized + 'static {
 
 /// The state a continuation runs against, and what the browser layer tells the layers
 /// above. Implemented once, by the type that owns all state.
-pub trait Host: Sized + 'static {
+pub(crate) trait Host: Sized + 'static {
     fn browser(&mut self) -> &mut Browser<Self>;
     fn browser_ref(&self) -> &Browser<Self>;
     fn rt(&mut self) -> &mut Runtime<Self>;
@@ -162,7 +162,7 @@ pub trait Host: Sized + 'static {
 
 /// Deadlines, deferred continuations and the call now running: the machinery that runs
 /// continuations, apart from what they wait on.
-pub struct Runtime<H> {
+pub(crate) struct Runtime<H> {
     pub timers: Timers<(Owner, Action<H>)>,
     deferred: Vec<(Owner, Action<H>)>,
     current: Owner,
@@ -180,7 +180,7 @@ impl<H> Default for Runtime<H> {
 
 /// A continuation that several outcomes race for: the first to call it wins, the others
 /// find it gone. ("Load event or same-document navigation", "answer or timeout".)
-pub struct Once<H, T>(Rc<Cell<Option<Done<H, T>>>>);
+pub(crate) struct Once<H, T>(Rc<Cell<Option<Done<H, T>>>>);
 
 impl<H, T> Clone for Once<H, T> {
     fn clone(&self) -> Self {
@@ -189,12 +189,12 @@ impl<H, T> Clone for Once<H, T> {
 }
 
 impl<H, T> Once<H, T> {
-    pub fn new(done: Done<H, T>) -> Once<H, T> {
+    pub(crate) fn new(done: Done<H, T>) -> Once<H, T> {
         Once(Rc::new(Cell::new(Some(done))))
     }
 
     /// Runs the continuation if nobody did yet.
-    pub fn call(&self, cx: &mut H, value: Result<T, Error>) {
+    pub(crate) fn call(&self, cx: &mut H, value: Result<T, Error>) {
         if let Some(done) = self.0.take() {
             done(cx, value)
         }

@@ -6,7 +6,7 @@ use std::fmt;
 /// The unit of work that owns continuations: an MCP tool call, in practice. When it ends
 /// (answered, cancelled, timed out) the continuations it owns are dropped unrun.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct CallId(pub u64);
+pub(crate) struct CallId(pub u64);
 
 impl fmt::Display for CallId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -15,30 +15,26 @@ impl fmt::Display for CallId {
 }
 
 /// Which call a piece of pending work belongs to. `None`: work of the server itself.
-pub type Owner = Option<CallId>;
+pub(crate) type Owner = Option<CallId>;
 
 /// The id agents use for a page (`pageId`), stable for the life of its target. Ids count up
 /// from 1 in the order the pages were attached.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct PageId(u32);
+pub(crate) struct PageId(u32);
 
 impl PageId {
     /// An id no page has: page ids start at 1.
-    pub const NONE: PageId = PageId(0);
+    pub(crate) const NONE: PageId = PageId(0);
 
     /// The page after this one in attach order.
-    pub fn next(self) -> PageId {
+    pub(crate) fn next(self) -> PageId {
         PageId(self.0 + 1)
     }
 
     /// A `pageId` argument as the agent wrote it (a JSON number the schema bounded). A value
     /// past every id the server hands out names no page.
-    pub fn from_arg(n: f64) -> PageId {
+    pub(crate) fn from_arg(n: f64) -> PageId {
         PageId(n as u32)
-    }
-
-    pub fn number(self) -> u32 {
-        self.0
     }
 }
 

@@ -87,14 +87,14 @@ to a Chrome or Chromium executable with --executablePath /path/to/chrome or the 
 
 /// The browser to start, and why it was chosen (for the log).
 #[derive(Debug, PartialEq)]
-pub struct Executable {
+pub(crate) struct Executable {
     pub path: PathBuf,
     pub why: &'static str,
 }
 
 /// The browser the server starts: `--executablePath`, else `CHROME_PATH`, else the headless
 /// shell when headless (unless `--headlessShell=false`) and installed, else full Chromium.
-pub fn find_executable(settings: &Settings) -> Result<Executable, String> {
+pub(crate) fn find_executable(settings: &Settings) -> Result<Executable, String> {
     if let Some(path) = &settings.executable_path {
         let p = PathBuf::from(path);
         return if p.is_file() {
@@ -204,7 +204,7 @@ fn unique_profile_dir() -> PathBuf {
     ))
 }
 
-pub fn arguments(settings: &Settings, profile: &Path) -> Vec<OsString> {
+pub(crate) fn arguments(settings: &Settings, profile: &Path) -> Vec<OsString> {
     let mut args: Vec<OsString> = vec!["--remote-debugging-pipe".into()];
     let mut profile_arg = OsString::from("--user-data-dir=");
     profile_arg.push(profile);
@@ -274,7 +274,7 @@ const FEATURE_SWITCHES: [(&str, &[&str]); 2] = [
 ];
 
 /// Starts the browser. Returns the process and our ends of its pipes.
-pub fn launch(settings: &Settings) -> Result<(Process, Sender, Receiver), String> {
+pub(crate) fn launch(settings: &Settings) -> Result<(Process, Sender, Receiver), String> {
     let Executable { path: exe, why } = find_executable(settings)?;
     let (profile, temp_profile) = match &settings.user_data_dir {
         Some(dir) => (dir.clone(), None),

@@ -2,21 +2,21 @@
 //! and the pages we attach to. Every command's continuation is kept here until the browser
 //! answers, the call that owns it goes away, or the browser is lost.
 
-pub mod events;
-pub mod frames;
-pub mod host;
+pub(crate) mod events;
+pub(crate) mod frames;
+pub(crate) mod host;
 mod ids;
 pub mod launch;
-pub mod navigation;
+pub(crate) mod navigation;
 mod open;
-pub mod pages;
-pub mod url_rules;
+pub(crate) mod pages;
+pub(crate) mod url_rules;
 
-pub mod waiters;
+pub(crate) mod waiters;
 
-pub use host::{Action, Done, Flow, Host, Once, RawEvent, Runtime};
-pub use ids::{CallId, Owner, PageId};
-pub use open::{open, open_blank, open_isolated, with_page};
+pub(crate) use host::{Done, Flow, Host, Once, RawEvent, Runtime};
+pub(crate) use ids::{CallId, Owner, PageId};
+pub(crate) use open::{open_isolated, with_page};
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -31,7 +31,7 @@ use crate::log::log;
 use crate::settings::BrowserSource;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Phase {
+pub(crate) enum Phase {
     /// Not started (or lost): the next call that needs it starts it.
     Idle,
     Starting,
@@ -48,15 +48,15 @@ struct Pending<H> {
 /// Where the event loop hears about the browser connection: readable (and, for a
 /// websocket, writable) under `read`, writable pipe under `write`.
 #[derive(Clone, Copy)]
-pub struct Tokens {
+pub(crate) struct Tokens {
     pub read: Token,
     pub write: Token,
 }
 
 /// Makes the browser connection in place of `Settings::source` (a test's scripted browser).
-pub type Connector = Box<dyn FnMut() -> std::result::Result<Box<dyn Connection>, String>>;
+pub(crate) type Connector = Box<dyn FnMut() -> std::result::Result<Box<dyn Connection>, String>>;
 
-pub struct Browser<H> {
+pub(crate) struct Browser<H> {
     pub phase: Phase,
     registry: mio::Registry,
     tokens: Tokens,
@@ -84,7 +84,7 @@ pub struct Browser<H> {
 const START_TIMEOUT: Duration = Duration::from_secs(30);
 
 impl<H> Browser<H> {
-    pub fn new(registry: mio::Registry, tokens: Tokens) -> Browser<H> {
+    pub(crate) fn new(registry: mio::Registry, tokens: Tokens) -> Browser<H> {
         Browser {
             phase: Phase::Idle,
             registry,
@@ -106,7 +106,7 @@ impl<H> Browser<H> {
 
     /// Every connection (the first and each after a loss) is made by `connector` instead
     /// of from the settings: how tests put a scripted browser on the wire.
-    pub fn connect_with(
+    pub(crate) fn connect_with(
         &mut self,
         connector: impl FnMut() -> std::result::Result<Box<dyn Connection>, String> + 'static,
     ) {
@@ -177,7 +177,7 @@ fn needs_renderer(method: &str) -> bool {
 
 /// Sends a typed command (see `cdp::generated`); `done` gets its typed answer, unless the
 /// owning call is gone by then.
-pub fn send<H: Host, C: Command>(
+pub(crate) fn send<H: Host, C: Command>(
     cx: &mut H,
     session: Option<&str>,
     params: C,
@@ -201,7 +201,7 @@ pub fn send<H: Host, C: Command>(
 }
 
 /// Sends a typed command whose answer comes back into `flow` as `step(answer)`.
-pub fn send_then<H: Host, C: Command, F: Flow<H>>(
+pub(crate) fn send_then<H: Host, C: Command, F: Flow<H>>(
     cx: &mut H,
     session: Option<&str>,
     params: C,
@@ -214,7 +214,7 @@ pub fn send_then<H: Host, C: Command, F: Flow<H>>(
 }
 
 /// Sends a command whose answer nobody needs; failures are logged.
-pub fn fire<H: Host, C: Command>(cx: &mut H, session: Option<&str>, params: C) {
+pub(crate) fn fire<H: Host, C: Command>(cx: &mut H, session: Option<&str>, params: C) {
     send(cx, session, params, |_, r| {
         if let Err(e) = r {
             log!("{}: {e}", C::METHOD);
@@ -223,7 +223,7 @@ pub fn fire<H: Host, C: Command>(cx: &mut H, session: Option<&str>, params: C) {
 }
 
 /// Pushes queued commands to the browser.
-pub fn flush<H: Host>(cx: &mut H) {
+pub(crate) fn flush<H: Host>(cx: &mut H) {
     let Some(transport) = cx.browser().transport.as_mut() else {
         return;
     };
@@ -233,7 +233,7 @@ pub fn flush<H: Host>(cx: &mut H) {
 }
 
 /// Runs `done` once the browser is up, starting it if needed.
-pub fn ready<H: Host>(cx: &mut H, done: Done<H, ()>) {
+pub(crate) fn ready<H: Host>(cx: &mut H, done: Done<H, ()>) {
     let owner = cx.current();
     match cx.browser().phase {
         Phase::Ready => done(cx, Ok(())),
@@ -337,7 +337,7 @@ fn start<H: Host>(cx: &mut H) {
 }
 
 /// Reads what the browser sent and dispatches it.
-pub fn on_readable<H: Host>(cx: &mut H) {
+pub(crate) fn on_readable<H: Host>(cx: &mut H) {
     let mut messages = Vec::new();
     let status = match cx.browser().transport.as_mut() {
         Some(t) => t.read(&mut |m| messages.push(message::decode(m))),
@@ -396,7 +396,7 @@ fn dispatch<H: Host>(cx: &mut H, m: Incoming) {
 }
 
 /// Fails every command still waiting on `session` (its page closed or crashed).
-pub fn fail_session<H: Host>(cx: &mut H, session: &str, err: Error) {
+pub(crate) fn fail_session<H: Host>(cx: &mut H, session: &str, err: Error) {
     let ids: Vec<u64> = cx
         .browser()
         .pending
@@ -416,7 +416,7 @@ pub fn fail_session<H: Host>(cx: &mut H, session: &str, err: Error) {
 }
 
 /// Drops everything a finished, cancelled or timed-out call was still waiting on.
-pub fn forget_owner<H: Host>(cx: &mut H, call: CallId) {
+pub(crate) fn forget_owner<H: Host>(cx: &mut H, call: CallId) {
     let owner = Some(call);
     let b = cx.browser();
     b.pending.retain(|_, p| p.owner != owner);
@@ -427,7 +427,7 @@ pub fn forget_owner<H: Host>(cx: &mut H, call: CallId) {
 
 /// The connection is gone: fail everything waiting on it, forget the pages, clean up the
 /// process. The next call that needs a browser starts a new one.
-pub fn lost<H: Host>(cx: &mut H, reason: &str) {
+pub(crate) fn lost<H: Host>(cx: &mut H, reason: &str) {
     if cx.browser().transport.is_none() && cx.browser().phase == Phase::Idle {
         return;
     }
@@ -473,7 +473,7 @@ fn teardown<H: Host>(cx: &mut H) {
 }
 
 /// Ends the browser we started (a browser we only connected to is left running).
-pub fn shutdown<H: Host>(cx: &mut H) {
+pub(crate) fn shutdown<H: Host>(cx: &mut H) {
     let b = cx.browser();
     b.transport = None;
     if let Some(mut process) = b.process.take() {

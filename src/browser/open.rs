@@ -12,18 +12,18 @@ use crate::error::Error;
 
 /// Runs `done` with the page a call works on: `requested` (a `pageId` argument) or the
 /// selected page, starting the browser and opening a page if there is none.
-pub fn with_page<H: Host>(cx: &mut H, requested: Option<PageId>, done: Done<H, PageId>) {
+pub(crate) fn with_page<H: Host>(cx: &mut H, requested: Option<PageId>, done: Done<H, PageId>) {
     let find = FindPage { requested, done };
     super::ready(cx, find.then(Found::Ready));
 }
 
 /// Opens an about:blank tab and runs `done` when it is ready.
-pub fn open_blank<H: Host>(cx: &mut H, done: Done<H, PageId>) {
+pub(crate) fn open_blank<H: Host>(cx: &mut H, done: Done<H, PageId>) {
     open(cx, false, done)
 }
 
 /// Opens a new about:blank tab (navigation is the caller's) and runs `done` when ready.
-pub fn open<H: Host>(cx: &mut H, background: bool, done: Done<H, PageId>) {
+pub(crate) fn open<H: Host>(cx: &mut H, background: bool, done: Done<H, PageId>) {
     let tab = NewTab {
         background,
         name: None,
@@ -35,7 +35,7 @@ pub fn open<H: Host>(cx: &mut H, background: bool, done: Done<H, PageId>) {
 /// Opens a new about:blank tab in the isolated context named `name` (cookies and storage
 /// shared with its other pages only), creating the context on first use; without a name, in
 /// the default context.
-pub fn open_isolated<H: Host>(
+pub(crate) fn open_isolated<H: Host>(
     cx: &mut H,
     background: bool,
     name: Option<String>,

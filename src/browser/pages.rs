@@ -3,7 +3,7 @@
 
 use super::host::{Done, Host};
 use super::ids::Owner;
-pub use super::ids::PageId;
+pub(crate) use super::ids::PageId;
 use super::{fire, send};
 use crate::cdp::generated::{network, page as cdp_page, runtime, target};
 use crate::error::{Error, Result};
@@ -11,13 +11,13 @@ use crate::log::log;
 
 /// A JavaScript dialog that is open on a page.
 #[derive(Debug, Clone)]
-pub struct Dialog {
+pub(crate) struct Dialog {
     pub kind: String,
     pub message: String,
     pub default_prompt: String,
 }
 
-pub struct Page {
+pub(crate) struct Page {
     /// The id agents use (`pageId`), stable for the life of the target.
     pub id: PageId,
     pub target_id: String,
@@ -46,7 +46,7 @@ pub struct Page {
 }
 
 /// One out-of-process iframe of a page: its own target and session.
-pub struct FrameSession {
+pub(crate) struct FrameSession {
     /// The frame's target id, which is also its frame id.
     pub target_id: String,
     pub session: String,
@@ -56,7 +56,7 @@ pub struct FrameSession {
 }
 
 /// Asks `session` (a page's or a frame's) to attach to its cross-site iframes.
-pub fn auto_attach<H: Host>(cx: &mut H, session: &str) {
+pub(crate) fn auto_attach<H: Host>(cx: &mut H, session: &str) {
     let params = target::SetAutoAttachParams {
         auto_attach: true,
         wait_for_debugger_on_start: true,
@@ -66,7 +66,7 @@ pub fn auto_attach<H: Host>(cx: &mut H, session: &str) {
     fire(cx, Some(session), params);
 }
 
-pub struct Pages<H> {
+pub(crate) struct Pages<H> {
     list: Vec<Page>,
     next_id: PageId,
     pub selected: Option<PageId>,
@@ -89,42 +89,42 @@ impl<H> Default for Pages<H> {
 }
 
 impl<H> Pages<H> {
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.list.is_empty()
     }
 
-    pub fn iter(&self) -> impl Iterator<Item = &Page> {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &Page> {
         self.list.iter()
     }
 
     /// The name `new_page` gave the page's isolated context, if it has one.
-    pub fn context_name(&self, page: &Page) -> Option<&str> {
+    pub(crate) fn context_name(&self, page: &Page) -> Option<&str> {
         let id = page.browser_context.as_deref()?;
         let named = self.contexts.iter().find(|(_, c)| c == id);
         named.map(|(name, _)| name.as_str())
     }
 
-    pub fn get(&self, id: PageId) -> Option<&Page> {
+    pub(crate) fn get(&self, id: PageId) -> Option<&Page> {
         self.list.iter().find(|p| p.id == id)
     }
 
-    pub fn get_mut(&mut self, id: PageId) -> Option<&mut Page> {
+    pub(crate) fn get_mut(&mut self, id: PageId) -> Option<&mut Page> {
         self.list.iter_mut().find(|p| p.id == id)
     }
 
-    pub fn by_session(&self, session: &str) -> Option<&Page> {
+    pub(crate) fn by_session(&self, session: &str) -> Option<&Page> {
         self.list.iter().find(|p| p.session == session)
     }
 
-    pub fn by_session_mut(&mut self, session: &str) -> Option<&mut Page> {
+    pub(crate) fn by_session_mut(&mut self, session: &str) -> Option<&mut Page> {
         self.list.iter_mut().find(|p| p.session == session)
     }
 
-    pub fn by_target(&self, target_id: &str) -> Option<&Page> {
+    pub(crate) fn by_target(&self, target_id: &str) -> Option<&Page> {
         self.list.iter().find(|p| p.target_id == target_id)
     }
 
-    pub fn forget_owner(&mut self, owner: Owner) {
+    pub(crate) fn forget_owner(&mut self, owner: Owner) {
         self.waiting.retain(|(_, o, _)| *o != owner);
     }
 
@@ -135,7 +135,7 @@ impl<H> Pages<H> {
 }
 
 /// Target.attachedToTarget: a new page (or an existing one, at start) is ours to set up.
-pub fn attached<H: Host>(cx: &mut H, e: target::AttachedToTargetEvent) {
+pub(crate) fn attached<H: Host>(cx: &mut H, e: target::AttachedToTargetEvent) {
     let session = e.session_id;
     let info = e.target_info;
     if info.r#type != "page" {
@@ -259,7 +259,7 @@ fn page_ready<H: Host>(cx: &mut H, id: PageId) {
 }
 
 /// Runs `done` with the page's id once the target is attached and initialised.
-pub fn when_ready<H: Host>(cx: &mut H, target_id: String, done: Done<H, PageId>) {
+pub(crate) fn when_ready<H: Host>(cx: &mut H, target_id: String, done: Done<H, PageId>) {
     match cx.browser().pages.by_target(&target_id) {
         Some(p) if p.initialized => {
             let id = p.id;
@@ -273,7 +273,7 @@ pub fn when_ready<H: Host>(cx: &mut H, target_id: String, done: Done<H, PageId>)
 }
 
 /// Target.detachedFromTarget: the page is gone (closed, or its target replaced).
-pub fn detached<H: Host>(cx: &mut H, session: &str) {
+pub(crate) fn detached<H: Host>(cx: &mut H, session: &str) {
     let pages = &mut cx.browser().pages;
     let Some(page) = pages.remove(session) else {
         return;
@@ -290,7 +290,7 @@ pub fn detached<H: Host>(cx: &mut H, session: &str) {
 }
 
 /// The browser is gone: so are its pages.
-pub fn clear<H: Host>(cx: &mut H, err: Error) {
+pub(crate) fn clear<H: Host>(cx: &mut H, err: Error) {
     let gone: Vec<PageId> = cx.browser().pages.list.drain(..).map(|p| p.id).collect();
     cx.browser().pages.selected = None;
     cx.browser().pages.contexts.clear();
@@ -307,7 +307,7 @@ pub fn clear<H: Host>(cx: &mut H, err: Error) {
 
 /// Calls that run code in a page fail at once on a crashed one: until it is navigated, the
 /// browser leaves such commands unanswered.
-pub fn not_crashed<H>(pages: &Pages<H>, id: PageId) -> Result<()> {
+pub(crate) fn not_crashed<H>(pages: &Pages<H>, id: PageId) -> Result<()> {
     match pages.get(id) {
         None => Err(no_such_page(id)),
         Some(p) if p.crashed => Err(Error::Crashed),
@@ -316,12 +316,12 @@ pub fn not_crashed<H>(pages: &Pages<H>, id: PageId) -> Result<()> {
 }
 
 /// An unknown page id, in the reference's words (the id is in the call for the agent to see).
-pub fn no_such_page(_id: PageId) -> Error {
+pub(crate) fn no_such_page(_id: PageId) -> Error {
     Error::Invalid("No page found".into())
 }
 
 /// The page's session if it still exists, else the error a call should report.
-pub fn session_of<H>(pages: &Pages<H>, id: PageId) -> Result<String> {
+pub(crate) fn session_of<H>(pages: &Pages<H>, id: PageId) -> Result<String> {
     pages
         .get(id)
         .map(|p| p.session.clone())
@@ -329,7 +329,7 @@ pub fn session_of<H>(pages: &Pages<H>, id: PageId) -> Result<String> {
 }
 
 /// Takes a target's current URL and title (Target.targetInfoChanged, Target.getTargets).
-pub fn update_info<H>(pages: &mut Pages<H>, info: &target::TargetInfo) {
+pub(crate) fn update_info<H>(pages: &mut Pages<H>, info: &target::TargetInfo) {
     let Some(page) = pages
         .list
         .iter_mut()

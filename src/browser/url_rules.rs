@@ -144,13 +144,13 @@ fn split(text: &str) -> Option<Parts<Option<&str>>> {
 
 /// One `--blockedUrlPattern` / `--allowedUrlPattern` value.
 #[derive(Debug, Clone)]
-pub struct Pattern {
+pub(crate) struct Pattern {
     parts: Parts<Component>,
 }
 
 impl Pattern {
     /// Parses `raw`, refusing what the reference refuses (with its words, naming `flag`).
-    pub fn parse(raw: &str, flag: &str) -> Result<Pattern, String> {
+    pub(crate) fn parse(raw: &str, flag: &str) -> Result<Pattern, String> {
         let refuse = |why: &str| format!("Invalid {flag} \"{raw}\": {why}");
         if has_partial_ipv4_hostname(raw) {
             return Err(refuse("a partial IPv4 wildcard is not enforced on redirects or subresources. Use an exact IPv4 address or a \"*\" wildcard instead."));
@@ -192,7 +192,7 @@ impl Pattern {
     }
 
     /// Whether `url` matches, as URLPattern's `test` would.
-    pub fn test(&self, url: &str) -> bool {
+    pub(crate) fn test(&self, url: &str) -> bool {
         let Some(u) = split(url) else {
             return false;
         };
@@ -273,7 +273,7 @@ fn has_partial_ipv4_hostname(pattern: &str) -> bool {
 }
 
 /// Checks every pattern of one flag.
-pub fn validate(patterns: &[String], flag: &str) -> Result<(), String> {
+pub(crate) fn validate(patterns: &[String], flag: &str) -> Result<(), String> {
     patterns
         .iter()
         .try_for_each(|p| Pattern::parse(p, flag).map(|_| ()))
@@ -282,7 +282,7 @@ pub fn validate(patterns: &[String], flag: &str) -> Result<(), String> {
 /// Whether a navigation to `url` may start (Puppeteer's `isUrlAllowed`, which the reference
 /// relies on): `about:blank` and empty URLs always may; a blocked match may not; with an allow
 /// list, only a match may.
-pub fn allowed(rules: &UrlRules, url: &str) -> bool {
+pub(crate) fn allowed(rules: &UrlRules, url: &str) -> bool {
     if rules.is_empty() || url.is_empty() || url == "about:blank" {
         return true;
     }
@@ -298,7 +298,7 @@ pub fn allowed(rules: &UrlRules, url: &str) -> bool {
 }
 
 /// The reference's refusal of a navigation the rules forbid.
-pub fn refused(url: &str) -> String {
+pub(crate) fn refused(url: &str) -> String {
     format!("Navigation to {url} is blocked by blocklist/allowlist rules")
 }
 
@@ -316,7 +316,7 @@ fn condition(url_pattern: &str, offline: bool) -> NetworkConditions {
 /// The network conditions that make the browser refuse what the rules forbid: blocked
 /// patterns offline; with an allow list, its patterns untouched and everything else offline.
 /// First match wins, so throttling (`emulate`) goes after these.
-pub fn conditions(rules: &UrlRules) -> Vec<NetworkConditions> {
+pub(crate) fn conditions(rules: &UrlRules) -> Vec<NetworkConditions> {
     let mut out: Vec<NetworkConditions> =
         rules.blocked.iter().map(|p| condition(p, true)).collect();
     if !rules.allowed.is_empty() {

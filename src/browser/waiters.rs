@@ -24,7 +24,7 @@ struct Waiter<H> {
     timer: Option<TimerId>,
 }
 
-pub struct Waiters<H> {
+pub(crate) struct Waiters<H> {
     next_id: u64,
     list: Vec<Waiter<H>>,
 }
@@ -39,13 +39,13 @@ impl<H> Default for Waiters<H> {
 }
 
 impl<H> Waiters<H> {
-    pub fn forget_owner(&mut self, owner: Owner) {
+    pub(crate) fn forget_owner(&mut self, owner: Owner) {
         self.list.retain(|w| w.owner != owner);
     }
 }
 
 /// Waits for the event `E` on `session` whose params pass `filter`, for at most `timeout`.
-pub fn wait<H: Host, E: Event + 'static>(
+pub(crate) fn wait<H: Host, E: Event + 'static>(
     cx: &mut H,
     session: &str,
     filter: impl Fn(&E) -> bool + 'static,
@@ -81,7 +81,7 @@ pub fn wait<H: Host, E: Event + 'static>(
 }
 
 /// Stops waiting without running the waiter.
-pub fn cancel<H: Host>(cx: &mut H, id: u64) {
+pub(crate) fn cancel<H: Host>(cx: &mut H, id: u64) {
     for w in take(cx, |w| w.id == id) {
         if let Some(t) = w.timer {
             cx.cancel_timer(t);
@@ -97,7 +97,7 @@ fn take<H: Host>(cx: &mut H, pred: impl Fn(&Waiter<H>) -> bool) -> Vec<Waiter<H>
 }
 
 /// Fires the waiters matching this event.
-pub fn on_event<H: Host>(cx: &mut H, session: &str, method: &str, params: &Value) {
+pub(crate) fn on_event<H: Host>(cx: &mut H, session: &str, method: &str, params: &Value) {
     if cx.browser().waiters.list.is_empty() {
         return;
     }
@@ -115,20 +115,20 @@ pub fn on_event<H: Host>(cx: &mut H, session: &str, method: &str, params: &Value
     }
 }
 
-pub fn fail_session<H: Host>(cx: &mut H, session: &str, err: Error) {
+pub(crate) fn fail_session<H: Host>(cx: &mut H, session: &str, err: Error) {
     for w in take(cx, |w| w.session == session) {
         fail(cx, w, err.clone());
     }
 }
 
 /// Fails the waiters for the event `E` on `session` (what they wait for can no longer come).
-pub fn fail_event<H: Host, E: Event>(cx: &mut H, session: &str, err: Error) {
+pub(crate) fn fail_event<H: Host, E: Event>(cx: &mut H, session: &str, err: Error) {
     for w in take(cx, |w| w.session == session && w.method == E::NAME) {
         fail(cx, w, err.clone());
     }
 }
 
-pub fn fail_all<H: Host>(cx: &mut H, err: Error) {
+pub(crate) fn fail_all<H: Host>(cx: &mut H, err: Error) {
     for w in take(cx, |_| true) {
         fail(cx, w, err.clone());
     }

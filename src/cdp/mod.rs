@@ -3,8 +3,8 @@
 
 pub mod generated;
 pub mod message;
-pub mod pipe;
-pub mod websocket;
+pub(crate) mod pipe;
+pub(crate) mod websocket;
 
 use std::io;
 
@@ -22,7 +22,7 @@ pub trait Command: serde::Serialize {
 /// documents).
 #[derive(serde::Serialize)]
 #[serde(transparent)]
-pub struct AsJson<C>(pub C);
+pub(crate) struct AsJson<C>(pub C);
 
 impl<C: Command> Command for AsJson<C> {
     const METHOD: &'static str = C::METHOD;

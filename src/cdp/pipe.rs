@@ -9,7 +9,7 @@ use mio::unix::pipe::{Receiver, Sender};
 const KEEP: usize = 64 * 1024;
 
 /// Our two ends of the browser's pipes, with their buffers.
-pub struct Pipe {
+pub(crate) struct Pipe {
     pub to_browser: Sender,
     pub from_browser: Receiver,
     read_buf: Vec<u8>,
@@ -23,7 +23,7 @@ pub struct Pipe {
 }
 
 impl Pipe {
-    pub fn new(to_browser: Sender, from_browser: Receiver) -> Pipe {
+    pub(crate) fn new(to_browser: Sender, from_browser: Receiver) -> Pipe {
         Pipe {
             to_browser,
             from_browser,
@@ -36,13 +36,13 @@ impl Pipe {
     }
 
     /// Queues one message; call [`Pipe::flush`] to push it out.
-    pub fn queue(&mut self, message: &[u8]) {
+    pub(crate) fn queue(&mut self, message: &[u8]) {
         self.write_buf.extend_from_slice(message);
         self.write_buf.push(0);
     }
 
     /// Writes as much as the pipe takes. `Ok(true)` when everything queued is written.
-    pub fn flush(&mut self) -> io::Result<bool> {
+    pub(crate) fn flush(&mut self) -> io::Result<bool> {
         while self.written < self.write_buf.len() {
             match self.to_browser.write(&self.write_buf[self.written..]) {
                 Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
@@ -62,7 +62,7 @@ impl Pipe {
 
     /// Reads until the pipe would block, handing each complete message to `on_message`.
     /// `Ok(false)` means the browser closed its end.
-    pub fn read(&mut self, mut on_message: impl FnMut(&[u8])) -> io::Result<bool> {
+    pub(crate) fn read(&mut self, mut on_message: impl FnMut(&[u8])) -> io::Result<bool> {
         loop {
             match self.from_browser.read(&mut self.chunk) {
                 Ok(0) => return Ok(false),

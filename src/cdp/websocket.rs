@@ -14,13 +14,16 @@ use tungstenite::{protocol::WebSocketConfig, Message, WebSocket};
 
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
-pub struct WsConn {
+pub(crate) struct WsConn {
     ws: WebSocket<mio::net::TcpStream>,
 }
 
 /// Asks a browser started with `--remote-debugging-port` for its websocket URL.
 /// `headers` (`--wsHeaders`) go with the request: a browser behind a gateway may need them.
-pub fn lookup_ws_url(browser_url: &str, headers: &[(String, String)]) -> Result<String, String> {
+pub(crate) fn lookup_ws_url(
+    browser_url: &str,
+    headers: &[(String, String)],
+) -> Result<String, String> {
     let rest = browser_url
         .strip_prefix("http://")
         .ok_or_else(|| format!("--browserUrl must start with http:// (got {browser_url})"))?;
@@ -89,7 +92,7 @@ fn connect(host: &str) -> Result<TcpStream, String> {
 impl WsConn {
     /// `headers` (`--wsHeaders`) are added to the handshake request (a token for a browser
     /// farm, say).
-    pub fn connect(ws_url: &str, headers: &[(String, String)]) -> Result<WsConn, String> {
+    pub(crate) fn connect(ws_url: &str, headers: &[(String, String)]) -> Result<WsConn, String> {
         let rest = ws_url
             .strip_prefix("ws://")
             .ok_or_else(|| format!("--wsEndpoint must start with ws:// (got {ws_url})"))?;
@@ -120,11 +123,11 @@ impl WsConn {
         Ok(WsConn { ws })
     }
 
-    pub fn socket(&mut self) -> &mut mio::net::TcpStream {
+    pub(crate) fn socket(&mut self) -> &mut mio::net::TcpStream {
         self.ws.get_mut()
     }
 
-    pub fn queue(&mut self, message: &[u8]) {
+    pub(crate) fn queue(&mut self, message: &[u8]) {
         let text = String::from_utf8_lossy(message).into_owned();
         match self.ws.write(Message::text(text)) {
             Ok(()) => {}
@@ -133,7 +136,7 @@ impl WsConn {
         }
     }
 
-    pub fn flush(&mut self) -> io::Result<bool> {
+    pub(crate) fn flush(&mut self) -> io::Result<bool> {
         match self.ws.flush() {
             Ok(()) => Ok(true),
             Err(tungstenite::Error::Io(e)) if e.kind() == io::ErrorKind::WouldBlock => Ok(false),
@@ -142,7 +145,7 @@ impl WsConn {
     }
 
     /// Reads until the socket would block. `Ok(false)` when the browser closed the connection.
-    pub fn read(&mut self, mut on_message: impl FnMut(&[u8])) -> io::Result<bool> {
+    pub(crate) fn read(&mut self, mut on_message: impl FnMut(&[u8])) -> io::Result<bool> {
         loop {
             match self.ws.read() {
                 Ok(Message::Text(t)) => on_message(t.as_bytes()),

@@ -5,14 +5,14 @@
 
 /// What the stream yields.
 #[derive(Debug, PartialEq)]
-pub enum Piece<'a> {
+pub(crate) enum Piece<'a> {
     /// A complete line, without its newline.
     Line(&'a [u8]),
     /// A line longer than the limit: it is dropped whole.
     TooLong,
 }
 
-pub struct Lines {
+pub(crate) struct Lines {
     /// The start of a line whose newline has not come yet.
     partial: Vec<u8>,
     /// Inside a rejected line: bytes are skipped until its newline.
@@ -21,7 +21,7 @@ pub struct Lines {
 }
 
 impl Lines {
-    pub fn new(max: usize) -> Lines {
+    pub(crate) fn new(max: usize) -> Lines {
         Lines {
             partial: Vec::with_capacity(64 * 1024),
             skipping: false,
@@ -32,7 +32,7 @@ impl Lines {
     /// Hands each piece in `bytes` to `each` until it returns false (the caller wants to stop
     /// reading for now). Returns how many bytes were used: the rest is the caller's to feed
     /// again later.
-    pub fn feed(&mut self, bytes: &[u8], mut each: impl FnMut(Piece<'_>) -> bool) -> usize {
+    pub(crate) fn feed(&mut self, bytes: &[u8], mut each: impl FnMut(Piece<'_>) -> bool) -> usize {
         let mut start = 0;
         while let Some(at) = bytes[start..].iter().position(|b| *b == b'\n') {
             let segment = &bytes[start..start + at];
@@ -78,7 +78,7 @@ impl Lines {
     }
 
     /// The input ended: a last line without a newline still counts.
-    pub fn finish(&mut self, mut each: impl FnMut(Piece<'_>) -> bool) {
+    pub(crate) fn finish(&mut self, mut each: impl FnMut(Piece<'_>) -> bool) {
         if !self.partial.is_empty() && !self.skipping {
             let line = std::mem::take(&mut self.partial);
             each(Piece::Line(&line));

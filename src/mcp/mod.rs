@@ -1,7 +1,7 @@
 //! MCP over stdio: JSON-RPC framing, the lifecycle, and dispatch of `tools/call` to the tools
 //! registry. Nothing here knows the browser or any one tool.
 
-pub mod framing;
+pub(crate) mod framing;
 mod identity;
 pub(crate) mod jsonrpc;
 mod modern;
@@ -10,4 +10,4 @@ mod roots;
 mod server;
 
 pub(crate) use identity::PROTOCOL_VERSIONS;
-pub use server::Server;
+pub(crate) use server::Server;

@@ -16,7 +16,7 @@ const KEEP: usize = 64 * 1024;
 /// answer larger than this is still queued whole.
 const FULL: usize = 4 << 20;
 
-pub struct Output {
+pub(crate) struct Output {
     /// fd 1, never closed by us (hence ManuallyDrop): written directly so that no buffering
     /// layer holds a line back.
     stdout: ManuallyDrop<File>,
@@ -60,7 +60,7 @@ impl Output {
 
     /// Takes the lines queued and not written yet: how a test reads the answers (without
     /// ever flushing them to fd 1).
-    pub fn take_queued(&mut self) -> Vec<u8> {
+    pub(crate) fn take_queued(&mut self) -> Vec<u8> {
         let rest = self.buf.split_off(self.written);
         self.buf.clear();
         self.written = 0;

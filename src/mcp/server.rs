@@ -29,7 +29,7 @@ use super::roots::{Answer, Held, Roots};
 use crate::log::log;
 use crate::tools::{self, call, CallId, Ctx, Outcome};
 
-pub struct Server {
+pub(crate) struct Server {
     pub cx: Ctx,
     pub out: Output,
     /// The protocol version agreed in `initialize`.
@@ -65,7 +65,7 @@ enum Era {
 }
 
 impl Server {
-    pub fn new(cx: Ctx) -> Server {
+    pub(crate) fn new(cx: Ctx) -> Server {
         Server {
             cx,
             out: Output::new(),
@@ -86,7 +86,7 @@ impl Server {
     }
 
     /// Handles one line from the client, then sends what the tools have for the client.
-    pub fn handle_line(&mut self, line: &[u8]) {
+    pub(crate) fn handle_line(&mut self, line: &[u8]) {
         match jsonrpc::parse_line(line) {
             Incoming::Invalid { id, code, message } => {
                 log!("rejected a line from the client: {message}");
@@ -264,7 +264,7 @@ impl Server {
     }
 
     /// Sends the answers and notices the tools left, in order.
-    pub fn drain(&mut self) {
+    pub(crate) fn drain(&mut self) {
         for outcome in std::mem::take(&mut self.cx.outbox) {
             match outcome {
                 Outcome::Answer(call, result) => {
@@ -319,7 +319,7 @@ impl Server {
     }
 
     /// The next deadline of the MCP layer itself.
-    pub fn next_deadline(&self) -> Option<Instant> {
+    pub(crate) fn next_deadline(&self) -> Option<Instant> {
         match (self.roots.deadline(), self.list_changed_due) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -327,7 +327,7 @@ impl Server {
     }
 
     /// Acts on the MCP layer's deadlines that have passed.
-    pub fn on_time(&mut self, now: Instant) {
+    pub(crate) fn on_time(&mut self, now: Instant) {
         if self.list_changed_due.is_some_and(|d| d <= now) {
             self.list_changed_window = (now, 0);
             self.send_list_changed();

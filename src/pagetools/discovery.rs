@@ -17,7 +17,7 @@ use crate::error::Error;
 const LOAD_WAIT: Duration = Duration::from_secs(3);
 
 /// Dispatches discovery in the page and installs the resulting table.
-pub fn discover<H: PageHost>(cx: &mut H, page: PageId, done: Done<H, ()>) {
+pub(crate) fn discover<H: PageHost>(cx: &mut H, page: PageId, done: Done<H, ()>) {
     Discovery::new(page, done).ask(cx)
 }
 
@@ -25,7 +25,7 @@ pub fn discover<H: PageHost>(cx: &mut H, page: PageId, done: Done<H, ()>) {
 /// A document that is still loading (the page navigated itself a moment ago) may not have
 /// registered its tools yet: discovery waits for its load event first (bounded), unless the
 /// shim reports the tools earlier.
-pub fn ensure_current<H: PageHost>(cx: &mut H, page: PageId, done: Done<H, ()>) {
+pub(crate) fn ensure_current<H: PageHost>(cx: &mut H, page: PageId, done: Done<H, ()>) {
     let table = cx.tables().entry(page);
     let (discovered, navigating) = (table.discovered, table.navigating);
     let Some(p) = cx.browser().pages.get(page) else {

@@ -14,7 +14,7 @@ use super::webmcp;
 const MAX_NAME: usize = 64;
 
 /// A page tool under its MCP name.
-pub struct Exposed<'a> {
+pub(crate) struct Exposed<'a> {
     pub name: String,
     pub group: &'a str,
     pub tool: &'a PageTool,
@@ -42,7 +42,7 @@ fn sanitize(group: &str, tool: &str) -> String {
 
 /// The table's callable tools under their MCP names; `reserved` says which names the
 /// server's own tools take.
-pub fn entries<'a>(table: &'a Table, reserved: &dyn Fn(&str) -> bool) -> Vec<Exposed<'a>> {
+pub(crate) fn entries<'a>(table: &'a Table, reserved: &dyn Fn(&str) -> bool) -> Vec<Exposed<'a>> {
     let mut used: HashSet<String> = HashSet::new();
     let mut seen_tools: HashSet<&str> = HashSet::new();
     let mut out = Vec::new();
@@ -92,7 +92,7 @@ pub fn entries<'a>(table: &'a Table, reserved: &dyn Fn(&str) -> bool) -> Vec<Exp
 }
 
 /// The page tool an MCP name stands for, and whether it is a WebMCP one.
-pub fn tool_named(
+pub(crate) fn tool_named(
     table: &Table,
     reserved: &dyn Fn(&str) -> bool,
     name: &str,
@@ -104,7 +104,7 @@ pub fn tool_named(
 }
 
 /// The table's tools as `tools/list` shows them.
-pub fn list(table: &Table, reserved: &dyn Fn(&str) -> bool) -> Vec<Value> {
+pub(crate) fn list(table: &Table, reserved: &dyn Fn(&str) -> bool) -> Vec<Value> {
     entries(table, reserved)
         .iter()
         .map(Exposed::to_json)

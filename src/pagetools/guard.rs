@@ -8,7 +8,7 @@ use std::collections::hash_map::RandomState;
 use std::hash::{BuildHasher, Hasher};
 
 /// What the server accepts from one page target's shim.
-pub struct Guard {
+pub(crate) struct Guard {
     /// In the new-document script: every document the target commits after attaching.
     document_secret: String,
     /// In the copies installed late (Runtime.evaluate): a page that ran before the shim
@@ -44,12 +44,12 @@ impl Default for Guard {
 
 impl Guard {
     /// The shim for the new-document script.
-    pub fn document_shim(&self) -> String {
+    pub(crate) fn document_shim(&self) -> String {
         with_secret(&self.document_secret)
     }
 
     /// The shim for a document that exists already (`document`, the page's counter).
-    pub fn late_shim(&mut self, document: u64) -> String {
+    pub(crate) fn late_shim(&mut self, document: u64) -> String {
         if !self.late_documents.contains(&document) {
             if self.late_documents.len() == LATE_DOCUMENTS {
                 self.late_documents.remove(0);
@@ -60,7 +60,7 @@ impl Guard {
     }
 
     /// The message in a binding payload, if it carries the secret valid for `document`.
-    pub fn open<'a>(&self, document: u64, payload: &'a str) -> Option<&'a str> {
+    pub(crate) fn open<'a>(&self, document: u64, payload: &'a str) -> Option<&'a str> {
         let (secret, body) = payload.split_once('\n')?;
         let valid = secret == self.document_secret
             || (secret == self.late_secret && self.late_documents.contains(&document));

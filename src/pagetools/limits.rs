@@ -12,25 +12,25 @@ use std::sync::OnceLock;
 use serde_json::{json, Value};
 
 /// Groups one page may register; later ones are left out.
-pub const MAX_GROUPS: usize = 32;
+pub(crate) const MAX_GROUPS: usize = 32;
 /// Tools one group may hold; later ones are left out.
-pub const MAX_TOOLS: usize = 64;
+pub(crate) const MAX_TOOLS: usize = 64;
 /// Bytes of a group's or tool's name.
-pub const MAX_NAME: usize = 128;
+pub(crate) const MAX_NAME: usize = 128;
 /// Bytes of a group's or tool's description.
-pub const MAX_DESCRIPTION: usize = 4096;
+pub(crate) const MAX_DESCRIPTION: usize = 4096;
 /// Bytes of a tool's inputSchema as JSON text.
-pub const MAX_SCHEMA: usize = 32 * 1024;
+pub(crate) const MAX_SCHEMA: usize = 32 * 1024;
 /// `pattern`s and `patternProperties` keys in one inputSchema (regexes are what compiling
 /// costs most).
-pub const MAX_PATTERNS: usize = 32;
+pub(crate) const MAX_PATTERNS: usize = 32;
 /// Refused registrations listed one by one (the rest are counted in one line), and the
 /// longest reason kept (a reason quotes page-supplied names).
-pub const MAX_PROBLEMS: usize = 64;
-pub const MAX_REASON: usize = 300;
+pub(crate) const MAX_PROBLEMS: usize = 64;
+pub(crate) const MAX_REASON: usize = 300;
 
 /// A name as shown in a reason: cut short when it is over the limit.
-pub fn shown(name: &str) -> String {
+pub(crate) fn shown(name: &str) -> String {
     if name.len() <= MAX_NAME {
         return name.to_owned();
     }
@@ -42,7 +42,7 @@ pub fn shown(name: &str) -> String {
 }
 
 /// Why a name or description is refused, if it is.
-pub fn text_problem(what: &str, name: &str, description: Option<&str>) -> Option<String> {
+pub(crate) fn text_problem(what: &str, name: &str, description: Option<&str>) -> Option<String> {
     if name.len() > MAX_NAME {
         return Some(format!(
             "its name is {} bytes, over the limit of {MAX_NAME}",
@@ -57,7 +57,7 @@ pub fn text_problem(what: &str, name: &str, description: Option<&str>) -> Option
 
 /// Why an inputSchema is refused, if it is: over a limit, or not a valid JSON Schema (by
 /// the meta-schema, and every pattern a regular expression). Cheap: nothing is compiled.
-pub fn schema_problem(schema: &Value) -> Option<String> {
+pub(crate) fn schema_problem(schema: &Value) -> Option<String> {
     let mut counter = Counter(0);
     if serde_json::to_writer(&mut counter, schema).is_err() {
         return Some(format!(
@@ -138,7 +138,7 @@ thread_local! {
 }
 
 /// The validator for `schema`: compiled now unless a tool with the same schema text has one.
-pub fn validator(schema: &Value) -> Result<Rc<jsonschema::Validator>, String> {
+pub(crate) fn validator(schema: &Value) -> Result<Rc<jsonschema::Validator>, String> {
     let text = serde_json::to_string(schema).map_err(|e| e.to_string())?;
     if let Some(v) = VALIDATORS.with_borrow(|m| m.get(&text).and_then(Weak::upgrade)) {
         return Ok(v);

@@ -8,15 +8,15 @@
 //! generic over a [`PageHost`], the state that holds the tables.
 
 mod discovery;
-pub mod exposed;
-pub mod guard;
-pub mod limits;
-pub mod page_code;
-pub mod run;
+pub(crate) mod exposed;
+pub(crate) mod guard;
+pub(crate) mod limits;
+pub(crate) mod page_code;
+pub(crate) mod run;
 mod shim;
-pub mod table;
+pub(crate) mod table;
 mod tool;
-pub mod webmcp;
+pub(crate) mod webmcp;
 
 use std::collections::HashMap;
 
@@ -27,12 +27,13 @@ use crate::cdp::generated::{page as cdp_page, runtime};
 use crate::error::Error;
 use crate::log::log;
 
-pub use discovery::{discover, ensure_current};
+pub(crate) use discovery::{discover, ensure_current};
+pub use run::run_expression;
 pub use shim::shim;
-pub use table::Table;
+pub(crate) use table::Table;
 
 /// The state page tools run against: the browser's, plus every page's table.
-pub trait PageHost: Host {
+pub(crate) trait PageHost: Host {
     fn tables(&mut self) -> &mut Tables;
     fn tables_ref(&self) -> &Tables;
     /// The set of page tools changed; clients that show them should list tools again.
@@ -41,31 +42,31 @@ pub trait PageHost: Host {
 
 /// One table per page target, kept (and reset in place) across its documents.
 #[derive(Default)]
-pub struct Tables(HashMap<PageId, Table>);
+pub(crate) struct Tables(HashMap<PageId, Table>);
 
 impl Tables {
-    pub fn get(&self, page: PageId) -> Option<&Table> {
+    pub(crate) fn get(&self, page: PageId) -> Option<&Table> {
         self.0.get(&page)
     }
 
     /// The page's table, empty the first time.
-    pub fn entry(&mut self, page: PageId) -> &mut Table {
+    pub(crate) fn entry(&mut self, page: PageId) -> &mut Table {
         self.0.entry(page).or_default()
     }
 
     /// A new document: the page's tools are void. Returns whether it had any.
-    pub fn reset(&mut self, page: PageId) -> bool {
+    pub(crate) fn reset(&mut self, page: PageId) -> bool {
         self.0.get_mut(&page).is_some_and(Table::reset)
     }
 
-    pub fn remove(&mut self, page: PageId) {
+    pub(crate) fn remove(&mut self, page: PageId) {
         self.0.remove(&page);
     }
 }
 
 /// A new page target: the binding the shim reports through, and the shim itself, before
 /// any page script runs (and now, when the page's document exists already).
-pub fn attach<H: PageHost>(cx: &mut H, page: PageId, session: &str, paused: bool) {
+pub(crate) fn attach<H: PageHost>(cx: &mut H, page: PageId, session: &str, paused: bool) {
     let s = Some(session);
     browser::fire(
         cx,
@@ -94,7 +95,7 @@ pub fn attach<H: PageHost>(cx: &mut H, page: PageId, session: &str, paused: bool
 }
 
 /// Page events this layer listens to: the shim's binding calls, WebMCP's registrations.
-pub fn on_event<H: PageHost>(cx: &mut H, page: PageId, event: &RawEvent) {
+pub(crate) fn on_event<H: PageHost>(cx: &mut H, page: PageId, event: &RawEvent) {
     if let Some(e) = event.decode::<runtime::BindingCalledEvent>() {
         on_binding(cx, page, e);
     } else {
@@ -103,7 +104,7 @@ pub fn on_event<H: PageHost>(cx: &mut H, page: PageId, event: &RawEvent) {
 }
 
 /// The binding through which the shim reports tables the server did not ask for.
-pub const BINDING: &str = "__dtmcp_notify";
+pub(crate) const BINDING: &str = "__dtmcp_notify";
 
 /// Whether the page's main context is one whose shim said hello: there the evaluations
 /// of `window.__dtmcp…` reach the shim (answers arrive after the hello: the shim sends it
@@ -164,7 +165,7 @@ fn on_binding<H: PageHost>(cx: &mut H, page: PageId, e: runtime::BindingCalledEv
 
 /// Splits the shim's ENVELOPE into its header and body. The body keeps the envelope's
 /// allocation (the header is drained from its front).
-pub fn split_envelope(mut text: String) -> Result<(Value, String), Error> {
+pub(crate) fn split_envelope(mut text: String) -> Result<(Value, String), Error> {
     let header_end = text.find('\n').unwrap_or(text.len());
     let header: Value = serde_json::from_str(&text[..header_end])
         .map_err(|e| Error::Page(format!("the page's tool runner answered garbage: {e}")))?;

@@ -8,7 +8,7 @@ use crate::error::{Error, Fault};
 /// What an agent should read when the page threw, as the reference words it: an Error's
 /// message (without its name and stack: the reference's answer is `Error: <message>`), or the
 /// thrown value itself.
-pub fn exception_message(ex: &runtime::ExceptionDetails) -> String {
+pub(crate) fn exception_message(ex: &runtime::ExceptionDetails) -> String {
     let Some(exception) = &ex.exception else {
         return thrown_text(ex);
     };
@@ -57,7 +57,7 @@ fn error_message(description: &str, class_name: &str) -> String {
 
 /// A command that ran page code failed: a lost document becomes [`Error::PageGone`] in the
 /// page's terms; anything else stays as it is.
-pub fn page_error(e: Error) -> Error {
+pub(crate) fn page_error(e: Error) -> Error {
     match &e {
         Error::Cdp {
             fault: Fault::ContextLost,

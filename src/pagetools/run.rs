@@ -23,14 +23,14 @@ const PIECE_UNITS: u64 = 4_000_000;
 
 /// Where an element is given in a tool's params (property names and array indices, as the
 /// shim takes it), and what stands there: a `{uid}` before resolution, an object id after.
-pub type Place = (Vec<Value>, String);
+pub(crate) type Place = (Vec<Value>, String);
 
 /// The file a result is written to: the path as the agent gave it (for the answer), and the
 /// file the tools layer opened there.
-pub type Output = Option<(String, std::fs::File)>;
+pub(crate) type Output = Option<(String, std::fs::File)>;
 
 /// One call of a page tool, its element arguments resolved to remote objects.
-pub struct Run {
+pub(crate) struct Run {
     pub page: PageId,
     pub tool: String,
     /// The arguments, as [`check`] accepted them.
@@ -42,7 +42,7 @@ pub struct Run {
 }
 
 /// How a run ended.
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// The lines of the answer.
     Lines(Vec<String>),
     /// The result holds DOM elements: give each a uid, then [`render`] it.
@@ -50,7 +50,7 @@ pub enum Outcome {
 }
 
 /// A run whose result holds DOM elements, waiting for their uids.
-pub struct Returned {
+pub(crate) struct Returned {
     /// Each element's backend node id, by its index in the result (`None`: not a node any
     /// more, or it could not be described).
     pub backend_ids: Vec<Option<i64>>,
@@ -70,7 +70,7 @@ struct Target {
 /// `{uid}`. The page looks the tool up again by name when it runs it: its `execute` lives
 /// only there, the name is the one handle both sides share, and both take the first
 /// registration of a name (this lookup is for the schema, which the page does not check).
-pub fn check<H: PageHost>(
+pub(crate) fn check<H: PageHost>(
     cx: &H,
     page: PageId,
     name: &str,
@@ -102,7 +102,7 @@ pub fn check<H: PageHost>(
 /// Runs the tool in the page; `done` gets the answer's lines, or the elements to give uids.
 /// A run the page's navigation cut short marks its table: the next call waits for the new
 /// document's tools.
-pub fn start<H: PageHost>(cx: &mut H, mut run: Run, done: Done<H, Outcome>) {
+pub(crate) fn start<H: PageHost>(cx: &mut H, mut run: Run, done: Done<H, Outcome>) {
     let Some(p) = cx.browser_ref().pages.get(run.page) else {
         return done(cx, Err(pages::no_such_page(run.page)));
     };
@@ -350,7 +350,7 @@ fn envelope(
 
 /// Prints a run's result with each element's uid (by index; an element without one keeps
 /// its `stashed-<i>` mark), and delivers it like any other result.
-pub fn render<H: PageHost>(
+pub(crate) fn render<H: PageHost>(
     cx: &mut H,
     returned: Returned,
     uids: Vec<Value>,

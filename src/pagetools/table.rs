@@ -10,9 +10,9 @@
 use serde_json::{json, Value};
 
 use super::limits::{self, shown};
-pub use super::tool::PageTool;
+pub(crate) use super::tool::PageTool;
 
-pub struct Group {
+pub(crate) struct Group {
     pub name: String,
     pub description: Option<String>,
     /// The group's tools: `tools[first..first + count]`.
@@ -21,12 +21,12 @@ pub struct Group {
 }
 
 /// A registration that was left out, and why (the reason names the group and tool).
-pub struct Problem {
+pub(crate) struct Problem {
     pub reason: String,
 }
 
 #[derive(Default)]
-pub struct Table {
+pub(crate) struct Table {
     groups: Vec<Group>,
     tools: Vec<PageTool>,
     problems: Vec<Problem>,
@@ -56,7 +56,7 @@ pub struct Table {
 
 impl Table {
     /// Forgets everything (a new document). Returns whether there was anything to forget.
-    pub fn reset(&mut self) -> bool {
+    pub(crate) fn reset(&mut self) -> bool {
         let had = !self.groups.is_empty() || !self.problems.is_empty();
         let had = self.webmcp.reset() || had;
         self.groups.clear();
@@ -74,37 +74,37 @@ impl Table {
 
     /// The document is on its way out (a call saw it navigate): rediscover once the next
     /// one has loaded. The old table keeps its content until the new document commits.
-    pub fn mark_navigating(&mut self) {
+    pub(crate) fn mark_navigating(&mut self) {
         self.discovered = false;
         self.navigating = true;
     }
 
-    pub fn tools(&self) -> impl Iterator<Item = &PageTool> {
+    pub(crate) fn tools(&self) -> impl Iterator<Item = &PageTool> {
         self.tools.iter()
     }
 
-    pub fn group_of(&self, tool: &PageTool) -> &Group {
+    pub(crate) fn group_of(&self, tool: &PageTool) -> &Group {
         &self.groups[tool.group]
     }
 
     /// The event-based tool that runs for `name`: the first registered one.
-    pub fn find(&self, name: &str) -> Option<&PageTool> {
+    pub(crate) fn find(&self, name: &str) -> Option<&PageTool> {
         self.tools.iter().find(|t| t.name == name)
     }
 
     /// Something listed changed outside a report (WebMCP registrations): render afresh.
-    pub fn content_changed(&mut self) {
+    pub(crate) fn content_changed(&mut self) {
         self.rendered = Default::default();
     }
 
     /// A discovery found the table unchanged (the shim answered with our seq).
-    pub fn confirm(&mut self) {
+    pub(crate) fn confirm(&mut self) {
         self.navigating = false;
         self.discovered = true;
     }
 
     /// Installs the shim's report (see the shim's contract, REPORT). Returns whether anything changed.
-    pub fn replace(&mut self, report: &Value) -> bool {
+    pub(crate) fn replace(&mut self, report: &Value) -> bool {
         let groups = &report["groups"];
         self.navigating = false;
         self.seq = report["seq"].as_u64();
@@ -223,7 +223,7 @@ impl Table {
 
     /// The `## Third-party developer tools` section and its structured form. `None` text when
     /// there is nothing to say (and `say_none` is false).
-    pub fn render(&self, say_none: bool) -> (Option<String>, Option<Value>) {
+    pub(crate) fn render(&self, say_none: bool) -> (Option<String>, Option<Value>) {
         match self.rendered.get_or_init(|| self.build_section()) {
             (None, _) if say_none => (
                 Some("## Third-party developer tools\nThis page exposes no third-party developer tools.".into()),
@@ -305,7 +305,7 @@ fn one_line(text: &str) -> String {
 
 /// Properties marked `"x-mcp-type": "HTMLElement"` take `{uid}` from agents: the schema
 /// they see (and that arguments are checked against) says so.
-pub fn show_elements_as_uids(schema: &mut Value) {
+pub(crate) fn show_elements_as_uids(schema: &mut Value) {
     let Value::Object(map) = schema else { return };
     if map.get("x-mcp-type").and_then(Value::as_str) == Some("HTMLElement") {
         map.insert("properties".into(), json!({"uid": {"type": "string"}}));
@@ -330,7 +330,7 @@ pub fn show_elements_as_uids(schema: &mut Value) {
 
 /// Where in `params` an element is expected and given as `{uid}`: (path, uid) pairs, the
 /// path as the shim takes it (property names and array indices).
-pub fn element_places(schema: &Value, params: &Value) -> Vec<(Vec<Value>, String)> {
+pub(crate) fn element_places(schema: &Value, params: &Value) -> Vec<(Vec<Value>, String)> {
     let mut out = Vec::new();
     walk(schema, params, &mut Vec::new(), &mut out);
     out

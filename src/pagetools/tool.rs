@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::limits;
 
-pub struct PageTool {
+pub(crate) struct PageTool {
     pub name: String,
     pub description: Option<String>,
     /// The schema as agents see it (HTMLElement properties shown as `{uid}`).
@@ -21,7 +21,7 @@ pub struct PageTool {
 impl PageTool {
     /// A tool in no group yet (a WebMCP registration stays so; an event-based group sets
     /// its own index).
-    pub fn new(name: String, description: Option<String>, input_schema: Value) -> PageTool {
+    pub(crate) fn new(name: String, description: Option<String>, input_schema: Value) -> PageTool {
         PageTool {
             name,
             description,
@@ -32,7 +32,7 @@ impl PageTool {
     }
 
     /// The argument validator, compiled now if this is the tool's first run.
-    pub fn validator(&self) -> Result<&jsonschema::Validator, &str> {
+    pub(crate) fn validator(&self) -> Result<&jsonschema::Validator, &str> {
         match self
             .validator
             .get_or_init(|| limits::validator(&self.input_schema))

@@ -18,11 +18,11 @@ use crate::log::log;
 use crate::schema_problems;
 
 /// The group the reference lists debugging WebMCP tools under, first.
-pub const GROUP: &str = "WebMCP Tools";
-pub const GROUP_DESCRIPTION: &str = "Tools exposed via WebMCP";
+pub(crate) const GROUP: &str = "WebMCP Tools";
+pub(crate) const GROUP_DESCRIPTION: &str = "Tools exposed via WebMCP";
 
 /// One registered WebMCP tool of the main frame.
-pub struct WebTool {
+pub(crate) struct WebTool {
     /// The browser's id of this registration (a tool registered again gets a new one).
     pub id: String,
     /// Name, description and the schema arguments are checked against (`{}` when the page
@@ -34,20 +34,20 @@ pub struct WebTool {
 }
 
 impl WebTool {
-    pub fn debugging(&self) -> bool {
+    pub(crate) fn debugging(&self) -> bool {
         self.annotations.as_ref().and_then(|a| a.debugging) == Some(true)
     }
 
     /// The page says the tool's output may hold content from elsewhere (user content,
     /// third parties): agents are told so.
-    pub fn untrusted(&self) -> bool {
+    pub(crate) fn untrusted(&self) -> bool {
         self.annotations.as_ref().and_then(|a| a.untrusted_content) == Some(true)
     }
 }
 
 /// A page's WebMCP state.
 #[derive(Default)]
-pub struct WebMcp {
+pub(crate) struct WebMcp {
     /// The current document's tools, in registration order (a name registered again keeps
     /// its place, as the reference's map does).
     tools: Vec<WebTool>,
@@ -63,7 +63,7 @@ pub struct WebMcp {
 
 impl WebMcp {
     /// A new document: its tools are gone. Returns whether there were any.
-    pub fn reset(&mut self) -> bool {
+    pub(crate) fn reset(&mut self) -> bool {
         let had = !self.tools.is_empty();
         self.tools.clear();
         self.left_out.clear();
@@ -71,25 +71,25 @@ impl WebMcp {
         had
     }
 
-    pub fn tools(&self) -> impl Iterator<Item = &WebTool> {
+    pub(crate) fn tools(&self) -> impl Iterator<Item = &WebTool> {
         self.tools.iter()
     }
 
-    pub fn debugging_tools(&self) -> impl Iterator<Item = &WebTool> {
+    pub(crate) fn debugging_tools(&self) -> impl Iterator<Item = &WebTool> {
         self.tools.iter().filter(|t| t.debugging())
     }
 
-    pub fn plain_tools(&self) -> impl Iterator<Item = &WebTool> {
+    pub(crate) fn plain_tools(&self) -> impl Iterator<Item = &WebTool> {
         self.tools.iter().filter(|t| !t.debugging())
     }
 
     /// The debugging tool `name` (these shadow event-based tools of the same name, as
     /// their group is listed first).
-    pub fn debugging_tool(&self, name: &str) -> Option<&WebTool> {
+    pub(crate) fn debugging_tool(&self, name: &str) -> Option<&WebTool> {
         self.debugging_tools().find(|t| t.tool.name == name)
     }
 
-    pub fn plain_tool(&self, name: &str) -> Option<&WebTool> {
+    pub(crate) fn plain_tool(&self, name: &str) -> Option<&WebTool> {
         self.plain_tools().find(|t| t.tool.name == name)
     }
 
@@ -147,7 +147,7 @@ impl WebMcp {
 
     /// Why registrations were left out: the debugging ones (listed with the third-party
     /// developer tools) or the others (`list_webmcp_tools`).
-    pub fn left_out(&self, debugging: bool) -> Vec<String> {
+    pub(crate) fn left_out(&self, debugging: bool) -> Vec<String> {
         let mut reasons: Vec<String> = (self.left_out.iter())
             .filter(|(d, _, _)| *d == debugging)
             .map(|(_, _, reason)| reason.clone())
@@ -162,7 +162,7 @@ impl WebMcp {
     }
 
     /// The reference's `## WebMCP tools` section and its structured form.
-    pub fn section(&self) -> (String, Value) {
+    pub(crate) fn section(&self) -> (String, Value) {
         let mut text = String::from("## WebMCP tools");
         if self.available == Some(false) {
             text.push('\n');
@@ -207,7 +207,7 @@ impl WebMcp {
 
     /// The reference's "WebMCP Tools" group of `list_3p_developer_tools`: its lines and
     /// structured form, `None` without debugging tools.
-    pub fn group_section(&self) -> Option<(Vec<String>, Value)> {
+    pub(crate) fn group_section(&self) -> Option<(Vec<String>, Value)> {
         let mut lines = vec![
             format!("{GROUP}: {GROUP_DESCRIPTION}"),
             "Available tools:".into(),
@@ -232,7 +232,7 @@ impl WebMcp {
 
 /// A new page session: turn the domain on (the browser then reports the tools registered
 /// so far). A browser without it answers with an error: WebMCP is unavailable there.
-pub fn attach<H: PageHost>(cx: &mut H, page: PageId, session: &str) {
+pub(crate) fn attach<H: PageHost>(cx: &mut H, page: PageId, session: &str) {
     let enable = web_mcp::EnableParams {};
     browser::send(cx, Some(session), enable, move |cx, r| {
         let available = r.is_ok();
@@ -244,7 +244,7 @@ pub fn attach<H: PageHost>(cx: &mut H, page: PageId, session: &str) {
 }
 
 /// The domain's events: registrations come and go.
-pub fn on_event<H: PageHost>(cx: &mut H, page: PageId, event: &RawEvent) {
+pub(crate) fn on_event<H: PageHost>(cx: &mut H, page: PageId, event: &RawEvent) {
     let changed = if let Some(e) = event.decode::<web_mcp::ToolsAddedEvent>() {
         let Some(main_frame) = main_frame(cx, page) else {
             return;
@@ -282,7 +282,7 @@ fn main_frame<H: PageHost>(cx: &mut H, page: PageId) -> Option<String> {
 
 /// The page's main frame committed a new document (or crashed): invocations still waiting
 /// for an answer fail now, as a page tool's run does when its document goes.
-pub fn document_changed<H: PageHost>(cx: &mut H, page: PageId) {
+pub(crate) fn document_changed<H: PageHost>(cx: &mut H, page: PageId) {
     let Some(p) = cx.browser().pages.get(page) else {
         return;
     };
@@ -299,7 +299,7 @@ pub fn document_changed<H: PageHost>(cx: &mut H, page: PageId) {
 }
 
 /// Checks `input` against the tool's inputSchema, worded as for event-based tools.
-pub fn check(tool: &WebTool, input: &Value) -> Result<(), Error> {
+pub(crate) fn check(tool: &WebTool, input: &Value) -> Result<(), Error> {
     let name = &tool.tool.name;
     let validator = tool.tool.validator().map_err(|e| {
         Error::Invalid(format!(
@@ -320,7 +320,7 @@ pub fn check(tool: &WebTool, input: &Value) -> Result<(), Error> {
 
 /// Invokes WebMCP tool `name` with `input` in `page`'s main frame; `done` gets the
 /// invocation's id, under which [`response`] waits for its answer.
-pub fn invoke<H: PageHost>(
+pub(crate) fn invoke<H: PageHost>(
     cx: &mut H,
     page: PageId,
     name: String,
@@ -347,7 +347,7 @@ pub fn invoke<H: PageHost>(
 /// Waits (at most `timeout`) for the answer to invocation `id` of tool `name` on `session`.
 /// The browser answers the invoke command before it sends the invocation's events, so the
 /// wait can start once the id is known.
-pub fn response<H: PageHost>(
+pub(crate) fn response<H: PageHost>(
     cx: &mut H,
     session: &str,
     id: String,
@@ -361,7 +361,7 @@ pub fn response<H: PageHost>(
 }
 
 /// What WebMCP answers say in a browser without the domain.
-pub fn unavailable() -> Error {
+pub(crate) fn unavailable() -> Error {
     Error::Invalid(
         "WebMCP is not available in this browser (it needs Chromium with --enable-features=WebMCP)."
             .into(),
@@ -370,7 +370,7 @@ pub fn unavailable() -> Error {
 
 /// The error text of an invocation that did not complete, as the reference words it: the
 /// exception's description, else its value, else the browser's error text.
-pub fn failure_text(e: &web_mcp::ToolRespondedEvent) -> Option<String> {
+pub(crate) fn failure_text(e: &web_mcp::ToolRespondedEvent) -> Option<String> {
     if let Some(x) = &e.exception {
         if let Some(d) = &x.description {
             return Some(d.clone());

@@ -13,37 +13,37 @@ use crate::error::Error;
 
 /// Upper bounds of the arguments, written into every tool's schema so the schema check
 /// refuses an oversized value before any work starts. Lengths count characters.
-pub mod max {
+pub(crate) mod max {
     /// JavaScript source: a function, a script, an init script.
-    pub const SCRIPT: u32 = 1 << 20;
+    pub(crate) const SCRIPT: u32 = 1 << 20;
     /// Free text an agent sends into the page: typed or filled text, a prompt's answer.
-    pub const TEXT: u32 = 1 << 20;
+    pub(crate) const TEXT: u32 = 1 << 20;
     /// A third-party tool's parameters, as a JSON string.
-    pub const PARAMS: u32 = 4 << 20;
+    pub(crate) const PARAMS: u32 = 4 << 20;
     /// A URL, a user agent, a header set.
-    pub const URL: u32 = 1 << 16;
+    pub(crate) const URL: u32 = 1 << 16;
     /// A file path.
-    pub const PATH: u32 = 4096;
+    pub(crate) const PATH: u32 = 4096;
     /// An element uid from a snapshot.
-    pub const UID: u32 = 100;
+    pub(crate) const UID: u32 = 100;
     /// A short name: a key combination, a tool's name, an id.
-    pub const NAME: u32 = 1000;
+    pub(crate) const NAME: u32 = 1000;
     /// The items of a list argument.
-    pub const ITEMS: u32 = 1000;
+    pub(crate) const ITEMS: u32 = 1000;
     /// An id the server handed out (a page, a message, a request): JavaScript's largest
     /// exact integer.
-    pub const ID: u64 = (1 << 53) - 1;
+    pub(crate) const ID: u64 = (1 << 53) - 1;
     /// A count or page index of a paged list.
-    pub const COUNT: u64 = 1_000_000_000;
+    pub(crate) const COUNT: u64 = 1_000_000_000;
     /// A time limit in milliseconds: the longest a JavaScript timer waits (about 24 days).
-    pub const TIMEOUT_MS: u64 = i32::MAX as u64;
+    pub(crate) const TIMEOUT_MS: u64 = i32::MAX as u64;
     /// A coordinate in CSS pixels, either way from the viewport's origin.
-    pub const COORD: f64 = 1e7;
+    pub(crate) const COORD: f64 = 1e7;
 }
 
 /// A tool's arguments, declared once: [`tool_args!`] makes from one list both the typed
 /// struct the handler reads and the JSON Schema properties the server lists and checks.
-pub trait Args: DeserializeOwned {
+pub(crate) trait Args: DeserializeOwned {
     /// The names of the properties a call must give (the fields that are not `Option`).
     const REQUIRED: &'static [&'static str];
     /// Whether the tool works on one page: it takes `pageId`.
@@ -54,14 +54,14 @@ pub trait Args: DeserializeOwned {
 
 /// What the registry keeps of a tool's argument list.
 #[derive(Clone, Copy)]
-pub struct Schema {
+pub(crate) struct Schema {
     pub properties: fn() -> Value,
     pub required: &'static [&'static str],
     pub page_scoped: bool,
 }
 
 /// The schema of the arguments `A`.
-pub const fn schema<A: Args>() -> Schema {
+pub(crate) const fn schema<A: Args>() -> Schema {
     Schema {
         properties: A::properties,
         required: A::REQUIRED,
@@ -70,7 +70,7 @@ pub const fn schema<A: Args>() -> Schema {
 }
 
 /// Whether `names` holds `name` (for the constants [`tool_args!`] declares).
-pub const fn has_name(names: &[&str], name: &str) -> bool {
+pub(crate) const fn has_name(names: &[&str], name: &str) -> bool {
     let mut i = 0;
     while i < names.len() {
         let (a, b) = (names[i].as_bytes(), name.as_bytes());
@@ -154,18 +154,18 @@ pub(crate) use tool_args;
 
 tool_args! {
     /// The arguments of a tool that takes only the page it works on.
-    pub struct PageOnly {
+    pub(crate) struct PageOnly {
         "pageId" pub page: Option<PageId> = (page_id()),
     }
 }
 
 /// The schema of `pageId`, the page a page-scoped tool works on.
-pub fn page_id() -> Value {
+pub(crate) fn page_id() -> Value {
     serde_json::json!({"type": "number", "minimum": 0, "maximum": max::ID, "description": "Default: selected page"})
 }
 
 /// A `timeout` argument when it is a positive number of milliseconds, else `default`.
-pub fn timeout_or(timeout: Option<f64>, default: Duration) -> Duration {
+pub(crate) fn timeout_or(timeout: Option<f64>, default: Duration) -> Duration {
     match timeout {
         Some(ms) if ms >= 1.0 && ms.is_finite() => Duration::from_millis(ms as u64),
         _ => default,
@@ -174,7 +174,7 @@ pub fn timeout_or(timeout: Option<f64>, default: Duration) -> Duration {
 
 /// A JSON-text argument (`params`, or WebMCP's `input`: `what`) as the reference reads it:
 /// absent or empty → `{}`, else a JSON object.
-pub fn json_object(text: Option<&str>, what: &str) -> Result<Map<String, Value>, Error> {
+pub(crate) fn json_object(text: Option<&str>, what: &str) -> Result<Map<String, Value>, Error> {
     let Some(text) = text.filter(|t| !t.is_empty()) else {
         return Ok(Map::new());
     };
@@ -188,7 +188,7 @@ pub fn json_object(text: Option<&str>, what: &str) -> Result<Map<String, Value>,
 
 /// The arguments as the tool's struct. They were checked against the tool's schema first,
 /// so a failure here is a schema that says less than the struct expects.
-pub fn parse<T: DeserializeOwned>(args: Value) -> Result<T, Error> {
+pub(crate) fn parse<T: DeserializeOwned>(args: Value) -> Result<T, Error> {
     serde_json::from_value(args).map_err(|e| Error::Invalid(format!("Invalid arguments: {e}")))
 }
 

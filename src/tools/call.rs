@@ -13,14 +13,14 @@ use serde_json::Value;
 use super::args;
 use super::ctx::{Call, Ctx, DialogPolicy, Done, Outcome, PageCode};
 use super::result::ToolResult;
-pub use crate::browser::CallId;
+pub(crate) use crate::browser::CallId;
 use crate::browser::{self, Host, PageId};
 use crate::cdp::generated::{runtime, web_mcp};
 use crate::error::Error;
 use crate::log::log;
 
 /// Starts a call of `tool`; work started while it runs is owned by it.
-pub fn start(cx: &mut Ctx, tool: &'static str) -> CallId {
+pub(crate) fn start(cx: &mut Ctx, tool: &'static str) -> CallId {
     cx.calls.next_id += 1;
     let id = CallId(cx.calls.next_id);
     let call = Call {
@@ -47,7 +47,7 @@ fn end(cx: &mut Ctx, call: CallId) -> Option<Call> {
 
 /// Answers a call. A call that has ended already (cancelled, timed out) is not answered
 /// twice.
-pub fn finish(cx: &mut Ctx, call: CallId, result: ToolResult) {
+pub(crate) fn finish(cx: &mut Ctx, call: CallId, result: ToolResult) {
     if end(cx, call).is_some() {
         cx.outbox.push(Outcome::Answer(call, result));
     }
@@ -55,7 +55,7 @@ pub fn finish(cx: &mut Ctx, call: CallId, result: ToolResult) {
 
 /// Answers a call with an error. As in the reference, the message is the last line of the
 /// text, after `Error: `; an empty message (a page threw an empty string) stays empty.
-pub fn fail(cx: &mut Ctx, call: CallId, err: impl std::fmt::Display) {
+pub(crate) fn fail(cx: &mut Ctx, call: CallId, err: impl std::fmt::Display) {
     let mut text = error_text(&err.to_string());
     // The first answer after the browser came back says so, an error as much as a success.
     if cx.calls.contains(call) && std::mem::take(&mut cx.browser.restarted) {
@@ -64,7 +64,7 @@ pub fn fail(cx: &mut Ctx, call: CallId, err: impl std::fmt::Display) {
     finish(cx, call, ToolResult::error(text));
 }
 
-pub fn error_text(message: &str) -> String {
+pub(crate) fn error_text(message: &str) -> String {
     if message.is_empty() {
         String::new()
     } else {
@@ -74,7 +74,7 @@ pub fn error_text(message: &str) -> String {
 
 /// The client cancelled: stop waiting, drop the call's work, stop the page script it runs.
 /// No answer is sent (as MCP says).
-pub fn cancel(cx: &mut Ctx, call: CallId) {
+pub(crate) fn cancel(cx: &mut Ctx, call: CallId) {
     let Some(c) = end(cx, call) else {
         return;
     };
@@ -91,14 +91,14 @@ pub fn cancel(cx: &mut Ctx, call: CallId) {
 
 /// [`limit`] with the server's default time limit for calls that need the page
 /// (`--toolTimeout`); `message` gets it in milliseconds.
-pub fn limit_by_default(cx: &mut Ctx, call: CallId, message: impl FnOnce(u128) -> String) {
+pub(crate) fn limit_by_default(cx: &mut Ctx, call: CallId, message: impl FnOnce(u128) -> String) {
     let after = cx.settings.tool_timeout;
     limit(cx, call, after, message(after.as_millis()));
 }
 
 /// Gives the call a time limit: when it passes, the call is answered with `message` as an
 /// error, its pending work is dropped, and a page busy with its script is interrupted.
-pub fn limit(cx: &mut Ctx, call: CallId, after: Duration, message: String) {
+pub(crate) fn limit(cx: &mut Ctx, call: CallId, after: Duration, message: String) {
     let timer = cx.run_as(None, |cx| {
         cx.after(after, move |cx| {
             let (session, invocation) = match cx.calls.calls.get_mut(&call) {
@@ -127,7 +127,7 @@ pub fn limit(cx: &mut Ctx, call: CallId, after: Duration, message: String) {
 /// Marks the call as running page code in `page`'s session `session`: a timeout or a
 /// cancel interrupts it there, and a dialog it opens is answered by `policy` (left open
 /// when `None`).
-pub fn runs_page_code(
+pub(crate) fn runs_page_code(
     cx: &mut Ctx,
     call: CallId,
     page: PageId,
@@ -148,7 +148,7 @@ pub fn runs_page_code(
 
 /// What happened to dialogs the call's page code opened (and that were answered for it),
 /// as lines for its answer. The call answers no further dialogs.
-pub fn take_dialog_notes(cx: &mut Ctx, call: CallId) -> Vec<String> {
+pub(crate) fn take_dialog_notes(cx: &mut Ctx, call: CallId) -> Vec<String> {
     let Some(c) = cx.calls.calls.get_mut(&call) else {
         return Vec::new();
     };
@@ -160,7 +160,7 @@ pub fn take_dialog_notes(cx: &mut Ctx, call: CallId) -> Vec<String> {
 
 /// The call whose page code answers a dialog that opened on `page`: the earliest of those
 /// running page code there with a dialog policy, and the policy.
-pub fn dialog_answerer(cx: &Ctx, page: PageId) -> Option<(CallId, DialogPolicy)> {
+pub(crate) fn dialog_answerer(cx: &Ctx, page: PageId) -> Option<(CallId, DialogPolicy)> {
     let running = cx.calls.calls.iter().filter_map(|(id, c)| {
         let code = c.page_code.as_ref().filter(|code| code.page == page)?;
         Some((code.seq, *id, code.policy.clone()?))
@@ -170,7 +170,7 @@ pub fn dialog_answerer(cx: &Ctx, page: PageId) -> Option<(CallId, DialogPolicy)>
 }
 
 /// Notes for `call`'s answer what happened to a dialog its page code opened.
-pub fn note_dialog(cx: &mut Ctx, call: CallId, note: String) {
+pub(crate) fn note_dialog(cx: &mut Ctx, call: CallId, note: String) {
     if let Some(c) = cx.calls.calls.get_mut(&call) {
         c.dialog_notes.push(note);
     }
@@ -178,7 +178,7 @@ pub fn note_dialog(cx: &mut Ctx, call: CallId, note: String) {
 
 /// Marks the call as waiting for the WebMCP invocation `id` on `session`: a timeout or a
 /// cancel cancels it in the page.
-pub fn runs_invocation(cx: &mut Ctx, call: CallId, session: &str, id: &str) {
+pub(crate) fn runs_invocation(cx: &mut Ctx, call: CallId, session: &str, id: &str) {
     if let Some(c) = cx.calls.calls.get_mut(&call) {
         c.invocation = Some((session.to_owned(), id.to_owned()));
     }
@@ -211,13 +211,13 @@ fn stop_page_script(cx: &mut Ctx, session: &str) {
 
 /// The page a call works on, for a flow: `requested` (a `pageId` argument) or the selected
 /// page, the browser started and a page opened if there is none; `done` gets it or the error.
-pub fn page(cx: &mut Ctx, requested: Option<PageId>, done: Done<PageId>) {
+pub(crate) fn page(cx: &mut Ctx, requested: Option<PageId>, done: Done<PageId>) {
     browser::with_page(cx, requested, done);
 }
 
 /// [`page`] for calls that run code in the page: a crashed page is an error at once (until
 /// it is navigated, the browser leaves such commands unanswered).
-pub fn live_page(cx: &mut Ctx, requested: Option<PageId>, done: Done<PageId>) {
+pub(crate) fn live_page(cx: &mut Ctx, requested: Option<PageId>, done: Done<PageId>) {
     let live = move |cx: &mut Ctx, r: Result<PageId, Error>| {
         let r =
             r.and_then(|page| browser::pages::not_crashed(&cx.browser.pages, page).map(|()| page));
@@ -229,7 +229,7 @@ pub fn live_page(cx: &mut Ctx, requested: Option<PageId>, done: Done<PageId>) {
 /// Runs `then` with the page the call works on ([`page`]), or answers the call with the
 /// error that kept it from getting one. For calls with one step after it; a call of several
 /// steps is a flow and takes [`page`]'s answer as a step of its own.
-pub fn on_page(
+pub(crate) fn on_page(
     cx: &mut Ctx,
     call: CallId,
     requested: Option<PageId>,
@@ -243,7 +243,7 @@ pub fn on_page(
 }
 
 /// [`on_page`] with [`live_page`].
-pub fn on_live_page(
+pub(crate) fn on_live_page(
     cx: &mut Ctx,
     call: CallId,
     requested: Option<PageId>,
@@ -257,7 +257,7 @@ pub fn on_live_page(
 }
 
 /// The arguments as the tool's struct, or `None` after answering the call with the error.
-pub fn args<T: DeserializeOwned>(cx: &mut Ctx, call: CallId, args: Value) -> Option<T> {
+pub(crate) fn args<T: DeserializeOwned>(cx: &mut Ctx, call: CallId, args: Value) -> Option<T> {
     match args::parse(args) {
         Ok(a) => Some(a),
         Err(e) => {
@@ -270,7 +270,7 @@ pub fn args<T: DeserializeOwned>(cx: &mut Ctx, call: CallId, args: Value) -> Opt
 /// The note on the first answer after the browser was lost and started (or reached) again.
 /// An answer that lists the pages says it as the reference does; any other also says what
 /// went with the old browser.
-pub fn restart_note(lists_pages: bool) -> &'static str {
+pub(crate) fn restart_note(lists_pages: bool) -> &'static str {
     if lists_pages {
         "Note: the browser was restarted or reconnected since the last call. Page ids have changed. Call list_pages to see open pages."
     } else {

@@ -12,7 +12,7 @@ use super::css::sheets::Sheets;
 use super::emulation::state::State as Emulation;
 use super::memory::state::Captures;
 use super::network::record::Log as NetworkLog;
-pub use super::per_page::PerPage;
+pub(crate) use super::per_page::PerPage;
 use super::performance::state::State as Performance;
 use super::result::ToolResult;
 use super::screencast::recording::Recording;
@@ -23,11 +23,11 @@ use crate::settings::Settings;
 use crate::timers::TimerId;
 
 /// A continuation of tool code.
-pub type Done<T> = crate::browser::Done<Ctx, T>;
+pub(crate) type Done<T> = crate::browser::Done<Ctx, T>;
 /// A continuation that several outcomes race for.
-pub type Once<T> = crate::browser::Once<Ctx, T>;
+pub(crate) type Once<T> = crate::browser::Once<Ctx, T>;
 
-pub struct Ctx {
+pub(crate) struct Ctx {
     pub settings: Settings,
     pub browser: Browser<Ctx>,
     pub rt: Runtime<Ctx>,
@@ -50,7 +50,7 @@ pub struct Ctx {
 }
 
 impl Ctx {
-    pub fn new(settings: Settings, browser: Browser<Ctx>) -> Ctx {
+    pub(crate) fn new(settings: Settings, browser: Browser<Ctx>) -> Ctx {
         Ctx {
             settings,
             browser,
@@ -71,7 +71,7 @@ impl Ctx {
     }
 
     /// Every family's state of `page`, dropped with the page.
-    pub fn forget_page(&mut self, page: PageId) {
+    pub(crate) fn forget_page(&mut self, page: PageId) {
         self.tables.remove(page);
         self.console.remove(page);
         self.network.remove(page);
@@ -84,7 +84,7 @@ impl Ctx {
 }
 
 /// What the tools layer has for the MCP layer, in the order it happened.
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// A call's answer.
     Answer(CallId, ToolResult),
     /// The set of page tools changed (a page registered, lost or changed tools): clients
@@ -94,7 +94,7 @@ pub enum Outcome {
 
 /// The calls in flight.
 #[derive(Default)]
-pub struct Calls {
+pub(crate) struct Calls {
     pub(super) next_id: u64,
     pub(super) calls: HashMap<CallId, Call>,
     /// Counts the calls that started running page code, in that order.
@@ -102,17 +102,13 @@ pub struct Calls {
 }
 
 impl Calls {
-    pub fn contains(&self, id: CallId) -> bool {
+    pub(crate) fn contains(&self, id: CallId) -> bool {
         self.calls.contains_key(&id)
-    }
-
-    pub fn get(&self, id: CallId) -> Option<&Call> {
-        self.calls.get(&id)
     }
 }
 
 /// One call in flight.
-pub struct Call {
+pub(crate) struct Call {
     pub tool: &'static str,
     pub started: Instant,
     /// The call's time limit, when it has one.
@@ -141,7 +137,7 @@ pub(super) struct PageCode {
 /// What to do with a dialog that page code opens while a call runs it: the dialog would
 /// block the page's main thread, and so the call, so it is answered at once.
 #[derive(Debug, Clone, PartialEq)]
-pub enum DialogPolicy {
+pub(crate) enum DialogPolicy {
     Accept,
     Dismiss,
     /// Accept a prompt with this text.
@@ -150,7 +146,7 @@ pub enum DialogPolicy {
 
 impl DialogPolicy {
     /// `dialogAction`: "accept" (the default), "dismiss", or the text to answer a prompt with.
-    pub fn parse(action: Option<&str>) -> DialogPolicy {
+    pub(crate) fn parse(action: Option<&str>) -> DialogPolicy {
         match action {
             None | Some("accept") => DialogPolicy::Accept,
             Some("dismiss") => DialogPolicy::Dismiss,

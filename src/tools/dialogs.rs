@@ -15,7 +15,7 @@ use crate::cdp::generated::page as cdp_page;
 use crate::error::Error;
 
 /// The reference's `# Open dialog` section.
-pub fn section(d: &Dialog) -> String {
+pub(crate) fn section(d: &Dialog) -> String {
     let default = if d.kind == "prompt" {
         format!(" (default value: \"{}\")", d.default_prompt)
     } else {
@@ -28,14 +28,14 @@ pub fn section(d: &Dialog) -> String {
 }
 
 /// The reference's error for a call that the page's open dialog blocks, if it has one.
-pub fn blocked(cx: &Ctx, page: PageId) -> Option<String> {
+pub(crate) fn blocked(cx: &Ctx, page: PageId) -> Option<String> {
     let d = cx.browser.pages.get(page)?.dialog.as_ref()?;
     Some(format!("A dialog is open ({}: {}).", d.kind, d.message))
 }
 
 /// Answers the call as the reference words a call an open dialog blocks (the open-dialog
 /// section, then the error) and returns true, when the page has a dialog open.
-pub fn refuse(cx: &mut Ctx, call: CallId, page: PageId) -> bool {
+pub(crate) fn refuse(cx: &mut Ctx, call: CallId, page: PageId) -> bool {
     let Some(d) = cx.browser.pages.get(page).and_then(|p| p.dialog.as_ref()) else {
         return false;
     };
@@ -49,12 +49,12 @@ pub fn refuse(cx: &mut Ctx, call: CallId, page: PageId) -> bool {
 }
 
 /// Work that answers through the continuation it is given.
-pub type Work<T> = Box<dyn FnOnce(&mut Ctx, Done<Ctx, T>)>;
+pub(crate) type Work<T> = Box<dyn FnOnce(&mut Ctx, Done<Ctx, T>)>;
 
 /// Runs `work` unless the page shows a dialog first: a dialog opening (which stops the page's
 /// rendering and script, so `work` would wait for as long as it stays open) ends the wait at
 /// once with an error naming it, and so does `timeout`. Whichever comes first answers `done`.
-pub fn unless_dialog<T: 'static>(
+pub(crate) fn unless_dialog<T: 'static>(
     cx: &mut Ctx,
     session: &str,
     timeout: Duration,
@@ -98,7 +98,7 @@ pub fn unless_dialog<T: 'static>(
 /// A dialog opened. While a call runs page code here, the dialog is answered at once by
 /// that call's policy and the call reports it; otherwise it stays open for
 /// `handle_dialog`, and answers mention it.
-pub fn on_event(cx: &mut Ctx, page: PageId, event: &RawEvent) {
+pub(crate) fn on_event(cx: &mut Ctx, page: PageId, event: &RawEvent) {
     if !event.is::<cdp_page::JavascriptDialogOpeningEvent>() {
         return;
     }

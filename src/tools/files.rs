@@ -27,7 +27,10 @@ use crate::tools::Ctx;
 
 /// Opens the file a result is written to (`filePath`), inside the roots: the path as the
 /// agent gave it (for the answer) and the file, `None` without a path, or the error text.
-pub fn output(cx: &Ctx, file_path: Option<String>) -> Result<Option<(String, File)>, String> {
+pub(crate) fn output(
+    cx: &Ctx,
+    file_path: Option<String>,
+) -> Result<Option<(String, File)>, String> {
     let Some(path) = file_path else {
         return Ok(None);
     };
@@ -39,19 +42,19 @@ pub fn output(cx: &Ctx, file_path: Option<String>) -> Result<Option<(String, Fil
 
 /// The most `evaluate_script` reads from a `sourcePath`: far more than any script an agent
 /// means to run, small enough that reading it cannot hold the event loop noticeably.
-pub const SOURCE_LIMIT: u64 = 4 * 1024 * 1024;
+pub(crate) const SOURCE_LIMIT: u64 = 4 * 1024 * 1024;
 
 /// Why a file could not be used: refused (the message names the path and what was wrong),
 /// or the operating system's error, which each tool words as the reference does.
 #[derive(Debug)]
-pub enum Failure {
+pub(crate) enum Failure {
     Refused(String),
     Io(io::Error),
 }
 
 impl Failure {
     /// The text an agent reads: a refusal as it is, an I/O error worded by `could_not`.
-    pub fn text(self, could_not: impl FnOnce(&io::Error) -> String) -> String {
+    pub(crate) fn text(self, could_not: impl FnOnce(&io::Error) -> String) -> String {
         match self {
             Failure::Refused(m) => m,
             Failure::Io(e) => could_not(&e),
@@ -66,12 +69,12 @@ impl From<io::Error> for Failure {
 }
 
 /// The folders files may be in (their real paths), or anywhere.
-pub struct Roots(Option<Vec<PathBuf>>);
+pub(crate) struct Roots(Option<Vec<PathBuf>>);
 
 impl Roots {
     /// The call's roots: the client's, or `--allowUnrestrictedPaths`' anywhere; then the
     /// `--filesystemRoot` folders and the temp directory.
-    pub fn of(cx: &Ctx) -> Roots {
+    pub(crate) fn of(cx: &Ctx) -> Roots {
         let client = cx.client_roots.as_ref();
         if client.is_none() && cx.settings.unrestricted_paths {
             return Roots::anywhere();
@@ -82,11 +85,11 @@ impl Roots {
         Roots::within(roots)
     }
 
-    pub fn anywhere() -> Roots {
+    pub(crate) fn anywhere() -> Roots {
         Roots(None)
     }
 
-    pub fn within(roots: Vec<PathBuf>) -> Roots {
+    pub(crate) fn within(roots: Vec<PathBuf>) -> Roots {
         let real = |r: PathBuf| fs::canonicalize(&r).unwrap_or_else(|_| lexical(&r));
         Roots(Some(roots.into_iter().map(real).collect()))
     }
@@ -104,7 +107,7 @@ impl Roots {
     }
 
     /// Where `given` leads, when that is inside the roots.
-    pub fn check(&self, given: &str) -> Result<Target, Failure> {
+    pub(crate) fn check(&self, given: &str) -> Result<Target, Failure> {
         let target = Target::resolve(given)?;
         self.allow(given, &target.path())?;
         Ok(target)
@@ -114,7 +117,7 @@ impl Roots {
 /// A file named by a path argument: its real folder (which may end in folders still to be
 /// created) and its own name, which is never resolved (a symbolic link there is refused
 /// when the file is opened).
-pub struct Target {
+pub(crate) struct Target {
     given: String,
     folder: PathBuf,
     /// How many of `folder`'s last components do not exist yet.
@@ -140,7 +143,7 @@ impl Target {
     }
 
     /// The path the file is opened at.
-    pub fn path(&self) -> PathBuf {
+    pub(crate) fn path(&self) -> PathBuf {
         if self.name.is_empty() {
             return self.folder.clone();
         }
@@ -149,7 +152,7 @@ impl Target {
 
     /// The same file with its last extension replaced by `ext` (a leading dot does not start
     /// one: `.env` gains one), as the reference names screenshots and body files.
-    pub fn with_extension(mut self, ext: &str) -> Target {
+    pub(crate) fn with_extension(mut self, ext: &str) -> Target {
         self.name = with_extension(Path::new(&self.name), ext).into_os_string();
         self
     }
@@ -179,7 +182,7 @@ impl Target {
 
 /// Opens the file for writing, new or emptied, after creating its missing folders inside
 /// the roots. Refuses a symbolic link and anything that is not a regular file.
-pub fn create(roots: &Roots, mut target: Target) -> Result<(PathBuf, File), Failure> {
+pub(crate) fn create(roots: &Roots, mut target: Target) -> Result<(PathBuf, File), Failure> {
     if target.name.is_empty() {
         let given = &target.given;
         return Err(Failure::Refused(format!(
@@ -198,13 +201,13 @@ pub fn create(roots: &Roots, mut target: Target) -> Result<(PathBuf, File), Fail
 }
 
 /// Checks `given` against the roots and opens it for writing (see [`create`]).
-pub fn create_at(roots: &Roots, given: &str) -> Result<(PathBuf, File), Failure> {
+pub(crate) fn create_at(roots: &Roots, given: &str) -> Result<(PathBuf, File), Failure> {
     create(roots, roots.check(given)?)
 }
 
 /// Checks `given` against the roots, gives it the extension `ext` (as the reference names
 /// its output files) and opens it for writing (see [`create`]); errors worded for the agent.
-pub fn create_as(roots: &Roots, given: &str, ext: &str) -> Result<(PathBuf, File), String> {
+pub(crate) fn create_as(roots: &Roots, given: &str, ext: &str) -> Result<(PathBuf, File), String> {
     let resolve = |e: &io::Error| format!("Could not resolve the path {given:?}: {e}");
     let target = roots.check(given).map_err(|f| f.text(resolve))?;
     let target = target.with_extension(ext);
@@ -213,13 +216,13 @@ pub fn create_as(roots: &Roots, given: &str, ext: &str) -> Result<(PathBuf, File
 }
 
 /// Checks `given` against the roots and writes `bytes` there (see [`write`]).
-pub fn write_at(roots: &Roots, given: &str, bytes: &[u8]) -> Result<PathBuf, Failure> {
+pub(crate) fn write_at(roots: &Roots, given: &str, bytes: &[u8]) -> Result<PathBuf, Failure> {
     write(roots, roots.check(given)?, bytes)
 }
 
 /// Writes `bytes` as the whole content of the target's file (see [`create`]); returns the
 /// path written.
-pub fn write(roots: &Roots, target: Target, bytes: &[u8]) -> Result<PathBuf, Failure> {
+pub(crate) fn write(roots: &Roots, target: Target, bytes: &[u8]) -> Result<PathBuf, Failure> {
     use std::io::Write;
     let (path, mut file) = create(roots, target)?;
     file.write_all(bytes)?;
@@ -227,7 +230,7 @@ pub fn write(roots: &Roots, target: Target, bytes: &[u8]) -> Result<PathBuf, Fai
 }
 
 /// Reads the text file `given` names, inside the roots, of at most `limit` bytes.
-pub fn read_text(roots: &Roots, given: &str, limit: u64) -> Result<String, Failure> {
+pub(crate) fn read_text(roots: &Roots, given: &str, limit: u64) -> Result<String, Failure> {
     let target = roots.check(given)?;
     if target.missing > 0 {
         return Err(Failure::Io(io::ErrorKind::NotFound.into()));
@@ -288,7 +291,7 @@ fn open(target: &Target, options: &mut fs::OpenOptions) -> Result<File, Failure>
 
 /// `path` made absolute against the working directory, with `.` and `..` resolved by name
 /// alone (`..` at the top stays at the top).
-pub fn lexical(path: &Path) -> PathBuf {
+pub(crate) fn lexical(path: &Path) -> PathBuf {
     let joined = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
     let mut out = PathBuf::new();
     for part in joined.components() {
@@ -328,7 +331,7 @@ fn real_prefix(folder: &Path) -> (PathBuf, usize) {
 
 /// Replaces the last extension of the file name by `ext` (a leading dot does not start
 /// one: `.env` gains one).
-pub fn with_extension(path: &Path, ext: &str) -> PathBuf {
+pub(crate) fn with_extension(path: &Path, ext: &str) -> PathBuf {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -341,7 +344,7 @@ pub fn with_extension(path: &Path, ext: &str) -> PathBuf {
 }
 
 /// A new private directory under the system's temporary directory.
-pub fn temp_dir() -> Result<PathBuf, String> {
+pub(crate) fn temp_dir() -> Result<PathBuf, String> {
     use std::os::unix::fs::DirBuilderExt;
     use std::sync::atomic::{AtomicU64, Ordering};
     static COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -388,7 +391,7 @@ struct PathArgs {
 
 /// The first file path in a call's arguments that lies outside the allowed folders, as the
 /// error to answer with.
-pub fn refused(cx: &Ctx, args: &Value) -> Option<String> {
+pub(crate) fn refused(cx: &Ctx, args: &Value) -> Option<String> {
     // The arguments passed their tool's schema, which gives these names these types; if one
     // ever does not, the call is refused rather than left unchecked.
     let given = match PathArgs::deserialize(args) {

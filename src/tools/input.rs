@@ -31,7 +31,7 @@ mod watch;
 use super::tool::Tool;
 
 /// The order `tools/list` shows them in.
-pub const TOOLS: &[Tool] = &[
+pub(crate) const TOOLS: &[Tool] = &[
     click::TOOL,
     click_at::TOOL,
     drag::TOOL,

@@ -4,7 +4,7 @@
 /// A number as JavaScript prints it (`String(n)`): no ".0" on integers, exponent notation
 /// outside 1e-6..1e21, NaN and Infinity by name. (A JSON number goes through `f64` as in
 /// JavaScript: integers beyond 2^53 print rounded, as there.)
-pub fn js_number(n: f64) -> String {
+pub(super) fn js_number(n: f64) -> String {
     if n.is_nan() {
         return "NaN".into();
     }

@@ -6,14 +6,14 @@ use serde_json::{json, Number, Value};
 /// The paging arguments of a listing tool (`pageSize`, `pageIdx`, declared in its argument
 /// list). Kept as JSON numbers because only a whole number written without a fraction counts,
 /// as ever: `2.0` reads as absent.
-pub struct Paging {
+pub(crate) struct Paging {
     page_size: Option<Number>,
     page_idx: Option<Number>,
 }
 
 impl Paging {
     /// The paging a call's `pageSize` and `pageIdx` ask for.
-    pub fn new(page_size: Option<Number>, page_idx: Option<Number>) -> Paging {
+    pub(crate) fn new(page_size: Option<Number>, page_idx: Option<Number>) -> Paging {
         Paging {
             page_size,
             page_idx,
@@ -21,7 +21,7 @@ impl Paging {
     }
 
     /// Pages of `size`, showing page `idx` (as another tool's defaults ask).
-    pub fn of(size: u64, idx: u64) -> Paging {
+    pub(crate) fn of(size: u64, idx: u64) -> Paging {
         Paging::new(Some(size.into()), Some(idx.into()))
     }
 }
@@ -29,7 +29,7 @@ impl Paging {
 /// One page of a listing, as the reference computes it: without `pageSize` and `pageIdx`
 /// everything; otherwise pages of `pageSize` (default 20), and an out-of-range `pageIdx`
 /// falls back to the first page.
-pub struct Paged {
+pub(crate) struct Paged {
     pub start: usize,
     pub end: usize,
     /// `Showing a-b of n (Page x of y).` and the next/previous page hints.
@@ -37,7 +37,7 @@ pub struct Paged {
     pub structured: Value,
 }
 
-pub fn paginate(total: usize, paging: &Paging) -> Paged {
+pub(crate) fn paginate(total: usize, paging: &Paging) -> Paged {
     let size = paging.page_size.as_ref().and_then(Number::as_u64);
     let idx = paging.page_idx.as_ref().and_then(Number::as_u64);
     let asked = size.is_some() || idx.is_some();

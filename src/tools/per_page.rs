@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use crate::browser::PageId;
 
 /// What one tool family keeps per page, created on first use and dropped with the page.
-pub struct PerPage<T>(HashMap<PageId, T>);
+pub(crate) struct PerPage<T>(HashMap<PageId, T>);
 
 impl<T> Default for PerPage<T> {
     fn default() -> Self {
@@ -14,20 +14,20 @@ impl<T> Default for PerPage<T> {
 }
 
 impl<T: Default> PerPage<T> {
-    pub fn get(&self, page: PageId) -> Option<&T> {
+    pub(crate) fn get(&self, page: PageId) -> Option<&T> {
         self.0.get(&page)
     }
 
-    pub fn get_mut(&mut self, page: PageId) -> Option<&mut T> {
+    pub(crate) fn get_mut(&mut self, page: PageId) -> Option<&mut T> {
         self.0.get_mut(&page)
     }
 
     /// The page's state, made empty the first time.
-    pub fn entry(&mut self, page: PageId) -> &mut T {
+    pub(crate) fn entry(&mut self, page: PageId) -> &mut T {
         self.0.entry(page).or_default()
     }
 
-    pub fn remove(&mut self, page: PageId) {
+    pub(crate) fn remove(&mut self, page: PageId) {
         self.0.remove(&page);
     }
 }

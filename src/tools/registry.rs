@@ -21,7 +21,7 @@ use crate::settings::Settings;
 
 /// Every tool of either mode (the regular ones, then `--slim`'s), in the order `tools/list`
 /// shows them. A new family chains its `TOOLS` here; each `Tool` names its `category`.
-pub fn all() -> impl Iterator<Item = &'static Tool> {
+pub(crate) fn all() -> impl Iterator<Item = &'static Tool> {
     pages::TOOLS
         .iter()
         .chain(script::TOOLS)
@@ -62,7 +62,7 @@ fn hidden(settings: &Settings, tool: &Tool) -> Option<Hidden> {
 }
 
 /// The tools these settings offer, in `tools/list` order.
-pub fn offered(settings: &Settings) -> impl Iterator<Item = &'static Tool> + '_ {
+pub(crate) fn offered(settings: &Settings) -> impl Iterator<Item = &'static Tool> + '_ {
     all().filter(|t| hidden(settings, t).is_none())
 }
 
@@ -71,12 +71,12 @@ fn reserved(name: &str) -> bool {
     find(name).is_some()
 }
 
-pub fn find(name: &str) -> Option<&'static Tool> {
+pub(crate) fn find(name: &str) -> Option<&'static Tool> {
     all().find(|t| t.name == name)
 }
 
 /// Every tool as `tools/list` shows it, the selected page's exposed tools last.
-pub fn list(cx: &Ctx) -> Vec<Value> {
+pub(crate) fn list(cx: &Ctx) -> Vec<Value> {
     // The reference's newer flags shape what is left: pageId required, defaults.
     let p = &cx.settings.policies;
     let mut tools: Vec<Value> = offered(&cx.settings)
@@ -89,7 +89,7 @@ pub fn list(cx: &Ctx) -> Vec<Value> {
 /// Lean browser, `--prelaunch`: starts the browser now, before any call needs it, so the first
 /// call finds it up. A failure is logged; the first call that needs the browser tries again
 /// and reports it.
-pub fn prelaunch(cx: &mut Ctx) {
+pub(crate) fn prelaunch(cx: &mut Ctx) {
     crate::browser::ready(
         cx,
         Box::new(|_, started| {
@@ -116,7 +116,7 @@ fn validators() -> &'static HashMap<&'static str, jsonschema::Validator> {
 
 /// Names every way `args` break the tool's schema, or `None` when they fit (bounded: see
 /// `schema_problems`).
-pub fn check_args(tool: &Tool, args: &Value) -> Option<String> {
+pub(crate) fn check_args(tool: &Tool, args: &Value) -> Option<String> {
     let v = validators().get(tool.name)?;
     let problems = schema_problems::bounded(v.iter_errors(args), |path, message| {
         if path.is_empty() {
@@ -130,7 +130,7 @@ pub fn check_args(tool: &Tool, args: &Value) -> Option<String> {
 
 /// Starts a call of tool `name`. Its answer arrives in [`Ctx::outbox`] (at once, when the
 /// arguments are wrong). `Err`: there is no such tool, or a flag turned it off.
-pub fn call(cx: &mut Ctx, name: &str, args: Value) -> Result<CallId, String> {
+pub(crate) fn call(cx: &mut Ctx, name: &str, args: Value) -> Result<CallId, String> {
     let Some(tool) = find(name) else {
         // As the reference (and the MCP SDKs) do: a protocol error, not a tool result.
         let exposed = exposed::call(cx, name, args, &reserved);

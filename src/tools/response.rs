@@ -20,7 +20,7 @@ use crate::tools::{Ctx, Once};
 const DISCOVERY_DEADLINE: std::time::Duration = std::time::Duration::from_millis(1000);
 
 #[derive(Default)]
-pub struct Response {
+pub(crate) struct Response {
     pub lines: Vec<String>,
     /// The page the call worked on (for the dialog and third-party sections).
     pub page: Option<PageId>,
@@ -37,14 +37,14 @@ pub struct Response {
 }
 
 impl Response {
-    pub fn for_page(page: PageId) -> Response {
+    pub(crate) fn for_page(page: PageId) -> Response {
         Response {
             page: Some(page),
             ..Default::default()
         }
     }
 
-    pub fn line(&mut self, line: impl Into<String>) -> &mut Self {
+    pub(crate) fn line(&mut self, line: impl Into<String>) -> &mut Self {
         self.lines.push(line.into());
         self
     }
@@ -53,7 +53,7 @@ impl Response {
 /// Sends the answer, first discovering the page's tools when the answer lists them and
 /// refreshing titles when it lists pages (a title can change after the load event, and the
 /// browser tells us a moment later than the answer would go out).
-pub fn finish(cx: &mut Ctx, call: CallId, mut resp: Response) {
+pub(crate) fn finish(cx: &mut Ctx, call: CallId, mut resp: Response) {
     // As in the reference, answers list the page's tools only while their category is on.
     resp.list_tools &= cx.settings.categories.on(Category::ThirdParty);
     Answer { call, resp }.discover(cx)
@@ -267,7 +267,7 @@ fn truncate_title(title: &str) -> String {
 
 /// Answers the call with `lines` (and a snapshot section) on `page`, followed by what
 /// happened to dialogs its page code opened.
-pub fn reply_lines(
+pub(crate) fn reply_lines(
     cx: &mut Ctx,
     call: CallId,
     page: PageId,
@@ -285,7 +285,7 @@ pub fn reply_lines(
 
 /// Runs a tool that takes only `pageId` ([`PageOnly`](super::args::PageOnly)) and answers with what `make` puts in
 /// its page's response.
-pub fn answer_page(cx: &mut Ctx, call: CallId, args: Value, make: fn(PageId) -> Response) {
+pub(crate) fn answer_page(cx: &mut Ctx, call: CallId, args: Value, make: fn(PageId) -> Response) {
     let Some(args) = call::args::<super::args::PageOnly>(cx, call, args) else {
         return;
     };

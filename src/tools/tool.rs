@@ -8,7 +8,7 @@ use super::call::CallId;
 use super::ctx::Ctx;
 use crate::settings::Category;
 
-pub struct Tool {
+pub(crate) struct Tool {
     pub name: &'static str,
     pub description: &'static str,
     /// The input schema's `properties` and `required`, from the tool's argument list.
@@ -21,11 +21,11 @@ pub struct Tool {
 
 impl Tool {
     /// Works on one page: takes an optional `pageId`.
-    pub fn page_scoped(&self) -> bool {
+    pub(crate) fn page_scoped(&self) -> bool {
         self.args.page_scoped
     }
 
-    pub fn input_schema(&self) -> Value {
+    pub(crate) fn input_schema(&self) -> Value {
         let props = match (self.args.properties)() {
             Value::Object(m) => m,
             _ => Map::new(),

@@ -33,8 +33,6 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
 use std::time::Duration;
 
-use devtools_mcp::app::flags::{self, Flags};
-use devtools_mcp::browser::launch;
 use serde_json::{json, Value};
 
 use super::{procs, slots};
@@ -90,15 +88,10 @@ pub fn browser_choice() -> &'static [&'static str] {
 /// The browser executable the server picks with the tests' flags, by the server's own rule
 /// (for tests that start a browser themselves).
 pub fn chrome_path() -> String {
-    let mut args = vec!["--headless".to_string()];
-    args.extend(browser_choice().iter().map(|s| s.to_string()));
-    let flags = match Flags::parse("devtools-mcp", &args) {
-        Ok((flags, _)) => flags,
-        Err(e) => panic!("{}", e.output),
-    };
-    let settings = flags::settings(&flags).unwrap_or_else(|e| panic!("{e}"));
-    let exe = launch::find_executable(&settings).unwrap_or_else(|e| panic!("{e}"));
-    exe.path.display().to_string()
+    let mut args = vec!["--headless"];
+    args.extend(browser_choice());
+    let exe = devtools_mcp::app::browser_executable(&args).unwrap_or_else(|e| panic!("{e}"));
+    exe.display().to_string()
 }
 
 /// A running `devtools-mcp` server process and a JSON-RPC client for it. Dropping it closes stdin,

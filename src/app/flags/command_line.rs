@@ -8,7 +8,7 @@ use super::{config, spellings};
 /// A small, fast MCP server that drives Chromium over the Chrome DevTools Protocol and runs
 /// the developer tools a page exposes.
 #[derive(FromArgs, Debug, Default)]
-pub struct Flags {
+pub(crate) struct Flags {
     /// path to the Chromium or Chrome executable (default: CHROME_PATH, then when headless
     /// chromium-headless-shell or chrome-headless-shell, then chromium, chromium-browser,
     /// google-chrome, google-chrome-stable on PATH)
@@ -151,7 +151,10 @@ pub struct Flags {
 
 impl Flags {
     /// Parses the process arguments (without the program name).
-    pub fn parse(program: &str, args: &[String]) -> Result<(Flags, Vec<String>), argh::EarlyExit> {
+    pub(crate) fn parse(
+        program: &str,
+        args: &[String],
+    ) -> Result<(Flags, Vec<String>), argh::EarlyExit> {
         let (mut normalized, mut notes) = spellings::normalize(args);
         let refs: Vec<&str> = normalized.iter().map(String::as_str).collect();
         let flags = Flags::from_args(&[program], &refs)?;

@@ -16,10 +16,10 @@ use crate::settings::{
     BrowserSource, Categories, Category, Settings, DEFAULT_MAX_RESULT_BYTES, DEFAULT_TOOL_TIMEOUT,
 };
 
-pub use command_line::Flags;
+pub(super) use command_line::Flags;
 
 /// What the flags mean.
-pub fn settings(flags: &Flags) -> Result<Settings, String> {
+pub(super) fn settings(flags: &Flags) -> Result<Settings, String> {
     let source = match (&flags.browser_url, &flags.ws_endpoint) {
         (Some(_), Some(_)) => {
             return Err("give either --browserUrl or --wsEndpoint, not both".into())

@@ -22,14 +22,15 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 /// Before the first part.
-pub const OPEN: &str = "(function () {\n'use strict';\n";
+pub(crate) const OPEN: &str = "(function () {\n'use strict';\n";
 /// Between the first part and the second.
-pub const AFTER_FIRST: &str = "var refused = refusal();\nif (refused !== null) return refused;\n";
+pub(crate) const AFTER_FIRST: &str =
+    "var refused = refusal();\nif (refused !== null) return refused;\n";
 /// After the last part.
-pub const CLOSE: &str = "return publish();\n})();\n";
+pub(crate) const CLOSE: &str = "return publish();\n})();\n";
 
 /// The parts in `dir`, in the order they are joined: file-name order.
-pub fn parts(dir: &Path) -> io::Result<Vec<PathBuf>> {
+pub(crate) fn parts(dir: &Path) -> io::Result<Vec<PathBuf>> {
     let mut parts = Vec::new();
     for entry in fs::read_dir(dir)? {
         let path = entry?.path();
@@ -42,7 +43,7 @@ pub fn parts(dir: &Path) -> io::Result<Vec<PathBuf>> {
 }
 
 /// The parts in `dir` joined into the script, comments and all.
-pub fn joined(dir: &Path) -> io::Result<String> {
+pub(crate) fn joined(dir: &Path) -> io::Result<String> {
     let mut script = String::from(OPEN);
     for (i, part) in parts(dir)?.iter().enumerate() {
         let text = fs::read_to_string(part)?;
@@ -59,20 +60,20 @@ pub fn joined(dir: &Path) -> io::Result<String> {
 }
 
 /// The script as installed: [`joined`], [`stripped`].
-pub fn installed(dir: &Path) -> io::Result<String> {
+pub(crate) fn installed(dir: &Path) -> io::Result<String> {
     joined(dir).map(|script| stripped(&script))
 }
 
 /// `source` without its comments, indentation and blank lines, and with each closing brace
 /// that begins a line on the line before.
-pub fn stripped(source: &str) -> String {
+pub(crate) fn stripped(source: &str) -> String {
     closing_braces_raised(&without_comments(source))
 }
 
 /// `source` without whole-line `//` comments, `/* */` comments that begin a line, leading
 /// and trailing whitespace, and blank lines; code after a comment's `*/` on its last line
 /// is kept.
-pub fn without_comments(source: &str) -> String {
+pub(crate) fn without_comments(source: &str) -> String {
     let mut out = String::with_capacity(source.len());
     let mut in_block = false;
     for line in source.lines() {
@@ -102,7 +103,7 @@ pub fn without_comments(source: &str) -> String {
 /// which also opens one in a classic script). A line break before a `}` changes nothing in
 /// JavaScript: the only semicolon it could make the parser insert is inserted before a `}`
 /// anyway, and no literal spans lines. This drops a few hundred bytes (one per such line).
-pub fn closing_braces_raised(code: &str) -> String {
+pub(crate) fn closing_braces_raised(code: &str) -> String {
     let mut out = String::with_capacity(code.len());
     for line in code.lines() {
         if line.starts_with('}') && out.ends_with('\n') {

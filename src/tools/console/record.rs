@@ -18,7 +18,7 @@ const DOCUMENTS_KEPT: usize = 3;
 
 /// Per-page console record.
 #[derive(Default)]
-pub struct Log {
+pub(crate) struct Log {
     /// Messages by document, the current document first.
     documents: VecDeque<Vec<Message>>,
     next_id: u64,

@@ -19,7 +19,7 @@ pub(super) struct Sheet {
 
 /// A page's style sheets, by id.
 #[derive(Default)]
-pub struct Sheets {
+pub(crate) struct Sheets {
     /// `CSS.enable` was sent (the browser reports every sheet before it answers, and later
     /// ones as they come).
     pub(super) enabled: bool,

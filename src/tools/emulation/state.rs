@@ -10,7 +10,7 @@ use crate::tools::numbers::js_number;
 
 /// An emulated viewport, as `emulate` was given it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Viewport {
+pub(crate) struct Viewport {
     pub width: f64,
     pub height: f64,
     /// Absent when the argument gave none (the browser then uses 1).
@@ -22,7 +22,7 @@ pub struct Viewport {
 
 /// What is emulated on a page (kept across navigations, shown in answers).
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct State {
+pub(crate) struct State {
     /// A preset name ("Slow 3G", …, or "Offline").
     pub network: Option<String>,
     pub cpu_rate: Option<f64>,

@@ -15,7 +15,7 @@ pub(super) struct Capture {
 
 /// A page's snapshot in progress, if any.
 #[derive(Default)]
-pub struct Captures(Option<Capture>);
+pub(crate) struct Captures(Option<Capture>);
 
 impl Captures {
     /// Whether a snapshot of the page is being taken.

@@ -31,7 +31,7 @@ const MAX_EARLY_EXTRAS: usize = 200;
 
 /// Per-page network record.
 #[derive(Default)]
-pub struct Log {
+pub(crate) struct Log {
     /// Requests by document, the current document first; ids ascend within and across them.
     documents: VecDeque<Vec<Request>>,
     next_id: u64,

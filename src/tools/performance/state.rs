@@ -6,7 +6,7 @@ use crate::trace;
 
 /// The one recording, and the last trace's report.
 #[derive(Default)]
-pub struct State {
+pub(crate) struct State {
     pub(super) running: Option<Running>,
     pub(super) last: Option<trace::Report>,
 }

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 /// A page's recording: nothing, starting, or running into `path`.
 #[derive(Default)]
-pub enum Recording {
+pub(crate) enum Recording {
     #[default]
     Idle,
     Starting,

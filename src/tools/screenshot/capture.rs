@@ -41,7 +41,7 @@ pub(super) enum Step {
 }
 
 impl Capture {
-    pub fn new(
+    pub(super) fn new(
         page: PageId,
         session: String,
         area: Area,
@@ -67,7 +67,7 @@ impl Capture {
         }
     }
 
-    pub fn start(mut self, cx: &mut Ctx) {
+    pub(super) fn start(mut self, cx: &mut Ctx) {
         match &self.area {
             Area::Viewport => {
                 self.params.capture_beyond_viewport = Some(false);

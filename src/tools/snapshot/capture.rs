@@ -15,7 +15,7 @@ use crate::tools::ctx::{Ctx, Done};
 /// Takes a fresh snapshot of the page and keeps it as the page's latest. Iframes are
 /// included, same-process and out-of-process ones; elements a page tool returned that the
 /// tree leaves out are placed under their nearest ancestor.
-pub fn capture(cx: &mut Ctx, page: PageId, verbose: bool, done: Done<()>) {
+pub(crate) fn capture(cx: &mut Ctx, page: PageId, verbose: bool, done: Done<()>) {
     let session = match pages::session_of(&cx.browser.pages, page) {
         Ok(s) => s,
         Err(e) => return done(cx, Err(e)),

@@ -11,7 +11,7 @@ use crate::tools::ctx::{Ctx, Done};
 
 /// A live element behind a uid: its remote object, in the session of the target (page or
 /// out-of-process iframe) that holds it.
-pub struct Resolved {
+pub(crate) struct Resolved {
     pub session: String,
     pub object_id: String,
 }
@@ -19,7 +19,7 @@ pub struct Resolved {
 /// Resolves element uids from the page's latest snapshot to remote object ids, in order,
 /// for page code run in the main frame's session: an element of an out-of-process iframe
 /// lives in another session, where that code does not run.
-pub fn resolve_uids(cx: &mut Ctx, page: PageId, uids: Vec<String>, done: Done<Vec<String>>) {
+pub(crate) fn resolve_uids(cx: &mut Ctx, page: PageId, uids: Vec<String>, done: Done<Vec<String>>) {
     let main = pages::session_of(&cx.browser.pages, page).ok();
     let wanted = uids.clone();
     let in_main = move |cx: &mut Ctx, r: Result<Vec<Resolved>, Error>| {
@@ -38,7 +38,12 @@ pub fn resolve_uids(cx: &mut Ctx, page: PageId, uids: Vec<String>, done: Done<Ve
 }
 
 /// Resolves element uids from the page's latest snapshot to live elements, in order.
-pub fn resolve_elements(cx: &mut Ctx, page: PageId, uids: Vec<String>, done: Done<Vec<Resolved>>) {
+pub(crate) fn resolve_elements(
+    cx: &mut Ctx,
+    page: PageId,
+    uids: Vec<String>,
+    done: Done<Vec<Resolved>>,
+) {
     if uids.is_empty() {
         return done(cx, Ok(Vec::new()));
     }

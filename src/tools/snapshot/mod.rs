@@ -4,7 +4,7 @@
 
 mod capture;
 mod elements;
-pub mod model;
+pub(crate) mod model;
 mod store;
 mod text_wait;
 
@@ -20,13 +20,13 @@ use crate::tools::files::{self, Roots};
 use crate::tools::response::{finish, Response};
 use crate::tools::tool::Tool;
 
-pub use crate::cdp::AsJson;
-pub use capture::capture;
-pub use elements::{resolve_elements, resolve_uids, Resolved};
-pub use store::Snapshots;
-pub use text_wait::wait_for_text;
+pub(crate) use crate::cdp::AsJson;
+pub(crate) use capture::capture;
+pub(crate) use elements::{resolve_elements, resolve_uids, Resolved};
+pub(crate) use store::Snapshots;
+pub(crate) use text_wait::wait_for_text;
 
-pub const TOOLS: &[Tool] = &[Tool {
+pub(crate) const TOOLS: &[Tool] = &[Tool {
     name: "take_snapshot",
     description: "Text snapshot of the page's accessibility tree; each element has a uid for other tools. Prefer it to screenshots for reading a page.",
     args: args::schema::<SnapshotArgs>(),
@@ -99,7 +99,7 @@ fn answer(
 
 /// Remembers DOM elements a page tool returned, so snapshots show them even where the
 /// accessibility tree leaves them out (until the next document).
-pub fn set_extra_elements(cx: &mut Ctx, page: PageId, backend_ids: Vec<i64>) {
+pub(crate) fn set_extra_elements(cx: &mut Ctx, page: PageId, backend_ids: Vec<i64>) {
     if cx.browser.pages.get(page).is_some() {
         cx.snapshots.page(page).extra_elements = backend_ids;
     }

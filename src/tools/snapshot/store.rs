@@ -7,7 +7,7 @@ use crate::browser::PageId;
 use crate::tools::per_page::PerPage;
 
 #[derive(Default)]
-pub struct Snapshots {
+pub(crate) struct Snapshots {
     pages: PerPage<PageSnapshots>,
     /// One snapshot counter for the whole server, as the reference numbers them.
     counter: u64,
@@ -23,7 +23,7 @@ pub(super) struct PageSnapshots {
 
 impl Snapshots {
     /// The page's latest snapshot, if it has one for its current document.
-    pub fn latest(&self, page: PageId) -> Option<&model::Snapshot> {
+    pub(crate) fn latest(&self, page: PageId) -> Option<&model::Snapshot> {
         self.pages.get(page).and_then(|p| p.latest.as_ref())
     }
 
@@ -39,13 +39,13 @@ impl Snapshots {
 
     /// A new document (or a crash): its snapshot and returned elements are void. The uid
     /// memory stays: the loader id is part of its key.
-    pub fn new_document(&mut self, page: PageId) {
+    pub(crate) fn new_document(&mut self, page: PageId) {
         let p = self.pages.entry(page);
         p.latest = None;
         p.extra_elements.clear();
     }
 
-    pub fn remove(&mut self, page: PageId) {
+    pub(crate) fn remove(&mut self, page: PageId) {
         self.pages.remove(page);
     }
 }

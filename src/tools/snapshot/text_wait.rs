@@ -15,7 +15,7 @@ use crate::tools::ctx::Ctx;
 use crate::tools::response::{finish, Response};
 
 /// `wait_for`: resolves when any of `texts` is on the page, then answers with a snapshot.
-pub fn wait_for_text(
+pub(crate) fn wait_for_text(
     cx: &mut Ctx,
     call: CallId,
     page: PageId,

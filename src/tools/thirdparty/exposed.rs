@@ -23,12 +23,12 @@ fn table(cx: &Ctx) -> Option<&Table> {
 
 /// The exposed tools as `tools/list` shows them; `reserved` tells the names the server's own
 /// tools take.
-pub fn list(cx: &Ctx, reserved: &dyn Fn(&str) -> bool) -> Vec<Value> {
+pub(crate) fn list(cx: &Ctx, reserved: &dyn Fn(&str) -> bool) -> Vec<Value> {
     table(cx).map_or_else(Vec::new, |t| exposed::list(t, reserved))
 }
 
 /// Starts a call of an exposed page tool. `None` when `name` is not one.
-pub fn call(
+pub(crate) fn call(
     cx: &mut Ctx,
     name: &str,
     args: Value,

@@ -49,7 +49,7 @@ pub(super) enum Step {
 
 impl Invocation {
     /// Invokes the tool with `input`, as page code whose dialogs are accepted.
-    pub fn start(self, cx: &mut Ctx, input: Value) {
+    pub(super) fn start(self, cx: &mut Ctx, input: Value) {
         let policy = Some(DialogPolicy::Accept);
         call::runs_page_code(cx, self.call, self.page, &self.session, policy);
         let (page, tool) = (self.page, self.tool.clone());

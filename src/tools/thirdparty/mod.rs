@@ -3,10 +3,10 @@
 //! ([`exposed`]), and the WebMCP category's tools ([`webmcp`]). Running one is a
 //! [`run::PageToolRun`]; a WebMCP tool's run is an [`invocation::Invocation`].
 
-pub mod exposed;
+pub(crate) mod exposed;
 mod invocation;
 mod run;
-pub mod webmcp;
+pub(crate) mod webmcp;
 
 use serde_json::Value;
 
@@ -19,7 +19,7 @@ use crate::browser::PageId;
 use crate::settings::Category;
 use run::{How, PageToolRun};
 
-pub const TOOLS: &[Tool] = &[
+pub(crate) const TOOLS: &[Tool] = &[
     Tool {
         name: "list_3p_developer_tools",
         description: "List the tools the page itself exposes (devtoolstooldiscovery) with their schemas; run one with execute_3p_developer_tool.",

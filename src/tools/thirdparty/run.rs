@@ -72,7 +72,7 @@ pub(super) enum Step {
 }
 
 impl PageToolRun {
-    pub fn new(call: CallId, how: How, tool: String, params: Value) -> PageToolRun {
+    pub(super) fn new(call: CallId, how: How, tool: String, params: Value) -> PageToolRun {
         PageToolRun {
             call,
             how,
@@ -87,7 +87,7 @@ impl PageToolRun {
     }
 
     /// Writes the whole result to `path` instead of answering with it.
-    pub fn saving_to(self, path: Option<String>) -> PageToolRun {
+    pub(super) fn saving_to(self, path: Option<String>) -> PageToolRun {
         PageToolRun {
             file_path: path,
             ..self
@@ -95,7 +95,7 @@ impl PageToolRun {
     }
 
     /// Starts the run on page `requested` (the selected page when `None`).
-    pub fn start(self, cx: &mut Ctx, requested: Option<PageId>) {
+    pub(super) fn start(self, cx: &mut Ctx, requested: Option<PageId>) {
         browser::with_page(cx, requested, self.then(Step::Page));
     }
 }

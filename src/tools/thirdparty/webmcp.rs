@@ -17,7 +17,7 @@ use crate::tools::dialogs;
 use crate::tools::response::{self, Response};
 use crate::tools::tool::Tool;
 
-pub const TOOLS: &[Tool] = &[
+pub(crate) const TOOLS: &[Tool] = &[
     Tool {
         name: "list_webmcp_tools",
         description: "List the page's WebMCP tools (debugging ones are in list_3p_developer_tools): names, descriptions, input schemas, annotations.",

@@ -8,7 +8,7 @@ use serde_json::Value;
 /// Backend node ids of the `<iframe>` nodes in one frame's tree: the frames whose trees the
 /// caller should fetch (`DOM.describeNode` gives the content frame id) and pass as `owner`ed
 /// [`FrameTree`](super::FrameTree)s.
-pub fn iframe_backend_ids(nodes: &[Value]) -> Vec<i64> {
+pub(crate) fn iframe_backend_ids(nodes: &[Value]) -> Vec<i64> {
     nodes
         .iter()
         .filter(|n| n.pointer("/role/value").and_then(Value::as_str) == Some("Iframe"))

@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 
 /// An index of a DOM tree, for placing extra elements.
 #[derive(Debug, Default)]
-pub struct DomIndex {
+pub(crate) struct DomIndex {
     /// Parent element of each node whose parent is an element (`parentElement`).
     parent_element: HashMap<i64, i64>,
     /// Light-DOM children of each node.
@@ -17,7 +17,7 @@ pub struct DomIndex {
 
 impl DomIndex {
     /// `document` is the `root` node of `DOM.getDocument` (the whole result is accepted too).
-    pub fn from_document(document: &Value) -> DomIndex {
+    pub(crate) fn from_document(document: &Value) -> DomIndex {
         let root = document.get("root").unwrap_or(document);
         let mut index = DomIndex::default();
         let mut stack = vec![root];
@@ -60,7 +60,7 @@ impl DomIndex {
     }
 
     /// The extra element for a DOM element, or `None` when the element is not in the index.
-    pub fn extra_element(&self, backend_node_id: i64) -> Option<ExtraElement> {
+    pub(crate) fn extra_element(&self, backend_node_id: i64) -> Option<ExtraElement> {
         let local_name = self.local_name.get(&backend_node_id)?.clone();
         let mut ancestors = Vec::new();
         let mut current = backend_node_id;

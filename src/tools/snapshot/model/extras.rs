@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 /// A DOM element to show even when the accessibility tree leaves it out (an element a page tool
 /// returned). Build one with [`DomIndex::extra_element`](super::DomIndex::extra_element).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ExtraElement {
+pub(crate) struct ExtraElement {
     pub backend_node_id: i64,
     /// Printed as the role, e.g. `div`.
     pub local_name: String,
@@ -136,7 +136,7 @@ mod tests {
             ancestors: vec![],
             descendants: HashSet::new(),
         };
-        let mut uids = UidMap::new();
+        let mut uids = UidMap::default();
         let s = snap(
             &frames,
             &[div.clone(), span.clone(), button],

@@ -9,10 +9,10 @@ use serde_json::{Map, Value};
 use std::collections::HashMap;
 
 /// The heading line of the snapshot section in a tool response.
-pub const SECTION_HEADING: &str = "## Latest page snapshot";
+pub(super) const SECTION_HEADING: &str = "## Latest page snapshot";
 
 /// The snapshot section of a tool response, as the reference prints it (heading, then the tree).
-pub fn format_section(snapshot: &Snapshot) -> String {
+pub(crate) fn format_section(snapshot: &Snapshot) -> String {
     let mut out = String::with_capacity(SECTION_HEADING.len() + 1 + snapshot.text.len());
     out.push_str(SECTION_HEADING);
     out.push('\n');
@@ -21,13 +21,13 @@ pub fn format_section(snapshot: &Snapshot) -> String {
 }
 
 /// The response line when the snapshot was written to a file instead.
-pub fn format_saved(path: &str) -> String {
+pub(crate) fn format_saved(path: &str) -> String {
     format!("Saved snapshot to {path}.")
 }
 
 impl Snapshot {
     /// The tree as the reference's structured content (`structuredContent.snapshot`).
-    pub fn to_json(&self) -> Value {
+    pub(crate) fn to_json(&self) -> Value {
         // Built bottom-up without recursion: trees can be deep.
         let post = order_postorder(&self.nodes, self.root);
         let mut done: HashMap<usize, Value> = HashMap::with_capacity(post.len());
@@ -197,7 +197,7 @@ mod tests {
     #[test]
     fn structured_content_matches_reference() {
         let doc = fixture_json("edge-a.ax.json");
-        let s1 = snap(&frames(&doc), &[], false, 1, &mut UidMap::new());
+        let s1 = snap(&frames(&doc), &[], false, 1, &mut UidMap::default());
         assert_eq!(s1.to_json(), fixture_json("edge.1.structured.json"));
     }
 
@@ -293,7 +293,7 @@ mod tests {
             ax("5", "none", "", &[], Some(5)),
         ];
         let frames = main_only(&nodes);
-        let s = snap(&frames, &[], true, 1, &mut UidMap::new());
+        let s = snap(&frames, &[], true, 1, &mut UidMap::default());
         assert_eq!(
             s.text,
             "uid=1_0 RootWebArea \"T\"\n  uid=1_1 listbox \"Pick\"\n    uid=1_2 option \"One\" selected\n    uid=1_3 option \"Two\"\n  uid=1_4 ignored\n"
@@ -319,14 +319,14 @@ mod tests {
             verbose: false,
             selected_backend_node_id: Some(2),
         };
-        let s = build(&input, 1, &mut UidMap::new()).expect("snapshot");
+        let s = build(&input, 1, &mut UidMap::default()).expect("snapshot");
         assert_eq!(s.selected_uid.as_deref(), Some("1_1"));
         assert_eq!(
             s.text,
             "uid=1_0 RootWebArea \"T\"\n  uid=1_1 button \"Go\" [selected in the DevTools Elements panel]\n"
         );
         input.selected_backend_node_id = Some(3);
-        let s = build(&input, 2, &mut UidMap::new()).expect("snapshot");
+        let s = build(&input, 2, &mut UidMap::default()).expect("snapshot");
         assert!(s.text.starts_with(
             "Note: there is a selected element in the DevTools Elements panel but it is not included into the current a11y tree snapshot.\nGet a verbose snapshot to include all elements if you are interested in the selected element.\n\nuid=2_0"
         ));

@@ -28,13 +28,12 @@ mod resolve;
 mod tree;
 mod uids;
 
-pub use ax::iframe_backend_ids;
-pub use dom::DomIndex;
-pub use extras::ExtraElement;
-pub use format::{format_saved, format_section};
-pub use js_value::js_number;
-pub use resolve::no_snapshot_message;
-pub use uids::UidMap;
+pub(crate) use ax::iframe_backend_ids;
+pub(crate) use dom::DomIndex;
+pub(crate) use extras::ExtraElement;
+pub(crate) use format::{format_saved, format_section};
+pub(crate) use resolve::no_snapshot_message;
+pub(crate) use uids::UidMap;
 
 use extras::insert_extras;
 use props::Prop;
@@ -46,7 +45,7 @@ use uids::IdAssigner;
 
 /// One frame's `Accessibility.getFullAXTree` result.
 #[derive(Debug, Clone, Copy)]
-pub struct FrameTree<'a> {
+pub(crate) struct FrameTree<'a> {
     /// The CDP target the tree was fetched from (the page, or an out-of-process iframe).
     /// Backend node ids are only unique within one renderer, so lookups are scoped by it.
     pub target_id: &'a str,
@@ -61,14 +60,14 @@ pub struct FrameTree<'a> {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FrameOwner<'a> {
+pub(crate) struct FrameOwner<'a> {
     pub frame_id: &'a str,
     pub backend_node_id: i64,
 }
 
 /// Everything one snapshot is built from.
 #[derive(Debug, Clone, Copy)]
-pub struct SnapshotInput<'a> {
+pub(crate) struct SnapshotInput<'a> {
     /// `frames[0]` is the main frame; the others are matched to `<iframe>` nodes by `owner`.
     pub frames: &'a [FrameTree<'a>],
     pub extras: &'a [ExtraElement],
@@ -79,7 +78,7 @@ pub struct SnapshotInput<'a> {
 
 /// The snapshot could not be built: the main frame's tree is empty.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EmptyTree;
+pub(crate) struct EmptyTree;
 
 impl fmt::Display for EmptyTree {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -92,7 +91,7 @@ impl std::error::Error for EmptyTree {}
 
 /// A finished snapshot: its text and the uid lookups tools need.
 #[derive(Debug)]
-pub struct Snapshot {
+pub(crate) struct Snapshot {
     pub verbose: bool,
     /// The tree as printed, one node per line, ending with a newline.
     pub text: String,
@@ -120,7 +119,7 @@ impl FrameInfo {
 
 /// Builds the snapshot numbered `snapshot_id` (a server-wide counter starting at 1, as the
 /// reference numbers them across all pages), reusing and updating the page's uids.
-pub fn build(
+pub(crate) fn build(
     input: &SnapshotInput<'_>,
     snapshot_id: u64,
     uids: &mut UidMap,
@@ -213,7 +212,7 @@ mod tests {
     fn page_with_iframes_matches_reference_across_four_snapshots() {
         let doc = fixture_json("page.ax.json");
         let frames = frames(&doc);
-        let mut uids = UidMap::new();
+        let mut uids = UidMap::default();
         let first = fixture("page.1.txt");
         // The reference took: plain, plain, verbose, plain; uids carry over between them.
         let s1 = snap(&frames, &[], false, 1, &mut uids);
@@ -230,7 +229,7 @@ mod tests {
     fn edge_cases_page_matches_reference_and_reload_gives_new_uids() {
         let before = fixture_json("edge-a.ax.json");
         let after_reload = fixture_json("edge-c.ax.json");
-        let mut uids = UidMap::new();
+        let mut uids = UidMap::default();
         let s1 = snap(&frames(&before), &[], false, 1, &mut uids);
         assert_text(&format_section(&s1), &fixture("edge.1.txt"));
         let s2 = snap(&frames(&before), &[], true, 2, &mut uids);
@@ -242,7 +241,7 @@ mod tests {
     #[test]
     fn blank_page_matches_reference() {
         let doc = fixture_json("blank.ax.json");
-        let s = snap(&frames(&doc), &[], false, 1, &mut UidMap::new());
+        let s = snap(&frames(&doc), &[], false, 1, &mut UidMap::default());
         assert_text(&format_section(&s), &fixture("blank.1.txt"));
     }
 
@@ -275,7 +274,7 @@ mod tests {
 
     #[test]
     fn dom_changes_and_tool_elements_match_reference() {
-        let mut uids = UidMap::new();
+        let mut uids = UidMap::default();
         let a = fixture_json("dyn-a.ax.json");
         let s1 = snap(&frames(&a), &[], false, 1, &mut uids);
         assert_text(&format_section(&s1), &fixture("dyn.1.txt"));

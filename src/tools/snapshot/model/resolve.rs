@@ -6,7 +6,7 @@ use std::fmt;
 /// Where a uid points: resolve it with `DOM.resolveNode {backendNodeId}` on `target_id`'s session.
 /// For text nodes (`role` StaticText) that gives a Text node: use its parent element.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ElementRef<'a> {
+pub(crate) struct ElementRef<'a> {
     pub backend_node_id: i64,
     pub target_id: &'a str,
     pub frame_id: &'a str,
@@ -14,7 +14,7 @@ pub struct ElementRef<'a> {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum UidError {
+pub(crate) enum UidError {
     /// No such uid in the latest snapshot.
     NotFound,
     /// The uid names a tree node without a DOM node (e.g. an inline text box).
@@ -23,7 +23,7 @@ pub enum UidError {
 
 impl UidError {
     /// The reference's error text for this failure.
-    pub fn message(self, uid: &str, page_id: impl fmt::Display) -> String {
+    pub(crate) fn message(self, uid: &str, page_id: impl fmt::Display) -> String {
         match self {
             UidError::NotFound => format!("Element uid \"{uid}\" not found on page {page_id}."),
             UidError::NoDomNode => format!("Element with uid {uid} no longer exists on the page."),
@@ -32,19 +32,19 @@ impl UidError {
 }
 
 /// The reference's error text for a uid used before any snapshot of the page.
-pub fn no_snapshot_message(page_id: impl fmt::Display) -> String {
+pub(crate) fn no_snapshot_message(page_id: impl fmt::Display) -> String {
     format!("No snapshot found for page {page_id}. Use take_snapshot to capture one.")
 }
 
 impl Snapshot {
     /// The DOM node behind a uid.
     #[cfg(test)]
-    pub fn backend_node_id(&self, uid: &str) -> Option<i64> {
+    pub(crate) fn backend_node_id(&self, uid: &str) -> Option<i64> {
         self.resolve(uid).ok().map(|e| e.backend_node_id)
     }
 
     /// Everything needed to act on the element behind a uid.
-    pub fn resolve(&self, uid: &str) -> Result<ElementRef<'_>, UidError> {
+    pub(crate) fn resolve(&self, uid: &str) -> Result<ElementRef<'_>, UidError> {
         let n = *self.by_uid.get(uid).ok_or(UidError::NotFound)?;
         let node = &self.nodes[n];
         let backend_node_id = node.backend_node_id.ok_or(UidError::NoDomNode)?;
@@ -58,14 +58,14 @@ impl Snapshot {
     }
 
     /// The uid of a DOM node from the main page target (e.g. an element a page tool returned).
-    pub fn uid_for_backend(&self, backend_node_id: i64) -> Option<&str> {
+    pub(crate) fn uid_for_backend(&self, backend_node_id: i64) -> Option<&str> {
         let main = self.frames.first().map(|f| f.target_id.as_str());
         self.find_backend(backend_node_id, main)
     }
 
     /// The uid of a DOM node of a given target (the page or an out-of-process iframe).
     #[cfg(test)]
-    pub fn uid_for_backend_in(&self, target_id: &str, backend_node_id: i64) -> Option<&str> {
+    pub(crate) fn uid_for_backend_in(&self, target_id: &str, backend_node_id: i64) -> Option<&str> {
         self.find_backend(backend_node_id, Some(target_id))
     }
 
@@ -95,7 +95,7 @@ mod tests {
     fn uids_resolve_to_dom_nodes_in_the_right_target() {
         let doc = fixture_json("page.ax.json");
         let frames = frames(&doc);
-        let s = snap(&frames, &[], true, 1, &mut UidMap::new());
+        let s = snap(&frames, &[], true, 1, &mut UidMap::default());
         let find = |name: &str, role: &str| {
             s.nodes
                 .iter()

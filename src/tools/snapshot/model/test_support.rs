@@ -113,5 +113,5 @@ pub(super) fn with_prop(mut node: Value, name: &str, value: Value) -> Value {
 
 pub(super) fn text_of(nodes: &[Value], verbose: bool) -> String {
     let frames = main_only(nodes);
-    snap(&frames, &[], verbose, 1, &mut UidMap::new()).text
+    snap(&frames, &[], verbose, 1, &mut UidMap::default()).text
 }

@@ -279,7 +279,7 @@ mod tests {
                 selected_backend_node_id: None,
             },
             1,
-            &mut UidMap::new(),
+            &mut UidMap::default(),
         )
         .expect_err("empty tree");
         assert_eq!(err.to_string(), "Failed to create accessibility snapshot");
@@ -314,7 +314,7 @@ mod tests {
             Some(depth as i64),
         );
         let frames = main_only(&nodes);
-        let s = snap(&frames, &[], false, 1, &mut UidMap::new());
+        let s = snap(&frames, &[], false, 1, &mut UidMap::default());
         assert_eq!(s.text, "uid=1_0 RootWebArea \"T\"\n  uid=1_1 \"deep\"\n");
         assert_eq!(s.uid_for_backend(depth as i64), Some("1_1"));
     }

@@ -8,17 +8,11 @@ use std::collections::HashMap;
 /// between snapshots. New document loads need no reset: the loader id is part of the key, and
 /// whatever a snapshot did not see is forgotten.
 #[derive(Debug, Default)]
-pub struct UidMap {
+pub(crate) struct UidMap {
     /// Per document load (loader id): backend node id -> uid (`None`: nodes without one).
     pub(super) tree: HashMap<String, HashMap<Option<i64>, String>>,
     /// Extra elements, by backend node id.
     pub(super) extra: HashMap<i64, String>,
-}
-
-impl UidMap {
-    pub fn new() -> UidMap {
-        UidMap::default()
-    }
 }
 
 /// Hands out uids for one snapshot: the remembered one if the element had one in the
@@ -130,7 +124,7 @@ mod tests {
         };
         let a = ax("2", "button", "A", &[], Some(2));
         let b = ax("3", "button", "B", &[], Some(3));
-        let mut uids = UidMap::new();
+        let mut uids = UidMap::default();
         let both = [root(&["2", "3"]), a.clone(), b.clone()];
         let only_b = [root(&["3"]), b.clone()];
         let s1 = snap(&main_only(&both), &[], false, 1, &mut uids);
