@@ -1,4 +1,4 @@
-//! Issue 12's memory bound on the live server: a trace of about 100 MB recorded through
+//! The memory bound on the live server: a trace of about 100 MB recorded through
 //! `performance_start_trace` / `performance_stop_trace` (a page that writes a great many
 //! user-timing marks while the trace runs) must raise the server's peak RSS (VmHWM of
 //! /proc/<pid>/status) by at most 16 MB: the trace streams from `IO.read` into the file and

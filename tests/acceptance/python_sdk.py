@@ -13,7 +13,7 @@ tests/acceptance/pages on 127.0.0.1, and drives:
   5. late registration (notifications/tools/list_changed) and --exposePageTools;
   6. MCP 2026-07-28 through `Client` in its default mode: list, call, and a tool list change received
      on a `subscriptions/listen` stream when a page registers tools late;
-  7. WebMCP (issue 11): a debugging tool listed and run as a third-party tool, the plain ones
+  7. WebMCP: a debugging tool listed and run as a third-party tool, the plain ones
      with --categoryExperimentalWebmcp.
 Every step is timed. Run tests/acceptance/setup.sh first. Exit status 1 when any check failed.
 
@@ -282,7 +282,7 @@ async def basics(session: ClientSession) -> None:
     c = await call(session, "execute_3p_developer_tool", {"toolName": "text_of", "params": '{"el": "nope"}'})
     expect_error("execute with an element given as a string -> clear error", c, "el", rpc_error=False)
 
-    # bad inputs of issue 2 that the SDK lets us send
+    # bad inputs that the SDK lets us send
     c = await call(session, "no_such_tool", {})
     expect_error("unknown MCP tool -> JSON-RPC error (-32602) or isError", c, "no_such_tool")
     c = await call(session, "new_page", {})

@@ -10,7 +10,7 @@
 //! - `tools/call` without params is a JSON-RPC error -32602.
 //!
 //! Where the reference stays silent (it answers nothing at all to a malformed line or to a
-//! request that is not JSON-RPC 2.0), issue 2 and JSON-RPC 2.0 decide: -32700 with id null for a
+//! request that is not JSON-RPC 2.0), JSON-RPC 2.0 decides: -32700 with id null for a
 //! line that does not parse, -32600 for a message that parses but is not a valid request.
 
 use std::time::Duration;

@@ -1,4 +1,4 @@
-//! Issue 2's browser connection against the real binary and real headless Chromium: connecting
+//! The browser connection against the real binary and real headless Chromium: connecting
 //! to a browser that is already running (`--wsEndpoint`, `--browserUrl`), and a browser that
 //! dies while starting (a missing one is in `binary/connection.rs`).
 //!
@@ -155,7 +155,7 @@ fn browser_url_connects_to_a_running_browser() {
     assert_returned(&evaluate(&mcp, "() => 'connected'"), "\"connected\"");
 }
 
-// ---------------------------------------------------------------- --wsHeaders (issue 10 part 3)
+// ---------------------------------------------------------------- --wsHeaders
 
 /// A gateway in front of the browser's debugging port, as a browser farm runs one: it records
 /// each handshake's head and refuses (401) one without the token, else relays both ways.

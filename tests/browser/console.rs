@@ -1,4 +1,4 @@
-//! Issue 4, points 4 and 7: the console tools against real Chromium: messages, errors and
+//! The console tools against real Chromium: messages, errors and
 //! stack traces, argument values, repeats, messages kept across navigations, and a bounded
 //! record.
 //!

@@ -1,4 +1,4 @@
-//! Issue 4 point 6: `emulate` and `resize_page` against real Chromium, each effect observed
+//! `emulate` and `resize_page` against real Chromium, each effect observed
 //! from the page (evaluate_script), the image bytes or the fixture server's record of what the
 //! browser sent.
 

@@ -1,4 +1,4 @@
-//! Issue 10 part 3: the reference's newer flags against the real binary and real headless
+//! The reference's newer flags against the real binary and real headless
 //! Chromium: URL patterns, JavaScript and file navigations turned off, header redaction,
 //! screenshot defaults and bounds, page-id routing, a proxy and certificate errors.
 //! (`--wsHeaders` is in `connection.rs`, beside the other connections; URL patterns refused

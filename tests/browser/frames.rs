@@ -1,4 +1,4 @@
-//! Cross-site (out-of-process) iframes, issue 11 part 2: a page on 127.0.0.1 embeds a frame
+//! Cross-site (out-of-process) iframes: a page on 127.0.0.1 embeds a frame
 //! from localhost (another site, so another renderer under site isolation), which embeds one
 //! from 127.0.0.1 again (out of process from its parent too): two deep. Snapshots show their
 //! content with uids, input reaches them, their console calls and requests are listed, and a

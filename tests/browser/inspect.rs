@@ -1,4 +1,4 @@
-//! Issue 12 point 4: `take_heapsnapshot` and `screencast_start` / `screencast_stop` against
+//! `take_heapsnapshot` and `screencast_start` / `screencast_stop` against
 //! real Chromium: what lands in the files, the reference's answers, and the refusals.
 
 use std::path::PathBuf;

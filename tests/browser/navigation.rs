@@ -1,4 +1,4 @@
-//! Issue 2's `navigate_page` and `wait_for` against the real binary and real headless Chromium,
+//! `navigate_page` and `wait_for` against the real binary and real headless Chromium,
 //! with the response texts of chrome-devtools-mcp 1.11 (the reference; its answers are kept in
 //! `tests/fixtures/reference/` and compared by `reference_texts.rs`): urls, history, reloads,
 //! init scripts, errors, and navigations that never finish (a fixture route that never

@@ -1,4 +1,4 @@
-//! Issue 4, points 5 and 7: the network tools against real Chromium: requests, their bodies,
+//! The network tools against real Chromium: requests, their bodies,
 //! statuses and failures, filters and pages, pending requests, redirects, requests kept across
 //! navigations, and a bounded record.
 //!

@@ -1,4 +1,4 @@
-//! Issue 4, point 5: request and response bodies that are too large or binary to show inline
+//! Request and response bodies that are too large or binary to show inline
 //! go to files, against real Chromium.
 //!
 //! Pages live in `tests/fixtures/console_network/`; the routes a test needs (an echo endpoint,

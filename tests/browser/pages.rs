@@ -1,4 +1,4 @@
-//! Issue 2's page tools against the real binary and real headless Chromium: `list_pages`,
+//! The page tools against the real binary and real headless Chromium: `list_pages`,
 //! `new_page` and `select_page` with the response texts of chrome-devtools-mcp 1.11 (the
 //! reference; its answers, `close_page`'s too, are kept in `tests/fixtures/reference/` and
 //! compared by `reference_texts.rs`), and calls routed to a page by `pageId`.

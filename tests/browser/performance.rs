@@ -1,4 +1,4 @@
-//! Issue 12: performance traces against real Chromium — the reload trace's LCP and CLS
+//! Performance traces against real Chromium — the reload trace's LCP and CLS
 //! agree with what the page's own PerformanceObserver saw in the same load, the saved file
 //! is a trace the analyser reads back, and one trace runs at a time with the reference's
 //! texts.

@@ -1,4 +1,4 @@
-//! Issue 2's robustness against the real binary and real headless Chromium: a call that hangs
+//! Robustness against the real binary and real headless Chromium: a call that hangs
 //! or blocks one page holds up no other, a cancelled call gets no answer, a browser that dies
 //! is started again, and a renderer crash is reported while the page can be used again.
 //!

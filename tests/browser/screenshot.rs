@@ -1,4 +1,4 @@
-//! Issue 4 point 3: `take_screenshot` against real Chromium: the viewport, the full page and
+//! `take_screenshot` against real Chromium: the viewport, the full page and
 //! one element in each format, files, an image too large to send inline, and dialogs that are
 //! open or open during a capture (`resize_page` still answers then).
 

@@ -1,4 +1,4 @@
-//! Issue 2's `evaluate_script` against the real binary and real headless Chromium: values and
+//! `evaluate_script` against the real binary and real headless Chromium: values and
 //! errors in the response texts of chrome-devtools-mcp 1.11 (the reference; its answers are
 //! kept in `tests/fixtures/reference/` and compared by `reference_texts.rs`), elements by
 //! snapshot uid, waiting for the DOM to settle, and scripts stopped at their timeout.

@@ -1,4 +1,4 @@
-//! Shutdown of issue 2, against the real binary: on EOF of stdin or SIGTERM the server exits,
+//! Shutdown against the real binary: on EOF of stdin or SIGTERM the server exits,
 //! and the browser, every process it started and its temporary profile are gone (with no
 //! browser yet, in `binary/shutdown.rs`).
 
@@ -9,8 +9,8 @@ use crate::support::procs::{self, Proc};
 use crate::support::{started, Fixtures, Mcp};
 use serde_json::json;
 
-/// Issue 2: "On EOF of stdin or SIGTERM the browser and every child process are gone and the
-/// temporary profile is deleted within a second."
+/// How long shutdown may take: on EOF of stdin or SIGTERM the browser and every child process
+/// are gone and the temporary profile is deleted within a second.
 pub(crate) const SHUTDOWN_LIMIT: Duration = Duration::from_secs(1);
 /// Extra time for the kernel to reap grandchildren that were re-parented to init.
 const REAP_SLACK: Duration = Duration::from_millis(250);

@@ -1,4 +1,4 @@
-//! Issue 11 part 1: WebMCP tools (`document.modelContext.registerTool`) against the real
+//! WebMCP tools (`document.modelContext.registerTool`) against the real
 //! binary and real Chromium launched with `--enable-features=WebMCP`. Debugging tools are
 //! listed first in `list_3p_developer_tools` (group "WebMCP Tools") and run by
 //! `execute_3p_developer_tool` as chrome-devtools-mcp 1.11 runs them; the others through

@@ -1,4 +1,4 @@
-//! What the `thirdparty_*` tests share: issue 3's third-party developer tools, called on pages
+//! What the `thirdparty_*` tests share: third-party developer tools, called on pages
 //! of `tests/fixtures/thirdparty/` (its README says what each one registers).
 
 use std::time::{Duration, Instant};

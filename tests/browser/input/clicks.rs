@@ -1,4 +1,4 @@
-//! The pointer tools of issue 4 (click, click_at, hover, drag) against real Chromium and the
+//! The pointer tools (click, click_at, hover, drag) against real Chromium and the
 //! pages in tests/fixtures/input/: elements covered, hidden or disabled, navigations, popups,
 //! frames and beforeunload.
 //! Each test checks what the page itself saw (events, values, the submitted form), the

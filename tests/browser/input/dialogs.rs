@@ -1,4 +1,4 @@
-//! Dialogs opened by the input tools of issue 4 (click, hover, type_text) and answered with
+//! Dialogs opened by the input tools (click, hover, type_text) and answered with
 //! handle_dialog, against real Chromium and tests/fixtures/input/dialog.html.
 //! Each test checks what the page itself saw (events, values, the submitted form), the
 //! response text the reference gives, and that no call stalls.

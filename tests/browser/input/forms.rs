@@ -1,4 +1,4 @@
-//! The input tools of issue 4 that write into a page (fill, fill_form, press_key, type_text,
+//! The input tools that write into a page (fill, fill_form, press_key, type_text,
 //! upload_file, click to submit) against real Chromium and the pages in tests/fixtures/input/.
 //! Each test checks what the page itself saw (events, values, the submitted form), the
 //! response text the reference gives, and that no call stalls.

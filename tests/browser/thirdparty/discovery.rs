@@ -1,4 +1,4 @@
-//! Issue 3's third-party developer tools against the real binary and real headless Chromium:
+//! Third-party developer tools against the real binary and real headless Chromium:
 //! discovery of the tools a page registers, synchronously, from a microtask, by promise, late
 //! (announced by `notifications/tools/list_changed`) and as an SPA changes its routes.
 //!

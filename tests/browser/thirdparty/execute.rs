@@ -1,4 +1,4 @@
-//! Issue 3's `execute_3p_developer_tool` against the real binary and real headless Chromium:
+//! `execute_3p_developer_tool` against the real binary and real headless Chromium:
 //! arguments and errors in the reference's words, elements in and out as snapshot uids, each
 //! tab running only its own tools, frames kept out of the list, and composition through
 //! `evaluate_script`.

@@ -1,4 +1,4 @@
-//! Issue 3's flags for third-party tools against the real binary and real headless Chromium:
+//! The flags for third-party tools against the real binary and real headless Chromium:
 //! `--exposePageTools`, `--maxResultBytes`, `--toolTimeout` and the reference's
 //! `--categoryExperimentalThirdParty`.
 //!

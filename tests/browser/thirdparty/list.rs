@@ -1,4 +1,4 @@
-//! Issue 3's `list_3p_developer_tools` against the real binary and real headless Chromium: bad
+//! `list_3p_developer_tools` against the real binary and real headless Chromium: bad
 //! registrations listed with their reasons, and the list text of chrome-devtools-mcp 1.11 (the
 //! reference; its answers are kept in `tests/fixtures/reference/` and compared by
 //! `reference_texts.rs`), also as the section that `new_page`, `navigate_page` and

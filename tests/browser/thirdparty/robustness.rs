@@ -1,4 +1,4 @@
-//! Issue 3's third-party tools never wedge the server, against the real binary and real headless
+//! Third-party tools never wedge the server, against the real binary and real headless
 //! Chromium: tools that never settle or block the main thread, cancellation, dialogs, and
 //! navigation, a renderer crash or a dying browser in the middle of a call.
 //!

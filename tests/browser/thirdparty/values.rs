@@ -1,4 +1,4 @@
-//! Issue 3's `execute_3p_developer_tool` results against the real binary and real headless
+//! `execute_3p_developer_tool` results against the real binary and real headless
 //! Chromium: odd JavaScript values as readable JSON, a page that broke its built-ins, results
 //! too deep or too large (truncated with a marker, or written whole to `filePath`).
 //!
