@@ -134,19 +134,23 @@ impl Capture {
 
 /// Ends the recording; `done` gets the browser's word that the trace is complete, with the
 /// stream it is read from.
+/// A browser that refuses to end the recording fails `done` at once: no completion will come.
 pub(super) fn stop(cx: &mut Ctx, session: &str, done: Done<tracing::TracingCompleteEvent>) {
+    let once = Once::new(done);
+    let on_error = once.clone();
     let waiter = waiters::wait(
         cx,
         session,
         |_: &tracing::TracingCompleteEvent| true,
         COMPLETE_TIMEOUT,
         "The browser did not hand over the trace.".into(),
-        done,
+        Box::new(move |cx, r| once.call(cx, r)),
     );
     browser::send(cx, Some(session), tracing::EndParams {}, move |cx, r| {
         if let Err(e) = r {
             waiters::cancel(cx, waiter);
             crate::log::log!("Tracing.end failed: {e}");
+            on_error.call(cx, Err(e));
         }
     });
 }
