@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use super::page_code::awaited;
 use super::{apply, shim_answers, PageHost};
 use crate::browser::{self, pages, waiters, Done, Flow, PageId};
 use crate::cdp::generated::{page as cdp_page, runtime};
@@ -128,7 +129,7 @@ impl<H: PageHost> Discovery<H> {
         browser::send_then(
             cx,
             Some(&session),
-            by_value(expression),
+            awaited(expression),
             self,
             Step::Answered,
         );
@@ -166,19 +167,9 @@ impl<H: PageHost> Discovery<H> {
         browser::send_then(
             cx,
             Some(&session),
-            by_value(expression),
+            awaited(expression),
             self,
             Step::Installed,
         );
-    }
-}
-
-/// `Runtime.evaluate` of `expression`, awaited, answered by value.
-fn by_value(expression: String) -> runtime::EvaluateParams {
-    runtime::EvaluateParams {
-        expression,
-        await_promise: Some(true),
-        return_by_value: Some(true),
-        ..Default::default()
     }
 }

@@ -55,6 +55,17 @@ fn error_message(description: &str, class_name: &str) -> String {
     }
 }
 
+/// `Runtime.evaluate` of `expression` in the page: its promise awaited, its value answered as
+/// JSON.
+pub(crate) fn awaited(expression: String) -> runtime::EvaluateParams {
+    runtime::EvaluateParams {
+        expression,
+        await_promise: Some(true),
+        return_by_value: Some(true),
+        ..Default::default()
+    }
+}
+
 /// A command that ran page code failed: a lost document becomes [`Error::PageGone`] in the
 /// page's terms; anything else stays as it is.
 pub(crate) fn page_error(e: Error) -> Error {

@@ -183,12 +183,7 @@ impl Evaluation {
         let context = cx.browser.pages.get(page).and_then(|p| p.context);
         let wrapper = page_function(&self.script.source, self.script.format_script);
         if objects.is_empty() && context.is_none() {
-            let request = runtime::EvaluateParams {
-                expression: format!("({wrapper})()"),
-                await_promise: Some(true),
-                return_by_value: Some(true),
-                ..Default::default()
-            };
+            let request = page_code::awaited(format!("({wrapper})()"));
             let ran = self.then(|r: Result<runtime::EvaluateReturns, Error>| {
                 ran(r.map(|a| (a.result, a.exception_details)))
             });
@@ -253,12 +248,7 @@ impl Evaluation {
   function done() {{ observer.disconnect(); clearTimeout(timer); clearTimeout(max); resolve(true); }}
 }})"
         );
-        let request = runtime::EvaluateParams {
-            expression,
-            await_promise: Some(true),
-            return_by_value: Some(true),
-            ..Default::default()
-        };
+        let request = page_code::awaited(expression);
         // Settled or not (the page navigated, say), the value stands: the answer goes out.
         let settled = self.then(|_: Result<runtime::EvaluateReturns, Error>| Step::Settled);
         browser::send(cx, Some(&session), request, settled);

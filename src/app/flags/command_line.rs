@@ -182,16 +182,22 @@ impl Flags {
     }
 }
 
+/// The flags of `args`, for tests (a parse error fails the test with argh's message).
+#[cfg(test)]
+pub(super) fn parsed(args: &[&str]) -> Flags {
+    let owned: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    match Flags::parse("devtools-mcp", &owned) {
+        Ok((f, _)) => f,
+        Err(e) => panic!("{}", e.output),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn parse(args: &[&str]) -> Flags {
-        let owned: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-        match Flags::parse("devtools-mcp", &owned) {
-            Ok((f, _)) => f,
-            Err(e) => panic!("{}", e.output),
-        }
+        parsed(args)
     }
 
     #[test]

@@ -97,11 +97,7 @@ mod tests {
     use super::*;
 
     fn parse(args: &[&str]) -> Flags {
-        let owned: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-        match Flags::parse("devtools-mcp", &owned) {
-            Ok((f, _)) => f,
-            Err(e) => panic!("{}", e.output),
-        }
+        command_line::parsed(args)
     }
 
     #[test]

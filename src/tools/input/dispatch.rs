@@ -10,8 +10,8 @@ use crate::cdp::generated::input::{
     DispatchKeyEventParams, DispatchMouseEventParams, DispatchMouseEventType, InsertTextParams,
     MouseButton,
 };
-use crate::cdp::generated::runtime;
 use crate::error::Error;
+use crate::pagetools::page_code;
 use crate::tools::ctx::{Ctx, Done};
 
 /// One input event, as one of the `Input` commands.
@@ -298,12 +298,7 @@ pub(super) fn drawn(cx: &mut Ctx, session: &str, done: Done<()>) {
   requestAnimationFrame(() => requestAnimationFrame(() => resolve(true)));
   setTimeout(() => resolve(true), 100);
 })";
-    let params = runtime::EvaluateParams {
-        expression: expression.to_owned(),
-        await_promise: Some(true),
-        return_by_value: Some(true),
-        ..Default::default()
-    };
+    let params = page_code::awaited(expression.to_owned());
     browser::send(cx, Some(session), params, move |cx, r| {
         done(cx, r.map(|_| ()))
     });

@@ -7,6 +7,7 @@
 //! do.
 
 use crate::browser::PageId;
+use crate::pagetools::page_code;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::time::Duration;
@@ -347,12 +348,7 @@ fn settle_dom(cx: &mut Ctx, w: Rc<Watch>) {
 }})"
     );
     let answered = w.clone();
-    let params = runtime::EvaluateParams {
-        expression,
-        await_promise: Some(true),
-        return_by_value: Some(true),
-        ..Default::default()
-    };
+    let params = page_code::awaited(expression);
     // An error here (the document went away under a navigation) ends the wait too.
     browser::send(cx, Some(&w.session), params, move |cx, _| {
         settled(cx, &answered, round)

@@ -47,12 +47,7 @@ pub(crate) fn wait_for_text(
   const timer = setTimeout(() => {{ observer.disconnect(); reject(new Error('Timed out after waiting {ms}ms')); }}, {ms});
 }})"
     );
-    let request = runtime::EvaluateParams {
-        expression,
-        await_promise: Some(true),
-        return_by_value: Some(true),
-        ..Default::default()
-    };
+    let request = page_code::awaited(expression);
     let wait = TextWait {
         call,
         page,
