@@ -176,7 +176,12 @@ impl Start {
     /// The recording runs: the page keeps it for `screencast_stop`.
     fn running(self, cx: &mut Ctx, stream: String) {
         let Some((path, file)) = self.file else {
-            return;
+            // Only a step out of order could get here; the call still gets its answer.
+            return call::fail(
+                cx,
+                self.call,
+                "The screencast's file was lost before it started.",
+            );
         };
         let line = format!("Screencast recording started. The recording will be saved to {}. Use screencast_stop to stop recording.", path.display());
         *cx.recordings.entry(self.page) = Recording::Running { stream, path, file };
@@ -301,7 +306,12 @@ impl Stop {
     /// Reads the browser's stream into the file.
     fn read(mut self, cx: &mut Ctx) {
         let Some(file) = self.file.take() else {
-            return;
+            // Only a step out of order could get here; the call still gets its answer.
+            return call::fail(
+                cx,
+                self.call,
+                "The screencast's file was lost before it was read.",
+            );
         };
         let (session, stream) = (self.session.clone(), std::mem::take(&mut self.stream));
         let read = StreamRead::new(session, stream, Recorded(file), self.then(StopStep::Read));

@@ -208,7 +208,12 @@ impl Styles {
 
     fn ask_matched(self, cx: &mut Ctx) {
         let Some(node_id) = self.element.as_ref().map(|e| e.node_id) else {
-            return;
+            // Only a step out of order could get here; the call still gets its answer.
+            return call::fail(
+                cx,
+                self.call,
+                "The element was lost before its styles were read.",
+            );
         };
         let params = cdp_css::GetMatchedStylesForNodeParams { node_id };
         let session = self.session.clone();

@@ -192,7 +192,9 @@ impl<I: Input> InputCall<I> {
 
     fn finish(mut self, cx: &mut Ctx) {
         let Some(mut response) = self.response.take() else {
-            return;
+            // Only a step out of order could get here; the call still gets its answer.
+            let lost = "The input's answer was lost while its snapshot was taken.";
+            return call::fail(cx, self.call, lost);
         };
         if let Some(s) = cx.snapshots.latest(self.page) {
             response.snapshot = Some(snapshot::model::format_section(s));
