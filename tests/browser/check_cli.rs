@@ -1,0 +1,358 @@
+//! `devtools-mcp check`: a page with one of every defect the check reports (registration
+//! errors and warnings, and with `--exercise` a tool that throws, one that never settles, a slow
+//! one, a large result, values that do not survive the trip, an undefined result), including
+//! defects of a group answered by a promise after the load and of a listener added a second
+//! after it; the same page with each defect fixed (`?fixed`), which passes; a page with no
+//! tools; usage and browser errors.
+
+use std::process::{Command, Output};
+
+use serde_json::{json, Value};
+
+use crate::support::{chrome_path, slots, Fixtures};
+
+/// Runs `devtools-mcp check --url URL EXTRA…` with this machine's browser, holding a browser
+/// slot.
+fn check(url: &str, extra: &[&str]) -> Output {
+    let _slot = slots::acquire();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_devtools-mcp"));
+    cmd.args(["check", "--url", url]).args(extra);
+    cmd.arg("--server-arg")
+        .arg(format!("--executablePath={}", chrome_path()));
+    for flag in crate::support::mcp::BROWSER_FLAGS {
+        cmd.args(["--server-arg", flag]);
+    }
+    cmd.output().expect("run devtools-mcp check")
+}
+
+fn text(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn json_of(out: &Output) -> Value {
+    let stdout = text(out);
+    serde_json::from_str(&stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not JSON ({e}): {stdout}\nstderr: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+/// The problems of a `--json` report as (group, tool, severity, message) for comparing, after
+/// checking that each has exactly the four keys.
+fn problems(report: &Value) -> Vec<(Value, Value, String, String)> {
+    let list = report["problems"].as_array().expect("problems is an array");
+    list.iter()
+        .map(|p| {
+            let keys: Vec<&str> = p
+                .as_object()
+                .expect("a problem is an object")
+                .keys()
+                .map(String::as_str)
+                .collect();
+            assert_eq!(keys, ["group", "tool", "severity", "message"], "{p}");
+            let s = |k: &str| {
+                p[k].as_str()
+                    .unwrap_or_else(|| panic!("{k} in {p}"))
+                    .to_owned()
+            };
+            (
+                p["group"].clone(),
+                p["tool"].clone(),
+                s("severity"),
+                s("message"),
+            )
+        })
+        .collect()
+}
+
+/// Asserts that the report holds a problem of `group`/`tool` (JSON null for none) with this
+/// severity whose message starts with `message`.
+fn has(
+    found: &[(Value, Value, String, String)],
+    group: Value,
+    tool: Value,
+    severity: &str,
+    message: &str,
+) {
+    let hit = found
+        .iter()
+        .any(|(g, t, s, m)| *g == group && *t == tool && s == severity && m.starts_with(message));
+    assert!(
+        hit,
+        "no {severity} of {group}/{tool} starting {message:?} in {found:#?}"
+    );
+}
+
+#[test]
+fn every_defect_is_reported_by_tool_with_its_severity_late_registrations_included() {
+    let fx = Fixtures::start();
+    let url = fx.url("/thirdparty/check.html");
+    let out = check(&url, &["--exercise", "--timeout", "2000", "--json"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "stderr: {stderr}");
+    let report = json_of(&out);
+    let keys: Vec<&str> = report
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(keys, ["ok", "tools", "problems"], "{report}");
+    assert_eq!(report["ok"], false);
+    // Shop's eight, Debug's, and the late ones: Inventory's (a promise) and Late's (a listener
+    // added a second after the load).
+    assert_eq!(report["tools"], 11, "{report}");
+    let found = problems(&report);
+    let (shop, null) = (json!("Shop"), Value::Null);
+    let tool = |name: &str| json!(name);
+    // Registration errors: what the server leaves out.
+    has(
+        &found,
+        null.clone(),
+        null.clone(),
+        "error",
+        "a tool group has no name",
+    );
+    has(
+        &found,
+        tool("Reports"),
+        null.clone(),
+        "error",
+        "tool group 'Reports' has no tools array",
+    );
+    has(
+        &found,
+        shop.clone(),
+        null.clone(),
+        "error",
+        "tools[9] in group 'Shop' has no name",
+    );
+    has(
+        &found,
+        shop.clone(),
+        tool("returns"),
+        "error",
+        "tool 'returns' in group 'Shop' has no execute function",
+    );
+    has(
+        &found,
+        shop.clone(),
+        tool("coupons"),
+        "error",
+        "tool 'coupons' in group 'Shop': its inputSchema is not a valid JSON Schema",
+    );
+    // Registration warnings.
+    has(
+        &found,
+        shop.clone(),
+        tool("add_item"),
+        "warning",
+        "the tool has no description",
+    );
+    has(
+        &found,
+        tool("Debug"),
+        null.clone(),
+        "warning",
+        "the group has no description",
+    );
+    has(
+        &found,
+        shop.clone(),
+        tool("stock level"),
+        "warning",
+        "MCP clients refuse 'stock level' as a tool name",
+    );
+    has(
+        &found,
+        tool("Debug"),
+        tool("cart"),
+        "warning",
+        "group 'Shop' registers 'cart' too",
+    );
+    has(
+        &found,
+        shop.clone(),
+        tool("add_item"),
+        "warning",
+        "required names properties that are not defined: 'qty'",
+    );
+    has(
+        &found,
+        shop.clone(),
+        tool("add_item"),
+        "warning",
+        "properties without a type: 'sku'",
+    );
+    // Late registrations are checked like the others.
+    has(
+        &found,
+        tool("Inventory"),
+        tool("count"),
+        "warning",
+        "the tool has no description",
+    );
+    has(
+        &found,
+        tool("Late"),
+        tool("late_tool"),
+        "warning",
+        "required names properties that are not defined: 'delay'",
+    );
+    // Running.
+    has(
+        &found,
+        shop.clone(),
+        tool("add_item"),
+        "error",
+        r#"threw when called with {"sku":"aaa","qty":"a"}: the cart is locked"#,
+    );
+    has(
+        &found,
+        shop.clone(),
+        tool("checkout"),
+        "error",
+        "did not settle within 2000 ms when called with {}",
+    );
+    has(
+        &found,
+        shop.clone(),
+        tool("sync_stock"),
+        "warning",
+        "took 1.",
+    );
+    has(
+        &found,
+        shop.clone(),
+        tool("orders"),
+        "warning",
+        "its result is ",
+    );
+    has(
+        &found,
+        shop.clone(),
+        tool("clear_cart"),
+        "warning",
+        "returned undefined when called with {}",
+    );
+    has(&found, shop.clone(), tool("cart"), "warning",
+        "its result holds 3 values that cannot make the trip to the agent: a Cart instance at result.cart, a function at result.total, a circular reference at result.node.parent");
+    assert_eq!(found.len(), 19, "{found:#?}");
+    // The tool that takes an element got one and ran cleanly.
+    assert!(
+        !found.iter().any(|(_, t, _, _)| *t == "highlight"),
+        "{found:#?}"
+    );
+}
+
+#[test]
+fn the_readable_report_groups_problems_by_tool_with_a_fix_each() {
+    let fx = Fixtures::start();
+    let out = check(&fx.url("/thirdparty/check.html"), &[]);
+    assert_eq!(out.status.code(), Some(1));
+    let report = text(&out);
+    let at = |needle: &str| {
+        report
+            .find(needle)
+            .unwrap_or_else(|| panic!("no {needle:?} in:\n{report}"))
+    };
+    assert!(report.contains("4 groups, 11 tools (registrations only; --exercise runs them); registrations counted up to "), "{report}");
+    let page = at("the page's registrations\n  error    a tool group has no name (expected a non-empty string, got an empty string)\n           fix: give the group a non-empty string name\n");
+    let cart = at("\nShop › cart\n  ok\n");
+    let add = at("\nShop › add_item\n  warning  the tool has no description\n           fix: ");
+    let debug = at("\ngroup Debug\n  warning  the group has no description\n");
+    let late = at(
+        "\nLate › late_tool\n  warning  required names properties that are not defined: 'delay'\n",
+    );
+    let reports = at("\ngroup Reports\n  error    tool group 'Reports' has no tools array (got undefined)\n           fix: give the group a tools array (it may be empty)\n");
+    assert!(
+        page < cart && cart < add && add < debug && debug < late && late < reports,
+        "{report}"
+    );
+    assert!(
+        report.ends_with("\n5 errors, 8 warnings: failed\n"),
+        "{report}"
+    );
+}
+
+#[test]
+fn the_fixed_page_passes_with_no_problems() {
+    let fx = Fixtures::start();
+    let url = fx.url("/thirdparty/check.html?fixed");
+    let out = check(&url, &["--exercise", "--timeout", "2000", "--json"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "stderr: {stderr}");
+    assert_eq!(
+        json_of(&out),
+        json!({"ok": true, "tools": 11, "problems": []})
+    );
+    let readable = check(&url, &[]);
+    assert_eq!(readable.status.code(), Some(0));
+    let report = text(&readable);
+    assert!(report.contains("\nLate › late_tool\n  ok\n"), "{report}");
+    assert!(
+        report.ends_with("\n0 errors, 0 warnings: passed\n"),
+        "{report}"
+    );
+}
+
+#[test]
+fn a_page_without_tools_says_so_and_passes() {
+    let fx = Fixtures::start();
+    let url = fx.url("/thirdparty/no-tools.html");
+    let out = check(&url, &["--exercise"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        text(&out),
+        format!("devtools-mcp check {url}\nThis page exposes no third-party developer tools.\n")
+    );
+    let json = check(&url, &["--json"]);
+    assert_eq!(json.status.code(), Some(0));
+    assert_eq!(
+        json_of(&json),
+        json!({"ok": true, "tools": 0, "problems": []})
+    );
+}
+
+#[test]
+fn usage_and_browser_errors_exit_2() {
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_devtools-mcp"))
+            .arg("check")
+            .args(args)
+            .output()
+            .expect("run devtools-mcp check")
+    };
+    let stderr = |out: &Output| String::from_utf8_lossy(&out.stderr).into_owned();
+    let unparseable = run(&["--url", "127.0.0.1:8080/page.html"]);
+    assert_eq!(unparseable.status.code(), Some(2));
+    assert!(
+        stderr(&unparseable).contains("is not a URL"),
+        "{}",
+        stderr(&unparseable)
+    );
+    let no_url = run(&[]);
+    assert_eq!(no_url.status.code(), Some(2));
+    let zero = run(&["--url", "http://127.0.0.1:1/", "--timeout", "0"]);
+    assert_eq!(zero.status.code(), Some(2));
+    assert!(
+        stderr(&zero).contains("--timeout must be between 1 and"),
+        "{}",
+        stderr(&zero)
+    );
+    let no_browser = run(&[
+        "--url",
+        "about:blank",
+        "--server-arg",
+        "--executablePath=/nonexistent/chromium",
+    ]);
+    assert_eq!(no_browser.status.code(), Some(2));
+    assert!(
+        stderr(&no_browser).contains("Could not start the browser"),
+        "{}",
+        stderr(&no_browser)
+    );
+    assert!(no_browser.stdout.is_empty());
+}
