@@ -356,3 +356,18 @@ fn usage_and_browser_errors_exit_2() {
     );
     assert!(no_browser.stdout.is_empty());
 }
+
+/// A page that answered with an HTTP error has no tools to check: that is not a pass.
+#[test]
+fn a_page_answering_404_is_a_browser_error() {
+    let fx = Fixtures::start();
+    let url = fx.url("/thirdparty/no-such-page.html");
+    let out = check(&url, &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "stderr: {stderr}");
+    assert!(
+        stderr.contains(&format!("{url} answered HTTP 404")),
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty());
+}

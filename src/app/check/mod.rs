@@ -26,7 +26,9 @@ use session::Session;
 
 #[derive(FromArgs)]
 /// Check the third-party developer tools a page exposes: what agents would not get, or get
-/// badly; exit 1 when something is an error, 2 on a usage or browser error.
+/// badly. Registrations are counted until 2 s after the load (pending group promises get 3 s
+/// more). Exit 1 when something is an error, 2 on a usage or browser error (an unparseable
+/// URL, no browser, a page that cannot be opened or answers an HTTP error).
 struct CheckArgs {
     /// the page to check
     #[argh(option)]
@@ -41,7 +43,7 @@ struct CheckArgs {
     /// print JSON on stdout instead of the report
     #[argh(switch)]
     json: bool,
-    /// a flag for the server, e.g. --server-arg=--executablePath=/usr/bin/chromium (repeatable)
+    /// a flag for the server, e.g. --server-arg --executablePath=/usr/bin/chromium (repeatable)
     #[argh(option)]
     server_arg: Vec<String>,
 }

@@ -87,7 +87,26 @@ impl Session {
         if opened.is_error {
             return Err(format!("cannot open {url}: {}", opened.text));
         }
-        Ok(())
+        match self.http_status()? {
+            Some(status) if status >= 400 => Err(format!("{url} answered HTTP {status}")),
+            _ => Ok(()),
+        }
+    }
+
+    /// The HTTP status of the page's document, as the page's navigation entry has it (none
+    /// for a page not loaded over HTTP): a page that answered 404 has no tools to check.
+    fn http_status(&mut self) -> Result<Option<u64>, String> {
+        let script = "() => performance.getEntriesByType('navigation')[0]?.responseStatus";
+        let answer = self.call("evaluate_script", json!({"function": script}), LOAD)?;
+        if answer.is_error {
+            return Ok(None);
+        }
+        let value = answer
+            .text
+            .split("```json\n")
+            .nth(1)
+            .and_then(|v| v.split("\n```").next());
+        Ok(value.and_then(|v| v.trim().parse().ok()))
     }
 
     /// Loads the page again (a tool navigated it), and waits for its tools.
