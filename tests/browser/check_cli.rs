@@ -39,51 +39,63 @@ fn json_of(out: &Output) -> Value {
     })
 }
 
-/// The problems of a `--json` report as (group, tool, severity, message) for comparing, after
-/// checking that each has exactly the four keys.
-fn problems(report: &Value) -> Vec<(Value, Value, String, String)> {
+/// One problem of a `--json` report, after checking that it has exactly the four keys.
+struct Found {
+    group: Option<String>,
+    tool: Option<String>,
+    severity: String,
+    message: String,
+}
+
+fn problems(report: &Value) -> Vec<Found> {
     let list = report["problems"].as_array().expect("problems is an array");
+    let keys = |p: &Value| p.as_object().map(|o| o.keys().cloned().collect::<Vec<_>>());
     list.iter()
         .map(|p| {
-            let keys: Vec<&str> = p
-                .as_object()
-                .expect("a problem is an object")
-                .keys()
-                .map(String::as_str)
-                .collect();
-            assert_eq!(keys, ["group", "tool", "severity", "message"], "{p}");
-            let s = |k: &str| {
-                p[k].as_str()
-                    .unwrap_or_else(|| panic!("{k} in {p}"))
-                    .to_owned()
-            };
-            (
-                p["group"].clone(),
-                p["tool"].clone(),
-                s("severity"),
-                s("message"),
-            )
+            assert_eq!(
+                keys(p).unwrap_or_default(),
+                ["group", "tool", "severity", "message"],
+                "{p}"
+            );
+            let text = |k: &str| p[k].as_str().map(str::to_owned);
+            Found {
+                group: text("group"),
+                tool: text("tool"),
+                severity: text("severity").unwrap_or_default(),
+                message: text("message").unwrap_or_default(),
+            }
         })
         .collect()
 }
 
-/// Asserts that the report holds a problem of `group`/`tool` (JSON null for none) with this
-/// severity whose message starts with `message`.
-fn has(
-    found: &[(Value, Value, String, String)],
-    group: Value,
-    tool: Value,
-    severity: &str,
-    message: &str,
-) {
-    let hit = found
-        .iter()
-        .any(|(g, t, s, m)| *g == group && *t == tool && s == severity && m.starts_with(message));
-    assert!(
-        hit,
-        "no {severity} of {group}/{tool} starting {message:?} in {found:#?}"
-    );
-}
+/// What the defects page must report: group, tool (`None` for the page's or the group's own
+/// problems), severity, and how the message starts.
+const DEFECTS: &[(Option<&str>, Option<&str>, &str, &str)] = &[
+    // Registration errors: what the server leaves out.
+    (None, None, "error", "a tool group has no name"),
+    (Some("Reports"), None, "error", "tool group 'Reports' has no tools array"),
+    (Some("Shop"), None, "error", "tools[9] in group 'Shop' has no name"),
+    (Some("Shop"), Some("returns"), "error", "tool 'returns' in group 'Shop' has no execute function"),
+    (Some("Shop"), Some("coupons"), "error", "tool 'coupons' in group 'Shop': its inputSchema is not a valid JSON Schema"),
+    // Registration warnings.
+    (Some("Shop"), Some("add_item"), "warning", "the tool has no description"),
+    (Some("Debug"), None, "warning", "the group has no description"),
+    (Some("Shop"), Some("stock level"), "warning", "MCP clients refuse 'stock level' as a tool name"),
+    (Some("Debug"), Some("cart"), "warning", "group 'Shop' registers 'cart' too"),
+    (Some("Shop"), Some("add_item"), "warning", "required names properties that are not defined: 'qty'"),
+    (Some("Shop"), Some("add_item"), "warning", "properties without a type: 'sku'"),
+    (None, None, "warning", "1 group promise(s) given to respondWith() had not settled 5 s after the load"),
+    // Late registrations (a promise after 800 ms, a listener added a second after the load).
+    (Some("Inventory"), Some("count"), "warning", "the tool has no description"),
+    (Some("Late"), Some("late_tool"), "warning", "required names properties that are not defined: 'delay'"),
+    // Running.
+    (Some("Shop"), Some("add_item"), "error", r#"threw when called with {"sku":"aaa","qty":"a"}: the cart is locked"#),
+    (Some("Shop"), Some("checkout"), "error", "did not settle within 2000 ms when called with {}"),
+    (Some("Shop"), Some("sync_stock"), "warning", "took 1."),
+    (Some("Shop"), Some("orders"), "warning", "its result is "),
+    (Some("Shop"), Some("clear_cart"), "warning", "returned undefined when called with {}"),
+    (Some("Shop"), Some("cart"), "warning", "its result holds 3 values that cannot make the trip to the agent: a Cart instance at result.cart, a function at result.total, a circular reference at result.node.parent"),
+];
 
 #[test]
 fn every_defect_is_reported_by_tool_with_its_severity_late_registrations_included() {
@@ -93,164 +105,32 @@ fn every_defect_is_reported_by_tool_with_its_severity_late_registrations_include
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "stderr: {stderr}");
     let report = json_of(&out);
-    let keys: Vec<&str> = report
+    let keys: Vec<&String> = report
         .as_object()
-        .unwrap()
-        .keys()
-        .map(String::as_str)
-        .collect();
+        .map(|o| o.keys().collect())
+        .unwrap_or_default();
     assert_eq!(keys, ["ok", "tools", "problems"], "{report}");
     assert_eq!(report["ok"], false);
-    // Shop's eight, Debug's, and the late ones: Inventory's (a promise) and Late's (a listener
-    // added a second after the load).
+    // Shop's eight, Debug's, and the late ones: Inventory's and Late's.
     assert_eq!(report["tools"], 11, "{report}");
     let found = problems(&report);
-    let (shop, null) = (json!("Shop"), Value::Null);
-    let tool = |name: &str| json!(name);
-    // Registration errors: what the server leaves out.
-    has(
-        &found,
-        null.clone(),
-        null.clone(),
-        "error",
-        "a tool group has no name",
-    );
-    has(
-        &found,
-        tool("Reports"),
-        null.clone(),
-        "error",
-        "tool group 'Reports' has no tools array",
-    );
-    has(
-        &found,
-        shop.clone(),
-        null.clone(),
-        "error",
-        "tools[9] in group 'Shop' has no name",
-    );
-    has(
-        &found,
-        shop.clone(),
-        tool("returns"),
-        "error",
-        "tool 'returns' in group 'Shop' has no execute function",
-    );
-    has(
-        &found,
-        shop.clone(),
-        tool("coupons"),
-        "error",
-        "tool 'coupons' in group 'Shop': its inputSchema is not a valid JSON Schema",
-    );
-    // Registration warnings.
-    has(
-        &found,
-        shop.clone(),
-        tool("add_item"),
-        "warning",
-        "the tool has no description",
-    );
-    has(
-        &found,
-        tool("Debug"),
-        null.clone(),
-        "warning",
-        "the group has no description",
-    );
-    has(
-        &found,
-        shop.clone(),
-        tool("stock level"),
-        "warning",
-        "MCP clients refuse 'stock level' as a tool name",
-    );
-    has(
-        &found,
-        tool("Debug"),
-        tool("cart"),
-        "warning",
-        "group 'Shop' registers 'cart' too",
-    );
-    has(
-        &found,
-        shop.clone(),
-        tool("add_item"),
-        "warning",
-        "required names properties that are not defined: 'qty'",
-    );
-    has(
-        &found,
-        shop.clone(),
-        tool("add_item"),
-        "warning",
-        "properties without a type: 'sku'",
-    );
-    // Late registrations are checked like the others.
-    has(
-        &found,
-        tool("Inventory"),
-        tool("count"),
-        "warning",
-        "the tool has no description",
-    );
-    has(
-        &found,
-        tool("Late"),
-        tool("late_tool"),
-        "warning",
-        "required names properties that are not defined: 'delay'",
-    );
-    // Running.
-    has(
-        &found,
-        shop.clone(),
-        tool("add_item"),
-        "error",
-        r#"threw when called with {"sku":"aaa","qty":"a"}: the cart is locked"#,
-    );
-    has(
-        &found,
-        shop.clone(),
-        tool("checkout"),
-        "error",
-        "did not settle within 2000 ms when called with {}",
-    );
-    has(
-        &found,
-        shop.clone(),
-        tool("sync_stock"),
-        "warning",
-        "took 1.",
-    );
-    has(
-        &found,
-        shop.clone(),
-        tool("orders"),
-        "warning",
-        "its result is ",
-    );
-    has(
-        &found,
-        shop.clone(),
-        tool("clear_cart"),
-        "warning",
-        "returned undefined when called with {}",
-    );
-    has(&found, shop.clone(), tool("cart"), "warning",
-        "its result holds 3 values that cannot make the trip to the agent: a Cart instance at result.cart, a function at result.total, a circular reference at result.node.parent");
-    has(
-        &found,
-        null.clone(),
-        null.clone(),
-        "warning",
-        "1 group promise(s) given to respondWith() had not settled 5 s after the load",
-    );
-    assert_eq!(found.len(), 20, "{found:#?}");
+    for &(group, tool, severity, message) in DEFECTS {
+        let hit = found.iter().any(|f| {
+            f.group.as_deref() == group
+                && f.tool.as_deref() == tool
+                && f.severity == severity
+                && f.message.starts_with(message)
+        });
+        assert!(
+            hit,
+            "no {severity} of {group:?}/{tool:?} starting {message:?} in {report:#}"
+        );
+    }
+    assert_eq!(found.len(), DEFECTS.len(), "{report:#}");
     // The tool that takes an element got one and ran cleanly.
     assert!(
-        !found.iter().any(|(_, t, _, _)| *t == "highlight"),
-        "{found:#?}"
+        !found.iter().any(|f| f.tool.as_deref() == Some("highlight")),
+        "{report:#}"
     );
 }
 
