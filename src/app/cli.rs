@@ -67,13 +67,8 @@ impl Client {
             stdout: BufReader::new(stdout),
             next_id: 0,
         };
-        let params = json!({
-            "protocolVersion": crate::mcp::PROTOCOL_VERSIONS.last().copied().unwrap_or("2025-06-18"),
-            "capabilities": {},
-            "clientInfo": {"name": "devtools-mcp-cli", "version": env!("CARGO_PKG_VERSION")},
-        });
-        client.request("initialize", params)?;
-        client.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))?;
+        client.request("initialize", initialize_params())?;
+        client.send(&initialized())?;
         Ok(client)
     }
 
@@ -109,6 +104,20 @@ impl Client {
         drop(self.stdin);
         let _ = self.child.wait();
     }
+}
+
+/// What the one-shot commands say in `initialize`: the newest version of the handshake.
+pub(super) fn initialize_params() -> Value {
+    json!({
+        "protocolVersion": crate::mcp::PROTOCOL_VERSIONS.last().copied().unwrap_or("2025-06-18"),
+        "capabilities": {},
+        "clientInfo": {"name": "devtools-mcp-cli", "version": env!("CARGO_PKG_VERSION")},
+    })
+}
+
+/// The notice that ends the handshake.
+pub(super) fn initialized() -> Value {
+    json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
 }
 
 /// Splits `tool_name {json}` into the name and its arguments.

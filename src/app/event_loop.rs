@@ -52,7 +52,7 @@ extern "C" fn on_signal(_: libc::c_int) {
 }
 
 /// SIGTERM, SIGINT and SIGHUP become a readable byte on a pipe the loop watches.
-fn signal_pipe() -> io::Result<Receiver> {
+pub(super) fn signal_pipe() -> io::Result<Receiver> {
     let mut fds = [0; 2];
     // SAFETY: fds is a valid array of two ints.
     if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC | libc::O_NONBLOCK) } != 0 {

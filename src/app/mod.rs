@@ -1,6 +1,8 @@
 //! The top: the command line, the one event loop that wires stdin, stdout, the browser
-//! connection, signals and timers to the MCP server, and the one-shot client (`run`, `demo`).
+//! connection, signals and timers to the MCP server, the one-shot client (`run`, `demo`) and
+//! the other one-shot commands (`trace`, `perf`, `check`).
 
+mod check;
 mod cli;
 mod event_loop;
 mod flags;
@@ -26,7 +28,7 @@ pub fn browser_executable(args: &[&str]) -> Result<std::path::PathBuf, String> {
 }
 
 /// The program: `run`, `demo` and `perf` are the one-shot client, `trace` the trace analyser on
-/// a file; anything else starts the server.
+/// a file, `check` the check of a page's tools; anything else starts the server.
 pub fn main(args: Vec<String>) -> ExitCode {
     let rest: Vec<&str> = args.iter().skip(1).map(String::as_str).collect();
     match args.first().map(String::as_str) {
@@ -34,6 +36,7 @@ pub fn main(args: Vec<String>) -> ExitCode {
         Some("demo") => return cli::demo(&rest),
         Some("trace") => return trace_cli::trace(&rest),
         Some("perf") => return perf::perf(&rest),
+        Some("check") => return check::check(&rest),
         _ => {}
     }
     let (flags, notes) = match flags::Flags::parse("devtools-mcp", &args) {

@@ -24,17 +24,21 @@ pub(crate) struct Exposed<'a> {
     untrusted: bool,
 }
 
+/// Whether MCP clients take `c` in a tool name: letters, digits, `_` and `-`.
+fn accepted(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_' || c == '-'
+}
+
+/// Whether MCP clients take `name` as a tool name as it is (else it is exposed renamed).
+pub(crate) fn name_accepted(name: &str) -> bool {
+    !name.is_empty() && name.len() <= MAX_NAME && name.chars().all(accepted)
+}
+
 /// An MCP tool name for a page tool: letters, digits, `_` and `-` only.
 fn sanitize(group: &str, tool: &str) -> String {
     let mut out: String = format!("{group}__{tool}")
         .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
+        .map(|c| if accepted(c) { c } else { '_' })
         .collect();
     out.truncate(MAX_NAME);
     out

@@ -41,6 +41,14 @@ pub(crate) fn shown(name: &str) -> String {
     format!("{}…", &name[..end])
 }
 
+/// A page-supplied reason or message, cut to its first `MAX_REASON` characters.
+pub(crate) fn cut(text: &str) -> String {
+    match text.char_indices().nth(MAX_REASON) {
+        Some((i, _)) => format!("{}…", &text[..i]),
+        None => text.to_owned(),
+    }
+}
+
 /// Why a name or description is refused, if it is.
 pub(crate) fn text_problem(what: &str, name: &str, description: Option<&str>) -> Option<String> {
     if name.len() > MAX_NAME {
@@ -58,21 +66,39 @@ pub(crate) fn text_problem(what: &str, name: &str, description: Option<&str>) ->
 /// Why an inputSchema is refused, if it is: over a limit, or not a valid JSON Schema (by
 /// the meta-schema, and every pattern a regular expression). Cheap: nothing is compiled.
 pub(crate) fn schema_problem(schema: &Value) -> Option<String> {
+    schema_refusal(schema).map(|r| r.reason)
+}
+
+/// An inputSchema refused, and whether for a limit (else it is not a valid JSON Schema).
+pub(crate) struct Refusal {
+    pub over_limit: bool,
+    pub reason: String,
+}
+
+/// [`schema_problem`], saying which kind of problem it is.
+pub(crate) fn schema_refusal(schema: &Value) -> Option<Refusal> {
+    let over = |reason: String| Refusal {
+        over_limit: true,
+        reason,
+    };
     let mut counter = Counter(0);
     if serde_json::to_writer(&mut counter, schema).is_err() {
-        return Some(format!(
+        return Some(over(format!(
             "its inputSchema is over the limit of {MAX_SCHEMA} bytes"
-        ));
+        )));
     }
     let mut patterns = Vec::new();
     collect_patterns(schema, &mut patterns);
     if patterns.len() > MAX_PATTERNS {
-        return Some(format!(
+        return Some(over(format!(
             "its inputSchema has {} patterns, over the limit of {MAX_PATTERNS}",
             patterns.len()
-        ));
+        )));
     }
-    let invalid = |e: String| format!("its inputSchema is not a valid JSON Schema: {e}");
+    let invalid = |e: String| Refusal {
+        over_limit: false,
+        reason: format!("its inputSchema is not a valid JSON Schema: {e}"),
+    };
     if let Err(e) = jsonschema::meta::validate(schema) {
         return Some(invalid(e.to_string()));
     }

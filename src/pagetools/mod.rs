@@ -12,6 +12,7 @@ pub(crate) mod exposed;
 pub(crate) mod guard;
 pub(crate) mod limits;
 pub(crate) mod page_code;
+mod ran;
 pub(crate) mod run;
 mod shim;
 pub(crate) mod table;

@@ -218,6 +218,7 @@ impl<H: PageHost> InPage<H> {
 
     /// The runner answered: an error, plain text to deliver, or a result holding elements.
     fn answered(mut self, cx: &mut H, header: Value, body: String) {
+        cx.tables().entry(self.target.page).last_run = Some(table::Ran::of(&header, &body));
         if header["ok"] != true {
             return (self.done)(cx, Err(Error::Page(body)));
         }

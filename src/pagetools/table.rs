@@ -10,6 +10,7 @@
 use serde_json::{json, Value};
 
 use super::limits::{self, shown};
+pub(crate) use super::ran::Ran;
 pub(crate) use super::tool::PageTool;
 
 pub(crate) struct Group {
@@ -20,9 +21,68 @@ pub(crate) struct Group {
     count: usize,
 }
 
-/// A registration that was left out, and why (the reason names the group and tool).
+/// A registration that was left out: where, what is wrong, and why (the reason names the
+/// group and tool too).
 pub(crate) struct Problem {
+    /// The group's name; `None` when the group itself is unnamed or unknown.
+    pub group: Option<String>,
+    /// The tool's name; `None` for a problem of the group (or of a tool without a name).
+    pub tool: Option<String>,
+    pub flaw: Flaw,
     pub reason: String,
+}
+
+/// What is wrong with a registration that was left out, in the terms a page author's fix
+/// follows from (the shim's `kind`, and the server's own checks).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Flaw {
+    /// `respondWith()` was given something that is not a group.
+    NotAGroup,
+    /// A group promise given to `respondWith()` was rejected.
+    Rejected,
+    /// A discovery listener threw.
+    Listener,
+    /// A group without a name.
+    GroupName,
+    /// A group without a tools array.
+    GroupTools,
+    /// An entry of a tools array that is not an object.
+    NotATool,
+    /// A tool without a name.
+    ToolName,
+    /// A tool without an execute function.
+    Execute,
+    /// A description that is not a string.
+    Description,
+    /// An inputSchema that is not an object JSON can carry.
+    Schema,
+    /// An inputSchema that is not a valid JSON Schema.
+    InvalidSchema,
+    /// Reading a property of the registration threw.
+    Unreadable,
+    /// Over one of the limits (`limits`).
+    Limit,
+    /// Past the number of problems listed one by one.
+    More,
+}
+
+impl Flaw {
+    /// The shim's `kind` of an error entry.
+    fn of(kind: &str) -> Flaw {
+        match kind {
+            "not-a-group" => Flaw::NotAGroup,
+            "rejected" => Flaw::Rejected,
+            "listener" => Flaw::Listener,
+            "group-name" => Flaw::GroupName,
+            "group-tools" => Flaw::GroupTools,
+            "not-a-tool" => Flaw::NotATool,
+            "tool-name" => Flaw::ToolName,
+            "execute" => Flaw::Execute,
+            "description" => Flaw::Description,
+            "schema" => Flaw::Schema,
+            _ => Flaw::Unreadable,
+        }
+    }
 }
 
 #[derive(Default)]
@@ -38,6 +98,10 @@ pub(crate) struct Table {
     compiled_problems: usize,
     /// How many refused registrations the shim reported (before they were capped).
     shim_errors: usize,
+    /// Group promises that had not settled when the report was made (they follow by notify).
+    pub pending: u64,
+    /// What the page said about the last run of one of its tools.
+    pub last_run: Option<Ran>,
     /// A report arrived for the current document.
     pub discovered: bool,
     /// The shim's seq of the report installed last (per document; equal seqs, equal tables).
@@ -65,6 +129,8 @@ impl Table {
         self.duplicates.clear();
         self.last_groups = Value::Null;
         self.compiled_problems = 0;
+        self.pending = 0;
+        self.last_run = None;
         self.discovered = false;
         self.navigating = false;
         self.seq = None;
@@ -81,6 +147,25 @@ impl Table {
 
     pub(crate) fn tools(&self) -> impl Iterator<Item = &PageTool> {
         self.tools.iter()
+    }
+
+    /// The groups as registered, each with [`Table::tools_in`].
+    pub(crate) fn groups(&self) -> &[Group] {
+        &self.groups
+    }
+
+    pub(crate) fn tools_in(&self, group: &Group) -> &[PageTool] {
+        &self.tools[group.first..group.first + group.count]
+    }
+
+    /// The registrations that were left out.
+    pub(crate) fn problems(&self) -> &[Problem] {
+        &self.problems
+    }
+
+    /// Tool names registered more than once, with the groups that did (the first one's runs).
+    pub(crate) fn duplicates(&self) -> &[(String, Vec<String>)] {
+        &self.duplicates
     }
 
     pub(crate) fn group_of(&self, tool: &PageTool) -> &Group {
@@ -108,6 +193,7 @@ impl Table {
         let groups = &report["groups"];
         self.navigating = false;
         self.seq = report["seq"].as_u64();
+        self.pending = report["pending"].as_u64().unwrap_or(0);
         let errors = report["errors"].as_array().map_or(&[][..], Vec::as_slice);
         let unchanged =
             self.discovered && *groups == self.last_groups && errors.len() == self.shim_errors;
@@ -124,15 +210,20 @@ impl Table {
         self.shim_errors = errors.len();
         for e in errors.iter().take(limits::MAX_PROBLEMS) {
             let reason = e["reason"].as_str().unwrap_or("invalid registration");
-            self.problems.push(Problem {
-                reason: cut_reason(reason),
-            });
+            let name = |key: &str| e[key].as_str().map(shown);
+            let flaw = Flaw::of(e["kind"].as_str().unwrap_or(""));
+            self.problems.push(Problem::new(
+                name("group"),
+                name("tool"),
+                flaw,
+                limits::cut(reason),
+            ));
         }
         if errors.len() > limits::MAX_PROBLEMS {
             let more = errors.len() - limits::MAX_PROBLEMS;
-            self.problems.push(Problem {
-                reason: format!("{more} more registrations were left out"),
-            });
+            let reason = format!("{more} more registrations were left out");
+            self.problems
+                .push(Problem::new(None, None, Flaw::More, reason));
         }
         let shim_problems = self.problems.len();
         let all = groups.as_array().map_or(&[][..], Vec::as_slice);
@@ -140,14 +231,14 @@ impl Table {
             self.add_group(g);
         }
         if all.len() > limits::MAX_GROUPS {
-            self.problems.push(Problem {
-                reason: format!(
-                    "{} groups after the first {} were left out: a page may register at most {} groups",
-                    all.len() - limits::MAX_GROUPS,
-                    limits::MAX_GROUPS,
-                    limits::MAX_GROUPS
-                ),
-            });
+            let reason = format!(
+                "{} groups after the first {} were left out: a page may register at most {} groups",
+                all.len() - limits::MAX_GROUPS,
+                limits::MAX_GROUPS,
+                limits::MAX_GROUPS
+            );
+            self.problems
+                .push(Problem::new(None, None, Flaw::Limit, reason));
         }
         self.compiled_problems = self.problems.len() - shim_problems;
         for d in report["duplicates"].as_array().into_iter().flatten() {
@@ -175,7 +266,9 @@ impl Table {
         let description = g["description"].as_str();
         if let Some(why) = limits::text_problem("group", name, description) {
             let reason = format!("group '{}': {why}", shown(name));
-            self.problems.push(Problem { reason });
+            let group = Some(shown(name));
+            self.problems
+                .push(Problem::new(group, None, Flaw::Limit, reason));
             return;
         }
         let first = self.tools.len();
@@ -189,14 +282,22 @@ impl Table {
             show_elements_as_uids(&mut schema);
             let tool_description = t["description"].as_str();
             let problem = limits::text_problem("tool", tool_name, tool_description)
-                .or_else(|| limits::schema_problem(&schema));
-            if let Some(why) = problem {
-                let reason = format!(
-                    "tool '{}' in group '{name}': {}",
-                    shown(tool_name),
-                    one_line(&why)
-                );
-                self.problems.push(Problem { reason });
+                .map(|why| (Flaw::Limit, why))
+                .or_else(|| {
+                    let refused = limits::schema_refusal(&schema)?;
+                    let flaw = if refused.over_limit {
+                        Flaw::Limit
+                    } else {
+                        Flaw::InvalidSchema
+                    };
+                    Some((flaw, refused.reason))
+                });
+            if let Some((flaw, why)) = problem {
+                let tool = shown(tool_name);
+                let reason = format!("tool '{tool}' in group '{name}': {}", one_line(&why));
+                let group = Some(name.to_owned());
+                self.problems
+                    .push(Problem::new(group, Some(tool), flaw, reason));
                 continue;
             }
             let description = tool_description.map(str::to_owned);
@@ -211,7 +312,9 @@ impl Table {
                 limits::MAX_TOOLS,
                 limits::MAX_TOOLS
             );
-            self.problems.push(Problem { reason });
+            let group = Some(name.to_owned());
+            self.problems
+                .push(Problem::new(group, None, Flaw::Limit, reason));
         }
         self.groups.push(Group {
             name: name.to_owned(),
@@ -298,6 +401,17 @@ impl Table {
     }
 }
 
+impl Problem {
+    fn new(group: Option<String>, tool: Option<String>, flaw: Flaw, reason: String) -> Problem {
+        Problem {
+            group,
+            tool,
+            flaw,
+            reason,
+        }
+    }
+}
+
 /// A message on one line, so each left-out registration is one line of the list.
 fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
@@ -367,14 +481,6 @@ fn walk(schema: &Value, value: &Value, path: &mut Vec<Value>, out: &mut Vec<(Vec
             }
         }
         _ => {}
-    }
-}
-
-/// A page-supplied reason, cut to its first `MAX_REASON` characters.
-fn cut_reason(reason: &str) -> String {
-    match reason.char_indices().nth(limits::MAX_REASON) {
-        Some((i, _)) => format!("{}…", &reason[..i]),
-        None => reason.to_owned(),
     }
 }
 

@@ -3,6 +3,7 @@
 //! `tests/fixtures/`, one module per behaviour.
 
 pub(crate) mod browser_choice;
+mod check_cli;
 mod connection;
 mod console;
 mod emulation;

@@ -150,6 +150,11 @@
  *     limited      present and true when the value walk stopped at MAX_VALUES
  *                  (markers in the text say where).
  *     totalChars   length of the full body in UTF-16 code units.
+ *     ms           how long the tool took to settle (run only), in ms.
+ *     lost         present when values of the result could not be carried as
+ *                  they were (functions, class instances, cycles): how many;
+ *     lostAt       then the first LOST_SHOWN of them, e.g. "a function at
+ *                  result.onClick" (paths cut to MAX_PATH characters).
  *     truncated    true when the body is only the first maxChars units (cut
  *                  before a surrogate pair, never inside one). The full text
  *                  stays available through chunk(..., run). The shim adds no
@@ -188,7 +193,11 @@
  *     groups: [{name, description: string|null,
  *               tools: [{name, description: string|null,
  *                        inputSchema: <JSON clone of the page's schema>}]}],
- *     errors: [{group: string|null, tool: string|null, reason: string}],
+ *     errors: [{group: string|null, tool: string|null, kind, reason: string}],
+ *                         kind: what is wrong, one of not-a-group, rejected,
+ *                         listener, group-name, group-tools, not-a-tool,
+ *                         tool-name, execute, description, schema,
+ *                         unreadable;
  *     duplicates: [{tool, groups: [groupName, ...]}],  same tool name seen in
  *                         several places; the first listed group wins;
  *     pending: int }       respondWith promises still unsettled at the end
@@ -262,6 +271,10 @@ var NATIVE_STRINGIFY_MAX_DEPTH = 1500;
 // about 100 MB of typical JSON and a few seconds of walking.
 var MAX_VALUES = 10000000;
 var RETAINED_RUNS = 8;
+// A run's header names where the first few values its result could not
+// carry were, each path cut to MAX_PATH characters; the rest are counted.
+var LOST_SHOWN = 3;
+var MAX_PATH = 200;
 var AUTO_BURST = 10;
 var AUTO_THROTTLE_MS = 250;
 var EVENT = 'devtoolstooldiscovery';

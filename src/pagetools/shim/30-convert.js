@@ -97,7 +97,7 @@ function special(st, v, tag, depth) {
 // Starts walking a container: returns its (still empty) output container
 // and pushes a frame that fills it, or a marker string.
 function open(st, src, anc, depth, arr) {
-  if (apply(setHas, st.anc, [anc])) return '<Circular reference>';
+  if (apply(setHas, st.anc, [anc])) return lose(st, 'a circular reference', '<Circular reference>');
   if (depth >= MAX_DEPTH) return '<Nested too deep>';
   var keys = null;
   var n;
@@ -139,7 +139,9 @@ function convObject(st, v, depth) {
     if (isElement(v, tag)) return stash(st, v);
     var s = special(st, v, tag, depth);
     if (s !== NOT_SPECIAL) return s;
-    return '<' + ctorName(v) + ' instance>';
+    var name = ctorName(v);
+    var shown = name.length > 60 ? wellFormed(apply(strSlice, name, [0, 60])) + '\u2026' : name;
+    return lose(st, 'a ' + shown + ' instance', '<' + name + ' instance>');
   } catch (e) {
     return '<Unreadable object: ' + describeThrown(e) + '>';
   }
@@ -165,10 +167,43 @@ function conv(st, v, depth) {
     case 'symbol':
       return wellFormed(apply(symToString, v, []));
     case 'function':
-      return '<Function object>';
+      return lose(st, 'a function', '<Function object>');
   }
   if (v === null) return null;
   return convObject(st, v, depth);
+}
+
+// ---- values that do not survive the trip ----------------------------------
+// Counts a value the conversion can only stand a marker in for, notes where
+// the first few were, and returns the marker.
+function lose(st, what, marker) {
+  st.lost++;
+  if (st.lostAt.length < LOST_SHOWN) push(st.lostAt, what + ' at ' + pathOf(st));
+  return marker;
+}
+
+// Where the value being converted sits in the result: each frame of the
+// walk is at the member after the one it is converting (f.i was advanced).
+function pathOf(st) {
+  var p = 'result';
+  for (var i = 0; i < st.stack.length && p.length <= MAX_PATH; i++) {
+    var f = st.stack[i];
+    var k = f.keys === null ? f.i - 1 : f.keys[f.i - 1];
+    p += typeof k === 'number' ? '[' + k + ']' : keyText(k);
+  }
+  if (p.length <= MAX_PATH) return p;
+  return wellFormed(apply(strSlice, p, [0, MAX_PATH])) + '\u2026';
+}
+
+function keyText(k) {
+  var plain = k.length > 0 && k.length <= MAX_PATH;
+  for (var i = 0; plain && i < k.length; i++) {
+    var c = apply(strCharCodeAt, k, [i]);
+    var letter = (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 36;
+    plain = letter || (i > 0 && c >= 48 && c <= 57);
+  }
+  if (plain) return '.' + k;
+  return '[' + jsonStringify(wellFormed(apply(strSlice, k, [0, MAX_PATH]))) + ']';
 }
 
 // Converts any value into plain JSON data, walking with an explicit stack.
@@ -183,6 +218,8 @@ function convert(root, hazard) {
     maxDepth: 0,
     hazard: hazard,
     cut: false,
+    lost: 0,
+    lostAt: newArray(hazard),
   };
   var value = conv(st, root, 0);
   var stack = st.stack;
@@ -227,5 +264,7 @@ function convert(root, hazard) {
     maxDepth: st.maxDepth,
     values: MAX_VALUES - st.left,
     cut: st.cut,
+    lost: st.lost,
+    lostAt: st.lostAt,
   };
 }

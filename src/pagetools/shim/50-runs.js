@@ -51,17 +51,21 @@ function envelope(head, body, maxChars, id) {
   return jsonStringify(head) + '\n' + body;
 }
 
-function failure(id, message, maxChars) {
+// `started`: when the run began (null for a render), so the header says how
+// long the tool took to settle.
+function failure(id, message, maxChars, started) {
   var head = mk();
   head.ok = false;
   head.run = id;
+  if (started !== null) head.ms = now() - started;
   return envelope(head, message, maxChars, id);
 }
 
-function success(id, result, maxChars) {
+function success(id, result, maxChars, started) {
   var head = mk();
   head.ok = true;
   head.run = id;
+  head.ms = now() - started;
   if (result === undefined) {
     head.undefined = true;
     head.elements = 0;
@@ -83,6 +87,10 @@ function success(id, result, maxChars) {
   var r = renderText(c.value, c.maxDepth, maxChars, c.values);
   head.format = r.format;
   if (c.cut) head.limited = true;
+  if (c.lost > 0) {
+    head.lost = c.lost;
+    head.lostAt = c.lostAt;
+  }
   return envelope(head, r.text, maxChars, id);
 }
 
@@ -102,6 +110,7 @@ function placeElement(params, key, el) {
 
 function run(name, params, elements, options) {
   var id = ++runs.seq;
+  var started = now();
   var maxChars = null;
   try {
     var elementKeys = null;
@@ -117,38 +126,38 @@ function run(name, params, elements, options) {
       }
     }
     var entry = lookup(name);
-    if (entry === null) return failure(id, 'Tool ' + safeString(name) + ' not found', maxChars);
+    if (entry === null) return failure(id, 'Tool ' + safeString(name) + ' not found', maxChars, started);
     var result;
     try {
       result = callTool(entry, params);
       // Reading `then` is what `await` would do (and may throw, like a rejection).
       if (result !== null && (typeof result === 'object' || typeof result === 'function')) {
-        if (typeof result.then === 'function') return settled(id, result, maxChars);
+        if (typeof result.then === 'function') return settled(id, result, maxChars, started);
       }
     } catch (e) {
-      return failure(id, errorText(e), maxChars);
+      return failure(id, errorText(e), maxChars, started);
     }
-    return success(id, result, maxChars);
+    return success(id, result, maxChars, started);
   } catch (e) {
-    return failure(id, 'devtools-mcp shim: ' + describeThrown(e), maxChars);
+    return failure(id, 'devtools-mcp shim: ' + describeThrown(e), maxChars, started);
   }
 }
 
 // The envelope of a run whose tool answered with a thenable, once it settles.
-function settled(id, thenable, maxChars) {
+function settled(id, thenable, maxChars, started) {
   var p = new NativePromise(function (resolve) {
     resolve(thenable);
   });
   return apply(promiseThen, p, [
     function (value) {
       try {
-        return success(id, value, maxChars);
+        return success(id, value, maxChars, started);
       } catch (e) {
-        return failure(id, 'devtools-mcp shim: ' + describeThrown(e), maxChars);
+        return failure(id, 'devtools-mcp shim: ' + describeThrown(e), maxChars, started);
       }
     },
     function (e) {
-      return failure(id, errorText(e), maxChars);
+      return failure(id, errorText(e), maxChars, started);
     },
   ]);
 }
@@ -156,7 +165,7 @@ function settled(id, thenable, maxChars) {
 function render(id, uids) {
   var rec = findRecord(id);
   if (rec === null || rec.conv === null) {
-    return failure(id, 'The result of run ' + safeString(id) + ' is no longer available', null);
+    return failure(id, 'The result of run ' + safeString(id) + ' is no longer available', null, null);
   }
   var c = rec.conv;
   for (var i = 0; i < c.markers.length; i++) {
@@ -177,7 +186,7 @@ function render(id, uids) {
     if (c.cut) head.limited = true;
     return envelope(head, r.text, rec.maxChars, id);
   } catch (e) {
-    return failure(id, 'devtools-mcp shim: ' + describeThrown(e), rec.maxChars);
+    return failure(id, 'devtools-mcp shim: ' + describeThrown(e), rec.maxChars, null);
   }
 }
 

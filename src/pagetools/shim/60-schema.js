@@ -1,10 +1,13 @@
 // Part of the shim: one IIFE in several files (see the top of 00-open.js).
 
 // ---- validation of tool groups, tools and their schemas ----------------
-function errEntry(group, tool, reason) {
+// `kind` says what is wrong in a word a page author's fix follows from
+// (the server names each one in `pagetools::table::Flaw`).
+function errEntry(group, tool, kind, reason) {
   var e = mk();
   e.group = group;
   e.tool = tool;
+  e.kind = kind;
   e.reason = oneLine(reason);
   return e;
 }
@@ -117,59 +120,59 @@ function cloneSchema(root, hazard) {
 
 function validateTool(t, index, groupName, hazard, errors) {
   if (t === THREW) {
-    push(errors, errEntry(groupName, null, 'tools[' + index + '] in group ' + quote(groupName) + ' could not be read: ' + describeThrown(lastThrown)));
+    push(errors, errEntry(groupName, null, 'unreadable', 'tools[' + index + '] in group ' + quote(groupName) + ' could not be read: ' + describeThrown(lastThrown)));
     return null;
   }
   if (t === null || (typeof t !== 'object' && typeof t !== 'function') || isArraySafe(t)) {
-    push(errors, errEntry(groupName, null, 'tools[' + index + '] in group ' + quote(groupName) + ' is not an object (got ' + typeName(t) + ')'));
+    push(errors, errEntry(groupName, null, 'not-a-tool', 'tools[' + index + '] in group ' + quote(groupName) + ' is not an object (got ' + typeName(t) + ')'));
     return null;
   }
   var where = 'tools[' + index + '] in group ' + quote(groupName);
   var name = field(t, 'name');
   if (name === THREW) {
-    push(errors, errEntry(groupName, null, 'reading the name of ' + where + ' threw: ' + describeThrown(lastThrown)));
+    push(errors, errEntry(groupName, null, 'unreadable', 'reading the name of ' + where + ' threw: ' + describeThrown(lastThrown)));
     return null;
   }
   if (typeof name !== 'string' || name === '') {
-    push(errors, errEntry(groupName, null, where + ' has no name (expected a non-empty string, got ' + (name === '' ? 'an empty string' : typeName(name)) + ')'));
+    push(errors, errEntry(groupName, null, 'tool-name', where + ' has no name (expected a non-empty string, got ' + (name === '' ? 'an empty string' : typeName(name)) + ')'));
     return null;
   }
   name = wellFormed(name);
   var tw = 'tool ' + quote(name) + ' in group ' + quote(groupName);
   var exec = field(t, 'execute');
   if (typeof exec !== 'function') {
-    push(errors, errEntry(groupName, name, tw + ' has no execute function' + (exec === THREW ? ' (reading it threw: ' + describeThrown(lastThrown) + ')' : ' (got ' + typeName(exec) + ')')));
+    push(errors, errEntry(groupName, name, 'execute', tw + ' has no execute function' + (exec === THREW ? ' (reading it threw: ' + describeThrown(lastThrown) + ')' : ' (got ' + typeName(exec) + ')')));
     return null;
   }
   var desc = field(t, 'description');
   if (desc === THREW) {
-    push(errors, errEntry(groupName, name, 'reading the description of ' + tw + ' threw: ' + describeThrown(lastThrown)));
+    push(errors, errEntry(groupName, name, 'unreadable', 'reading the description of ' + tw + ' threw: ' + describeThrown(lastThrown)));
     return null;
   }
   if (desc === undefined || desc === null) desc = null;
   else if (typeof desc === 'string') desc = wellFormed(desc);
   else {
-    push(errors, errEntry(groupName, name, tw + ' has a description that is not a string (got ' + typeName(desc) + ')'));
+    push(errors, errEntry(groupName, name, 'description', tw + ' has a description that is not a string (got ' + typeName(desc) + ')'));
     return null;
   }
   var schema = field(t, 'inputSchema');
   if (schema === THREW) {
-    push(errors, errEntry(groupName, name, 'reading the inputSchema of ' + tw + ' threw: ' + describeThrown(lastThrown)));
+    push(errors, errEntry(groupName, name, 'unreadable', 'reading the inputSchema of ' + tw + ' threw: ' + describeThrown(lastThrown)));
     return null;
   }
   if (schema === null || typeof schema !== 'object' || isArraySafe(schema)) {
-    push(errors, errEntry(groupName, name, tw + ': inputSchema must be an object (got ' + typeName(schema) + ')'));
+    push(errors, errEntry(groupName, name, 'schema', tw + ': inputSchema must be an object (got ' + typeName(schema) + ')'));
     return null;
   }
   var clone;
   try {
     clone = cloneSchema(schema, hazard);
   } catch (e) {
-    push(errors, errEntry(groupName, name, tw + ': inputSchema cannot be converted to JSON: ' + describeThrown(e)));
+    push(errors, errEntry(groupName, name, 'schema', tw + ': inputSchema cannot be converted to JSON: ' + describeThrown(e)));
     return null;
   }
   if (clone === null || typeof clone !== 'object' || isArray(clone)) {
-    push(errors, errEntry(groupName, name, tw + ': inputSchema must be an object (its JSON form is ' + typeName(clone) + ')'));
+    push(errors, errEntry(groupName, name, 'schema', tw + ': inputSchema must be an object (its JSON form is ' + typeName(clone) + ')'));
     return null;
   }
   var out = mk();
@@ -182,37 +185,37 @@ function validateTool(t, index, groupName, hazard, errors) {
 function validateGroup(g, hazard, acc) {
   var errors = acc.errors;
   if (g === null || (typeof g !== 'object' && typeof g !== 'function') || isArraySafe(g)) {
-    push(errors, errEntry(null, null, 'respondWith() was given ' + typeName(g) + ' instead of a tool group object'));
+    push(errors, errEntry(null, null, 'not-a-group', 'respondWith() was given ' + typeName(g) + ' instead of a tool group object'));
     return;
   }
   var name = field(g, 'name');
   if (name === THREW) {
-    push(errors, errEntry(null, null, 'reading the name of a tool group threw: ' + describeThrown(lastThrown)));
+    push(errors, errEntry(null, null, 'unreadable', 'reading the name of a tool group threw: ' + describeThrown(lastThrown)));
     return;
   }
   if (typeof name !== 'string' || name === '') {
-    push(errors, errEntry(null, null, 'a tool group has no name (expected a non-empty string, got ' + (name === '' ? 'an empty string' : typeName(name)) + ')'));
+    push(errors, errEntry(null, null, 'group-name', 'a tool group has no name (expected a non-empty string, got ' + (name === '' ? 'an empty string' : typeName(name)) + ')'));
     return;
   }
   name = wellFormed(name);
   var desc = field(g, 'description');
   if (desc === THREW) {
-    push(errors, errEntry(name, null, 'reading the description of tool group ' + quote(name) + ' threw: ' + describeThrown(lastThrown)));
+    push(errors, errEntry(name, null, 'unreadable', 'reading the description of tool group ' + quote(name) + ' threw: ' + describeThrown(lastThrown)));
     return;
   }
   if (desc === undefined || desc === null) desc = null;
   else if (typeof desc === 'string') desc = wellFormed(desc);
   else {
-    push(errors, errEntry(name, null, 'tool group ' + quote(name) + ' has a description that is not a string (got ' + typeName(desc) + ')'));
+    push(errors, errEntry(name, null, 'description', 'tool group ' + quote(name) + ' has a description that is not a string (got ' + typeName(desc) + ')'));
     return;
   }
   var tools = field(g, 'tools');
   if (tools === THREW) {
-    push(errors, errEntry(name, null, 'reading the tools of tool group ' + quote(name) + ' threw: ' + describeThrown(lastThrown)));
+    push(errors, errEntry(name, null, 'unreadable', 'reading the tools of tool group ' + quote(name) + ' threw: ' + describeThrown(lastThrown)));
     return;
   }
   if (!isArraySafe(tools)) {
-    push(errors, errEntry(name, null, 'tool group ' + quote(name) + ' has no tools array (got ' + typeName(tools) + ')'));
+    push(errors, errEntry(name, null, 'group-tools', 'tool group ' + quote(name) + ' has no tools array (got ' + typeName(tools) + ')'));
     return;
   }
   var n = field(tools, 'length');

@@ -42,7 +42,7 @@ function build(d) {
     if (s.state === 'pending') {
       pending++;
     } else if (s.state === 'rejected') {
-      push(acc.errors, errEntry(null, null, 'a tool group promise given to respondWith() was rejected: ' + s.reason));
+      push(acc.errors, errEntry(null, null, 'rejected', 'a tool group promise given to respondWith() was rejected: ' + s.reason));
     } else {
       validateGroup(s.value, hazard, acc);
     }

@@ -32,7 +32,7 @@ function onDispatchError(ev) {
   var err = field(ev, 'error');
   if (err !== THREW && err !== undefined && err !== null) what = describeThrown(err);
   else what = safeString(field(ev, 'message'));
-  push(d.errors, errEntry(null, null, 'a devtoolstooldiscovery listener threw: ' + what));
+  push(d.errors, errEntry(null, null, 'listener', 'a devtoolstooldiscovery listener threw: ' + what));
 }
 
 function scheduleRebuild() {
@@ -215,7 +215,7 @@ function startDiscovery(graceMs) {
   try {
     apply(origDispatch, w, [ev]);
   } catch (e) {
-    push(d.errors, errEntry(null, null, 'dispatching the devtoolstooldiscovery event failed: ' + describeThrown(e)));
+    push(d.errors, errEntry(null, null, 'listener', 'dispatching the devtoolstooldiscovery event failed: ' + describeThrown(e)));
   } finally {
     apply(origRemove, w, ['error', onDispatchError, true]);
     discovery.dispatchingFor = outer;
