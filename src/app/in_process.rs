@@ -8,7 +8,7 @@ use std::time::Instant;
 use mio::{Poll, Token};
 
 use super::flags::{self, Flags};
-use crate::browser::{self, Browser, Host, Tokens};
+use crate::browser::{self, AgentId, Browser, Host, Tokens};
 use crate::cdp::Connection;
 use crate::mcp::Server;
 use crate::tools::{Ctx, Outcome};
@@ -39,7 +39,7 @@ impl InProcess {
         let mut browser = Browser::new(registry, tokens);
         browser.connect_with(connect);
         Ok(InProcess {
-            server: Server::new(Ctx::new(settings, browser)),
+            server: Server::stdio(Ctx::new(settings, browser)),
             _poll: poll,
         })
     }
@@ -70,13 +70,16 @@ impl InProcess {
 
     /// What the server wrote for the client since the last look.
     pub fn output(&mut self) -> Vec<u8> {
-        self.server.out.take_queued()
+        self.server.take_queued()
     }
 
     /// As if a page's tools changed (what a page does through its binding), for tests of
     /// how the changes are announced.
     pub fn tools_changed(&mut self) {
-        self.server.cx.outbox.push(Outcome::ToolsChanged);
+        self.server
+            .cx
+            .outbox
+            .push(Outcome::ToolsChanged(AgentId::DEFAULT));
         self.settle();
     }
 

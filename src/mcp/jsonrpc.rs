@@ -242,6 +242,13 @@ pub(crate) struct Reply {
     error: Option<Value>,
 }
 
+impl Reply {
+    /// The error's code, when it is an error.
+    pub(super) fn code(&self) -> Option<i64> {
+        self.error.as_ref().and_then(|e| e["code"].as_i64())
+    }
+}
+
 /// A success response.
 pub(super) fn response(id: &RawValue, result: Value) -> Reply {
     Reply {

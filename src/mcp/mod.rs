@@ -8,6 +8,7 @@ mod modern;
 mod output;
 mod roots;
 mod server;
+mod sessions;
 
 pub(crate) use identity::PROTOCOL_VERSIONS;
-pub(crate) use server::Server;
+pub(crate) use sessions::Server;
