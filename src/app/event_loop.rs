@@ -18,8 +18,8 @@ use crate::tools::Ctx;
 
 const STDIN: Token = Token(0);
 const STDOUT: Token = Token(1);
-const SIGNAL: Token = Token(2);
-const BROWSER: browser::Tokens = browser::Tokens {
+pub(super) const SIGNAL: Token = Token(2);
+pub(super) const BROWSER: browser::Tokens = browser::Tokens {
     read: Token(3),
     write: Token(4),
 };
@@ -52,7 +52,7 @@ extern "C" fn on_signal(_: libc::c_int) {
 }
 
 /// SIGTERM, SIGINT and SIGHUP become a readable byte on a pipe the loop watches.
-fn signal_pipe() -> io::Result<Receiver> {
+pub(super) fn signal_pipe() -> io::Result<Receiver> {
     let mut fds = [0; 2];
     // SAFETY: fds is a valid array of two ints.
     if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC | libc::O_NONBLOCK) } != 0 {
@@ -107,7 +107,7 @@ impl Read for StdinFile {
 /// to the system when freed, and growing one remaps rather than copies. glibc's default
 /// would raise its threshold after the first such buffer and keep the next ones in the heap,
 /// where freed memory stays resident.
-fn tune_allocator() {
+pub(super) fn tune_allocator() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: mallopt only changes allocator parameters; called before anything else runs.
     unsafe {

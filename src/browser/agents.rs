@@ -39,7 +39,6 @@ pub(crate) enum Place {
 /// Every agent, the default one always among them.
 pub(crate) struct Agents {
     map: HashMap<AgentId, Agent>,
-    #[allow(dead_code, reason = "used by the HTTP transport, which comes next")]
     next: u32,
 }
 
@@ -70,7 +69,6 @@ impl Agent {
 
 impl Agents {
     /// A new agent, in an isolated home of its own (made when it first opens a page).
-    #[allow(dead_code, reason = "used by the HTTP transport, which comes next")]
     pub(crate) fn add(&mut self) -> AgentId {
         self.next += 1;
         let id = AgentId(self.next);
@@ -174,7 +172,6 @@ impl Agents {
 /// Ends an agent: its contexts are disposed, and with them its pages, cookies and storage
 /// (the browser closes the pages; their detach events tidy up as for any closed page). The
 /// default agent lives as long as the server.
-#[allow(dead_code, reason = "used by the HTTP transport, which comes next")]
 pub(crate) fn dispose<H: Host>(cx: &mut H, agent: AgentId) {
     if agent == AgentId::DEFAULT {
         return;

@@ -2,6 +2,7 @@
 //! registry. Nothing here knows the browser or any one tool.
 
 pub(crate) mod framing;
+pub(crate) mod http;
 mod identity;
 pub(crate) mod jsonrpc;
 mod modern;

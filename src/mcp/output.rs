@@ -118,7 +118,6 @@ pub(crate) type Tag = u64;
 
 /// A message for one exchange, or for the session's own stream (`tag: None`: a notification
 /// or a request of the server's that answers no request of the client's).
-#[allow(dead_code, reason = "used by the HTTP transport, which comes next")]
 pub(crate) struct Routed {
     pub tag: Option<Tag>,
     /// One JSON-RPC message; empty when the exchange ends with nothing more to say (its
@@ -134,7 +133,6 @@ pub(crate) enum Sink {
     /// Every message onto one stream, in order (stdio).
     Stream(Output),
     /// Each message on its own, routed (HTTP); the transport takes them after every event.
-    #[allow(dead_code, reason = "used by the HTTP transport, which comes next")]
     Routed(Vec<Routed>),
 }
 

@@ -269,7 +269,6 @@ impl Session {
     /// Exchange `tag` is gone (its client went away): a request on it stops, unanswered, when
     /// it is a modern one (for which going away is how a client cancels), and a subscription
     /// on it ends. A legacy call goes on; its answer finds no exchange and is dropped.
-    #[allow(dead_code, reason = "used by the HTTP transport, which comes next")]
     pub(super) fn exchange_gone(&mut self, cx: &mut Ctx, tag: Tag) {
         self.subscriptions.retain(|(_, t)| *t != Some(tag));
         let modern = |p: &Pending| p.modern && p.tag == Some(tag);
@@ -284,7 +283,6 @@ impl Session {
     }
 
     /// The session ends: its calls in flight stop, unanswered.
-    #[allow(dead_code, reason = "used by the HTTP transport, which comes next")]
     pub(super) fn end(&mut self, cx: &mut Ctx) {
         for (c, _) in std::mem::take(&mut self.rpc_ids) {
             call::cancel(cx, c);
@@ -428,7 +426,6 @@ impl Session {
     }
 
     /// Whether the session waits on nothing: no call in flight, none held, no subscription.
-    #[allow(dead_code, reason = "used by the HTTP transport, which comes next")]
     pub(super) fn idle(&self) -> bool {
         self.rpc_ids.is_empty() && !self.roots.pending() && self.subscriptions.is_empty()
     }

@@ -25,7 +25,6 @@ const STDIO: SessionKey = 0;
 pub(crate) struct Server {
     pub cx: Ctx,
     sessions: BTreeMap<SessionKey, Session>,
-    #[allow(dead_code, reason = "used by the HTTP transport, which comes next")]
     next_key: SessionKey,
 }
 
@@ -92,7 +91,6 @@ impl Server {
 
     /// A new session of `agent` whose messages are routed; `stateless`: each request
     /// stands alone (MCP 2026-07-28 over HTTP).
-    #[allow(dead_code, reason = "used by the HTTP transport, which comes next")]
     pub(super) fn open(&mut self, agent: AgentId, stateless: bool) -> SessionKey {
         self.next_key += 1;
         let key = self.next_key;
@@ -102,20 +100,17 @@ impl Server {
     }
 
     /// Ends a session: its calls stop unanswered.
-    #[allow(dead_code, reason = "used by the HTTP transport, which comes next")]
     pub(super) fn close(&mut self, key: SessionKey) {
         if let Some(mut session) = self.sessions.remove(&key) {
             session.end(&mut self.cx);
         }
     }
 
-    #[allow(dead_code, reason = "used by the HTTP transport, which comes next")]
     pub(super) fn session(&self, key: SessionKey) -> Option<&Session> {
         self.sessions.get(&key)
     }
 
     /// Handles one message of session `key`, which came on exchange `tag`.
-    #[allow(dead_code, reason = "used by the HTTP transport, which comes next")]
     pub(super) fn handle(&mut self, key: SessionKey, incoming: Incoming, tag: Option<Tag>) {
         if let Some(session) = self.sessions.get_mut(&key) {
             session.handle(&mut self.cx, incoming, tag);
@@ -124,7 +119,6 @@ impl Server {
     }
 
     /// Exchange `tag` of session `key` is gone: see `Session::exchange_gone`.
-    #[allow(dead_code, reason = "used by the HTTP transport, which comes next")]
     pub(super) fn exchange_gone(&mut self, key: SessionKey, tag: Tag) {
         if let Some(session) = self.sessions.get_mut(&key) {
             session.exchange_gone(&mut self.cx, tag);
@@ -132,7 +126,6 @@ impl Server {
     }
 
     /// What the sessions with routed messages said since the last look.
-    #[allow(dead_code, reason = "used by the HTTP transport, which comes next")]
     pub(super) fn take_routed(&mut self) -> Vec<(SessionKey, Routed)> {
         let mut all = Vec::new();
         for (key, session) in &mut self.sessions {
@@ -144,13 +137,11 @@ impl Server {
     }
 
     /// A new agent, for a transport's new client.
-    #[allow(dead_code, reason = "used by the HTTP transport, which comes next")]
     pub(super) fn new_agent(&mut self) -> AgentId {
         tools::agents::open(&mut self.cx)
     }
 
     /// Ends an agent: its browser contexts are disposed (its sessions are the caller's).
-    #[allow(dead_code, reason = "used by the HTTP transport, which comes next")]
     pub(super) fn end_agent(&mut self, agent: AgentId) {
         tools::agents::close(&mut self.cx, agent);
     }

@@ -12,7 +12,6 @@ use super::performance;
 use crate::browser::{agents, AgentId};
 
 /// A new agent, in an isolated browser context of its own (made when it first needs a page).
-#[allow(dead_code, reason = "used by the HTTP transport, which comes next")]
 pub(crate) fn open(cx: &mut Ctx) -> AgentId {
     let agent = cx.browser.pages.agents.add();
     cx.agents.insert(agent, Agent::default());
@@ -22,7 +21,6 @@ pub(crate) fn open(cx: &mut Ctx) -> AgentId {
 /// Ends `agent`: its calls in flight are cancelled (unanswered: the MCP layer has no one to
 /// answer), its trace dropped, and its browser contexts disposed, with its pages, cookies and
 /// storage.
-#[allow(dead_code, reason = "used by the HTTP transport, which comes next")]
 pub(crate) fn close(cx: &mut Ctx, agent: AgentId) {
     if agent == AgentId::DEFAULT || cx.agents.remove(&agent).is_none() {
         return;
@@ -46,7 +44,6 @@ pub(crate) fn set_roots(cx: &mut Ctx, agent: AgentId, roots: Option<Vec<PathBuf>
 }
 
 /// How many calls the agent has in flight.
-#[allow(dead_code, reason = "used by the HTTP transport, which comes next")]
 pub(crate) fn busy(cx: &Ctx, agent: AgentId) -> usize {
     cx.calls.calls.values().filter(|c| c.agent == agent).count()
 }

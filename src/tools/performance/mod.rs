@@ -112,7 +112,6 @@ fn reap(cx: &mut Ctx, done: Done<()>) {
 
 /// The agent ended: its recording, if one runs, is stopped and dropped (its pages are
 /// closing), and its last report goes.
-#[allow(dead_code, reason = "used by the HTTP transport, which comes next")]
 pub(crate) fn forget_agent(cx: &mut Ctx, agent: AgentId) {
     cx.performance.last.remove(&agent);
     let theirs = cx
