@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::support::mcp_http::{message, raw_exchange, HttpServer, ACCEPT_BOTH};
+use crate::support::mcp_http::{message, raw_exchange, stateless, HttpServer, ACCEPT_BOTH};
 use crate::support::modern::{with_envelope, VERSION};
 use crate::support::Mcp;
 
@@ -182,29 +182,10 @@ fn the_get_stream_carries_what_the_server_asks_and_ends_with_the_session() {
     assert_eq!(next_event(&mut stream), None);
 }
 
-/// A 2026-07-28 request over HTTP: its headers repeat its envelope.
-fn stateless(
-    server: &HttpServer,
-    path: &str,
-    method: &str,
-    params: Value,
-    headers: &[(&str, &str)],
-) -> crate::support::http::HttpReply {
-    let body =
-        json!({"jsonrpc": "2.0", "id": 5, "method": method, "params": with_envelope(params)});
-    let mut all = vec![
-        ("Accept", "application/json, text/event-stream"),
-        ("MCP-Protocol-Version", VERSION),
-        ("Mcp-Method", method),
-    ];
-    all.extend_from_slice(headers);
-    server.request("POST", path, &all, body.to_string().as_bytes())
-}
-
 #[test]
 fn stateless_requests_need_no_session_and_must_agree_with_their_headers() {
     let server = HttpServer::start(&[], &[]);
-    let discovered = stateless(&server, "/mcp", "server/discover", json!({}), &[]);
+    let discovered = stateless(&server, "/mcp", "server/discover", json!({}));
     assert_eq!(discovered.status, 200, "{}", discovered.text());
     assert!(discovered.header("mcp-session-id").is_none());
     assert!(
@@ -212,7 +193,7 @@ fn stateless_requests_need_no_session_and_must_agree_with_their_headers() {
         "{}",
         discovered.text()
     );
-    let listed = stateless(&server, "/mcp/ci-1", "tools/list", json!({}), &[]);
+    let listed = stateless(&server, "/mcp/ci-1", "tools/list", json!({}));
     assert_eq!(message(&listed)["result"]["resultType"], "complete");
 
     let body = json!({"jsonrpc": "2.0", "id": 5, "method": "tools/list", "params": with_envelope(json!({}))});

@@ -7,8 +7,11 @@ use std::thread;
 
 use serde_json::json;
 
+use std::time::Duration;
+
 use crate::support::calls::assert_error;
-use crate::support::mcp_http::{HttpServer, Session};
+use crate::support::mcp_http::{stateless_call, HttpServer, Session};
+use crate::support::procs::{descendants, wait_until};
 use crate::support::Fixtures;
 
 /// The page ids a `list_pages` answer shows.
@@ -80,7 +83,7 @@ fn a_slow_call_in_one_agent_holds_up_no_other_and_deleting_a_session_ends_its_ag
         // A's own second call ends the wait (once the first has set it up).
         let release =
             "() => { if (!window.release) return false; window.release('done'); return true }";
-        crate::support::procs::wait_until(std::time::Duration::from_secs(20), || {
+        wait_until(Duration::from_secs(20), || {
             a.call_ok("evaluate_script", json!({"function": release}))
                 .text
                 .contains("true")
@@ -93,10 +96,83 @@ fn a_slow_call_in_one_agent_holds_up_no_other_and_deleting_a_session_ends_its_ag
         slow.text
     );
 
+    // Deleting A's session disposes its context: its page's renderer goes.
+    let renderers = || {
+        let all = descendants(server.process.pid());
+        all.iter()
+            .filter(|p| p.command().contains("--type=renderer"))
+            .count()
+    };
+    let before = renderers();
     assert_eq!(a.delete().status, 200);
+    assert!(
+        wait_until(Duration::from_secs(20), || renderers() < before),
+        "A's renderer outlived its session ({before} renderers)"
+    );
     let after = a.post(&json!({"jsonrpc": "2.0", "id": 9, "method": "tools/list"}));
     assert_eq!(after.status, 404, "{}", after.text());
     assert_eq!(a.delete().status, 404);
     // The other agent goes on.
     assert!(!page_ids(&b).is_empty());
+}
+
+#[test]
+fn a_named_agent_keeps_its_pages_across_stateless_requests_and_ends_when_idle() {
+    let fx = Fixtures::start();
+    let url = fx.route_html("/named.html", "<title>named</title>");
+    let server = HttpServer::start(&["--agentIdleTimeout", "2"], &[]);
+    let set = "() => { document.cookie = 'agent=ci; path=/'; return document.cookie }";
+    let read = "() => document.cookie";
+
+    stateless_call(&server, "/mcp/ci", "navigate_page", json!({"url": url}));
+    let cookie = stateless_call(
+        &server,
+        "/mcp/ci",
+        "evaluate_script",
+        json!({"function": set}),
+    );
+    assert!(cookie.text.contains("agent=ci"), "{}", cookie.text);
+    // The next stateless request to the name is the same agent: its page, its cookie.
+    let again = stateless_call(
+        &server,
+        "/mcp/ci",
+        "evaluate_script",
+        json!({"function": read}),
+    );
+    assert!(again.text.contains("agent=ci"), "{}", again.text);
+    // A handshake session on the name joins the same agent; another name is another agent.
+    let joined = server.session("/mcp/ci");
+    let seen = joined.call_ok("evaluate_script", json!({"function": read}));
+    assert!(seen.text.contains("agent=ci"), "{}", seen.text);
+    let other = stateless_call(&server, "/mcp/other", "navigate_page", json!({"url": url}));
+    assert!(!other.is_error, "{}", other.text);
+    let theirs = stateless_call(
+        &server,
+        "/mcp/other",
+        "evaluate_script",
+        json!({"function": read}),
+    );
+    assert!(!theirs.text.contains("agent=ci"), "{}", theirs.text);
+
+    // Left alone, the agent ends (and its session with it); the name then starts afresh.
+    let ended = wait_until(Duration::from_secs(30), || {
+        server
+            .process
+            .stderr_log()
+            .matches("idle for 2s: ending it")
+            .count()
+            >= 2
+    });
+    assert!(ended, "{}", server.process.stderr_log());
+    let gone = joined.post(&json!({"jsonrpc": "2.0", "id": 3, "method": "ping"}));
+    assert_eq!(gone.status, 404);
+    let fresh = stateless_call(&server, "/mcp/ci", "navigate_page", json!({"url": url}));
+    assert!(!fresh.is_error, "{}", fresh.text);
+    let after = stateless_call(
+        &server,
+        "/mcp/ci",
+        "evaluate_script",
+        json!({"function": read}),
+    );
+    assert!(!after.text.contains("agent=ci"), "{}", after.text);
 }

@@ -14,8 +14,8 @@ use super::{http_request, Mcp, ToolResult};
 
 /// A server on `--port 0` and the address it listens on.
 pub struct HttpServer {
-    /// The server's process, held for as long as the test uses it.
-    _process: Mcp,
+    /// The server's process.
+    pub process: Mcp,
     /// `127.0.0.1:<port>`.
     pub addr: String,
 }
@@ -37,10 +37,7 @@ impl HttpServer {
             !addr.is_empty()
         });
         assert!(listening, "the server did not listen: {}", mcp.stderr_log());
-        HttpServer {
-            _process: mcp,
-            addr,
-        }
+        HttpServer { process: mcp, addr }
     }
 
     pub fn url(&self, path: &str) -> String {
@@ -85,6 +82,28 @@ pub const ACCEPT_BOTH: [(&str, &str); 2] = [
     ("Accept", "application/json, text/event-stream"),
     ("Content-Type", "application/json"),
 ];
+
+/// A 2026-07-28 request to `path` (no session): its envelope, and headers that repeat it.
+pub fn stateless(server: &HttpServer, path: &str, method: &str, params: Value) -> HttpReply {
+    let name = params["name"].as_str().unwrap_or_default().to_owned();
+    let params = super::modern::with_envelope(params);
+    let body = json!({"jsonrpc": "2.0", "id": 5, "method": method, "params": params});
+    let mut headers = ACCEPT_BOTH.to_vec();
+    headers.push(("MCP-Protocol-Version", super::modern::VERSION));
+    headers.push(("Mcp-Method", method));
+    if !name.is_empty() {
+        headers.push(("Mcp-Name", &name));
+    }
+    server.request("POST", path, &headers, body.to_string().as_bytes())
+}
+
+/// A tool call as a 2026-07-28 request to `path`.
+pub fn stateless_call(server: &HttpServer, path: &str, tool: &str, args: Value) -> ToolResult {
+    let params = json!({"name": tool, "arguments": args});
+    let reply = stateless(server, path, "tools/call", params);
+    assert_eq!(reply.status, 200, "{tool}: {}", reply.text());
+    super::calls::tool_result(&message(&reply))
+}
 
 /// One handshake session.
 pub struct Session<'a> {
