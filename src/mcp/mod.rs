@@ -1,5 +1,5 @@
-//! MCP over stdio: JSON-RPC framing, the lifecycle, and dispatch of `tools/call` to the tools
-//! registry. Nothing here knows the browser or any one tool.
+//! MCP over stdio and Streamable HTTP: JSON-RPC framing, sessions, the lifecycle, and dispatch
+//! of `tools/call` to the tools registry. Nothing here knows the browser or any one tool.
 
 pub(crate) mod framing;
 pub(crate) mod http;
