@@ -3,13 +3,15 @@
 //! refusal — wrong session, wrong Host or Origin, no token, wrong path or method, and hostile
 //! bytes — after each of which the server still serves.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufReader, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 
-use serde_json::{json, Value};
+use serde_json::json;
 
-use crate::support::mcp_http::{message, raw_exchange, stateless, HttpServer, ACCEPT_BOTH};
+use crate::support::mcp_http::{
+    message, next_event, open_stream, raw_exchange, stateless, HttpServer, ACCEPT_BOTH,
+};
 use crate::support::modern::{with_envelope, VERSION};
 use crate::support::Mcp;
 
@@ -92,45 +94,6 @@ fn a_session_lives_from_initialize_to_delete_and_answers_as_the_client_accepts()
     );
     assert_eq!(session.delete().status, 404);
     still_serves(&server);
-}
-
-/// Opens a session's GET stream on a connection of its own and reads its head.
-fn open_stream(server: &HttpServer, session: &str) -> BufReader<TcpStream> {
-    let mut stream = TcpStream::connect(&server.addr).expect("connect");
-    stream
-        .set_read_timeout(Some(Duration::from_secs(20)))
-        .expect("timeout");
-    let get = format!(
-        "GET /mcp HTTP/1.1\r\nHost: {}\r\nAccept: text/event-stream\r\nMcp-Session-Id: {session}\r\n\r\n",
-        server.addr
-    );
-    stream.write_all(get.as_bytes()).expect("GET");
-    let mut reader = BufReader::new(stream);
-    let mut line = String::new();
-    reader.read_line(&mut line).expect("status line");
-    assert!(line.starts_with("HTTP/1.1 200"), "{line}");
-    while line != "\r\n" {
-        line.clear();
-        reader.read_line(&mut line).expect("header");
-    }
-    reader
-}
-
-/// The next event's message on a stream (chunk sizes skipped).
-fn next_event(reader: &mut BufReader<TcpStream>) -> Option<Value> {
-    let mut line = String::new();
-    loop {
-        line.clear();
-        if reader.read_line(&mut line).ok()? == 0 {
-            return None;
-        }
-        if line.trim() == "0" {
-            return None;
-        }
-        if let Some(data) = line.strip_prefix("data: ") {
-            return serde_json::from_str(data.trim()).ok();
-        }
-    }
 }
 
 #[test]

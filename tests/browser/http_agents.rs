@@ -10,7 +10,7 @@ use serde_json::json;
 use std::time::Duration;
 
 use crate::support::calls::assert_error;
-use crate::support::mcp_http::{stateless_call, HttpServer, Session};
+use crate::support::mcp_http::{next_event, open_stream, stateless_call, HttpServer, Session};
 use crate::support::procs::{descendants, wait_until};
 use crate::support::Fixtures;
 
@@ -104,7 +104,22 @@ fn a_slow_call_in_one_agent_holds_up_no_other_and_deleting_a_session_ends_its_ag
             .count()
     };
     let before = renderers();
-    assert_eq!(a.delete().status, 200);
+    // A call still in flight when its session is deleted is answered 404, not left hanging.
+    let hold = "() => new Promise(resolve => { window.hold = resolve })";
+    let held = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": "evaluate_script", "arguments": {"function": hold}}});
+    let cut = thread::scope(|s| {
+        let pending = s.spawn(|| a.post(&held));
+        let holding = "() => typeof window.hold";
+        let started = wait_until(Duration::from_secs(20), || {
+            let seen = a.call_ok("evaluate_script", json!({"function": holding}));
+            seen.text.contains("function")
+        });
+        assert!(started, "the held call never ran");
+        assert_eq!(a.delete().status, 200);
+        pending.join().expect("held call")
+    });
+    assert_eq!(cut.status, 404, "{}", cut.text());
     assert!(
         wait_until(Duration::from_secs(20), || renderers() < before),
         "A's renderer outlived its session ({before} renderers)"
@@ -175,4 +190,27 @@ fn a_named_agent_keeps_its_pages_across_stateless_requests_and_ends_when_idle() 
         json!({"function": read}),
     );
     assert!(!after.text.contains("agent=ci"), "{}", after.text);
+}
+
+#[test]
+fn a_page_tool_change_is_announced_on_its_own_agents_get_stream_only() {
+    let fx = Fixtures::start();
+    let late = crate::support::thirdparty::page_url(&fx, "late.html");
+    let server = HttpServer::start(&[], &[]);
+    let a = server.session("/mcp");
+    let b = server.session("/mcp");
+    let mut a_stream = open_stream(&server, &a.id);
+    let mut b_stream = open_stream(&server, &b.id);
+    page_ids(&b);
+
+    // A's page registers tools after load: A hears of it on its GET stream.
+    a.call_ok("navigate_page", json!({"url": late}));
+    let note = next_event(&mut a_stream).expect("a notice on A's stream");
+    assert_eq!(note["method"], "notifications/tools/list_changed", "{note}");
+    // B, whose pages did not change, hears nothing (its stream stays quiet until it ends).
+    let quiet = b_stream
+        .get_ref()
+        .set_read_timeout(Some(Duration::from_millis(2500)));
+    quiet.expect("read timeout");
+    assert_eq!(next_event(&mut b_stream), None);
 }

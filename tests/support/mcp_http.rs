@@ -2,7 +2,7 @@
 //! address read from its log), sessions by `Mcp-Session-Id`, answers read as JSON or as an
 //! event stream, and raw requests for the refusals.
 
-use std::io::{Read, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 
@@ -174,4 +174,43 @@ pub fn raw_exchange(addr: &str, bytes: &[u8]) -> String {
     let mut out = Vec::new();
     let _ = stream.read_to_end(&mut out);
     String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Opens a session's GET stream on a connection of its own and reads its head.
+pub fn open_stream(server: &HttpServer, session: &str) -> BufReader<TcpStream> {
+    let mut stream = TcpStream::connect(&server.addr).expect("connect");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .expect("timeout");
+    let get = format!(
+        "GET /mcp HTTP/1.1\r\nHost: {}\r\nAccept: text/event-stream\r\nMcp-Session-Id: {session}\r\n\r\n",
+        server.addr
+    );
+    stream.write_all(get.as_bytes()).expect("GET");
+    let mut reader = BufReader::new(stream);
+    let mut line = String::new();
+    reader.read_line(&mut line).expect("status line");
+    assert!(line.starts_with("HTTP/1.1 200"), "{line}");
+    while line != "\r\n" {
+        line.clear();
+        reader.read_line(&mut line).expect("header");
+    }
+    reader
+}
+
+/// The next event's message on a stream (chunk sizes skipped).
+pub fn next_event(reader: &mut BufReader<TcpStream>) -> Option<Value> {
+    let mut line = String::new();
+    loop {
+        line.clear();
+        if reader.read_line(&mut line).ok()? == 0 {
+            return None;
+        }
+        if line.trim() == "0" {
+            return None;
+        }
+        if let Some(data) = line.strip_prefix("data: ") {
+            return serde_json::from_str(data.trim()).ok();
+        }
+    }
 }

@@ -142,6 +142,8 @@ impl Http {
                     continue;
                 }
             };
+            // A stream's events are small writes that must not wait for the last one's ack.
+            let _ = stream.set_nodelay(true);
             let interest = Interest::READABLE | Interest::WRITABLE;
             if poll
                 .registry()
@@ -172,6 +174,9 @@ impl Http {
             if conn.state != State::Idle || conn.close || conn.dead {
                 break;
             }
+            // Readiness is edge-triggered: bytes left unread while the connection was busy
+            // or its buffer full bring no new event.
+            conn.read(now);
             match parse(&conn.input) {
                 Parsed::Partial => break,
                 Parsed::Bad(status, message) => {

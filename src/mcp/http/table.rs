@@ -263,7 +263,21 @@ impl Table {
         if let Some(id) = &entry.id {
             self.ids.remove(id);
         }
-        self.exchanges.retain(|_, e| e.key != key);
+        // Requests still in flight in it will have no answer: their exchanges end now.
+        let open: Vec<Tag> = (self.exchanges.iter())
+            .filter(|(_, e)| e.key == key)
+            .map(|(tag, _)| *tag)
+            .collect();
+        for tag in open {
+            self.exchanges.remove(&tag);
+            let message = "Session not found: it ended while this request was in flight";
+            let bytes = rules::error_body(rules::SESSION_NOT_FOUND, message);
+            self.pending.push(Out {
+                tag,
+                bytes,
+                end: Some(404),
+            });
+        }
         if let Some(tag) = entry.stream {
             let bytes = Vec::new();
             self.pending.push(Out {
