@@ -313,3 +313,56 @@ fn hostile_bytes_get_a_status_and_the_server_keeps_serving() {
     assert!(serves);
     still_serves(&server);
 }
+
+#[test]
+fn agents_and_sessions_are_bounded_with_a_clear_refusal() {
+    let server = HttpServer::start(&[], &[]);
+    // Each session on /mcp is an agent (a browser context): at most 32 at once.
+    let sessions: Vec<_> = (0..32).map(|_| server.session("/mcp")).collect();
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}});
+    let full = server.request("POST", "/mcp", &ACCEPT_BOTH, init.to_string().as_bytes());
+    assert_eq!(full.status, 503, "{}", full.text());
+    assert!(message(&full)["error"]["message"]
+        .as_str()
+        .is_some_and(|m| m.contains("too many agents")));
+    // One ends: there is room for one more agent, here a named one.
+    assert_eq!(sessions[0].delete().status, 200);
+    // Sessions of one named agent count against the sessions' bound (64).
+    let mut named = Vec::new();
+    loop {
+        let reply = server.request(
+            "POST",
+            "/mcp/shared",
+            &ACCEPT_BOTH,
+            init.to_string().as_bytes(),
+        );
+        if reply.status != 200 {
+            assert_eq!(reply.status, 503, "{}", reply.text());
+            assert!(
+                reply.text().contains("too many sessions"),
+                "{}",
+                reply.text()
+            );
+            break;
+        }
+        named.push(reply);
+        assert!(named.len() <= 64, "more than 64 sessions at once");
+    }
+    assert_eq!(named.len() + 31, 64);
+    let first = named[0].header("mcp-session-id").expect("session id");
+    let headers = [("Mcp-Session-Id", first)];
+    assert_eq!(
+        server
+            .request("DELETE", "/mcp/shared", &headers, b"")
+            .status,
+        200
+    );
+    let again = server.request(
+        "POST",
+        "/mcp/shared",
+        &ACCEPT_BOTH,
+        init.to_string().as_bytes(),
+    );
+    assert_eq!(again.status, 200, "{}", again.text());
+}
