@@ -214,3 +214,50 @@ fn a_page_tool_change_is_announced_on_its_own_agents_get_stream_only() {
     quiet.expect("read timeout");
     assert_eq!(next_event(&mut b_stream), None);
 }
+
+#[test]
+fn another_agents_uids_message_and_request_ids_reach_nothing() {
+    let fx = Fixtures::start();
+    fx.route_response(
+        "/data.json",
+        crate::support::Response::json(&json!({"secret": 1})),
+    );
+    let html = "<title>own</title><button onclick=\"window.clicked = true\">Press</button>\
+        <script>console.log('secret-log'); fetch('/data.json')</script>";
+    let url = fx.route_html("/own.html", html);
+    let server = HttpServer::start(&[], &[]);
+    let a = server.session("/mcp");
+    let b = server.session("/mcp");
+    a.call_ok("navigate_page", json!({"url": url}));
+    let elsewhere = fx.route_html("/elsewhere.html", "<title>elsewhere</title>");
+    b.call_ok("navigate_page", json!({"url": elsewhere}));
+
+    let snapshot = a.call_ok("take_snapshot", json!({})).text;
+    let button = crate::support::calls::uid(&snapshot, "button", "Press");
+    let logged = a.call_ok("list_console_messages", json!({})).text;
+    let msgid = crate::support::console_network::msgid(&logged, "secret-log");
+    let requested = a.call_ok("list_network_requests", json!({})).text;
+    let reqid = crate::support::console_network::reqid(&requested, "data.json");
+
+    // The ids work for A...
+    let own = a.call_ok("get_console_message", json!({"msgid": msgid}));
+    assert!(own.text.contains("secret-log"), "{}", own.text);
+    let own = a.call_ok("get_network_request", json!({"reqid": reqid}));
+    assert!(own.text.contains("data.json"), "{}", own.text);
+    // ...and B, sending them, reaches nothing of A's; A's page is untouched.
+    let clicked = b.call("click", json!({"uid": button}));
+    assert!(clicked.is_error, "B clicked with A's uid: {}", clicked.text);
+    let message = b.call("get_console_message", json!({"msgid": msgid}));
+    assert!(
+        message.is_error || !message.text.contains("secret-log"),
+        "{}",
+        message.text
+    );
+    let request = b.call("get_network_request", json!({"reqid": reqid}));
+    assert!(!request.text.contains("data.json"), "{}", request.text);
+    let own_log = b.call_ok("list_console_messages", json!({})).text;
+    assert!(!own_log.contains("secret-log"), "{own_log}");
+    let untouched = "() => window.clicked === true";
+    let seen = a.call_ok("evaluate_script", json!({"function": untouched}));
+    assert!(seen.text.contains("false"), "{}", seen.text);
+}
