@@ -261,3 +261,63 @@ fn another_agents_uids_message_and_request_ids_reach_nothing() {
     let seen = a.call_ok("evaluate_script", json!({"function": untouched}));
     assert!(seen.text.contains("false"), "{}", seen.text);
 }
+
+#[test]
+fn a_named_agents_listen_stream_hears_of_its_tool_changes() {
+    use std::io::Write;
+    let fx = Fixtures::start();
+    let late = crate::support::thirdparty::page_url(&fx, "late.html");
+    let server = HttpServer::start(&[], &[]);
+    // subscriptions/listen on /mcp/ci: a stream for as long as the request lasts.
+    let mut stream = std::net::TcpStream::connect(&server.addr).expect("connect");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .expect("timeout");
+    let params = json!({"notifications": {"toolsListChanged": true}});
+    let body = json!({"jsonrpc": "2.0", "id": 6, "method": "subscriptions/listen",
+        "params": crate::support::modern::with_envelope(params)})
+    .to_string();
+    let head = format!(
+        "POST /mcp/ci HTTP/1.1\r\nHost: {}\r\nAccept: text/event-stream\r\n\
+         MCP-Protocol-Version: {}\r\nMcp-Method: subscriptions/listen\r\n\
+         Content-Length: {}\r\n\r\n",
+        server.addr,
+        crate::support::modern::VERSION,
+        body.len()
+    );
+    stream
+        .write_all(format!("{head}{body}").as_bytes())
+        .expect("listen");
+    let mut reader = std::io::BufReader::new(stream);
+    let ack = next_event(&mut reader).expect("acknowledged");
+    assert_eq!(ack["method"], crate::support::modern::ACKNOWLEDGED, "{ack}");
+
+    // Another agent's page tools change: not this stream's business. By the time that agent
+    // lists its late tool, a notice routed here would have been written already.
+    let has_late = |path: &str| {
+        let listed = stateless_call(&server, path, "list_3p_developer_tools", json!({}));
+        listed.text.contains("late_tool")
+    };
+    stateless_call(&server, "/mcp/other", "navigate_page", json!({"url": late}));
+    assert!(wait_until(Duration::from_secs(20), || has_late(
+        "/mcp/other"
+    )));
+    let quiet = reader
+        .get_ref()
+        .set_read_timeout(Some(Duration::from_secs(1)));
+    quiet.expect("read timeout");
+    assert_eq!(
+        next_event(&mut reader),
+        None,
+        "another agent's change reached this stream"
+    );
+    // The agent's own page's change is announced.
+    let loud = reader
+        .get_ref()
+        .set_read_timeout(Some(Duration::from_secs(20)));
+    loud.expect("read timeout");
+    stateless_call(&server, "/mcp/ci", "navigate_page", json!({"url": late}));
+    let note = next_event(&mut reader).expect("a notice on the listen stream");
+    assert_eq!(note["method"], "notifications/tools/list_changed", "{note}");
+    assert!(wait_until(Duration::from_secs(20), || has_late("/mcp/ci")));
+}
