@@ -18,8 +18,8 @@ use crate::tools::Ctx;
 
 const STDIN: Token = Token(0);
 const STDOUT: Token = Token(1);
-const SIGNAL: Token = Token(2);
-const BROWSER: browser::Tokens = browser::Tokens {
+pub(super) const SIGNAL: Token = Token(2);
+pub(super) const BROWSER: browser::Tokens = browser::Tokens {
     read: Token(3),
     write: Token(4),
 };
@@ -107,7 +107,7 @@ impl Read for StdinFile {
 /// to the system when freed, and growing one remaps rather than copies. glibc's default
 /// would raise its threshold after the first such buffer and keep the next ones in the heap,
 /// where freed memory stays resident.
-fn tune_allocator() {
+pub(super) fn tune_allocator() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: mallopt only changes allocator parameters; called before anything else runs.
     unsafe {
@@ -120,7 +120,7 @@ pub(super) fn run(settings: Settings) -> io::Result<()> {
     tune_allocator();
     let mut poll = Poll::new()?;
     let browser = Browser::new(poll.registry().try_clone()?, BROWSER);
-    let mut server = Server::new(Ctx::new(settings, browser));
+    let mut server = Server::stdio(Ctx::new(settings, browser));
 
     let (mut stdin, stdin_fd) = stdin_source()?;
     poll.registry()
@@ -152,7 +152,7 @@ pub(super) fn run(settings: Settings) -> io::Result<()> {
         }
         for event in events.iter() {
             match event.token() {
-                STDIN if server.out.full() => input.backlog = true,
+                STDIN if server.out_full() => input.backlog = true,
                 STDIN if !quit && !input.read(&mut server, &mut *stdin) => {
                     let _ = poll.registry().deregister(&mut SourceFd(&stdin_fd));
                     quit = true;
@@ -173,12 +173,12 @@ pub(super) fn run(settings: Settings) -> io::Result<()> {
         server.on_time(now);
         server.drain();
         browser::flush(&mut server.cx);
-        if let Err(e) = server.out.flush() {
+        if let Err(e) = server.flush_out() {
             log!("stdout closed ({e}): shutting down");
             quit = true;
         }
         // The client took enough of the answers: read what it sent meanwhile.
-        if input.backlog && !quit && !server.out.full() && !input.read(&mut server, &mut *stdin) {
+        if input.backlog && !quit && !server.out_full() && !input.read(&mut server, &mut *stdin) {
             let _ = poll.registry().deregister(&mut SourceFd(&stdin_fd));
             quit = true;
         }
@@ -195,8 +195,8 @@ fn last_words(server: &mut Server) {
     // Answers already computed still go out (bounded: a client that stopped reading
     // does not hold us).
     let deadline = Instant::now() + Duration::from_millis(200);
-    while !server.out.is_empty() && Instant::now() < deadline {
-        if server.out.flush().is_err() {
+    while !server.out_is_empty() && Instant::now() < deadline {
+        if server.flush_out().is_err() {
             break;
         }
         std::thread::sleep(Duration::from_millis(1));
@@ -252,10 +252,10 @@ impl Input {
                 let bytes = &self.chunk[self.pos..self.end];
                 self.pos += self.lines.feed(bytes, |piece| {
                     on_piece(server, piece);
-                    !server.out.full()
+                    !server.out_full()
                 });
             }
-            if self.pos < self.end || server.out.full() {
+            if self.pos < self.end || server.out_full() {
                 self.backlog = true;
                 return true;
             }

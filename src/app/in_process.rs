@@ -11,7 +11,7 @@ use mio::unix::pipe::Receiver;
 use mio::{Events, Interest, Poll, Token};
 
 use super::flags::{self, Flags};
-use crate::browser::{self, Browser, Host, Tokens};
+use crate::browser::{self, AgentId, Browser, Host, Tokens};
 use crate::cdp::Connection;
 use crate::mcp::Server;
 use crate::tools::{Ctx, Outcome};
@@ -64,7 +64,7 @@ impl InProcess {
         let registry = poll.registry().try_clone().map_err(|e| e.to_string())?;
         let browser = Browser::new(registry, BROWSER);
         Ok(InProcess {
-            server: Server::new(Ctx::new(settings, browser)),
+            server: Server::stdio(Ctx::new(settings, browser)),
             poll,
             events: Events::with_capacity(64),
             _signals: None,
@@ -97,13 +97,16 @@ impl InProcess {
 
     /// What the server wrote for the client since the last look.
     pub fn output(&mut self) -> Vec<u8> {
-        self.server.out.take_queued()
+        self.server.take_queued()
     }
 
     /// As if a page's tools changed (what a page does through its binding), for tests of
     /// how the changes are announced.
     pub fn tools_changed(&mut self) {
-        self.server.cx.outbox.push(Outcome::ToolsChanged);
+        self.server
+            .cx
+            .outbox
+            .push(Outcome::ToolsChanged(AgentId::DEFAULT));
         self.settle();
     }
 

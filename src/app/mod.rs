@@ -6,6 +6,7 @@ mod check;
 mod cli;
 mod event_loop;
 mod flags;
+mod http;
 mod in_process;
 mod perf;
 mod stdout;
@@ -71,11 +72,47 @@ pub fn main(args: Vec<String>) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    match event_loop::run(settings) {
+    let ran = match flags.port {
+        Some(port) => match http_options(&flags, port) {
+            Ok(options) => http::run(settings, options),
+            Err(e) => {
+                eprintln!("devtools-mcp: {e}");
+                return ExitCode::from(2);
+            }
+        },
+        None => event_loop::run(settings),
+    };
+    match ran {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             log::log!("fatal: {e}");
             ExitCode::FAILURE
         }
     }
+}
+
+/// Where `--port` listens, and what it asks of clients. A non-loopback address without a
+/// token would let anyone who reaches it drive the browser: refused.
+fn http_options(flags: &flags::Flags, port: u16) -> Result<http::Options, String> {
+    let host = flags.host.as_deref().unwrap_or("127.0.0.1");
+    let ip: std::net::IpAddr = match host {
+        "localhost" => std::net::Ipv4Addr::LOCALHOST.into(),
+        _ => (host.trim_start_matches('[').trim_end_matches(']').parse())
+            .map_err(|_| format!("--host must be an IP address or localhost (got {host})"))?,
+    };
+    let token = std::env::var("DEVTOOLS_MCP_TOKEN")
+        .ok()
+        .filter(|t| !t.is_empty());
+    if !ip.is_loopback() && token.is_none() {
+        return Err(format!(
+            "--host {host} is not a loopback address: set DEVTOOLS_MCP_TOKEN so that only clients \
+             that send it (Authorization: Bearer <token>) can drive the browser"
+        ));
+    }
+    let idle = flags.agent_idle_timeout.unwrap_or(http::DEFAULT_IDLE_SECS);
+    Ok(http::Options {
+        addr: std::net::SocketAddr::new(ip, port),
+        token,
+        idle: std::time::Duration::from_secs(idle.max(1)),
+    })
 }

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::ids::{CallId, Owner, PageId};
+use super::ids::{AgentId, CallId, Owner, PageId};
 use super::Browser;
 use crate::error::Error;
 use crate::settings::Settings;
@@ -91,8 +91,9 @@ pub(crate) trait Host: Sized + 'static {
     /// A page's main frame committed a new document (or the page crashed): state tied to
     /// the old document is void.
     fn document_changed(&mut self, page: PageId);
-    /// A page is gone (closed, or the browser was lost): its per-page state goes too.
-    fn page_closed(&mut self, page: PageId);
+    /// A page of `agent` is gone (closed, or the browser was lost): its per-page state goes
+    /// too.
+    fn page_closed(&mut self, page: PageId, agent: AgentId);
     /// Every event, after the browser layer has applied it to its own state. `page` is the
     /// page whose session it came on.
     fn event(&mut self, page: Option<PageId>, event: &RawEvent);

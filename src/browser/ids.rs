@@ -1,5 +1,5 @@
 //! The ids the browser layer hands to the layers above: the call that owns a piece of
-//! waiting work, and the page an agent names.
+//! waiting work, the page an agent names, and the agent.
 
 use std::fmt;
 
@@ -16,6 +16,21 @@ impl fmt::Display for CallId {
 
 /// Which call a piece of pending work belongs to. `None`: work of the server itself.
 pub(crate) type Owner = Option<CallId>;
+
+/// One client's part of the browser (see `browser::agents`). The default agent is the one a
+/// stdio server serves, in the browser's default context.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) struct AgentId(pub u32);
+
+impl AgentId {
+    pub(crate) const DEFAULT: AgentId = AgentId(0);
+}
+
+impl fmt::Display for AgentId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
 
 /// The id agents use for a page (`pageId`), stable for the life of its target. Ids count up
 /// from 1 in the order the pages were attached.

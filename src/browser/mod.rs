@@ -2,6 +2,7 @@
 //! and the pages we attach to. Every command's continuation is kept here until the browser
 //! answers, the call that owns it goes away, or the browser is lost.
 
+pub(crate) mod agents;
 pub(crate) mod events;
 pub(crate) mod frames;
 pub(crate) mod host;
@@ -15,7 +16,7 @@ pub(crate) mod url_rules;
 pub(crate) mod waiters;
 
 pub(crate) use host::{Done, Flow, Host, Once, RawEvent, Runtime};
-pub(crate) use ids::{CallId, Owner, PageId};
+pub(crate) use ids::{AgentId, CallId, Owner, PageId};
 pub(crate) use open::{open_isolated, with_page};
 
 use std::collections::HashMap;
@@ -68,11 +69,6 @@ pub(crate) struct Browser<H> {
     starting: Vec<(Owner, Done<H, ()>)>,
     pub pages: pages::Pages<H>,
     pub waiters: waiters::Waiters<H>,
-    /// Set when a browser with pages was lost: the next start turns it into `restarted`.
-    lost_pages: bool,
-    /// Set when the browser started (or was reached) again after one with pages was lost:
-    /// the next answer says so, and what went with the old one.
-    pub restarted: bool,
     /// Set when a browser we launched died while starting and was started once more; a
     /// second death fails the calls waiting on it. Cleared once a browser is ready.
     start_retried: bool,
@@ -97,8 +93,6 @@ impl<H> Browser<H> {
             starting: Vec::new(),
             pages: pages::Pages::default(),
             waiters: waiters::Waiters::default(),
-            lost_pages: false,
-            restarted: false,
             start_retried: false,
             start_attempt: 0,
         }
@@ -326,7 +320,7 @@ fn start<H: Host>(cx: &mut H) {
                 let b = cx.browser();
                 b.phase = Phase::Ready;
                 b.start_retried = false;
-                b.restarted |= std::mem::take(&mut b.lost_pages);
+                b.pages.agents.browser_back();
                 for (owner, done) in std::mem::take(&mut cx.browser().starting) {
                     cx.run_as(owner, |cx| cx.resolve(done, Ok(())));
                 }
@@ -437,10 +431,7 @@ pub(crate) fn lost<H: Host>(cx: &mut H, reason: &str) {
     let b = cx.browser();
     let retry = b.phase == Phase::Starting && b.process.is_some() && !b.start_retried;
     teardown(cx);
-    let b = cx.browser();
-    let had_pages = !b.pages.is_empty();
-    b.phase = Phase::Idle;
-    b.lost_pages |= had_pages;
+    cx.browser().phase = Phase::Idle;
     let err = Error::BrowserGone(reason.to_owned());
     for (_, p) in std::mem::take(&mut cx.browser().pending) {
         if cx.alive(p.owner) {

@@ -1,9 +1,10 @@
 //! Page targets: attaching to them, getting each ready (shim, binding, domains), the MCP page
-//! ids agents see, and which page is selected.
+//! ids agents see, the agent each belongs to, and which page each agent has selected.
 
+use super::agents::Agents;
 use super::host::{Done, Host};
-use super::ids::Owner;
 pub(crate) use super::ids::PageId;
+use super::ids::{AgentId, Owner};
 use super::{fire, send};
 use crate::cdp::generated::{network, page as cdp_page, runtime, target};
 use crate::error::{Error, Result};
@@ -43,6 +44,8 @@ pub(crate) struct Page {
     pub focused: Option<(String, String)>,
     /// The browser context it lives in (`None` when the browser did not say).
     pub browser_context: Option<String>,
+    /// The agent whose context it lives in: the only one that sees it.
+    pub agent: AgentId,
 }
 
 /// One out-of-process iframe of a page: its own target and session.
@@ -69,11 +72,10 @@ pub(crate) fn auto_attach<H: Host>(cx: &mut H, session: &str) {
 pub(crate) struct Pages<H> {
     list: Vec<Page>,
     next_id: PageId,
-    pub selected: Option<PageId>,
     /// Calls waiting for a page to be attached and initialised, by target id.
     waiting: Vec<(String, Owner, Done<H, PageId>)>,
-    /// `new_page`'s isolated contexts: the agent's name and the browser's context id.
-    pub(super) contexts: Vec<(String, String)>,
+    /// Whose pages are whose, and what each agent selected.
+    pub agents: Agents,
 }
 
 impl<H> Default for Pages<H> {
@@ -81,9 +83,8 @@ impl<H> Default for Pages<H> {
         Pages {
             list: Vec::new(),
             next_id: PageId::NONE,
-            selected: None,
             waiting: Vec::new(),
-            contexts: Vec::new(),
+            agents: Agents::default(),
         }
     }
 }
@@ -97,15 +98,36 @@ impl<H> Pages<H> {
         self.list.iter()
     }
 
+    /// The pages `agent` sees, in the order they were attached.
+    pub(crate) fn of(&self, agent: AgentId) -> impl Iterator<Item = &Page> {
+        self.list.iter().filter(move |p| p.agent == agent)
+    }
+
+    /// The page `agent` has selected.
+    pub(crate) fn selected(&self, agent: AgentId) -> Option<PageId> {
+        self.agents.get(agent).and_then(|a| a.selected)
+    }
+
+    /// Selects one of `agent`'s pages.
+    pub(crate) fn select(&mut self, agent: AgentId, page: PageId) {
+        if let Some(a) = self.agents.get_mut(agent) {
+            a.selected = Some(page);
+        }
+    }
+
     /// The name `new_page` gave the page's isolated context, if it has one.
     pub(crate) fn context_name(&self, page: &Page) -> Option<&str> {
         let id = page.browser_context.as_deref()?;
-        let named = self.contexts.iter().find(|(_, c)| c == id);
-        named.map(|(name, _)| name.as_str())
+        self.agents.context_name(page.agent, id)
     }
 
     pub(crate) fn get(&self, id: PageId) -> Option<&Page> {
         self.list.iter().find(|p| p.id == id)
+    }
+
+    /// Page `id` when `agent` may reach it.
+    pub(crate) fn get_for(&self, agent: AgentId, id: PageId) -> Option<&Page> {
+        self.get(id).filter(|p| p.agent == agent)
     }
 
     pub(crate) fn get_mut(&mut self, id: PageId) -> Option<&mut Page> {
@@ -173,8 +195,10 @@ pub(crate) fn attached<H: Host>(cx: &mut H, e: target::AttachedToTargetEvent) {
     }
     pages.next_id = pages.next_id.next();
     let id = pages.next_id;
+    let agent = pages.agents.owner(info.browser_context_id.as_deref());
     pages.list.push(Page {
         id,
+        agent,
         target_id: info.target_id,
         session: session.clone(),
         browser_context: info.browser_context_id,
@@ -190,8 +214,8 @@ pub(crate) fn attached<H: Host>(cx: &mut H, e: target::AttachedToTargetEvent) {
         frames: Vec::new(),
         focused: None,
     });
-    if pages.selected.is_none() {
-        pages.selected = Some(id);
+    if pages.selected(agent).is_none() {
+        pages.select(agent, id);
     }
     let paused = e.waiting_for_debugger;
     cx.run_as(None, |cx| initialize(cx, id, session, paused));
@@ -278,30 +302,35 @@ pub(crate) fn detached<H: Host>(cx: &mut H, session: &str) {
     let Some(page) = pages.remove(session) else {
         return;
     };
-    if pages.selected == Some(page.id) {
-        pages.selected = pages.list.first().map(|p| p.id);
+    if pages.selected(page.agent) == Some(page.id) {
+        let first = pages.of(page.agent).next().map(|p| p.id);
+        if let Some(a) = pages.agents.get_mut(page.agent) {
+            a.selected = first;
+        }
     }
     let err = Error::PageGone(format!("Page {} was closed.", page.id));
     for f in &page.frames {
         super::fail_session(cx, &f.session, err.clone());
     }
     super::fail_session(cx, session, err);
-    cx.page_closed(page.id);
+    cx.page_closed(page.id, page.agent);
 }
 
 /// The browser is gone: so are its pages.
 pub(crate) fn clear<H: Host>(cx: &mut H, err: Error) {
-    let gone: Vec<PageId> = cx.browser().pages.list.drain(..).map(|p| p.id).collect();
-    cx.browser().pages.selected = None;
-    cx.browser().pages.contexts.clear();
+    let gone: Vec<(PageId, AgentId)> = (cx.browser().pages.list.drain(..))
+        .map(|p| (p.id, p.agent))
+        .collect();
+    let had_pages = |agent| gone.iter().any(|(_, a)| *a == agent);
+    cx.browser().pages.agents.browser_lost(had_pages);
     for (_, owner, done) in std::mem::take(&mut cx.browser().pages.waiting) {
         if cx.alive(owner) {
             let e = err.clone();
             cx.run_as(owner, |cx| cx.resolve(done, Err(e)));
         }
     }
-    for id in gone {
-        cx.page_closed(id);
+    for (id, agent) in gone {
+        cx.page_closed(id, agent);
     }
 }
 

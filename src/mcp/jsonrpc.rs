@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
-const PARSE_ERROR: i64 = -32700;
+pub(super) const PARSE_ERROR: i64 = -32700;
 pub(crate) const INVALID_REQUEST: i64 = -32600;
 pub(super) const METHOD_NOT_FOUND: i64 = -32601;
 pub(super) const INVALID_PARAMS: i64 = -32602;
@@ -240,6 +240,13 @@ pub(crate) struct Reply {
     result: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<Value>,
+}
+
+impl Reply {
+    /// The error's code, when it is an error.
+    pub(super) fn code(&self) -> Option<i64> {
+        self.error.as_ref().and_then(|e| e["code"].as_i64())
+    }
 }
 
 /// A success response.

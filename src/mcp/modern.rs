@@ -32,6 +32,13 @@ pub(super) fn has_envelope(params: &Value) -> bool {
     params["_meta"].get(PROTOCOL_VERSION_KEY).is_some()
 }
 
+/// The protocol version a modern request's `_meta` names, when it names one as a string.
+pub(super) fn envelope_version(params: &Value) -> Option<String> {
+    params["_meta"][PROTOCOL_VERSION_KEY]
+        .as_str()
+        .map(str::to_owned)
+}
+
 /// Why a modern request's envelope is refused.
 #[derive(Debug, PartialEq)]
 pub(super) enum Refusal {

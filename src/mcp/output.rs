@@ -1,5 +1,6 @@
-//! The protocol stream to the client: lines are queued and written as stdout accepts them,
-//! so a client that reads slowly never blocks the loop.
+//! Where a session's messages go: over stdio, one stream of lines, queued and written as
+//! stdout accepts them, so a client that reads slowly never blocks the loop; over HTTP, each
+//! message on its own, with the exchange (the HTTP request) it belongs to.
 
 use std::fs::File;
 use std::io::{self, Write};
@@ -107,6 +108,63 @@ impl Output {
         if self.written > 1 << 20 {
             self.buf.drain(..self.written);
             self.written = 0;
+        }
+    }
+}
+
+/// Which exchange of the transport a message belongs to: over HTTP, one request (its response
+/// or stream); stdio has one exchange for everything.
+pub(crate) type Tag = u64;
+
+/// A message for one exchange, or for the session's own stream (`tag: None`: a notification
+/// or a request of the server's that answers no request of the client's).
+pub(crate) struct Routed {
+    pub tag: Option<Tag>,
+    /// One JSON-RPC message; empty when the exchange ends with nothing more to say (its
+    /// request was cancelled).
+    pub bytes: Vec<u8>,
+    /// `Some` when the message ends its exchange: an answer, with its JSON-RPC error code if
+    /// it is an error; `None` for a message on a stream that goes on.
+    pub end: Option<Option<i64>>,
+}
+
+/// A session's way out.
+pub(crate) enum Sink {
+    /// Every message onto one stream, in order (stdio).
+    Stream(Output),
+    /// Each message on its own, routed (HTTP); the transport takes them after every event.
+    Routed(Vec<Routed>),
+}
+
+impl Sink {
+    /// Queues `message` for exchange `tag`; `end` as in [`Routed::end`].
+    pub(super) fn push<T: Serialize + ?Sized>(
+        &mut self,
+        tag: Option<Tag>,
+        message: &T,
+        end: Option<Option<i64>>,
+    ) {
+        match self {
+            Sink::Stream(out) => out.push(message),
+            Sink::Routed(queue) => {
+                // Writing JSON into a Vec cannot fail: a map key is always a string here.
+                if let Ok(bytes) = serde_json::to_vec(message) {
+                    queue.push(Routed { tag, bytes, end });
+                }
+            }
+        }
+    }
+
+    /// Exchange `tag` ends with nothing more (its request was cancelled): the transport
+    /// closes its response. A stream has no such thing to say.
+    pub(super) fn end_silently(&mut self, tag: Option<Tag>) {
+        if let Sink::Routed(queue) = self {
+            let end = Some(None);
+            queue.push(Routed {
+                tag,
+                bytes: Vec::new(),
+                end,
+            });
         }
     }
 }

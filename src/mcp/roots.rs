@@ -10,6 +10,7 @@ use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
 use super::jsonrpc::{id_key, Id, IdKey};
+use super::output::Tag;
 use crate::log::log;
 
 /// How long tool calls wait for a client that does not answer `roots/list`.
@@ -37,6 +38,8 @@ pub(super) struct Held {
     pub(super) id: Id,
     pub(super) name: String,
     pub(super) args: Value,
+    /// The exchange it came on, which its answer goes to.
+    pub(super) tag: Option<Tag>,
 }
 
 /// A response from the client, as far as the roots are concerned.

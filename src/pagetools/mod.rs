@@ -37,8 +37,8 @@ pub(crate) use table::Table;
 pub(crate) trait PageHost: Host {
     fn tables(&mut self) -> &mut Tables;
     fn tables_ref(&self) -> &Tables;
-    /// The set of page tools changed; clients that show them should list tools again.
-    fn tools_changed(&mut self);
+    /// The set of `page`'s tools changed; clients that show them should list tools again.
+    fn tools_changed(&mut self, page: PageId);
 }
 
 /// One table per page target, kept (and reset in place) across its documents.
@@ -130,7 +130,7 @@ pub(super) fn apply<H: PageHost>(cx: &mut H, page: PageId, document: u64, report
         return; // the page moved on; the new document reports for itself
     }
     if cx.tables().entry(page).replace(report) {
-        cx.tools_changed();
+        cx.tools_changed(page);
     }
 }
 

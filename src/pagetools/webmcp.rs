@@ -272,7 +272,7 @@ pub(crate) fn on_event<H: PageHost>(cx: &mut H, page: PageId, event: &RawEvent) 
     // The listing may change even when the tools did not (a registration left out).
     cx.tables().entry(page).content_changed();
     if changed {
-        cx.tools_changed();
+        cx.tools_changed(page);
     }
 }
 

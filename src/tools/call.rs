@@ -14,17 +14,18 @@ use super::args;
 use super::ctx::{Call, Ctx, DialogPolicy, Done, Outcome, PageCode};
 use super::result::ToolResult;
 pub(crate) use crate::browser::CallId;
-use crate::browser::{self, Host, PageId};
+use crate::browser::{self, AgentId, Host, PageId};
 use crate::cdp::generated::{runtime, web_mcp};
 use crate::error::Error;
 use crate::log::log;
 
-/// Starts a call of `tool`; work started while it runs is owned by it.
-pub(crate) fn start(cx: &mut Ctx, tool: &'static str) -> CallId {
+/// Starts a call of `tool` for `agent`; work started while it runs is owned by it.
+pub(crate) fn start(cx: &mut Ctx, agent: AgentId, tool: &'static str) -> CallId {
     cx.calls.next_id += 1;
     let id = CallId(cx.calls.next_id);
     let call = Call {
         tool,
+        agent,
         started: Instant::now(),
         timer: None,
         page_code: None,
@@ -33,6 +34,20 @@ pub(crate) fn start(cx: &mut Ctx, tool: &'static str) -> CallId {
     };
     cx.calls.calls.insert(id, call);
     id
+}
+
+/// The agent `call` works for (the default agent once it has ended: nothing of it runs then).
+pub(crate) fn agent(cx: &Ctx, call: CallId) -> AgentId {
+    cx.calls
+        .calls
+        .get(&call)
+        .map_or(AgentId::DEFAULT, |c| c.agent)
+}
+
+/// Whether the browser was restarted since `call`'s agent last heard of it (it hears it once).
+pub(crate) fn take_restarted(cx: &mut Ctx, call: CallId) -> bool {
+    let agent = agent(cx, call);
+    cx.browser.pages.agents.take_restarted(agent)
 }
 
 /// Ends the call and drops what it still waited on. `None` when it had ended already.
@@ -58,7 +73,7 @@ pub(crate) fn finish(cx: &mut Ctx, call: CallId, result: ToolResult) {
 pub(crate) fn fail(cx: &mut Ctx, call: CallId, err: impl std::fmt::Display) {
     let mut text = error_text(&err.to_string());
     // The first answer after the browser came back says so, an error as much as a success.
-    if cx.calls.contains(call) && std::mem::take(&mut cx.browser.restarted) {
+    if cx.calls.contains(call) && take_restarted(cx, call) {
         text = format!("{}\n{text}", restart_note(false));
     }
     finish(cx, call, ToolResult::error(text));
@@ -209,21 +224,23 @@ fn stop_page_script(cx: &mut Ctx, session: &str) {
     });
 }
 
-/// The page a call works on, for a flow: `requested` (a `pageId` argument) or the selected
-/// page, the browser started and a page opened if there is none; `done` gets it or the error.
-pub(crate) fn page(cx: &mut Ctx, requested: Option<PageId>, done: Done<PageId>) {
-    browser::with_page(cx, requested, done);
+/// The page a call works on, for a flow: `requested` (a `pageId` argument, one of its agent's
+/// pages) or the agent's selected page, the browser started and a page opened if the agent
+/// has none; `done` gets it or the error.
+pub(crate) fn page(cx: &mut Ctx, call: CallId, requested: Option<PageId>, done: Done<PageId>) {
+    let agent = agent(cx, call);
+    browser::with_page(cx, agent, requested, done);
 }
 
 /// [`page`] for calls that run code in the page: a crashed page is an error at once (until
 /// it is navigated, the browser leaves such commands unanswered).
-pub(crate) fn live_page(cx: &mut Ctx, requested: Option<PageId>, done: Done<PageId>) {
+pub(crate) fn live_page(cx: &mut Ctx, call: CallId, requested: Option<PageId>, done: Done<PageId>) {
     let live = move |cx: &mut Ctx, r: Result<PageId, Error>| {
         let r =
             r.and_then(|page| browser::pages::not_crashed(&cx.browser.pages, page).map(|()| page));
         done(cx, r)
     };
-    page(cx, requested, Box::new(live));
+    page(cx, call, requested, Box::new(live));
 }
 
 /// Runs `then` with the page the call works on ([`page`]), or answers the call with the
@@ -239,7 +256,7 @@ pub(crate) fn on_page(
         Ok(page) => then(cx, page),
         Err(e) => fail(cx, call, e),
     };
-    page(cx, requested, Box::new(found));
+    page(cx, call, requested, Box::new(found));
 }
 
 /// [`on_page`] with [`live_page`].
@@ -253,7 +270,7 @@ pub(crate) fn on_live_page(
         Ok(page) => then(cx, page),
         Err(e) => fail(cx, call, e),
     };
-    live_page(cx, requested, Box::new(found));
+    live_page(cx, call, requested, Box::new(found));
 }
 
 /// The arguments as the tool's struct, or `None` after answering the call with the error.

@@ -1,5 +1,5 @@
 //! `Ctx`: the state of the tools layer — the browser, the calls in flight and what is ready
-//! for the MCP layer, and each tool family's per-page state. This module holds data only:
+//! for the MCP layer, what each agent has, and each tool family's per-page state. This module holds data only:
 //! what works on it (a call's life, the families' tools, the fan-out of browser events)
 //! lives in the modules above it, so none of the families' state types names `Ctx`.
 
@@ -17,7 +17,7 @@ use super::performance::state::State as Performance;
 use super::result::ToolResult;
 use super::screencast::recording::Recording;
 use super::snapshot::Snapshots;
-use crate::browser::{Browser, CallId, PageId, Runtime};
+use crate::browser::{AgentId, Browser, CallId, PageId, Runtime};
 use crate::pagetools::Tables;
 use crate::settings::Settings;
 use crate::timers::TimerId;
@@ -34,8 +34,9 @@ pub(crate) struct Ctx {
     pub calls: Calls,
     /// Answers and notices for the MCP layer, which takes them after every event.
     pub outbox: Vec<Outcome>,
-    /// The client's roots as last listed (`None`: never listed), kept by the MCP layer.
-    pub client_roots: Option<Vec<PathBuf>>,
+    /// What the tools layer keeps for each agent (the browser layer keeps its contexts,
+    /// pages and selection).
+    pub agents: HashMap<AgentId, Agent>,
     /// Each page's third-party developer tools.
     pub tables: Tables,
     pub console: PerPage<ConsoleLog>,
@@ -57,7 +58,7 @@ impl Ctx {
             rt: Runtime::default(),
             calls: Calls::default(),
             outbox: Vec::new(),
-            client_roots: None,
+            agents: HashMap::from([(AgentId::DEFAULT, Agent::default())]),
             tables: Tables::default(),
             console: PerPage::default(),
             network: PerPage::default(),
@@ -83,13 +84,20 @@ impl Ctx {
     }
 }
 
+/// One agent's own state in the tools layer.
+#[derive(Default)]
+pub(crate) struct Agent {
+    /// Its client's roots as last listed (`None`: never listed), kept by the MCP layer.
+    pub roots: Option<Vec<PathBuf>>,
+}
+
 /// What the tools layer has for the MCP layer, in the order it happened.
 pub(crate) enum Outcome {
     /// A call's answer.
     Answer(CallId, ToolResult),
-    /// The set of page tools changed (a page registered, lost or changed tools): clients
-    /// that show them should list tools again.
-    ToolsChanged,
+    /// The set of the agent's page tools changed (one of its pages registered, lost or
+    /// changed tools): its clients that show them should list tools again.
+    ToolsChanged(AgentId),
 }
 
 /// The calls in flight.
@@ -110,6 +118,8 @@ impl Calls {
 /// One call in flight.
 pub(crate) struct Call {
     pub tool: &'static str,
+    /// The agent it works for: it reaches that agent's pages and files only.
+    pub agent: AgentId,
     pub started: Instant,
     /// The call's time limit, when it has one.
     pub(super) timer: Option<TimerId>,

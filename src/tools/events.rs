@@ -3,7 +3,7 @@
 
 use super::ctx::{Ctx, Outcome};
 use super::{console, css, dialogs, memory, network};
-use crate::browser::{Browser, CallId, Host, PageId, RawEvent, Runtime};
+use crate::browser::{AgentId, Browser, CallId, Host, PageId, RawEvent, Runtime};
 use crate::pagetools::{self, PageHost, Tables};
 use crate::settings::Settings;
 
@@ -16,14 +16,21 @@ impl PageHost for Ctx {
         &self.tables
     }
 
-    fn tools_changed(&mut self) {
+    fn tools_changed(&mut self, page: PageId) {
+        if let Some(agent) = self.browser.pages.get(page).map(|p| p.agent) {
+            self.agent_tools_changed(agent);
+        }
+    }
+}
+
+impl Ctx {
+    /// The set of the agent's page tools changed (or, with `--exposePageTools`, which of its
+    /// pages is selected).
+    pub(crate) fn agent_tools_changed(&mut self, agent: AgentId) {
         // One notice per turn is enough (the server coalesces further over time).
-        if !self
-            .outbox
-            .iter()
-            .any(|o| matches!(o, Outcome::ToolsChanged))
-        {
-            self.outbox.push(Outcome::ToolsChanged);
+        let told = |o: &Outcome| matches!(o, Outcome::ToolsChanged(a) if *a == agent);
+        if !self.outbox.iter().any(told) {
+            self.outbox.push(Outcome::ToolsChanged(agent));
         }
     }
 }
@@ -72,13 +79,13 @@ impl Host for Ctx {
         self.snapshots.new_document(page);
         pagetools::webmcp::document_changed(self, page);
         if self.tables.reset(page) {
-            self.tools_changed();
+            self.tools_changed(page);
         }
     }
 
-    fn page_closed(&mut self, page: PageId) {
+    fn page_closed(&mut self, page: PageId, agent: AgentId) {
         self.forget_page(page);
-        self.tools_changed();
+        self.agent_tools_changed(agent);
     }
 
     fn event(&mut self, page: Option<PageId>, event: &RawEvent) {

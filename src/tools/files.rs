@@ -23,18 +23,20 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::settings::BrowserSource;
+use crate::tools::call::{self, CallId};
 use crate::tools::Ctx;
 
 /// Opens the file a result is written to (`filePath`), inside the roots: the path as the
 /// agent gave it (for the answer) and the file, `None` without a path, or the error text.
 pub(crate) fn output(
     cx: &Ctx,
+    call: CallId,
     file_path: Option<String>,
 ) -> Result<Option<(String, File)>, String> {
     let Some(path) = file_path else {
         return Ok(None);
     };
-    match create_at(&Roots::of(cx), &path) {
+    match create_at(&Roots::of(cx, call), &path) {
         Ok((_, file)) => Ok(Some((path, file))),
         Err(f) => Err(f.text(|e| format!("Could not write {path}: {e}"))),
     }
@@ -72,10 +74,11 @@ impl From<io::Error> for Failure {
 pub(crate) struct Roots(Option<Vec<PathBuf>>);
 
 impl Roots {
-    /// The call's roots: the client's, or `--allowUnrestrictedPaths`' anywhere; then the
-    /// `--filesystemRoot` folders and the temp directory.
-    pub(crate) fn of(cx: &Ctx) -> Roots {
-        let client = cx.client_roots.as_ref();
+    /// The call's roots: its agent's client's, or `--allowUnrestrictedPaths`' anywhere; then
+    /// the `--filesystemRoot` folders and the temp directory.
+    pub(crate) fn of(cx: &Ctx, call: CallId) -> Roots {
+        let agent = cx.agents.get(&call::agent(cx, call));
+        let client = agent.and_then(|a| a.roots.as_ref());
         if client.is_none() && cx.settings.unrestricted_paths {
             return Roots::anywhere();
         }
@@ -391,7 +394,7 @@ struct PathArgs {
 
 /// The first file path in a call's arguments that lies outside the allowed folders, as the
 /// error to answer with.
-pub(crate) fn refused(cx: &Ctx, args: &Value) -> Option<String> {
+pub(crate) fn refused(cx: &Ctx, call: CallId, args: &Value) -> Option<String> {
     // The arguments passed their tool's schema, which gives these names these types; if one
     // ever does not, the call is refused rather than left unchecked.
     let given = match PathArgs::deserialize(args) {
@@ -416,7 +419,7 @@ pub(crate) fn refused(cx: &Ctx, args: &Value) -> Option<String> {
         .peekable();
     // Most calls name no file: no roots to resolve (each is a realpath) on their way.
     paths.peek()?;
-    let roots = Roots::of(cx);
+    let roots = Roots::of(cx, call);
     for path in paths {
         if let Err(Failure::Refused(e)) = roots.check(path) {
             return Some(e);

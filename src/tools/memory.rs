@@ -52,7 +52,7 @@ fn take_heapsnapshot(cx: &mut Ctx, call: CallId, args: Value) {
         page: PageId::NONE,
         session: String::new(),
     };
-    call::live_page(cx, args.page, snapshot.then(Step::Page));
+    call::live_page(cx, call, args.page, snapshot.then(Step::Page));
 }
 
 /// One `take_heapsnapshot` call: the profiler enabled, garbage collected (so the snapshot
@@ -119,10 +119,11 @@ impl HeapSnapshot {
             Ok(s) => s,
             Err(e) => return call::fail(cx, call, e),
         };
-        let (path, file) = match files::create_as(&Roots::of(cx), &self.file_path, "heapsnapshot") {
-            Ok(opened) => opened,
-            Err(message) => return call::fail(cx, call, message),
-        };
+        let (path, file) =
+            match files::create_as(&Roots::of(cx, call), &self.file_path, "heapsnapshot") {
+                Ok(opened) => opened,
+                Err(message) => return call::fail(cx, call, message),
+            };
         call::limit_by_default(cx, call, |ms| {
             format!(
                 "The heap snapshot was not taken within {ms} ms (is the page's main thread busy?)."

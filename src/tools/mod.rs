@@ -4,6 +4,7 @@
 //! lists them, checks arguments against their schemas, and starts calls; the MCP layer
 //! sees only what this module hands on.
 
+pub(crate) mod agents;
 pub(crate) mod args;
 pub(crate) mod base64;
 pub(crate) mod call;

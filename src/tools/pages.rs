@@ -15,7 +15,6 @@ use super::{dialogs, policies, snapshot};
 use crate::browser::{self, navigation, pages, waiters, Flow, PageId};
 use crate::cdp::generated::{page as cdp_page, target};
 use crate::error::Error;
-use crate::pagetools::PageHost;
 use crate::settings::Category;
 
 /// How long `wait_for` waits unless the call says otherwise (as the reference).
@@ -125,10 +124,11 @@ fn select_page(cx: &mut Ctx, call: CallId, args: Value) {
     };
     let bring_to_front = args.bring_to_front.unwrap_or(false);
     call::on_page(cx, call, Some(args.page), move |cx, page| {
-        let changed = cx.browser.pages.selected != Some(page);
-        cx.browser.pages.selected = Some(page);
+        let agent = call::agent(cx, call);
+        let changed = cx.browser.pages.selected(agent) != Some(page);
+        cx.browser.pages.select(agent, page);
         if changed && cx.settings.expose_page_tools {
-            cx.tools_changed();
+            cx.agent_tools_changed(agent);
         }
         if bring_to_front {
             if let Ok(session) = pages::session_of(&cx.browser.pages, page) {
@@ -156,10 +156,11 @@ fn close_page(cx: &mut Ctx, call: CallId, args: Value) {
     });
 }
 
-/// Closes the page unless it is the last, and answers with the pages left once its target
-/// is gone from the list.
+/// Closes the page unless it is the agent's last, and answers with the pages left once its
+/// target is gone from the list.
 fn close(cx: &mut Ctx, call: CallId, page: PageId) {
-    if cx.browser.pages.iter().count() <= 1 {
+    let agent = call::agent(cx, call);
+    if cx.browser.pages.of(agent).count() <= 1 {
         let mut resp = pages_only();
         resp.line(LAST_PAGE);
         return finish(cx, call, resp);
@@ -167,14 +168,14 @@ fn close(cx: &mut Ctx, call: CallId, page: PageId) {
     let Some(target_id) = cx.browser.pages.get(page).map(|p| p.target_id.clone()) else {
         return call::fail(cx, call, pages::no_such_page(page));
     };
-    let was_selected = cx.browser.pages.selected == Some(page);
+    let was_selected = cx.browser.pages.selected(agent) == Some(page);
     let closing = target_id.clone();
     let closed = move |cx: &mut Ctx, r: Result<target::DetachedFromTargetEvent, Error>| {
         if let Err(e) = r {
             return call::fail(cx, call, e);
         }
         let mut resp = pages_only();
-        if let (true, Some(now)) = (was_selected, cx.browser.pages.selected) {
+        if let (true, Some(now)) = (was_selected, cx.browser.pages.selected(agent)) {
             resp.line(format!(
                 "Note: the previously selected page was closed. Page {now} is now selected."
             ));
@@ -267,13 +268,16 @@ impl Flow<Ctx> for NewPage {
 impl NewPage {
     fn open(mut self, cx: &mut Ctx) {
         let (background, context) = (self.background, self.isolated_context.take());
-        browser::open_isolated(cx, background, context, self.then(NewPageStep::Opened));
+        let agent = call::agent(cx, self.call);
+        let opened = self.then(NewPageStep::Opened);
+        browser::open_isolated(cx, agent, background, context, opened);
     }
 
     /// Selects the new page and loads the URL in it.
     fn load(mut self, cx: &mut Ctx, page: PageId) {
         self.page = page;
-        cx.browser.pages.selected = Some(page);
+        let agent = call::agent(cx, self.call);
+        cx.browser.pages.select(agent, page);
         let (url, timeout) = (std::mem::take(&mut self.url), self.timeout);
         navigation::goto(cx, page, url, timeout, self.then(NewPageStep::Loaded));
     }
@@ -327,7 +331,7 @@ fn navigate_page(cx: &mut Ctx, call: CallId, args: Value) {
         timeout: args::timeout_or(args.timeout, navigation::DEFAULT_TIMEOUT),
         page: PageId::NONE,
     };
-    call::page(cx, args.page, navigation.then(NavigateStep::Page));
+    call::page(cx, call, args.page, navigation.then(NavigateStep::Page));
 }
 
 /// `navigate_page`: an initScript installed for the next document if one is given, the

@@ -15,7 +15,7 @@ use super::{
     console, css, emulation, files, input, memory, network, pages, performance, policies,
     screencast, screenshot, script, slim, snapshot,
 };
-use crate::browser::Host;
+use crate::browser::{AgentId, Host};
 use crate::schema_problems;
 use crate::settings::Settings;
 
@@ -75,14 +75,14 @@ pub(crate) fn find(name: &str) -> Option<&'static Tool> {
     all().find(|t| t.name == name)
 }
 
-/// Every tool as `tools/list` shows it, the selected page's exposed tools last.
-pub(crate) fn list(cx: &Ctx) -> Vec<Value> {
+/// Every tool as `tools/list` shows it to `agent`, its selected page's exposed tools last.
+pub(crate) fn list(cx: &Ctx, agent: AgentId) -> Vec<Value> {
     // The reference's newer flags shape what is left: pageId required, defaults.
     let p = &cx.settings.policies;
     let mut tools: Vec<Value> = offered(&cx.settings)
         .map(|t| policies::shape(t, t.to_json(), p))
         .collect();
-    tools.extend(exposed::list(cx, &reserved));
+    tools.extend(exposed::list(cx, agent, &reserved));
     tools
 }
 
@@ -128,12 +128,17 @@ pub(crate) fn check_args(tool: &Tool, args: &Value) -> Option<String> {
     (!problems.is_empty()).then(|| problems.join("; "))
 }
 
-/// Starts a call of tool `name`. Its answer arrives in [`Ctx::outbox`] (at once, when the
+/// Starts a call of tool `name` for `agent`. Its answer arrives in [`Ctx::outbox`] (at once, when the
 /// arguments are wrong). `Err`: there is no such tool, or a flag turned it off.
-pub(crate) fn call(cx: &mut Ctx, name: &str, args: Value) -> Result<CallId, String> {
+pub(crate) fn call(
+    cx: &mut Ctx,
+    agent: AgentId,
+    name: &str,
+    args: Value,
+) -> Result<CallId, String> {
     let Some(tool) = find(name) else {
         // As the reference (and the MCP SDKs) do: a protocol error, not a tool result.
-        let exposed = exposed::call(cx, name, args, &reserved);
+        let exposed = exposed::call(cx, agent, name, args, &reserved);
         return exposed.ok_or_else(|| format!("Tool {name} not found"));
     };
     // As the reference (its MCP SDK) answers these: protocol errors.
@@ -142,7 +147,7 @@ pub(crate) fn call(cx: &mut Ctx, name: &str, args: Value) -> Result<CallId, Stri
         Some(Hidden::CategoryOff) => return Err(format!("Tool {name} disabled")),
         None => {}
     }
-    let call = call::start(cx, tool.name);
+    let call = call::start(cx, agent, tool.name);
     let problems =
         check_args(tool, &args).or_else(|| policies::problems(tool, &args, &cx.settings.policies));
     if let Some(problems) = problems {
@@ -150,7 +155,7 @@ pub(crate) fn call(cx: &mut Ctx, name: &str, args: Value) -> Result<CallId, Stri
         call::finish(cx, call, ToolResult::error(text));
         return Ok(call);
     }
-    if let Some(message) = files::refused(cx, &args) {
+    if let Some(message) = files::refused(cx, call, &args) {
         call::fail(cx, call, message);
         return Ok(call);
     }

@@ -2,7 +2,7 @@
 //! then the sections it asked for (open dialog, pages, snapshot, third-party tools), as one
 //! text block, plus images and `structuredContent`.
 
-use crate::browser::PageId;
+use crate::browser::{AgentId, PageId};
 use serde_json::{json, Map, Value};
 
 use crate::browser;
@@ -121,16 +121,16 @@ impl Answer {
     }
 
     fn send(self, cx: &mut Ctx) {
-        let result = render(cx, self.resp);
+        let result = render(cx, self.call, self.resp);
         call::finish(cx, self.call, result);
     }
 }
 
-fn render(cx: &mut Ctx, mut resp: Response) -> ToolResult {
+fn render(cx: &mut Ctx, call: CallId, mut resp: Response) -> ToolResult {
     let mut out: Vec<String> = Vec::new();
     let mut structured = std::mem::take(&mut resp.structured);
     // Said once, in the first answer after the browser was lost, whichever tool gives it.
-    if std::mem::take(&mut cx.browser.restarted) {
+    if call::take_restarted(cx, call) {
         structured.insert("reconnected".into(), json!(true));
         out.push(call::restart_note(resp.include_pages).into());
     }
@@ -158,7 +158,7 @@ fn render(cx: &mut Ctx, mut resp: Response) -> ToolResult {
         }
     }
     if resp.include_pages {
-        let (text, list) = pages_section(cx);
+        let (text, list) = pages_section(cx, call::agent(cx, call));
         out.push(text);
         structured.insert("pages".into(), Value::Array(list));
     }
@@ -210,13 +210,15 @@ fn join_lines(parts: Vec<String>) -> String {
     text
 }
 
-/// `## Pages` with one line per page: `<id>: <title> (<url>)`, the selected one marked.
-fn pages_section(cx: &Ctx) -> (String, Vec<Value>) {
+/// `## Pages` with one line per page of the agent: `<id>: <title> (<url>)`, the selected one
+/// marked.
+fn pages_section(cx: &Ctx, agent: AgentId) -> (String, Vec<Value>) {
     let pages = &cx.browser.pages;
     let mut text = String::from("## Pages");
     let mut list = Vec::new();
-    for p in pages.iter() {
-        let selected = pages.selected == Some(p.id);
+    let selected_page = pages.selected(agent);
+    for p in pages.of(agent) {
+        let selected = selected_page == Some(p.id);
         let title = truncate_title(display_title(&p.title, &p.url));
         let label = if title.is_empty() {
             p.url.clone()

@@ -75,7 +75,7 @@ fn screencast_start(cx: &mut Ctx, call: CallId, args: Value) {
         session: String::new(),
         file: None,
     };
-    call::live_page(cx, args.page, start.then(StartStep::Page));
+    call::live_page(cx, call, args.page, start.then(StartStep::Page));
 }
 
 /// One `screencast_start` call: the file opened, the page's size read, the browser's
@@ -139,7 +139,7 @@ impl Start {
                 Err(message) => return call::fail(cx, call, message),
             },
         };
-        self.file = match files::create_as(&Roots::of(cx), &given, "mp4") {
+        self.file = match files::create_as(&Roots::of(cx, call), &given, "mp4") {
             Ok(opened) => Some(opened),
             Err(message) => return call::fail(cx, call, message),
         };
@@ -232,7 +232,7 @@ fn screencast_stop(cx: &mut Ctx, call: CallId, args: Value) {
         path: PathBuf::new(),
         file: None,
     };
-    call::page(cx, args.page, stop.then(StopStep::Page));
+    call::page(cx, call, args.page, stop.then(StopStep::Page));
 }
 
 /// One `screencast_stop` call: the browser's recording stopped, then its stream read into

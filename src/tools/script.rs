@@ -58,13 +58,13 @@ struct Script {
 }
 
 impl Script {
-    fn from_args(cx: &Ctx, args: EvaluateArgs) -> Result<Script, Error> {
+    fn from_args(cx: &Ctx, call: CallId, args: EvaluateArgs) -> Result<Script, Error> {
         let source = match (args.function, &args.source_path) {
             (Some(f), None) => f,
             (None, Some(path)) => {
                 let could_not =
                     |e: &std::io::Error| format!("Unable to read script source from {path}: {e}");
-                files::read_text(&Roots::of(cx), path, files::SOURCE_LIMIT)
+                files::read_text(&Roots::of(cx, call), path, files::SOURCE_LIMIT)
                     .map_err(|f| Error::Invalid(f.text(could_not)))?
             }
             _ => {
@@ -95,7 +95,7 @@ fn evaluate_script(cx: &mut Ctx, call: CallId, args: Value) {
         return;
     };
     let requested = args.page;
-    let script = match Script::from_args(cx, args) {
+    let script = match Script::from_args(cx, call, args) {
         Ok(s) => s,
         Err(e) => return call::fail(cx, call, e),
     };
@@ -114,7 +114,7 @@ fn evaluate_script(cx: &mut Ctx, call: CallId, args: Value) {
         page: PageId::NONE,
         text: String::new(),
     };
-    call::live_page(cx, requested, evaluation.then(Step::Page));
+    call::live_page(cx, call, requested, evaluation.then(Step::Page));
 }
 
 /// An `evaluate_script` call: its element arguments resolved, the wrapper run in the page as
@@ -259,15 +259,17 @@ impl Evaluation {
     fn reply(self, cx: &mut Ctx) {
         let mut resp = Response::for_page(self.page);
         match self.script.file_path {
-            Some(path) => match files::write_at(&Roots::of(cx), &path, self.text.as_bytes()) {
-                Ok(_) => {
-                    resp.line(format!("Script ran on page. Output saved to {path}."));
+            Some(path) => {
+                match files::write_at(&Roots::of(cx, self.call), &path, self.text.as_bytes()) {
+                    Ok(_) => {
+                        resp.line(format!("Script ran on page. Output saved to {path}."));
+                    }
+                    Err(f) => {
+                        let message = f.text(|e| format!("Could not write {path}: {e}"));
+                        return call::fail(cx, self.call, message);
+                    }
                 }
-                Err(f) => {
-                    let message = f.text(|e| format!("Could not write {path}: {e}"));
-                    return call::fail(cx, self.call, message);
-                }
-            },
+            }
             None => {
                 resp.line("Script ran on page and returned:");
                 resp.line("```json");

@@ -72,7 +72,7 @@ fn take(cx: &mut Ctx, call: CallId, args: Value) {
         let done = move |cx: &mut Ctx, r: Result<std::path::PathBuf, Error>| {
             answer(cx, call, r.map(|path| path.display().to_string()))
         };
-        screenshot::viewport_to_temp_file(cx, page, Box::new(done));
+        screenshot::viewport_to_temp_file(cx, call, page, Box::new(done));
     });
 }
 

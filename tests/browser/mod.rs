@@ -11,6 +11,7 @@ mod file_roots;
 mod file_safety;
 mod flags;
 mod frames;
+mod http_agents;
 mod input;
 mod inspect;
 mod mcp_2026;

@@ -45,6 +45,7 @@ pub mod http;
 pub mod images;
 pub mod input;
 pub mod mcp;
+pub mod mcp_http;
 pub mod modern;
 pub mod pages;
 pub mod procs;

@@ -10,6 +10,7 @@ use serde_json::{json, Value};
 
 use crate::app::cli::{initialize_params, initialized};
 use crate::app::InProcess;
+use crate::browser::AgentId;
 use crate::pagetools::Table;
 use crate::tools::Ctx;
 
@@ -139,7 +140,7 @@ impl Session {
     /// Which of its documents the page shows (each load counts one).
     pub(super) fn document(&mut self) -> Option<u64> {
         let cx = self.server.ctx();
-        let page = cx.browser.pages.selected?;
+        let page = cx.browser.pages.selected(AgentId::DEFAULT)?;
         cx.browser.pages.get(page).map(|p| p.document)
     }
 
@@ -161,7 +162,7 @@ impl Session {
     /// The tool table of the selected page (the one the check opened).
     pub(super) fn table(&mut self) -> Option<&mut Table> {
         let cx = self.server.ctx();
-        let page = cx.browser.pages.selected?;
+        let page = cx.browser.pages.selected(AgentId::DEFAULT)?;
         Some(cx.tables.entry(page))
     }
 

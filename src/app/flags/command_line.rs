@@ -53,6 +53,21 @@ pub(crate) struct Flags {
     #[argh(option, short = 'w')]
     pub(crate) ws_endpoint: Option<String>,
 
+    /// serve MCP's Streamable HTTP transport on this port at /mcp instead of stdio (0: any
+    /// free port; the log says which)
+    #[argh(option)]
+    pub(crate) port: Option<u16>,
+
+    /// the address --port listens on (default 127.0.0.1); any other than a loopback one needs
+    /// DEVTOOLS_MCP_TOKEN set
+    #[argh(option)]
+    pub(crate) host: Option<String>,
+
+    /// with --port: seconds an agent may be idle before its browser context is disposed
+    /// (default 1800)
+    #[argh(option)]
+    pub(crate) agent_idle_timeout: Option<u64>,
+
     /// also write the log to this file
     #[argh(option)]
     pub(crate) log_file: Option<String>,

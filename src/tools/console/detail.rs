@@ -68,7 +68,8 @@ impl MessageDetail {
 
     /// Starts the call on page `requested` (the selected page when `None`).
     pub(super) fn start(self, cx: &mut Ctx, requested: Option<PageId>) {
-        call::page(cx, requested, self.then(Step::Page));
+        let call = self.call;
+        call::page(cx, call, requested, self.then(Step::Page));
     }
 }
 

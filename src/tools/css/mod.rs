@@ -123,7 +123,8 @@ impl Styles {
 
     /// Starts the call on page `requested` (the selected page when `None`).
     fn start(self, cx: &mut Ctx, requested: Option<PageId>) {
-        call::live_page(cx, requested, self.then(Step::Page));
+        let call = self.call;
+        call::live_page(cx, call, requested, self.then(Step::Page));
     }
 }
 

@@ -62,7 +62,7 @@ fn emulate(cx: &mut Ctx, call: CallId, args: Value) {
         page: PageId::NONE,
         reload: false,
     };
-    call::page(cx, args.page, emulation.then(EmulateStep::Page));
+    call::page(cx, call, args.page, emulation.then(EmulateStep::Page));
 }
 
 /// An `emulate` call: the commands that take the page from what it emulates to what the call

@@ -73,7 +73,7 @@ fn resize_page(cx: &mut Ctx, call: CallId, args: Value) {
         page: PageId::NONE,
         window: 0,
     };
-    call::page(cx, args.page, resize.then(ResizeStep::Page));
+    call::page(cx, call, args.page, resize.then(ResizeStep::Page));
 }
 
 /// A `resize_page` call: the page's window found and made a normal one, the page's contents

@@ -107,7 +107,8 @@ impl<I: Input> InputCall<I> {
         call::limit_by_default(cx, self.call, |ms| {
             format!("The input action did not finish within {ms} ms.")
         });
-        call::page(cx, requested, self.then(Step::Page));
+        let call = self.call;
+        call::page(cx, call, requested, self.then(Step::Page));
     }
 }
 

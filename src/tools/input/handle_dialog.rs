@@ -41,7 +41,7 @@ fn run(cx: &mut Ctx, call: CallId, args: Value) {
         prompt_text: args.prompt_text.filter(|_| accept),
         page: PageId::NONE,
     };
-    call::page(cx, args.page, handle.then(Step::Page));
+    call::page(cx, call, args.page, handle.then(Step::Page));
 }
 
 /// Answering the page's open dialog.

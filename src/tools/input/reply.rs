@@ -48,7 +48,7 @@ fn opened_pages(cx: &Ctx, resp: &mut Response, targets: &[String]) {
             format!("{title} ({})", p.url)
         };
         resp.line(format!("{}: {label}", p.id));
-        let selected = cx.browser.pages.selected == Some(p.id);
+        let selected = cx.browser.pages.selected(p.agent) == Some(p.id);
         list.push(json!({"id": p.id, "url": p.url, "title": title, "selected": selected}));
     }
     resp.structured

@@ -85,7 +85,8 @@ impl RequestDetail {
 
     /// Starts the call on page `requested` (the selected page when `None`).
     pub(super) fn start(self, cx: &mut Ctx, requested: Option<PageId>) {
-        call::page(cx, requested, self.then(Step::Page));
+        let call = self.call;
+        call::page(cx, call, requested, self.then(Step::Page));
     }
 }
 
@@ -168,7 +169,7 @@ impl RequestDetail {
 
     fn took_request_body(mut self, cx: &mut Ctx, answer: Result<GetRequestPostDataReturns, Error>) {
         let file = self.request_file.take();
-        match bodies::request_body(&Roots::of(cx), answer, file) {
+        match bodies::request_body(&Roots::of(cx, self.call), answer, file) {
             Ok(body) => {
                 self.request_body = Some(body);
                 self.ask_response_body(cx)
@@ -198,7 +199,7 @@ impl RequestDetail {
 
     fn took_response_body(mut self, cx: &mut Ctx, answer: Result<GetResponseBodyReturns, Error>) {
         let file = self.response_file.take();
-        match bodies::response_body(&Roots::of(cx), answer, file) {
+        match bodies::response_body(&Roots::of(cx, self.call), answer, file) {
             Ok(body) => self.reply(cx, Some(body)),
             Err(e) => fail_bare(cx, self.call, e),
         }

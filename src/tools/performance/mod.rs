@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::browser::{navigation, Flow, Host, PageId};
+use crate::browser::{navigation, AgentId, Flow, Host, PageId};
 use crate::cdp::generated::network as cdp_network;
 use crate::cdp::generated::tracing::TracingCompleteEvent;
 use crate::error::Error;
@@ -110,6 +110,20 @@ fn reap(cx: &mut Ctx, done: Done<()>) {
     }
 }
 
+/// The agent ended: its recording, if one runs, is stopped and dropped (its pages are
+/// closing), and its last report goes.
+pub(crate) fn forget_agent(cx: &mut Ctx, agent: AgentId) {
+    cx.performance.last.remove(&agent);
+    let theirs = cx
+        .performance
+        .running
+        .as_ref()
+        .is_some_and(|r| r.agent == agent);
+    if let Some(r) = cx.performance.running.take_if(|_| theirs) {
+        record::abandon(cx, &r.session, Box::new(|_, _| {}));
+    }
+}
+
 /// Stops the recording on `session` and drops what it recorded, then fails the call with
 /// `e`: by then a new trace may start (the browser refuses one while it is ending the last).
 fn abandon_and_fail(cx: &mut Ctx, session: &str, call: CallId, e: impl Display + 'static) {
@@ -136,7 +150,7 @@ fn start_trace(cx: &mut Ctx, call: CallId, args: Value) {
         auto_stop: args.auto_stop.unwrap_or(true),
         ignore_cache: args.ignore_cache.unwrap_or(false),
         file_path: args.file_path,
-        roots: Roots::of(cx),
+        roots: Roots::of(cx, call),
         page: PageId::NONE,
         session: String::new(),
         url: String::new(),
@@ -212,9 +226,9 @@ impl StartTrace {
         if cx.performance.running.is_some() {
             return answer_line(cx, self.call, None, "Error: a performance trace is already running. Use performance_stop_trace to stop it. Only one trace can be running at any given time.");
         }
-        self.roots = Roots::of(cx);
-        let requested = self.requested;
-        call::live_page(cx, requested, self.then(StartStep::Page));
+        self.roots = Roots::of(cx, self.call);
+        let (call, requested) = (self.call, self.requested);
+        call::live_page(cx, call, requested, self.then(StartStep::Page));
     }
 
     /// The recording is the call's from now on; a reload first empties the page.
@@ -230,6 +244,7 @@ impl StartTrace {
         cx.performance.running = Some(Running {
             session: self.session.clone(),
             owner: Some(self.call),
+            agent: call::agent(cx, self.call),
         });
         if !self.reload {
             return self.trace(cx);
@@ -297,7 +312,7 @@ fn stop_trace(cx: &mut Ctx, call: CallId, args: Value) {
     let Some(args) = call::args::<StopArgs>(cx, call, args) else {
         return;
     };
-    let stop = StopTrace::new(call, Roots::of(cx), args.file_path);
+    let stop = StopTrace::new(call, Roots::of(cx, call), args.file_path);
     stop.start(cx, args.page);
 }
 
@@ -373,13 +388,16 @@ impl Flow<Ctx> for StopTrace {
 
 impl StopTrace {
     fn find_page(mut self, cx: &mut Ctx) {
-        if cx.performance.running.is_none() {
+        // Another agent's recording is none of this one's.
+        let agent = call::agent(cx, self.call);
+        let running = cx.performance.running.as_ref();
+        if running.is_none_or(|r| r.agent != agent) {
             let line = "Error: no active performance trace recording to stop.";
             return answer_line(cx, self.call, None, line);
         }
-        self.roots = Roots::of(cx);
-        let requested = self.requested;
-        call::page(cx, requested, self.then(StopStep::Page));
+        self.roots = Roots::of(cx, self.call);
+        let (call, requested) = (self.call, self.requested);
+        call::page(cx, call, requested, self.then(StopStep::Page));
     }
 
     /// An open dialog refuses `performance_stop_trace` (an automatic stop goes on).
@@ -392,7 +410,8 @@ impl StopTrace {
     /// Takes the recording, opens the file, and ends the recording.
     fn stop(mut self, cx: &mut Ctx, page: PageId) {
         self.page = page;
-        let Some(running) = cx.performance.running.take() else {
+        let agent = call::agent(cx, self.call);
+        let Some(running) = cx.performance.running.take_if(|r| r.agent == agent) else {
             return call::fail(
                 cx,
                 self.call,
@@ -464,7 +483,8 @@ fn summary_answer(
     resp.structured
         .insert("traceSummary".into(), Value::String(summary.clone()));
     resp.line(summary);
-    cx.performance.last = Some(report);
+    let agent = call::agent(cx, call);
+    cx.performance.last.insert(agent, report);
     finish(cx, call, resp);
 }
 
@@ -475,8 +495,10 @@ fn analyze_insight(cx: &mut Ctx, call: CallId, args: Value) {
     let Some(args) = call::args::<AnalyzeArgs>(cx, call, args) else {
         return;
     };
-    let page = args.page.or(cx.browser.pages.selected);
-    let text = match &cx.performance.last {
+    let agent = call::agent(cx, call);
+    let pages = &cx.browser.pages;
+    let page = (args.page.filter(|p| pages.get_for(agent, *p).is_some())).or(pages.selected(agent));
+    let text = match cx.performance.last.get(&agent) {
         None => {
             "No recorded traces found. Record a performance trace so you have Insights to analyze."
                 .to_owned()

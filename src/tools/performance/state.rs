@@ -1,14 +1,17 @@
-//! The one trace recording, server-wide, and the last trace's report that
-//! `performance_analyze_insight` reads. `Ctx` holds one [`State`].
+//! The one trace recording, server-wide (the agent that started it alone stops it), and each
+//! agent's last trace report, which `performance_analyze_insight` reads. `Ctx` holds one
+//! [`State`].
 
-use crate::browser::CallId;
+use std::collections::HashMap;
+
+use crate::browser::{AgentId, CallId};
 use crate::trace;
 
-/// The one recording, and the last trace's report.
+/// The one recording, and each agent's last trace's report.
 #[derive(Default)]
 pub(crate) struct State {
     pub(super) running: Option<Running>,
-    pub(super) last: Option<trace::Report>,
+    pub(super) last: HashMap<AgentId, trace::Report>,
 }
 
 /// A recording in progress.
@@ -17,4 +20,6 @@ pub(super) struct Running {
     pub(super) session: String,
     /// The call that records and will stop it itself (autoStop), while it runs.
     pub(super) owner: Option<CallId>,
+    /// The agent whose trace it is.
+    pub(super) agent: AgentId,
 }

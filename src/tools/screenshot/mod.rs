@@ -138,7 +138,7 @@ fn take_screenshot(cx: &mut Ctx, call: CallId, args: Value) {
         page: PageId::NONE,
         line: String::new(),
     };
-    call::page(cx, args.page, shot.then(Step::Page));
+    call::page(cx, call, args.page, shot.then(Step::Page));
 }
 
 /// A `take_screenshot` call: the page, the capture (unless a dialog is open or opens), and
@@ -218,7 +218,7 @@ impl TakeScreenshot {
         let mut resp = Response::for_page(self.page);
         resp.line(self.line);
         let ext = self.format.name();
-        let roots = Roots::of(cx);
+        let roots = Roots::of(cx, self.call);
         let saved = match self.file_path {
             Some(path) => {
                 Some(decode_base64(&data).and_then(|bytes| files::save(&roots, &path, ext, &bytes)))
@@ -252,7 +252,7 @@ fn not_painting() -> String {
 
 /// `--slim`'s `screenshot`: the viewport as a PNG in a new temporary file, whose path `done`
 /// gets. Refused while a dialog is open, as `take_screenshot` is.
-pub(super) fn viewport_to_temp_file(cx: &mut Ctx, page: PageId, done: Done<PathBuf>) {
+pub(super) fn viewport_to_temp_file(cx: &mut Ctx, call: CallId, page: PageId, done: Done<PathBuf>) {
     if let Some(message) = dialogs::blocked(cx, page) {
         return done(cx, Err(Error::Page(message)));
     }
@@ -262,7 +262,7 @@ pub(super) fn viewport_to_temp_file(cx: &mut Ctx, page: PageId, done: Done<PathB
     };
     let format = Format::Png;
     let saved = move |cx: &mut Ctx, r: Result<String, Error>| {
-        let roots = Roots::of(cx);
+        let roots = Roots::of(cx, call);
         let saved = r.and_then(|data| {
             decode_base64(&data)
                 .and_then(|bytes| files::save_temp(&roots, format.name(), &bytes))

@@ -80,7 +80,7 @@ fn answer(
         return call::fail(cx, call, "The page closed during the snapshot.");
     };
     match file_path {
-        Some(path) => match files::write_at(&Roots::of(cx), &path, snap.text.as_bytes()) {
+        Some(path) => match files::write_at(&Roots::of(cx, call), &path, snap.text.as_bytes()) {
             Ok(_) => {
                 resp.line(model::format_saved(&path));
             }

@@ -96,7 +96,8 @@ impl PageToolRun {
 
     /// Starts the run on page `requested` (the selected page when `None`).
     pub(super) fn start(self, cx: &mut Ctx, requested: Option<PageId>) {
-        browser::with_page(cx, requested, self.then(Step::Page));
+        let agent = call::agent(cx, self.call);
+        browser::with_page(cx, agent, requested, self.then(Step::Page));
     }
 }
 
@@ -161,7 +162,7 @@ impl PageToolRun {
             return call::fail(cx, self.call, pages::no_such_page(page));
         };
         call::runs_page_code(cx, self.call, page, &session, Some(DialogPolicy::Accept));
-        let output = match files::output(cx, self.file_path.take()) {
+        let output = match files::output(cx, self.call, self.file_path.take()) {
             Ok(o) => o,
             Err(message) => return call::fail(cx, self.call, message),
         };
@@ -241,7 +242,7 @@ impl PageToolRun {
         let Some(session) = cx.browser.pages.get(self.page).map(|p| p.session.clone()) else {
             return call::fail(cx, self.call, pages::no_such_page(self.page));
         };
-        let file = match files::output(cx, self.file_path) {
+        let file = match files::output(cx, self.call, self.file_path) {
             Ok(o) => o,
             Err(message) => return call::fail(cx, self.call, message),
         };
