@@ -9,6 +9,7 @@ mod mcp_2026;
 pub(crate) mod mcp_basics;
 pub(crate) mod protocol_edges;
 mod protocol_fuzz;
+mod reference_options;
 mod shutdown;
 mod slim_and_categories;
 mod tools_list_size;

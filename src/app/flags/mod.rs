@@ -13,7 +13,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::settings::{
-    BrowserSource, Categories, Category, Settings, DEFAULT_MAX_RESULT_BYTES, DEFAULT_TOOL_TIMEOUT,
+    BrowserSource, Categories, Category, Channel, Settings, DEFAULT_MAX_RESULT_BYTES,
+    DEFAULT_TOOL_TIMEOUT,
 };
 
 pub(super) use command_line::Flags;
@@ -62,7 +63,32 @@ pub(super) fn settings(flags: &Flags) -> Result<Settings, String> {
         slim: flags.slim.unwrap_or(false),
         categories: categories(&flags.category)?,
         policies: policies::policies(flags)?,
+        channel: channel(flags)?,
+        structured_content: flags.experimental_structured_content.unwrap_or(false),
+        include_all_pages: flags.experimental_include_all_pages.unwrap_or(false),
+        vision: flags.experimental_vision.unwrap_or(false),
     })
+}
+
+/// `--channel`, one of the reference's choices, and only where the browser is found by it.
+fn channel(flags: &Flags) -> Result<Option<Channel>, String> {
+    let Some(name) = &flags.channel else {
+        return Ok(None);
+    };
+    let channel = Channel::named(name).ok_or_else(|| {
+        format!("Invalid values:\n  Argument: channel, Given: \"{name}\", Choices: \"canary\", \"dev\", \"beta\", \"stable\"")
+    })?;
+    let other = [
+        ("executablePath", flags.executable_path.is_some()),
+        ("browserUrl", flags.browser_url.is_some()),
+        ("wsEndpoint", flags.ws_endpoint.is_some()),
+    ];
+    match other.iter().find(|(_, given)| *given) {
+        Some((name, _)) => Err(format!(
+            "Arguments channel and {name} are mutually exclusive"
+        )),
+        None => Ok(Some(channel)),
+    }
 }
 
 /// `--category` values (`Network=false`) as the categories they show or hide.
