@@ -9,9 +9,13 @@ use super::tool::Tool;
 use crate::settings::{Category, Policies, Settings};
 
 /// Whether the flags leave the tool in the list.
-pub(super) fn enabled(tool: &Tool, p: &Policies) -> bool {
+pub(super) fn enabled(tool: &Tool, settings: &Settings) -> bool {
     // --slim's `evaluate` runs page code as much as `evaluate_script` does.
-    p.javascript_evaluation || !matches!(tool.name, "evaluate_script" | "evaluate")
+    let evaluates = matches!(tool.name, "evaluate_script" | "evaluate");
+    // Coordinates are for models that read screenshots: offered, as by the reference, only
+    // with --experimentalVision.
+    let vision = tool.name == "click_at";
+    (settings.policies.javascript_evaluation || !evaluates) && (settings.vision || !vision)
 }
 
 /// The tool's listing as the flags shape it.
