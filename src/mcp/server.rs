@@ -27,6 +27,7 @@ use super::modern::{self, Subscription};
 use super::output::Output;
 use super::roots::{Answer, Held, Roots};
 use crate::log::log;
+use crate::schema_problems::echoed;
 use crate::tools::{self, call, CallId, Ctx, Outcome};
 
 pub(crate) struct Server {
@@ -164,7 +165,7 @@ impl Server {
             }
             "tools/call" => self.tools_call(id, &params, false),
             _ => {
-                let message = format!("Method not found: {method}");
+                let message = format!("Method not found: {}", echoed(method));
                 self.send(jsonrpc::error(&id, METHOD_NOT_FOUND, &message));
             }
         }
@@ -193,7 +194,7 @@ impl Server {
             }
             "tools/call" => self.tools_call(id, params, true),
             _ => {
-                let message = format!("Method not found: {method}");
+                let message = format!("Method not found: {}", echoed(method));
                 self.send(jsonrpc::error(&id, METHOD_NOT_FOUND, &message));
             }
         }

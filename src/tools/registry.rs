@@ -133,7 +133,8 @@ pub(crate) fn call(cx: &mut Ctx, name: &str, args: Value) -> Result<CallId, Stri
     let Some(tool) = find(name) else {
         // As the reference (and the MCP SDKs) do: a protocol error, not a tool result.
         let exposed = exposed::call(cx, name, args, &reserved);
-        return exposed.ok_or_else(|| format!("Tool {name} not found"));
+        let echoed = || schema_problems::echoed(name);
+        return exposed.ok_or_else(|| format!("Tool {} not found", echoed()));
     };
     // As the reference (its MCP SDK) answers these: protocol errors.
     match hidden(&cx.settings, tool) {

@@ -2,6 +2,7 @@
 //! work, the one-shot commands' exits. What needs a browser belongs in `browser`: a server
 //! started here (through `support::mcp`) that starts one fails its test.
 
+mod bad_input;
 mod browser_choice;
 mod connection;
 mod flags;

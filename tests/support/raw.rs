@@ -123,6 +123,26 @@ pub fn exchange(
     env: &[(&str, &str)],
     requests: &[serde_json::Value],
 ) -> (Vec<serde_json::Value>, String) {
+    let lines: Vec<String> = requests.iter().map(|r| r.to_string()).collect();
+    let expected = requests.iter().filter(|r| r.get("id").is_some()).count();
+    exchange_env(args, env, &lines, expected)
+}
+
+/// [`exchange`] of lines as written, until `expected` answers have come.
+pub fn exchange_lines(
+    args: &[String],
+    lines: &[String],
+    expected: usize,
+) -> (Vec<serde_json::Value>, String) {
+    exchange_env(args, &[], lines, expected)
+}
+
+fn exchange_env(
+    args: &[String],
+    env: &[(&str, &str)],
+    lines: &[String],
+    expected: usize,
+) -> (Vec<serde_json::Value>, String) {
     use std::io::Read;
     let mut command = Command::new(env!("CARGO_BIN_EXE_devtools-mcp"));
     command
@@ -140,9 +160,9 @@ pub fn exchange(
     let mut child = command.spawn().expect("the server starts");
     let mut stdin = child.stdin.take();
     if let Some(stdin) = &mut stdin {
-        for r in requests {
+        for line in lines {
             // A server that refused its flags has gone: what it said is on stderr.
-            let _ = writeln!(stdin, "{r}");
+            let _ = writeln!(stdin, "{line}");
         }
     }
     let stderr = child.stderr.take();
@@ -153,18 +173,19 @@ pub fn exchange(
         }
         err
     });
-    let mut pending: Vec<&serde_json::Value> =
-        requests.iter().filter_map(|r| r.get("id")).collect();
     let (mut answers, mut out) = (Vec::new(), String::new());
     let stdout = BufReader::new(child.stdout.take().expect("stdout"));
     for line in stdout.lines().map_while(Result::ok) {
         out.push_str(&line);
         out.push('\n');
         if let Ok(answer) = serde_json::from_str::<serde_json::Value>(&line) {
-            pending.retain(|id| answer.get("id") != Some(id));
             answers.push(answer);
         }
-        if pending.is_empty() {
+        let answered = answers
+            .iter()
+            .filter(|a| a.get("id").is_some() && a.get("method").is_none())
+            .count();
+        if answered >= expected {
             // Every request is answered: the end of input ends the server.
             stdin = None;
         }
