@@ -26,6 +26,7 @@ mod relaunch_note;
 mod robustness;
 mod screenshot;
 mod script;
+mod session_bytes;
 pub(crate) mod shutdown;
 mod slim_and_categories;
 mod thirdparty;
