@@ -5,6 +5,7 @@
 pub(crate) mod browser_choice;
 mod connection;
 mod console;
+mod demo;
 mod emulation;
 mod file_roots;
 mod file_safety;
