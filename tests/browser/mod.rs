@@ -31,4 +31,5 @@ mod session_bytes;
 pub(crate) mod shutdown;
 mod slim_and_categories;
 mod thirdparty;
+mod url_spellings;
 mod webmcp;
