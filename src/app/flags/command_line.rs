@@ -157,6 +157,11 @@ pub(crate) struct Flags {
     #[argh(option)]
     pub(crate) experimental_vision: Option<bool>,
 
+    /// how answers write structured data: default (toon and gcf, which need the reference's
+    /// npm packages, are taken and answered in the default format)
+    #[argh(option)]
+    pub(crate) experimental_data_format: Option<String>,
+
     /// a JSON file of these settings (camelCase keys); flags on the command line win
     #[argh(option)]
     pub(crate) config: Option<String>,
@@ -176,6 +181,7 @@ impl Flags {
         let refs: Vec<&str> = normalized.iter().map(String::as_str).collect();
         let flags = Flags::from_args(&[program], &refs)?;
         let Some(path) = &flags.config else {
+            notes.extend(flags.data_format_note());
             return Ok((flags, notes));
         };
         // `--config`: the file's settings join the command line's, which win.
@@ -202,7 +208,20 @@ impl Flags {
         normalized = more;
         notes.extend(more_notes);
         let refs: Vec<&str> = normalized.iter().map(String::as_str).collect();
-        Flags::from_args(&[program], &refs).map(|f| (f, notes))
+        let flags = Flags::from_args(&[program], &refs)?;
+        notes.extend(flags.data_format_note());
+        Ok((flags, notes))
+    }
+
+    /// `--experimentalDataFormat` other than `default`: the encodings come from npm packages
+    /// the reference loads; here answers keep the default format.
+    fn data_format_note(&self) -> Option<String> {
+        match self.experimental_data_format.as_deref() {
+            Some(format @ ("toon" | "gcf")) => Some(format!(
+                "--experimentalDataFormat={format} has no effect in devtools-mcp: answers use the default format"
+            )),
+            _ => None,
+        }
     }
 }
 

@@ -39,6 +39,7 @@ pub(super) fn settings(flags: &Flags) -> Result<Settings, String> {
     if flags.headless_shell == Some(true) && !headless {
         return Err("--headlessShell runs only headless; drop it or --headless=false".into());
     }
+    data_format(flags)?;
     Ok(Settings {
         source,
         executable_path: flags.executable_path.clone(),
@@ -91,6 +92,15 @@ fn channel(flags: &Flags) -> Result<Option<Channel>, String> {
     }
 }
 
+/// `--experimentalDataFormat`, one of the reference's choices. Only checked: answers here are
+/// in the default format (the others need the reference's npm packages; see `Flags`).
+fn data_format(flags: &Flags) -> Result<(), String> {
+    match flags.experimental_data_format.as_deref() {
+        None | Some("default" | "toon" | "gcf") => Ok(()),
+        Some(given) => Err(format!("Invalid values:\n  Argument: experimentalDataFormat, Given: \"{given}\", Choices: \"default\", \"toon\", \"gcf\"")),
+    }
+}
+
 /// `--category` values (`Network=false`) as the categories they show or hide.
 fn categories(given: &[String]) -> Result<Categories, String> {
     let parse = |v: &String| {
@@ -124,6 +134,21 @@ mod tests {
 
     fn parse(args: &[&str]) -> Flags {
         command_line::parsed(args)
+    }
+
+    #[test]
+    fn data_formats_are_the_references_choices() {
+        for format in ["default", "toon", "gcf"] {
+            let flags = parse(&["--experimental-data-format", format]);
+            assert!(settings(&flags).is_ok(), "{format}");
+        }
+        let err = settings(&parse(&["--experimentalDataFormat=yaml"])).unwrap_err();
+        assert_eq!(err, "Invalid values:\n  Argument: experimentalDataFormat, Given: \"yaml\", Choices: \"default\", \"toon\", \"gcf\"");
+        let args = ["--experimentalDataFormat=toon".to_owned()];
+        let (_, notes) = Flags::parse("devtools-mcp", &args).unwrap();
+        assert_eq!(notes, ["--experimentalDataFormat=toon has no effect in devtools-mcp: answers use the default format"]);
+        let args = ["--experimentalDataFormat=default".to_owned()];
+        assert!(Flags::parse("devtools-mcp", &args).unwrap().1.is_empty());
     }
 
     #[test]

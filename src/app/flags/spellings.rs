@@ -32,6 +32,7 @@ pub(super) const BOOL_FLAGS: &[&str] = &[
 pub(super) const VALUED_FLAGS: &[&str] = &[
     "executablePath",
     "channel",
+    "experimentalDataFormat",
     "userDataDir",
     "viewport",
     "browserUrl",
@@ -86,7 +87,6 @@ pub(super) const IGNORED_FLAGS: &[(&str, bool)] = &[
     ("devtoolsComments", false),
     ("memoryDebugging", false),
     ("ignoreDefaultChromeArg", true),
-    ("experimentalDataFormat", true),
     // The rest of the reference's telemetry and recording switches.
     ("experimentalToonFormat", false),
     ("clearcutIncludePidHeader", false),
@@ -236,8 +236,8 @@ mod tests {
     #[test]
     fn ignored_flags_swallow_their_values() {
         let owned: Vec<String> = [
-            "--experimentalDataFormat",
-            "default",
+            "--clearcutEndpoint",
+            "https://example.invalid/",
             "--performanceCrux=false",
             "--isolated",
         ]
