@@ -59,6 +59,12 @@ fn echo(value: &Value) -> String {
     cut(&String::from_utf8_lossy(&out.0), ECHO_CHARS)
 }
 
+/// A name the client wrote (a method, a tool), as an error may echo it: cut short like any
+/// echoed value, so that a megabyte of name does not come back as a megabyte of error.
+pub(crate) fn echoed(name: &str) -> String {
+    cut(name, ECHO_CHARS)
+}
+
 /// The first `max` characters of `text`, and "…" when there were more.
 fn cut(text: &str, max: usize) -> String {
     match text.char_indices().nth(max) {
@@ -71,6 +77,13 @@ fn cut(text: &str, max: usize) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn echoed_names_are_cut() {
+        assert_eq!(echoed("click"), "click");
+        let long = "é".repeat(1_000_000);
+        assert_eq!(echoed(&long), format!("{}…", "é".repeat(ECHO_CHARS)));
+    }
 
     #[test]
     fn a_page_tools_huge_params_give_a_short_error() {

@@ -44,6 +44,74 @@ pub(crate) struct Settings {
     pub categories: Categories,
     /// The reference's newer flags (what they take away from or require of the tools).
     pub policies: Policies,
+    /// `--channel`: the installed Google Chrome of this channel, found where its packages put it.
+    pub channel: Option<Channel>,
+    /// `--experimentalStructuredContent`: answers carry `structuredContent` beside their text.
+    pub structured_content: bool,
+    /// `--experimentalIncludeAllPages`: background pages, service workers and webviews are
+    /// listed as pages too.
+    pub include_all_pages: bool,
+    /// `--experimentalVision`: the coordinate-based `click_at` is offered.
+    pub vision: bool,
+}
+
+#[cfg(test)]
+impl Settings {
+    /// The defaults of a launched browser, headless or not, the shell as given.
+    pub(crate) fn for_tests(headless: bool, headless_shell: Option<bool>) -> Settings {
+        Settings {
+            source: BrowserSource::Launch,
+            executable_path: None,
+            headless,
+            headless_shell,
+            prelaunch: false,
+            user_data_dir: None,
+            chrome_args: Vec::new(),
+            viewport: None,
+            expose_page_tools: false,
+            tool_timeout: DEFAULT_TOOL_TIMEOUT,
+            max_result_bytes: DEFAULT_MAX_RESULT_BYTES,
+            file_roots: Vec::new(),
+            unrestricted_paths: false,
+            slim: false,
+            categories: Categories::default(),
+            policies: Policies::default(),
+            channel: None,
+            structured_content: false,
+            include_all_pages: false,
+            vision: false,
+        }
+    }
+}
+
+/// Google Chrome's release channels, as `--channel` names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Channel {
+    Stable,
+    Beta,
+    Dev,
+    Canary,
+}
+
+impl Channel {
+    pub(crate) fn named(name: &str) -> Option<Channel> {
+        match name {
+            "stable" => Some(Channel::Stable),
+            "beta" => Some(Channel::Beta),
+            "dev" => Some(Channel::Dev),
+            "canary" => Some(Channel::Canary),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Channel::Stable => "stable",
+            Channel::Beta => "beta",
+            Channel::Dev => "dev",
+            Channel::Canary => "canary",
+        }
+    }
 }
 
 /// Under the 30 s that clients commonly allow a request, so a hung call ends as an error the

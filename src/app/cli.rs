@@ -1,14 +1,18 @@
 //! One-shot use from a shell or a CI script: `devtools-mcp run` starts this same binary as an
 //! MCP server, makes the calls given on the command line, prints the answers and exits
 //! non-zero when one of them failed. `devtools-mcp demo` does that on the example page
-//! shipped in the repository, to show what an agent sees.
+//! built into the binary (`demo.html`), to show what an agent sees.
 //!
 //! This is a plain blocking client on purpose: it is not the server, and it waits on one
 //! answer at a time.
 
 use crate::app::stdout::outln;
+use std::fs::DirBuilder;
 use std::io::{BufRead, BufReader, Write};
+use std::os::unix::fs::DirBuilderExt;
+use std::path::PathBuf;
 use std::process::{Child, ChildStdin, ChildStdout, Command, ExitCode, Stdio};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use argh::FromArgs;
 use serde_json::{json, Value};
@@ -31,9 +35,9 @@ struct RunArgs {
 }
 
 #[derive(FromArgs)]
-/// Show what an agent sees on the example page (tests/fixtures/demo/index.html).
+/// Show what an agent sees on the example page (built in, or --page).
 struct DemoArgs {
-    /// the page to open (default: the example shop page of the repository)
+    /// the page to open (default: the example shop page built into the binary)
     #[argh(option)]
     page: Option<String>,
     /// a flag for the server, e.g. --server-arg=--headless=false (repeatable)
@@ -139,7 +143,15 @@ fn parse_call(spec: &str) -> Result<(String, Value), String> {
     Ok((name.to_owned(), args))
 }
 
-fn run_calls(server_args: &[String], calls: Vec<(String, Value)>, as_json: bool) -> ExitCode {
+/// Makes the calls in order and prints each answer; `first_answered` runs once the first call
+/// has been answered (before anything is printed, which may end the process).
+fn run_calls(
+    server_args: &[String],
+    calls: Vec<(String, Value)>,
+    as_json: bool,
+    first_answered: impl FnOnce(),
+) -> ExitCode {
+    let mut first_answered = Some(first_answered);
     let mut client = match Client::start(server_args) {
         Ok(c) => c,
         Err(e) => {
@@ -159,6 +171,9 @@ fn run_calls(server_args: &[String], calls: Vec<(String, Value)>, as_json: bool)
                 break;
             }
         };
+        if let Some(first_answered) = first_answered.take() {
+            first_answered();
+        }
         outln!("### {shown}");
         if let Some(err) = response.get("error") {
             outln!(
@@ -217,7 +232,7 @@ pub(super) fn run(args: &[&str]) -> ExitCode {
             }
         }
     }
-    run_calls(&parsed.server_arg, calls, parsed.json)
+    run_calls(&parsed.server_arg, calls, parsed.json, || ())
 }
 
 pub(super) fn demo(args: &[&str]) -> ExitCode {
@@ -225,17 +240,13 @@ pub(super) fn demo(args: &[&str]) -> ExitCode {
         Ok(a) => a,
         Err(exit) => return early_exit(exit),
     };
-    let page = parsed
-        .page
-        .unwrap_or_else(|| "tests/fixtures/demo/index.html".to_owned());
-    let path = match std::fs::canonicalize(&page) {
-        Ok(p) => p,
+    let (url, written) = match page_url(parsed.page.as_deref()) {
+        Ok(found) => found,
         Err(e) => {
-            eprintln!("devtools-mcp: cannot open {page}: {e} (run the demo from the repository's folder, or pass --page)");
+            eprintln!("devtools-mcp: {e}");
             return ExitCode::from(2);
         }
     };
-    let url = format!("file://{}", path.display());
     let calls = vec![
         ("new_page".to_owned(), json!({"url": url})),
         ("list_3p_developer_tools".to_owned(), json!({})),
@@ -261,9 +272,46 @@ pub(super) fn demo(args: &[&str]) -> ExitCode {
             json!({"toolName": "set_quantity", "params": "{\"sku\":\"tea\"}"}),
         ),
     ];
+    // The page is loaded once new_page answers: its file is no longer needed.
+    let remove = || {
+        if let Some(folder) = &written {
+            let _ = std::fs::remove_dir_all(folder);
+        }
+    };
     // The last call is meant to fail (a missing required parameter): show it, don't fail on it.
-    let _ = run_calls(&parsed.server_arg, calls, false);
+    let _ = run_calls(&parsed.server_arg, calls, false, remove);
+    remove();
     ExitCode::SUCCESS
+}
+
+/// The example page, built in so that the demo works wherever the binary is installed.
+const DEMO_PAGE: &str = include_str!("demo.html");
+
+/// The demo page's URL: `--page` as given, or the built-in page written to a folder of its own
+/// in the temp directory (returned, to be removed after).
+fn page_url(page: Option<&str>) -> Result<(String, Option<PathBuf>), String> {
+    if let Some(page) = page {
+        let path = std::fs::canonicalize(page).map_err(|e| format!("cannot open {page}: {e}"))?;
+        return Ok((format!("file://{}", path.display()), None));
+    }
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    let folder =
+        std::env::temp_dir().join(format!("devtools-mcp-demo-{}-{nanos}", std::process::id()));
+    let written = DirBuilder::new()
+        .mode(0o700)
+        .create(&folder)
+        .and_then(|()| std::fs::write(folder.join("index.html"), DEMO_PAGE));
+    if let Err(e) = written {
+        let _ = std::fs::remove_dir_all(&folder);
+        return Err(format!(
+            "cannot write the demo page into {}: {e}",
+            folder.display()
+        ));
+    }
+    let url = format!("file://{}", folder.join("index.html").display());
+    Ok((url, Some(folder)))
 }
 
 pub(super) fn early_exit(exit: argh::EarlyExit) -> ExitCode {

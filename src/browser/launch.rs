@@ -1,7 +1,7 @@
 //! Starting Chromium: finding the executable, the switches, the profile, the pipes on fds 3
 //! and 4, and making sure nothing of it outlives us.
 
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsString;
 use std::fs;
 use std::io;
 use std::os::fd::{FromRawFd, OwnedFd};
@@ -15,30 +15,13 @@ use mio::unix::pipe::{Receiver, Sender};
 use crate::log::log;
 use crate::settings::Settings;
 
+pub(crate) use super::executable::{find_executable, Executable};
+
 /// A browser process we started, and the temporary profile to delete after it.
 pub struct Process {
     pub child: Child,
     temp_profile: Option<PathBuf>,
 }
-
-/// Full Chromium or Chrome, looked for on PATH in this order.
-const FULL_NAMES: &[&str] = &[
-    "chromium",
-    "chromium-browser",
-    "google-chrome",
-    "google-chrome-stable",
-];
-
-/// The headless shell (Chromium's headless-only build: no UI code, a third fewer processes
-/// and megabytes, a faster start), looked for on PATH in this order.
-const SHELL_NAMES: &[&str] = &["chromium-headless-shell", "chrome-headless-shell"];
-
-/// Where Debian's `chromium-headless-shell` package puts the shell itself. Its
-/// `/usr/bin/chromium-headless-shell` is a `sh` script that runs this binary without `exec`:
-/// started through it, the browser would be our grandchild, and `PR_SET_PDEATHSIG` (which
-/// ends the browser if we are killed) would reach only the shell script.
-const DEBIAN_SHELL: &str = "/usr/lib/chromium/chromium-headless-shell";
-const DEBIAN_SHELL_WRAPPER: &str = "/usr/bin/chromium-headless-shell";
 
 /// Switches that keep an automated browser quiet and deterministic: no first-run UI, no
 /// background traffic of its own (on machines without a network these connections would
@@ -79,103 +62,6 @@ const DEFAULT_SWITCHES: &[&str] = &[
     "--force-color-profile=srgb",
     "--mute-audio",
 ];
-
-/// How to get a browser, for every "no browser" error.
-const INSTALL_HINT: &str =
-    "Install Chromium (Debian/Ubuntu: apt-get install chromium chromium-headless-shell) or point \
-to a Chrome or Chromium executable with --executablePath /path/to/chrome or the CHROME_PATH variable.";
-
-/// The browser to start, and why it was chosen (for the log).
-#[derive(Debug, PartialEq)]
-pub(crate) struct Executable {
-    pub path: PathBuf,
-    pub why: &'static str,
-}
-
-/// The browser the server starts: `--executablePath`, else `CHROME_PATH`, else the headless
-/// shell when headless (unless `--headlessShell=false`) and installed, else full Chromium.
-pub(crate) fn find_executable(settings: &Settings) -> Result<Executable, String> {
-    if let Some(path) = &settings.executable_path {
-        let p = PathBuf::from(path);
-        return if p.is_file() {
-            Ok(Executable {
-                path: p,
-                why: "given by --executablePath",
-            })
-        } else {
-            Err(format!(
-                "--executablePath {path} does not exist. {INSTALL_HINT}"
-            ))
-        };
-    }
-    if let Some(path) = std::env::var_os("CHROME_PATH").filter(|p| !p.is_empty()) {
-        let p = PathBuf::from(&path);
-        return if p.is_file() {
-            Ok(Executable {
-                path: p,
-                why: "given by CHROME_PATH",
-            })
-        } else {
-            Err(format!(
-                "CHROME_PATH {} does not exist. {INSTALL_HINT}",
-                p.display()
-            ))
-        };
-    }
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    choose(settings, &path)
-}
-
-/// The choice between the headless shell and full Chromium, on the given PATH.
-fn choose(settings: &Settings, path: &OsStr) -> Result<Executable, String> {
-    let forced = settings.headless_shell;
-    if forced.unwrap_or(settings.headless) {
-        if let Some(p) = find_shell(path) {
-            let why = if forced == Some(true) {
-                "the headless shell, as --headlessShell asks"
-            } else {
-                "the headless shell: headless, and it is installed (--headlessShell=false starts full Chromium)"
-            };
-            return Ok(Executable { path: p, why });
-        }
-        if forced == Some(true) {
-            return Err(format!(
-                "--headlessShell: no {} found on PATH. Install it (Debian/Ubuntu: apt-get install \
-chromium-headless-shell) or drop the flag to use full Chromium.",
-                SHELL_NAMES.join(" or "),
-            ));
-        }
-    }
-    let why = match (forced, settings.headless) {
-        (Some(false), _) => "full Chromium, as --headlessShell=false asks",
-        (_, false) => "full Chromium: --headless=false needs a window",
-        _ => "full Chromium: no headless shell is installed",
-    };
-    match on_path(path, FULL_NAMES) {
-        Some(p) => Ok(Executable { path: p, why }),
-        None => Err(format!(
-            "no Chromium or Chrome found (looked for {} on PATH). {INSTALL_HINT}",
-            FULL_NAMES.join(", ")
-        )),
-    }
-}
-
-/// The shell on PATH; Debian's wrapper script is replaced by the binary it runs.
-fn find_shell(path: &OsStr) -> Option<PathBuf> {
-    let found = on_path(path, SHELL_NAMES)?;
-    let binary = Path::new(DEBIAN_SHELL);
-    if found == Path::new(DEBIAN_SHELL_WRAPPER) && binary.is_file() {
-        return Some(binary.to_path_buf());
-    }
-    Some(found)
-}
-
-/// The first of `names` in the directories of `path`, directory by directory.
-fn on_path(path: &OsStr, names: &[&str]) -> Option<PathBuf> {
-    std::env::split_paths(path)
-        .flat_map(|dir| names.iter().map(move |name| dir.join(name)))
-        .find(|p| p.is_file())
-}
 
 fn is_root() -> bool {
     // SAFETY: geteuid has no preconditions.
@@ -407,27 +293,9 @@ impl Process {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::os::unix::fs::PermissionsExt;
 
     fn settings(headless: bool, headless_shell: Option<bool>) -> Settings {
-        Settings {
-            source: crate::settings::BrowserSource::Launch,
-            executable_path: None,
-            headless,
-            headless_shell,
-            prelaunch: false,
-            user_data_dir: None,
-            chrome_args: Vec::new(),
-            viewport: None,
-            expose_page_tools: false,
-            tool_timeout: crate::settings::DEFAULT_TOOL_TIMEOUT,
-            max_result_bytes: crate::settings::DEFAULT_MAX_RESULT_BYTES,
-            file_roots: Vec::new(),
-            unrestricted_paths: false,
-            slim: false,
-            categories: Default::default(),
-            policies: Default::default(),
-        }
+        Settings::for_tests(headless, headless_shell)
     }
 
     fn arguments_with(chrome_args: &[&str]) -> Vec<String> {
@@ -473,53 +341,5 @@ mod tests {
             ]
         );
         assert_eq!(theirs.iter().filter(|a| *a == "--mute-audio").count(), 2);
-    }
-
-    /// A directory holding empty executables with these names.
-    fn bin_dir(tag: &str, names: &[&str]) -> PathBuf {
-        let dir =
-            std::env::temp_dir().join(format!("devtools-mcp-launch-{tag}-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
-        for name in names {
-            let p = dir.join(name);
-            fs::write(&p, "").unwrap();
-            fs::set_permissions(&p, fs::Permissions::from_mode(0o755)).unwrap();
-        }
-        dir
-    }
-
-    #[test]
-    fn headless_prefers_the_shell_and_a_window_needs_full_chromium() {
-        let full = bin_dir("full", &["chromium"]);
-        let shell = bin_dir("shell", &["chrome-headless-shell"]);
-        // The full browser comes first on PATH, and still the shell is taken when headless.
-        let path = std::env::join_paths([&full, &shell]).unwrap();
-        let pick = |headless, forced| choose(&settings(headless, forced), &path).map(|e| e.path);
-        assert_eq!(pick(true, None), Ok(shell.join("chrome-headless-shell")));
-        assert_eq!(
-            pick(true, Some(true)),
-            Ok(shell.join("chrome-headless-shell"))
-        );
-        assert_eq!(pick(true, Some(false)), Ok(full.join("chromium")));
-        assert_eq!(pick(false, None), Ok(full.join("chromium")));
-
-        // Without a shell, headless falls back to full Chromium unless the shell is forced.
-        let only_full = std::env::join_paths([&full]).unwrap();
-        let pick = |forced| choose(&settings(true, forced), &only_full);
-        let fallback = pick(None).unwrap();
-        assert_eq!(fallback.path, full.join("chromium"));
-        assert!(
-            fallback.why.contains("no headless shell"),
-            "{}",
-            fallback.why
-        );
-        let forced = pick(Some(true)).unwrap_err();
-        assert!(
-            forced.contains("apt-get install chromium-headless-shell"),
-            "{forced}"
-        );
-        let _ = fs::remove_dir_all(full);
-        let _ = fs::remove_dir_all(shell);
     }
 }

@@ -4,6 +4,7 @@
 
 pub(crate) mod agents;
 pub(crate) mod events;
+mod executable;
 pub(crate) mod frames;
 pub(crate) mod host;
 mod ids;

@@ -160,7 +160,11 @@ impl<H> Pages<H> {
 pub(crate) fn attached<H: Host>(cx: &mut H, e: target::AttachedToTargetEvent) {
     let session = e.session_id;
     let info = e.target_info;
-    if info.r#type != "page" {
+    // --experimentalIncludeAllPages: extensions' background pages and apps' webviews are
+    // pages too, as in the reference.
+    let also_pages = cx.settings().include_all_pages;
+    let page_like = matches!(info.r#type.as_str(), "background_page" | "webview");
+    if info.r#type != "page" && !(also_pages && page_like) {
         // Workers and the like: let them run; we do not drive them. Their requests follow
         // the URL rules too (as in the reference).
         if info.r#type.ends_with("worker") {

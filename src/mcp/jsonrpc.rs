@@ -136,12 +136,40 @@ fn classify(e: Envelope) -> Incoming {
         let params = params.map(|p| p.to_owned());
         return Incoming::Notification { method, params };
     };
-    // Valid JSON already: parsing it again cannot fail.
+    // Valid JSON already; but a number it holds may not fit a float (`-1e999`).
     let params = match params.map(|p| serde_json::from_str(p.get())) {
         Some(Ok(p)) => p,
-        _ => Value::Object(Default::default()),
+        Some(Err(e)) => {
+            return Incoming::Invalid {
+                id,
+                code: INVALID_PARAMS,
+                message: unreadable_params(params.map_or("", |p| p.get()), &e),
+            }
+        }
+        None => Value::Object(Default::default()),
     };
     Incoming::Request { id, method, params }
+}
+
+/// What is wrong with params that are valid JSON and still cannot be read: a number out of
+/// range, named as written (cut short).
+fn unreadable_params(text: &str, e: &serde_json::Error) -> String {
+    // A message is one line; the error's column is where the number ends (bytes, from 1).
+    let before = text.get(..e.column().min(text.len())).unwrap_or(text);
+    let number_char = |c: char| c.is_ascii_digit() || matches!(c, '-' | '+' | '.' | 'e' | 'E');
+    let start = before
+        .char_indices()
+        .rev()
+        .take_while(|(_, c)| number_char(*c))
+        .last()
+        .map_or(before.len(), |(i, _)| i);
+    match &before[start..] {
+        "" => format!("Invalid params: {e}"),
+        number => format!(
+            "Invalid params: the number {} is out of range (numbers must fit a 64-bit float)",
+            crate::schema_problems::echoed(number)
+        ),
+    }
 }
 
 fn invalid(id: Id, message: impl Into<String>) -> Incoming {

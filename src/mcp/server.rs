@@ -34,6 +34,7 @@ use super::output::{Sink, Tag};
 use super::roots::{Answer, Held, Roots};
 use crate::browser::AgentId;
 use crate::log::log;
+use crate::schema_problems::echoed;
 use crate::tools::{self, call, CallId, Ctx, ToolResult};
 
 pub(crate) struct Session {
@@ -212,7 +213,7 @@ impl Session {
             }
             "tools/call" => self.tools_call(cx, id, &params, false),
             _ => {
-                let message = format!("Method not found: {method}");
+                let message = format!("Method not found: {}", echoed(method));
                 self.answer(jsonrpc::error(&id, METHOD_NOT_FOUND, &message));
             }
         }
@@ -241,7 +242,7 @@ impl Session {
             }
             "tools/call" => self.tools_call(cx, id, params, true),
             _ => {
-                let message = format!("Method not found: {method}");
+                let message = format!("Method not found: {}", echoed(method));
                 self.answer(jsonrpc::error(&id, METHOD_NOT_FOUND, &message));
             }
         }

@@ -1,5 +1,9 @@
 //! Decoding the base64 the browser uses for binary data: images, recordings and streams
-//! strictly, network bodies leniently.
+//! strictly, network bodies leniently (the `base64` crate's decoder, told how strict to be).
+
+use base64::alphabet;
+use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+use base64::Engine;
 
 /// How many bytes `data` (padded standard base64) decodes to.
 pub(super) fn decoded_len(data: &str) -> usize {
@@ -7,64 +11,38 @@ pub(super) fn decoded_len(data: &str) -> usize {
     (data.len() / 4 * 3).saturating_sub(padding)
 }
 
+/// Padding optional and spare low bits ignored, as the browser's own decoder reads it.
+const TOLERANT: GeneralPurposeConfig = GeneralPurposeConfig::new()
+    .with_decode_padding_mode(DecodePaddingMode::Indifferent)
+    .with_decode_allow_trailing_bits(true);
+const STANDARD: GeneralPurpose = GeneralPurpose::new(&alphabet::STANDARD, TOLERANT);
+
 /// Decodes standard base64 (the alphabet with `+` and `/`, `=` padding), as the browser sends
 /// images.
 pub(super) fn decode_base64(data: &str) -> Result<Vec<u8>, String> {
-    fn value(c: u8) -> Option<u32> {
-        match c {
-            b'A'..=b'Z' => Some((c - b'A') as u32),
-            b'a'..=b'z' => Some((c - b'a') as u32 + 26),
-            b'0'..=b'9' => Some((c - b'0') as u32 + 52),
-            b'+' => Some(62),
-            b'/' => Some(63),
-            _ => None,
-        }
-    }
-    let bad = || "The browser sent an image that is not valid base64.".to_owned();
-    let bytes = data.trim_end_matches('=').as_bytes();
-    if data.len() - bytes.len() > 2 || bytes.len() % 4 == 1 {
-        return Err(bad());
-    }
-    let mut out = Vec::with_capacity(bytes.len() / 4 * 3 + 2);
-    for chunk in bytes.chunks(4) {
-        let mut acc = 0u32;
-        for (i, c) in chunk.iter().enumerate() {
-            acc |= value(*c).ok_or_else(bad)? << (18 - 6 * i);
-        }
-        let produced = chunk.len() - 1; // 4 chars → 3 bytes, 3 → 2, 2 → 1
-        for i in 0..produced {
-            out.push((acc >> (16 - 8 * i)) as u8);
-        }
-    }
-    Ok(out)
+    STANDARD
+        .decode(data)
+        .map_err(|_| "The browser sent an image that is not valid base64.".to_owned())
 }
 
 /// Base64 as CDP sends binary network bodies, read leniently: padding optional, whitespace
 /// ignored, the URL-safe alphabet's `-` and `_` taken too; `None` for any other character.
 pub(super) fn decode_lenient(text: &str) -> Option<Vec<u8>> {
-    let mut out = Vec::with_capacity(text.len() / 4 * 3);
-    let mut acc: u32 = 0;
-    let mut bits = 0;
-    for c in text.bytes() {
-        let v = match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' | b'-' => 62,
-            b'/' | b'_' => 63,
-            b'=' => break,
-            b' ' | b'\n' | b'\r' | b'\t' => continue,
-            _ => return None,
-        };
-        acc = (acc << 6) | u32::from(v);
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-            acc &= (1 << bits) - 1;
-        }
+    let text = text.split('=').next().unwrap_or_default();
+    let unusual = |b: u8| matches!(b, b' ' | b'\n' | b'\r' | b'\t' | b'-' | b'_');
+    if !text.bytes().any(unusual) {
+        return STANDARD.decode(text).ok();
     }
-    Some(out)
+    let standard: Vec<u8> = text
+        .bytes()
+        .filter(|b| !b.is_ascii_whitespace())
+        .map(|b| match b {
+            b'-' => b'+',
+            b'_' => b'/',
+            b => b,
+        })
+        .collect();
+    STANDARD.decode(standard).ok()
 }
 
 #[cfg(test)]
@@ -113,5 +91,13 @@ mod tests {
         );
         assert_eq!(decode_lenient("aGk").as_deref(), Some(&b"hi"[..]));
         assert!(decode_lenient("a*b").is_none());
+        assert_eq!(
+            decode_lenient("aGVs\r\nbG8").as_deref(),
+            Some(&b"hello"[..])
+        );
+        assert_eq!(
+            decode_lenient("-_-_").as_deref(),
+            Some(&[0xfb, 0xff, 0xbf][..])
+        );
     }
 }

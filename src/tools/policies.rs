@@ -4,14 +4,19 @@
 //! makes `pageId` required on page tools.
 
 use serde_json::{json, Value};
+use url::Url;
 
 use super::tool::Tool;
 use crate::settings::{Category, Policies, Settings};
 
 /// Whether the flags leave the tool in the list.
-pub(super) fn enabled(tool: &Tool, p: &Policies) -> bool {
+pub(super) fn enabled(tool: &Tool, settings: &Settings) -> bool {
     // --slim's `evaluate` runs page code as much as `evaluate_script` does.
-    p.javascript_evaluation || !matches!(tool.name, "evaluate_script" | "evaluate")
+    let evaluates = matches!(tool.name, "evaluate_script" | "evaluate");
+    // Coordinates are for models that read screenshots: offered, as by the reference, only
+    // with --experimentalVision.
+    let vision = tool.name == "click_at";
+    (settings.policies.javascript_evaluation || !evaluates) && (settings.vision || !vision)
 }
 
 /// The tool's listing as the flags shape it.
@@ -54,109 +59,68 @@ pub(super) fn refused_url(settings: &Settings, url: &str) -> Option<String> {
     refused_navigation(url, &settings.policies, extensions)
 }
 
-/// The reference's checks on a URL before any navigation, in its order: the URL must parse,
-/// then the flags' refusals, then browser pages (`chrome:` except the new-tab page and
-/// `chrome://inspect`, `chrome-untrusted:`) and, unless the extensions category is on,
-/// extension pages.
+/// The reference's checks on a URL before any navigation, in its order: the URL must parse
+/// (by the URL standard: the `url` crate's parser, as the reference's `new URL` and the
+/// browser read it), then the flags' refusals, then browser pages (`chrome:` except the
+/// new-tab page and `chrome://inspect`, `chrome-untrusted:`) and, unless the extensions
+/// category is on, extension pages.
 fn refused_navigation(url: &str, p: &Policies, extensions: bool) -> Option<String> {
-    let Some(scheme) = scheme(url).filter(|s| parses(url, s)) else {
+    let Ok(parsed) = Url::parse(url) else {
         return Some(format!(
             "Invalid URL: \"{url}\". URLs must be valid according to the URL standard."
         ));
     };
-    if !p.javascript_evaluation && matches!(scheme.as_str(), "javascript" | "data" | "vbscript") {
+    let scheme = parsed.scheme();
+    if !p.javascript_evaluation && matches!(scheme, "javascript" | "data" | "vbscript") {
         return Some(format!(
             "Navigating to {scheme}: URLs is not allowed when JavaScript evaluation is disabled."
         ));
     }
-    if !p.file_navigations && targets_file(url) {
+    if !p.file_navigations && targets_file(&parsed) {
         return Some(
             "Navigating to file: URLs is not allowed when --file-navigations is disabled.".into(),
         );
     }
-    let rest = after_scheme(url, &scheme)
-        .trim_start_matches('/')
-        .to_ascii_lowercase();
-    let allowed =
-        match scheme.as_str() {
-            "chrome" => ["newtab", "new-tab-page", "inspect"]
-                .iter()
-                .any(|page| rest.starts_with(page)),
-            "chrome-untrusted" => false,
-            "chrome-extension" if !extensions => return Some(
-                "Navigating to chrome-extension: URLs is not allowed without --categoryExtensions."
-                    .into(),
-            ),
-            _ => true,
-        };
-    (!allowed).then(|| format!("Navigating to {scheme}: URLs is not allowed."))
-}
-
-/// What follows the scheme and its colon.
-fn after_scheme<'a>(url: &'a str, scheme: &str) -> &'a str {
-    let trimmed = url.trim_matches(|c: char| c <= ' ');
-    trimmed.get(scheme.len() + 1..).unwrap_or("")
-}
-
-/// Whether a URL with this scheme parses: for the schemes with hosts (http, https, ws, wss,
-/// ftp) the URL standard needs a host free of forbidden characters and a numeric port below
-/// 65536; other schemes take any rest.
-fn parses(url: &str, scheme: &str) -> bool {
-    if !matches!(scheme, "http" | "https" | "ws" | "wss" | "ftp") {
-        return true;
+    match scheme {
+        "chrome" if browser_page_allowed(&parsed) => None,
+        "chrome" | "chrome-untrusted" => {
+            Some(format!("Navigating to {scheme}: URLs is not allowed."))
+        }
+        "chrome-extension" if !extensions => Some(
+            "Navigating to chrome-extension: URLs is not allowed without --categoryExtensions."
+                .into(),
+        ),
+        _ => None,
     }
-    let rest = after_scheme(url, scheme).trim_start_matches(['/', '\\']);
-    let authority = rest.split(['/', '\\', '?', '#']).next().unwrap_or("");
-    let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-    let (host, port) = match host_port.strip_prefix('[') {
-        Some(v6) => match v6.split_once(']') {
-            Some((addr, tail)) if !addr.is_empty() => (addr, tail.strip_prefix(':')),
-            _ => return false,
-        },
-        None => match host_port.rsplit_once(':') {
-            Some((h, port)) => (h, Some(port)),
-            None => (host_port, None),
-        },
-    };
-    let forbidden = |c: char| c <= ' ' || "#/:<>?@[\\]^|".contains(c);
-    let port_ok = port.is_none_or(|p| {
-        p.is_empty()
-            || (p.bytes().all(|b| b.is_ascii_digit()) && p.parse::<u32>().is_ok_and(|n| n < 65536))
-    });
-    !host.is_empty() && (host_port.starts_with('[') || !host.contains(forbidden)) && port_ok
 }
 
-/// A URL's scheme as the URL standard reads it: surrounding spaces and controls and any tab
-/// or newline ignored, case folded.
-fn scheme(url: &str) -> Option<String> {
-    let cleaned: String = url
-        .trim_matches(|c: char| c <= ' ')
-        .chars()
-        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
-        .collect();
-    let (scheme, _) = cleaned.split_once(':')?;
-    let mut chars = scheme.chars();
-    let valid = chars.next().is_some_and(|c| c.is_ascii_alphabetic())
-        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
-    valid.then(|| scheme.to_ascii_lowercase())
+/// The `chrome:` pages a navigation may open: the new-tab page and `chrome://inspect`, named
+/// by the host (`chrome://newtab/`) or, without one, by the path (`chrome:inspect`).
+fn browser_page_allowed(url: &Url) -> bool {
+    let host = url.host_str().unwrap_or_default().to_ascii_lowercase();
+    let path = url.path().to_ascii_lowercase();
+    match host.as_str() {
+        "newtab" | "new-tab-page" | "inspect" => true,
+        "" => matches!(path.as_str(), "newtab" | "new-tab-page") || path.starts_with("inspect"),
+        _ => false,
+    }
 }
 
 /// Whether the URL loads a `file:` URL, itself or through `view-source:` (the browser shows
-/// the source of the URL inside).
-fn targets_file(url: &str) -> bool {
-    let mut current = url.trim_matches(|c: char| c <= ' ').to_owned();
+/// the source of the URL inside, which is parsed again as a URL of its own).
+fn targets_file(url: &Url) -> bool {
+    let mut current = url.clone();
     // Bounded, as the reference bounds it, against a pathological chain.
     for _ in 0..5 {
-        match scheme(&current).as_deref() {
-            Some("view-source") => {
-                let inner = current.split_once(':').map(|(_, rest)| rest.to_owned());
-                current = inner.unwrap_or_default();
-            }
-            Some("file") => return true,
-            _ => return false,
+        if current.scheme() != "view-source" {
+            break;
+        }
+        match Url::parse(current.path()) {
+            Ok(inner) => current = inner,
+            Err(_) => return false,
         }
     }
-    scheme(&current).as_deref() == Some("file")
+    current.scheme() == "file"
 }
 
 #[cfg(test)]
@@ -189,6 +153,67 @@ mod tests {
         assert!(refused("fi\tle:///etc/passwd").is_some());
         assert!(refused("http://127.0.0.1/file:x").is_none());
         assert!(refused_navigation("file:///x", &Policies::default(), false).is_none());
+    }
+
+    /// URLs where a naive reading and the URL standard differ, each with what the reference
+    /// (its `validateUrl`, run on Node's WHATWG `URL`) answers with every refusal on.
+    #[test]
+    fn urls_are_read_as_the_standard_reads_them() {
+        let (file, js) = (
+            "Navigating to file: URLs is not allowed when --file-navigations is disabled.",
+            "Navigating to javascript: URLs is not allowed when JavaScript evaluation is disabled.",
+        );
+        let chrome = "Navigating to chrome: URLs is not allowed.";
+        let p = off();
+        for (url, expected) in [
+            ("fi\tle:///etc/passwd", Some(file)),
+            ("\nfile:///etc/passwd", Some(file)),
+            ("\u{1} file:///etc/passwd", Some(file)),
+            ("file:\\\\\\etc\\passwd", Some(file)),
+            ("file://host/x", Some(file)),
+            ("view-source:view-source:file:///etc/passwd", Some(file)),
+            ("view-source:fi\nle:///x", Some(file)),
+            ("view-source:fi%6ce:///x", None),
+            ("view-source:http://a/", None),
+            ("java\tscript:alert(1)", Some(js)),
+            ("\u{0}javascript:alert(1)", Some(js)),
+            ("chrome://newtab@settings/", Some(chrome)),
+            ("chrome://settings/newtab", Some(chrome)),
+            ("chrome:/inspect", Some(chrome)),
+            ("chrome:\\\\settings", Some(chrome)),
+            ("chrome://inspect/../settings", None),
+            ("chrome:inspect", None),
+            ("chrome://NewTab/", None),
+            ("http://[::1]:9/x", None),
+            ("http://user:pw@[::1]/", None),
+            ("http://a/%zz", None),
+            ("http://%41/", None),
+            ("http://\\\\a/", None),
+            ("https:example.com", None),
+            ("http:/a/x", None),
+        ] {
+            assert_eq!(
+                refused_navigation(url, &p, false).as_deref(),
+                expected,
+                "{url:?}"
+            );
+        }
+        let chain = format!("{}file:///x", "view-source:".repeat(6));
+        assert_eq!(
+            refused_navigation(&chain, &p, false),
+            None,
+            "bounded as the reference"
+        );
+        assert_eq!(
+            refused_navigation("http://[::1]x/", &p, false).as_deref(),
+            Some("Invalid URL: \"http://[::1]x/\". URLs must be valid according to the URL standard.")
+        );
+        assert_eq!(
+            refused_navigation("CHROME-EXTENSION://abc/", &p, false).as_deref(),
+            Some(
+                "Navigating to chrome-extension: URLs is not allowed without --categoryExtensions."
+            )
+        );
     }
 
     #[test]

@@ -45,16 +45,15 @@ pub(crate) fn all() -> impl Iterator<Item = &'static Tool> {
 enum Hidden {
     /// `--slim` and the regular tools exclude each other: the tool is not registered at all.
     OtherMode,
-    /// Its category's flag (or `--javascriptEvaluation=false`) is off: the reference registers
-    /// the tool disabled.
+    /// Its category's flag is off (or `--javascriptEvaluation=false`, or `click_at` without
+    /// `--experimentalVision`): the reference registers the tool disabled.
     CategoryOff,
 }
 
 fn hidden(settings: &Settings, tool: &Tool) -> Option<Hidden> {
     if slim::is_slim(tool) != settings.slim {
         Some(Hidden::OtherMode)
-    } else if !settings.categories.on(tool.category) || !policies::enabled(tool, &settings.policies)
-    {
+    } else if !settings.categories.on(tool.category) || !policies::enabled(tool, settings) {
         Some(Hidden::CategoryOff)
     } else {
         None
@@ -139,7 +138,8 @@ pub(crate) fn call(
     let Some(tool) = find(name) else {
         // As the reference (and the MCP SDKs) do: a protocol error, not a tool result.
         let exposed = exposed::call(cx, agent, name, args, &reserved);
-        return exposed.ok_or_else(|| format!("Tool {name} not found"));
+        let echoed = || schema_problems::echoed(name);
+        return exposed.ok_or_else(|| format!("Tool {} not found", echoed()));
     };
     // As the reference (its MCP SDK) answers these: protocol errors.
     match hidden(&cx.settings, tool) {

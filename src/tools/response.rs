@@ -1,6 +1,6 @@
 //! Building a tool's answer the way chrome-devtools-mcp lays it out: the tool's own lines,
 //! then the sections it asked for (open dialog, pages, snapshot, third-party tools), as one
-//! text block, plus images and `structuredContent`.
+//! text block, plus images and (with `--experimentalStructuredContent`) `structuredContent`.
 
 use crate::browser::{AgentId, PageId};
 use serde_json::{json, Map, Value};
@@ -134,10 +134,11 @@ fn render(cx: &mut Ctx, call: CallId, mut resp: Response) -> ToolResult {
         structured.insert("reconnected".into(), json!(true));
         out.push(call::restart_note(resp.include_pages).into());
     }
+    let with_structured = cx.settings.structured_content;
     if !resp.lines.is_empty() {
         // The text is in the content already; a large one is not copied a second time.
         let text_len: usize = resp.lines.iter().map(String::len).sum();
-        if text_len <= 64 * 1024 {
+        if with_structured && text_len <= 64 * 1024 {
             structured.insert("message".into(), json!(resp.lines.join("\n")));
         }
         out.append(&mut resp.lines);
@@ -193,7 +194,9 @@ fn render(cx: &mut Ctx, call: CallId, mut resp: Response) -> ToolResult {
     content.append(&mut resp.images);
     ToolResult {
         content,
-        structured: Some(structured),
+        // As the reference: only with --experimentalStructuredContent, which no tool's output
+        // schema requires (none declares one).
+        structured: with_structured.then_some(structured),
         is_error: false,
     }
 }

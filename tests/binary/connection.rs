@@ -6,9 +6,10 @@ use serde_json::json;
 
 #[test]
 fn a_missing_browser_is_an_error_that_says_how_to_install_one() {
-    // Nothing on PATH, no CHROME_PATH.
+    // Nothing on PATH, no CHROME_PATH, and a channel of Chrome that is not installed (the
+    // Chromium of the machine would be found in its usual place without one).
     let mcp = Mcp::spawn(
-        &["--headless", "--isolated"],
+        &["--headless", "--isolated", "--channel=canary"],
         &[("PATH", "/nonexistent-bin"), ("CHROME_PATH", "")],
     );
     mcp.initialize();

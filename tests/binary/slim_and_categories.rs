@@ -50,7 +50,10 @@ fn category_flags_hide_their_tools_and_calls_to_them_are_refused() {
         "Tool list_network_requests disabled"
     );
     // Input off: every input tool goes, the rest stay.
-    let input_off = names(&started_with(&["--categoryInput=false"]));
+    let input_off = names(&started_with(&[
+        "--categoryInput=false",
+        "--experimentalVision",
+    ]));
     for tool in [
         "click",
         "click_at",

@@ -8,7 +8,7 @@
 //! devtools-mcp says more on purpose (the reason of an unhandled rejection, a request's timing).
 
 use crate::support::console_network::{lines, msgid, until};
-use crate::support::{started, Fixtures, Mcp};
+use crate::support::{started_with, Fixtures, Mcp};
 use serde_json::json;
 
 const NOTE: &str = "Note: line and column numbers use 1-based indexing";
@@ -16,7 +16,7 @@ const NOTE: &str = "Note: line and column numbers use 1-based indexing";
 /// A server with the fixtures, and a page open on `path`.
 fn open(path: &str) -> (Fixtures, Mcp) {
     let fx = Fixtures::start();
-    let mcp = started();
+    let mcp = started_with(&["--experimentalStructuredContent"]);
     mcp.call_ok("new_page", json!({"url": fx.url(path)}));
     (fx, mcp)
 }

@@ -10,7 +10,7 @@
 use std::time::Duration;
 
 use crate::support::console_network::{lines, reqid, until};
-use crate::support::{closed_port, started, Fixtures, Mcp, Response};
+use crate::support::{closed_port, started, started_with, Fixtures, Mcp, Response};
 use serde_json::{json, Value};
 
 // ---------------------------------------------------------------- network
@@ -20,7 +20,7 @@ fn network_requests_bodies_statuses_and_failures() {
     let fx = Fixtures::start();
     fx.echo_route("/api/echo");
     fx.route_response("/status/500", Response::text("server broke").status(500));
-    let mcp = started();
+    let mcp = started_with(&["--experimentalStructuredContent"]);
     mcp.call_ok(
         "new_page",
         json!({"url": fx.url("/console_network/network.html")}),

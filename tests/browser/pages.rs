@@ -7,7 +7,7 @@
 
 use crate::support::calls::assert_error;
 use crate::support::pages::{assert_returned, evaluate, evaluate_on, page_url};
-use crate::support::{closed_port, started, Fixtures, Mcp};
+use crate::support::{closed_port, started, started_with, Fixtures, Mcp};
 use serde_json::json;
 
 // ---------------------------------------------------------------- list, new, select, close
@@ -222,7 +222,7 @@ fn two_new_pages_naming_one_new_context_at_once_share_it() {
 fn new_page_in_an_isolated_context_keeps_its_cookies_to_that_context() {
     let fx = Fixtures::start();
     let start = page_url(&fx, "start.html");
-    let mcp = started();
+    let mcp = started_with(&["--experimentalStructuredContent"]);
     mcp.call_ok(
         "new_page",
         json!({"url": start, "isolatedContext": "alice"}),

@@ -66,6 +66,7 @@ fn with_third_party_tools_off_answers_and_the_list_leave_the_pages_tools_out() {
     let off = started_with(&[
         "--exposePageTools",
         "--categoryExperimentalThirdParty=false",
+        "--experimentalStructuredContent",
     ]);
     let builtin = names(&off);
     let opened = off.call_ok("new_page", json!({"url": url}));

@@ -11,7 +11,7 @@ use serde_json::json;
 #[test]
 fn refusals_are_answered_without_a_word_to_the_browser() {
     // A call that starts the browser, so the refusals meet one that is up.
-    let mut rig = Rig::started(&[]);
+    let mut rig = Rig::started(&["--experimentalVision"]);
     let before = rig.browser.requests().len();
     let huge = "x".repeat(1_100_000);
     let refusals = [

@@ -2,6 +2,7 @@
 //! `support/fake.rs`), no Chromium: what the browser answers, and when, is exactly what the
 //! test says, so orders a real browser shows only under load are played every time.
 
+mod all_pages;
 mod dispatch;
 mod frames;
 mod input_frames;

@@ -113,3 +113,101 @@ pub fn id_text(line: &str) -> Option<String> {
         serde_json::from_str(line).ok()?;
     members.get("id").map(|id| id.get().to_owned())
 }
+
+/// What the server started with exactly `args` (and `env`: `(name, value)`, an empty value
+/// removes the variable) answered to `requests`, all written at once: every line it wrote that
+/// parses, once each request is answered (or it exited) and its stdin closed, and its exit and
+/// stderr. Blocking, bounded by the server's own time limits.
+pub fn exchange(
+    args: &[String],
+    env: &[(&str, &str)],
+    requests: &[serde_json::Value],
+) -> (Vec<serde_json::Value>, String) {
+    let lines: Vec<String> = requests.iter().map(|r| r.to_string()).collect();
+    let expected = requests.iter().filter(|r| r.get("id").is_some()).count();
+    exchange_env(args, env, &lines, expected)
+}
+
+/// [`exchange`] of lines as written, until `expected` answers have come.
+pub fn exchange_lines(
+    args: &[String],
+    lines: &[String],
+    expected: usize,
+) -> (Vec<serde_json::Value>, String) {
+    exchange_env(args, &[], lines, expected)
+}
+
+fn exchange_env(
+    args: &[String],
+    env: &[(&str, &str)],
+    lines: &[String],
+    expected: usize,
+) -> (Vec<serde_json::Value>, String) {
+    use std::io::Read;
+    let mut command = Command::new(env!("CARGO_BIN_EXE_devtools-mcp"));
+    command
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (name, value) in env {
+        if value.is_empty() {
+            command.env_remove(name);
+        } else {
+            command.env(name, value);
+        }
+    }
+    let mut child = command.spawn().expect("the server starts");
+    let mut stdin = child.stdin.take();
+    if let Some(stdin) = &mut stdin {
+        for line in lines {
+            // A server that refused its flags has gone: what it said is on stderr.
+            let _ = writeln!(stdin, "{line}");
+        }
+    }
+    let stderr = child.stderr.take();
+    let err_reader = thread::spawn(move || {
+        let mut err = String::new();
+        if let Some(mut s) = stderr {
+            let _ = s.read_to_string(&mut err);
+        }
+        err
+    });
+    let (mut answers, mut out) = (Vec::new(), String::new());
+    let stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    for line in stdout.lines().map_while(Result::ok) {
+        out.push_str(&line);
+        out.push('\n');
+        if let Ok(answer) = serde_json::from_str::<serde_json::Value>(&line) {
+            answers.push(answer);
+        }
+        let answered = answers
+            .iter()
+            .filter(|a| a.get("id").is_some() && a.get("method").is_none())
+            .count();
+        if answered >= expected {
+            // Every request is answered: the end of input ends the server.
+            stdin = None;
+        }
+    }
+    drop(stdin);
+    let status = child.wait().map(|s| s.to_string()).unwrap_or_default();
+    let err = err_reader.join().unwrap_or_default();
+    (answers, format!("{status}; stdout: {out}; stderr: {err}"))
+}
+
+/// `initialize` and `notifications/initialized`, then `more` (ids from 2).
+pub fn session(more: &[(&str, serde_json::Value)]) -> Vec<serde_json::Value> {
+    let mut requests = vec![
+        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "raw-test", "version": "1"}}}),
+        serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    ];
+    for (id, (method, params)) in (2..).zip(more) {
+        requests.push(
+            serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
+        );
+    }
+    requests
+}

@@ -15,6 +15,10 @@ pub(crate) struct Flags {
     #[argh(option, short = 'e')]
     pub(crate) executable_path: Option<String>,
 
+    /// the installed Google Chrome of this channel: stable, beta, dev or canary
+    #[argh(option)]
+    pub(crate) channel: Option<String>,
+
     /// run the browser headless (default true)
     #[argh(option)]
     pub(crate) headless: Option<bool>,
@@ -155,6 +159,24 @@ pub(crate) struct Flags {
     #[argh(option)]
     pub(crate) page_id_routing: Option<bool>,
 
+    /// answers carry `structuredContent` beside their text (default false)
+    #[argh(option)]
+    pub(crate) experimental_structured_content: Option<bool>,
+
+    /// list every page-like target (background pages, service workers, webviews) as a page
+    /// (default false)
+    #[argh(option)]
+    pub(crate) experimental_include_all_pages: Option<bool>,
+
+    /// offer the coordinate-based click_at (default false)
+    #[argh(option)]
+    pub(crate) experimental_vision: Option<bool>,
+
+    /// how answers write structured data: default (toon and gcf, which need the reference's
+    /// npm packages, are taken and answered in the default format)
+    #[argh(option)]
+    pub(crate) experimental_data_format: Option<String>,
+
     /// a JSON file of these settings (camelCase keys); flags on the command line win
     #[argh(option)]
     pub(crate) config: Option<String>,
@@ -174,6 +196,7 @@ impl Flags {
         let refs: Vec<&str> = normalized.iter().map(String::as_str).collect();
         let flags = Flags::from_args(&[program], &refs)?;
         let Some(path) = &flags.config else {
+            notes.extend(flags.data_format_note());
             return Ok((flags, notes));
         };
         // `--config`: the file's settings join the command line's, which win.
@@ -185,15 +208,35 @@ impl Flags {
             .map_err(|e| refuse(format!("Invalid JSON config file: cannot read {path}: {e}")))?;
         let given = normalized
             .iter()
-            .filter_map(|a| a.strip_prefix("--"))
-            .map(spellings::camel)
+            .filter_map(|a| match a.strip_prefix("--") {
+                Some(long) => Some(spellings::camel(long)),
+                // `-e`, `-u`, `-w`
+                None => a
+                    .strip_prefix('-')
+                    .map(|short| spellings::canonical(short).to_owned()),
+            })
             .collect();
-        let (more, more_notes) =
+        let (mut more, more_notes) =
             spellings::normalize(&config::as_args(&text, &given).map_err(refuse)?);
-        normalized.extend(more);
+        // The file's settings first: of a flag given in both (a category), the later wins.
+        more.append(&mut normalized);
+        normalized = more;
         notes.extend(more_notes);
         let refs: Vec<&str> = normalized.iter().map(String::as_str).collect();
-        Flags::from_args(&[program], &refs).map(|f| (f, notes))
+        let flags = Flags::from_args(&[program], &refs)?;
+        notes.extend(flags.data_format_note());
+        Ok((flags, notes))
+    }
+
+    /// `--experimentalDataFormat` other than `default`: the encodings come from npm packages
+    /// the reference loads; here answers keep the default format.
+    fn data_format_note(&self) -> Option<String> {
+        match self.experimental_data_format.as_deref() {
+            Some(format @ ("toon" | "gcf")) => Some(format!(
+                "--experimentalDataFormat={format} has no effect in devtools-mcp: answers use the default format"
+            )),
+            _ => None,
+        }
     }
 }
 

@@ -5,36 +5,18 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
-use super::spellings::{BOOL_FLAGS, IGNORED_FLAGS, REPEATED_FLAGS};
+use super::spellings::{
+    canonical, category_named, BOOL_FLAGS, IGNORED_FLAGS, REPEATED_FLAGS, VALUED_FLAGS,
+};
 
-/// Every name a `--config` file may use: the flags, the reference's flags that change nothing
-/// here, and the reference's aliases.
+/// Every name a `--config` file may use: the options' own names and the reference's aliases,
+/// never kebab-case (the reference reads the file without expanding names).
 fn known(name: &str) -> bool {
-    const VALUED: &[&str] = &[
-        "executablePath",
-        "userDataDir",
-        "viewport",
-        "browserUrl",
-        "wsEndpoint",
-        "logFile",
-        "toolTimeout",
-        "maxResultBytes",
-        "wsHeaders",
-        "proxyServer",
-        "screenshotFormat",
-        "screenshotQuality",
-        "screenshotMaxWidth",
-        "screenshotMaxHeight",
-    ];
-    const ALIASES: &[&str] = &[
-        "workspace",
-        "experimentalMemory",
-        "experimentalScreencastFps",
-    ];
+    let name = canonical(name);
     BOOL_FLAGS.contains(&name)
         || REPEATED_FLAGS.contains(&name)
-        || VALUED.contains(&name)
-        || ALIASES.contains(&name)
+        || VALUED_FLAGS.contains(&name)
+        || category_named(name).is_some()
         || IGNORED_FLAGS.iter().any(|(n, _)| *n == name)
 }
 
@@ -64,12 +46,7 @@ pub(super) fn as_args(text: &str, given: &HashSet<String>) -> Result<Vec<String>
     }
     let mut args = Vec::new();
     for (name, value) in map {
-        let canonical = if name == "workspace" {
-            "filesystemRoot"
-        } else {
-            &name
-        };
-        if given.contains(canonical) || name == "config" {
+        if given.contains(canonical(&name)) || name == "config" {
             continue;
         }
         let items = match value {

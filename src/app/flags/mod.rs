@@ -13,7 +13,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::settings::{
-    BrowserSource, Categories, Category, Settings, DEFAULT_MAX_RESULT_BYTES, DEFAULT_TOOL_TIMEOUT,
+    BrowserSource, Categories, Category, Channel, Settings, DEFAULT_MAX_RESULT_BYTES,
+    DEFAULT_TOOL_TIMEOUT,
 };
 
 pub(super) use command_line::Flags;
@@ -38,6 +39,7 @@ pub(super) fn settings(flags: &Flags) -> Result<Settings, String> {
     if flags.headless_shell == Some(true) && !headless {
         return Err("--headlessShell runs only headless; drop it or --headless=false".into());
     }
+    data_format(flags)?;
     Ok(Settings {
         source,
         executable_path: flags.executable_path.clone(),
@@ -62,7 +64,41 @@ pub(super) fn settings(flags: &Flags) -> Result<Settings, String> {
         slim: flags.slim.unwrap_or(false),
         categories: categories(&flags.category)?,
         policies: policies::policies(flags)?,
+        channel: channel(flags)?,
+        structured_content: flags.experimental_structured_content.unwrap_or(false),
+        include_all_pages: flags.experimental_include_all_pages.unwrap_or(false),
+        vision: flags.experimental_vision.unwrap_or(false),
     })
+}
+
+/// `--channel`, one of the reference's choices, and only where the browser is found by it.
+fn channel(flags: &Flags) -> Result<Option<Channel>, String> {
+    let Some(name) = &flags.channel else {
+        return Ok(None);
+    };
+    let channel = Channel::named(name).ok_or_else(|| {
+        format!("Invalid values:\n  Argument: channel, Given: \"{name}\", Choices: \"canary\", \"dev\", \"beta\", \"stable\"")
+    })?;
+    let other = [
+        ("executablePath", flags.executable_path.is_some()),
+        ("browserUrl", flags.browser_url.is_some()),
+        ("wsEndpoint", flags.ws_endpoint.is_some()),
+    ];
+    match other.iter().find(|(_, given)| *given) {
+        Some((name, _)) => Err(format!(
+            "Arguments channel and {name} are mutually exclusive"
+        )),
+        None => Ok(Some(channel)),
+    }
+}
+
+/// `--experimentalDataFormat`, one of the reference's choices. Only checked: answers here are
+/// in the default format (the others need the reference's npm packages; see `Flags`).
+fn data_format(flags: &Flags) -> Result<(), String> {
+    match flags.experimental_data_format.as_deref() {
+        None | Some("default" | "toon" | "gcf") => Ok(()),
+        Some(given) => Err(format!("Invalid values:\n  Argument: experimentalDataFormat, Given: \"{given}\", Choices: \"default\", \"toon\", \"gcf\"")),
+    }
 }
 
 /// `--category` values (`Network=false`) as the categories they show or hide.
@@ -98,6 +134,21 @@ mod tests {
 
     fn parse(args: &[&str]) -> Flags {
         command_line::parsed(args)
+    }
+
+    #[test]
+    fn data_formats_are_the_references_choices() {
+        for format in ["default", "toon", "gcf"] {
+            let flags = parse(&["--experimental-data-format", format]);
+            assert!(settings(&flags).is_ok(), "{format}");
+        }
+        let err = settings(&parse(&["--experimentalDataFormat=yaml"])).unwrap_err();
+        assert_eq!(err, "Invalid values:\n  Argument: experimentalDataFormat, Given: \"yaml\", Choices: \"default\", \"toon\", \"gcf\"");
+        let args = ["--experimentalDataFormat=toon".to_owned()];
+        let (_, notes) = Flags::parse("devtools-mcp", &args).unwrap();
+        assert_eq!(notes, ["--experimentalDataFormat=toon has no effect in devtools-mcp: answers use the default format"]);
+        let args = ["--experimentalDataFormat=default".to_owned()];
+        assert!(Flags::parse("devtools-mcp", &args).unwrap().1.is_empty());
     }
 
     #[test]

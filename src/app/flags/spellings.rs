@@ -22,7 +22,50 @@ pub(super) const BOOL_FLAGS: &[&str] = &[
     "fileNavigations",
     "redactNetworkHeaders",
     "pageIdRouting",
+    // What the reference's experimental switches change here too.
+    "experimentalStructuredContent",
+    "experimentalIncludeAllPages",
+    "experimentalVision",
 ];
+
+/// Flags that take one value.
+pub(super) const VALUED_FLAGS: &[&str] = &[
+    "executablePath",
+    "channel",
+    "experimentalDataFormat",
+    "userDataDir",
+    "viewport",
+    "browserUrl",
+    "wsEndpoint",
+    "logFile",
+    "toolTimeout",
+    "maxResultBytes",
+    "wsHeaders",
+    "proxyServer",
+    "screenshotFormat",
+    "screenshotQuality",
+    "screenshotMaxWidth",
+    "screenshotMaxHeight",
+    "config",
+];
+
+/// The reference's other names of its options (`-e` and the like argh reads itself).
+pub(super) const ALIASES: &[(&str, &str)] = &[
+    ("workspace", "filesystemRoot"),
+    ("experimentalMemory", "memoryDebugging"),
+    ("experimentalScreencastFps", "screencastFps"),
+    ("e", "executablePath"),
+    ("u", "browserUrl"),
+    ("w", "wsEndpoint"),
+];
+
+/// The option an alias names, or `name` itself.
+pub(super) fn canonical(name: &str) -> &str {
+    ALIASES
+        .iter()
+        .find(|(alias, _)| *alias == name)
+        .map_or(name, |(_, option)| option)
+}
 
 /// Flags that may be given more than once (arrays in a `--config` file).
 pub(super) const REPEATED_FLAGS: &[&str] = &[
@@ -36,19 +79,14 @@ pub(super) const REPEATED_FLAGS: &[&str] = &[
 pub(super) const IGNORED_FLAGS: &[(&str, bool)] = &[
     ("usageStatistics", false),
     ("performanceCrux", false),
-    ("experimentalStructuredContent", false),
-    ("experimentalIncludeAllPages", false),
     ("autoConnect", false),
     ("sourceMaps", false),
-    ("experimentalVision", false),
     ("experimentalScreencast", false),
     ("experimentalInteropTools", false),
     ("experimentalDevtools", false),
     ("devtoolsComments", false),
     ("memoryDebugging", false),
-    ("channel", true),
     ("ignoreDefaultChromeArg", true),
-    ("experimentalDataFormat", true),
     // The rest of the reference's telemetry and recording switches.
     ("experimentalToonFormat", false),
     ("clearcutIncludePidHeader", false),
@@ -118,23 +156,18 @@ pub(super) fn normalize(args: &[String]) -> (Vec<String>, Vec<String>) {
             Some((n, v)) => (camel(n), Some(v.to_string())),
             None => (camel(body), None),
         };
-        // The reference's alias.
-        let name = if name == "workspace" {
-            "filesystemRoot".to_string()
-        } else {
-            name
-        };
-        // `--no-flag` → `--flag false`
+        // `--no-flag` → `--flag false`, then the reference's aliases.
         let (name, negated) = match name.strip_prefix("no") {
             Some(rest)
                 if rest.starts_with(|c: char| c.is_ascii_uppercase())
                     && inline.is_none()
-                    && is_boolean_name(&lower_first(rest)) =>
+                    && is_boolean_name(canonical(&lower_first(rest))) =>
             {
                 (lower_first(rest), true)
             }
             _ => (name, false),
         };
+        let name = canonical(&name).to_owned();
         if let Some((_, takes_value)) = IGNORED_FLAGS.iter().find(|(n, _)| *n == name) {
             // Swallow the flag's value: always for a valued flag, "true"/"false" for a switch.
             if inline.is_none() && i < args.len() && (*takes_value || is_bool_word(&args[i])) {
@@ -175,7 +208,7 @@ fn bool_value(negated: bool, inline: Option<String>, args: &[String], i: &mut us
 }
 
 /// The category a `--category<Name>` flag names.
-fn category_named(flag: &str) -> Option<Category> {
+pub(super) fn category_named(flag: &str) -> Option<Category> {
     let suffix = flag.strip_prefix("category")?;
     Category::ALL
         .into_iter()
@@ -203,8 +236,8 @@ mod tests {
     #[test]
     fn ignored_flags_swallow_their_values() {
         let owned: Vec<String> = [
-            "--channel",
-            "stable",
+            "--clearcutEndpoint",
+            "https://example.invalid/",
             "--performanceCrux=false",
             "--isolated",
         ]
@@ -214,5 +247,28 @@ mod tests {
         let (out, notes) = normalize(&owned);
         assert_eq!(out, vec!["--isolated", "true"]);
         assert_eq!(notes.len(), 2);
+    }
+
+    #[test]
+    fn aliases_and_their_negations() {
+        let owned: Vec<String> = [
+            "--experimental-memory",
+            "--no-experimental-memory",
+            "--experimentalScreencastFps=5",
+            "--workspace",
+            "/w",
+            "--e",
+            "/c",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let (out, notes) = normalize(&owned);
+        assert_eq!(
+            out,
+            vec!["--filesystem-root", "/w", "--executable-path", "/c"]
+        );
+        assert_eq!(notes.len(), 3, "{notes:?}");
+        assert!(notes[0].contains("--memoryDebugging"), "{notes:?}");
     }
 }

@@ -91,7 +91,9 @@ fn answer(
         },
         None => {
             resp.snapshot = Some(model::format_section(snap));
-            resp.structured.insert("snapshot".into(), snap.to_json());
+            if cx.settings.structured_content {
+                resp.structured.insert("snapshot".into(), snap.to_json());
+            }
         }
     }
     finish(cx, call, resp);

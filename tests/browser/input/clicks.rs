@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use crate::support::calls::{eval, uid};
 use crate::support::input::{open, unstalled};
-use crate::support::{started, Fixtures, PROMPT};
+use crate::support::{started, started_with, Fixtures, PROMPT};
 use serde_json::{json, Value};
 
 #[test]
@@ -106,7 +106,7 @@ fn covered_hidden_and_disabled_elements_are_refused() {
 #[test]
 fn clicks_navigate_double_click_and_reach_far_elements() {
     let fx = Fixtures::start();
-    let mcp = started();
+    let mcp = started_with(&["--experimentalVision"]);
     let snap = open(&mcp, &fx, "/input/nav.html");
 
     // Below the fold: scrolled into view first.

@@ -92,7 +92,7 @@ fn text_over_the_limit_is_refused_before_typing() {
 #[test]
 fn click_at_far_away_is_refused_and_input_still_works() {
     let fx = Fixtures::start();
-    let mcp = started();
+    let mcp = started_with(&["--experimentalVision"]);
     open(&mcp, &fx);
     let said = refused(&mcp, "click_at", json!({"x": 1e39, "y": 10}));
     assert!(said.contains("is greater than the maximum of"), "{said}");

@@ -11,7 +11,7 @@
 use crate::support::thirdparty::{
     assert_not_found, exec, exec_ok, json_body, list, open, page_url, section, SECTION,
 };
-use crate::support::{started, Fixtures, Mcp};
+use crate::support::{started, started_with, Fixtures, Mcp};
 use serde_json::json;
 
 // ---------------------------------------------------------------- bad registrations
@@ -19,7 +19,7 @@ use serde_json::json;
 #[test]
 fn invalid_registrations_are_listed_with_reasons_while_valid_tools_work() {
     let fx = Fixtures::start();
-    let mcp = started();
+    let mcp = started_with(&["--experimentalStructuredContent"]);
     open(&mcp, &fx, "invalid.html");
     let text = list(&mcp).text;
     assert!(
@@ -156,7 +156,7 @@ fn a_duplicate_tool_name_runs_the_first_registration_and_both_are_listed() {
 #[test]
 fn the_list_has_the_reference_format_and_structured_content() {
     let fx = Fixtures::start();
-    let mcp = started();
+    let mcp = started_with(&["--experimentalStructuredContent"]);
     open(&mcp, &fx, "sync.html");
     let listed = list(&mcp);
     assert_eq!(
@@ -211,7 +211,7 @@ name=\"get_auctions\", description=\"Lists the auctions.\", inputSchema={\"type\
 #[test]
 fn the_section_follows_new_page_navigate_page_and_select_page() {
     let fx = Fixtures::start();
-    let mcp = started();
+    let mcp = started_with(&["--experimentalStructuredContent"]);
     let sync_section = list_section_of(&mcp, &fx, "sync.html");
     assert!(sync_section.starts_with(SECTION), "{sync_section}");
 
