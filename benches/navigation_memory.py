@@ -5,9 +5,11 @@ One tab navigates back and forth between two same-origin pages that each expose 
 (`navigate_page` then `list_3p_developer_tools`, which runs discovery on the new document),
 hundreds of times. Every `--every` navigations (and after the first) it reads the browser
 tree's PSS and its anonymous part (`/proc/PID/smaps_rollup`, summed over the server's Chromium
-descendants) and the number of browser processes, 1 s after the last call. Two pages: light (a
-paragraph and one tool) and heavier (300 list items and 2,000 objects of state beside the
-tool). Several servers run one after another in the same run, so the columns compare:
+descendants) and the number of browser processes, 1 s after the last call; with `--settle S`,
+once more S seconds after the last navigation (what Chromium gives back by itself once the tab
+is quiet). Two pages: light (a paragraph and one tool) and heavier (300 list items and 2,000
+objects of state beside the tool). Several servers run one after another in the same run, so
+the columns compare:
 
     python3 benches/navigation_memory.py \
         ours-shell='target/release/devtools-mcp --headless' \
@@ -106,7 +108,13 @@ def call(client, name: str, args: dict) -> str:
     return r.text
 
 
-def series(harness, argv: list[str], site: Site, kind: str, navs: int, every: int, label: str) -> dict:
+def report_row(label: str, kind: str, row: dict, when: str) -> None:
+    print(f"{label} {kind} {when}: tree {row['tree_pss_kb'] / 1024:6.1f} MB,"
+          f" anonymous {row['tree_anon_kb'] / 1024:6.1f} MB, {row['processes']} processes", flush=True)
+
+
+def series(harness, argv: list[str], site: Site, kind: str, navs: int, every: int, label: str,
+           settle: float) -> dict:
     stderr = tempfile.mktemp(prefix=f"navigation-memory-{label}-", suffix=".log")
     client = harness.McpClient(argv, stderr)
     rows, times = [], []
@@ -124,12 +132,16 @@ def series(harness, argv: list[str], site: Site, kind: str, navs: int, every: in
             if n == 0 or n % every == 0:
                 row = checkpoint(watch, n)
                 rows.append(row)
-                print(f"{label} {kind} after {n:4d} navigations: tree {row['tree_pss_kb'] / 1024:6.1f} MB,"
-                      f" anonymous {row['tree_anon_kb'] / 1024:6.1f} MB, {row['processes']} processes",
-                      flush=True)
+                report_row(label, kind, row, f"after {n:4d} navigations")
+        settled = None
+        if settle > 0:
+            # What Chromium gives back by itself once the tab stops navigating.
+            time.sleep(settle)
+            settled = checkpoint(watch, navs)
+            report_row(label, kind, settled, f"{settle:.0f} s later")
     finally:
         client.close()
-    return {"label": label, "page": kind, "checkpoints": rows,
+    return {"label": label, "page": kind, "checkpoints": rows, "settled": settled,
             "navigate_ms": harness.summarize(times[1:])}
 
 
@@ -138,6 +150,8 @@ def main() -> int:
     parser.add_argument("--navigations", type=int, default=300)
     parser.add_argument("--every", type=int, default=50)
     parser.add_argument("--pages", default="light,heavier")
+    parser.add_argument("--settle", type=float, default=0.0,
+                        help="then wait this many seconds without calls and read the tree again")
     parser.add_argument("--harness", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                                           "..", "..", "shared", "bench"))
     parser.add_argument("--out")
@@ -156,21 +170,23 @@ def main() -> int:
         for kind in opts.pages.split(","):
             for label, argv in servers:
                 report["series"].append(series(harness, argv, site, kind, opts.navigations,
-                                               opts.every, label))
+                                               opts.every, label, opts.settle))
     finally:
         site.close()
     report["load_average_after"] = os.getloadavg()
     print(f"\nload average {report['load_average'][0]:.2f} at the start, "
           f"{report['load_average_after'][0]:.2f} at the end")
-    print("| page | server | tree PSS start → end (growth) | anonymous start → end | processes | navigate p50 |")
-    print("| --- | --- | --- | --- | --- | --- |")
+    print("| page | server | tree PSS start → end (growth) | anonymous start → end | processes | navigate p50 |"
+          " anonymous, settled |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
     for s in report["series"]:
         first, last = s["checkpoints"][0], s["checkpoints"][-1]
         mb = lambda kb: kb / 1024  # noqa: E731
+        settled = f"{mb(s['settled']['tree_anon_kb']):.0f} MB" if s["settled"] else "—"
         print(f"| {s['page']} | {s['label']} | {mb(first['tree_pss_kb']):.0f} → {mb(last['tree_pss_kb']):.0f} MB"
               f" ({mb(last['tree_pss_kb'] - first['tree_pss_kb']):+.0f}) | {mb(first['tree_anon_kb']):.0f} →"
               f" {mb(last['tree_anon_kb']):.0f} MB ({mb(last['tree_anon_kb'] - first['tree_anon_kb']):+.0f}) |"
-              f" {first['processes']} → {last['processes']} | {s['navigate_ms']['p50']:.1f} ms |")
+              f" {first['processes']} → {last['processes']} | {s['navigate_ms']['p50']:.1f} ms | {settled} |")
     if opts.out:
         with open(opts.out, "w") as f:
             json.dump(report, f, indent=1)
