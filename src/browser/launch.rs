@@ -111,20 +111,21 @@ pub(crate) fn arguments(settings: &Settings, profile: &Path) -> Vec<OsString> {
         log!("running as root: starting the browser with --no-sandbox");
         args.push("--no-sandbox".into());
     }
-    // Our features join the ones the user enables or disables, one switch each (Chromium
-    // keeps only the last value of a switch, so theirs would otherwise drop ours).
-    let mut merged = FEATURE_SWITCHES.map(|(switch, ours)| (switch, ours.to_vec()));
+    // Our features and V8 flags join the user's, one switch each (Chromium keeps only the
+    // last value of a switch, so theirs would otherwise drop ours; theirs come after ours).
+    let mut merged =
+        MERGED_SWITCHES.map(|(switch, separator, ours)| (switch, separator, ours.to_vec()));
     for arg in &settings.chrome_args {
         let theirs = merged
             .iter_mut()
-            .find_map(|(switch, values)| Some((arg.strip_prefix(*switch)?, values)));
+            .find_map(|(switch, _, values)| Some((arg.strip_prefix(*switch)?, values)));
         match theirs {
             Some((value, values)) => values.push(value),
             None => args.push(arg.into()),
         }
     }
-    for (switch, values) in merged {
-        args.push(format!("{switch}{}", values.join(",")).into());
+    for (switch, separator, values) in merged {
+        args.push(format!("{switch}{}", values.join(separator)).into());
     }
     args.push("about:blank".into());
     args
@@ -132,14 +133,21 @@ pub(crate) fn arguments(settings: &Settings, profile: &Path) -> Vec<OsString> {
 
 const ENABLE_FEATURES: &str = "--enable-features=";
 const DISABLE_FEATURES: &str = "--disable-features=";
+const JS_FLAGS: &str = "--js-flags=";
 
-/// The features we turn on and off, before the user's.
-const FEATURE_SWITCHES: [(&str, &[&str]); 2] = [
+/// The switches whose values we merge with the user's: the features we turn on and off and
+/// the flags we give V8, each with the separator of its list, ours first.
+const MERGED_SWITCHES: [(&str, &str, &[&str]); 3] = [
     // WebMCP, so pages may register tools with `document.modelContext` (off by default in
     // Chromium); the network service in the browser process (lean browser).
-    (ENABLE_FEATURES, &["WebMCP", "NetworkServiceInProcess2"]),
+    (
+        ENABLE_FEATURES,
+        ",",
+        &["WebMCP", "NetworkServiceInProcess2"],
+    ),
     (
         DISABLE_FEATURES,
+        ",",
         &[
             "Translate",
             "OptimizationHints",
@@ -157,6 +165,13 @@ const FEATURE_SWITCHES: [(&str, &[&str]); 2] = [
             "WebUIOmniboxAimPopup",
         ],
     ),
+    // Lean browser over a long session: every navigation of a page's main frame resets V8's
+    // old-generation limit to its initial size, and with Chromium's default the documents a
+    // tab navigates away from (each with the discovery shim it ran) piled up as garbage for
+    // ~150 navigations before a full GC; from 8 MB V8 collects them every few dozen, its own
+    // incremental GC, and the renderer stays flat (measured, see ARCHITECTURE.md "Lean
+    // browser"). Only the starting limit: after a GC V8 sizes it from what is live.
+    (JS_FLAGS, " ", &["--initial-old-space-size=8"]),
 ];
 
 /// Starts the browser. Returns the process and our ends of its pipes.
@@ -309,13 +324,17 @@ mod tests {
 
     fn features(args: &[String]) -> Vec<String> {
         args.iter()
-            .filter(|a| a.starts_with(ENABLE_FEATURES) || a.starts_with(DISABLE_FEATURES))
+            .filter(|a| {
+                [ENABLE_FEATURES, DISABLE_FEATURES, JS_FLAGS]
+                    .iter()
+                    .any(|switch| a.starts_with(switch))
+            })
             .cloned()
             .collect()
     }
 
     #[test]
-    fn our_features_are_merged_with_the_users_enabled_and_disabled_ones() {
+    fn our_features_and_v8_flags_are_merged_with_the_users() {
         let ours = "Translate,OptimizationHints,MediaRouter,DialMediaRouteProvider,\
             AutofillServerCommunication,CertificateTransparencyComponentUpdater,\
             InterestFeedContentSuggestions,BackForwardCache,WebUIOmniboxPopup,WebUIOmniboxAimPopup";
@@ -324,20 +343,25 @@ mod tests {
             features(&plain),
             [
                 "--enable-features=WebMCP,NetworkServiceInProcess2".to_owned(),
-                format!("--disable-features={ours}")
+                format!("--disable-features={ours}"),
+                "--js-flags=--initial-old-space-size=8".to_owned(),
             ]
         );
         let theirs = arguments_with(&[
             "--enable-features=A,B",
             "--mute-audio",
+            "--js-flags=--expose-gc --initial-old-space-size=64",
             "--disable-features=D",
             "--enable-features=C",
         ]);
+        // V8 takes the last value of a flag: the user's own limit wins over ours.
         assert_eq!(
             features(&theirs),
             [
                 "--enable-features=WebMCP,NetworkServiceInProcess2,A,B,C".to_owned(),
-                format!("--disable-features={ours},D")
+                format!("--disable-features={ours},D"),
+                "--js-flags=--initial-old-space-size=8 --expose-gc --initial-old-space-size=64"
+                    .to_owned(),
             ]
         );
         assert_eq!(theirs.iter().filter(|a| *a == "--mute-audio").count(), 2);
