@@ -9,7 +9,7 @@ mod modern;
 mod output;
 mod roots;
 mod server;
-mod sessions;
+mod session;
 
 pub(crate) use identity::PROTOCOL_VERSIONS;
-pub(crate) use sessions::Server;
+pub(crate) use server::Server;

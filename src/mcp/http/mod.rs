@@ -27,7 +27,7 @@ mod table;
 use std::time::{Duration, Instant};
 
 pub(crate) use super::output::Tag;
-use super::sessions::Server;
+use super::server::Server;
 use rules::{error_body, status_of};
 use table::Table;
 

@@ -9,7 +9,7 @@ use super::table::Table;
 use super::{rules, HttpRequest, Reply};
 use crate::mcp::jsonrpc::{self, Incoming};
 use crate::mcp::output::Tag;
-use crate::mcp::sessions::{Server, SessionKey};
+use crate::mcp::server::{Server, SessionKey};
 
 pub(super) fn post(
     table: &mut Table,

@@ -8,7 +8,7 @@ use std::time::Instant;
 use super::{rules, HttpRequest, Out, Reply, MAX_AGENTS, MAX_SESSIONS};
 use crate::browser::AgentId;
 use crate::mcp::output::Tag;
-use crate::mcp::sessions::{Server, SessionKey};
+use crate::mcp::server::{Server, SessionKey};
 use crate::tools;
 
 /// Notifications kept for a session with no GET stream open, at most (the oldest go first).
