@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use mio::unix::pipe::{Receiver, Sender};
 
 use crate::log::log;
-use crate::settings::Settings;
+use crate::settings::{Category, Settings};
 
 /// A browser process we started, and the temporary profile to delete after it.
 pub struct Process {
@@ -50,7 +50,7 @@ const DEFAULT_SWITCHES: &[&str] = &[
     "--disable-component-update",
     "--disable-sync",
     "--disable-default-apps",
-    "--disable-extensions",
+    NO_EXTENSIONS,
     "--disable-breakpad",
     "--disable-client-side-phishing-detection",
     "--disable-domain-reliability",
@@ -79,6 +79,8 @@ const DEFAULT_SWITCHES: &[&str] = &[
     "--force-color-profile=srgb",
     "--mute-audio",
 ];
+
+const NO_EXTENSIONS: &str = "--disable-extensions";
 
 /// How to get a browser, for every "no browser" error.
 const INSTALL_HINT: &str =
@@ -129,7 +131,10 @@ pub(crate) fn find_executable(settings: &Settings) -> Result<Executable, String>
 /// The choice between the headless shell and full Chromium, on the given PATH.
 fn choose(settings: &Settings, path: &OsStr) -> Result<Executable, String> {
     let forced = settings.headless_shell;
-    if forced.unwrap_or(settings.headless) {
+    // The headless shell has neither extensions nor installed apps (no Extensions or PWA
+    // domain): with their tools on, full Chromium, unless the shell is asked for by name.
+    let needs_full = full_only_tools(settings).filter(|_| forced.is_none());
+    if forced.unwrap_or(settings.headless) && needs_full.is_none() {
         if let Some(p) = find_shell(path) {
             let why = if forced == Some(true) {
                 "the headless shell, as --headlessShell asks"
@@ -148,6 +153,7 @@ chromium-headless-shell) or drop the flag to use full Chromium.",
     }
     let why = match (forced, settings.headless) {
         (Some(false), _) => "full Chromium, as --headlessShell=false asks",
+        (None, true) if needs_full.is_some() => needs_full.unwrap_or_default(),
         (_, false) => "full Chromium: --headless=false needs a window",
         _ => "full Chromium: no headless shell is installed",
     };
@@ -157,6 +163,18 @@ chromium-headless-shell) or drop the flag to use full Chromium.",
             "no Chromium or Chrome found (looked for {} on PATH). {INSTALL_HINT}",
             FULL_NAMES.join(", ")
         )),
+    }
+}
+
+/// Why full Chromium must start, when tools that the headless shell cannot serve are on.
+fn full_only_tools(settings: &Settings) -> Option<&'static str> {
+    let on = |c| settings.categories.on(c);
+    if on(Category::Extensions) {
+        Some("full Chromium: --categoryExtensions needs it (the headless shell cannot load extensions)")
+    } else if on(Category::Pwa) {
+        Some("full Chromium: --categoryPwa needs it (the headless shell cannot install web apps)")
+    } else {
+        None
     }
 }
 
@@ -212,7 +230,12 @@ pub(crate) fn arguments(settings: &Settings, profile: &Path) -> Vec<OsString> {
     if settings.headless {
         args.push("--headless".into());
     }
-    args.extend(DEFAULT_SWITCHES.iter().map(OsString::from));
+    // The Extensions domain loads extensions only where they are not switched off.
+    let extensions = settings.categories.on(Category::Extensions);
+    let switches = DEFAULT_SWITCHES
+        .iter()
+        .filter(|s| !extensions || **s != NO_EXTENSIONS);
+    args.extend(switches.map(OsString::from));
     if let Some((w, h)) = settings.viewport {
         args.push(format!("--window-size={w},{h}").into());
     }
@@ -519,6 +542,41 @@ mod tests {
             forced.contains("apt-get install chromium-headless-shell"),
             "{forced}"
         );
+        let _ = fs::remove_dir_all(full);
+        let _ = fs::remove_dir_all(shell);
+    }
+
+    #[test]
+    fn extensions_start_full_chromium_with_extensions_allowed() {
+        let full = bin_dir("ext-full", &["chromium"]);
+        let shell = bin_dir("ext-shell", &["chrome-headless-shell"]);
+        let path = std::env::join_paths([&full, &shell]).unwrap();
+        let with_extensions = |forced| {
+            let mut s = settings(true, forced);
+            s.categories.given.push((Category::Extensions, true));
+            s
+        };
+        let chosen = choose(&with_extensions(None), &path).unwrap();
+        assert_eq!(chosen.path, full.join("chromium"));
+        assert!(
+            chosen.why.contains("--categoryExtensions"),
+            "{}",
+            chosen.why
+        );
+        let mut apps = settings(true, None);
+        apps.categories.given.push((Category::Pwa, true));
+        let chosen = choose(&apps, &path).unwrap();
+        assert_eq!(chosen.path, full.join("chromium"));
+        assert!(chosen.why.contains("--categoryPwa"), "{}", chosen.why);
+        // Asked for by name, the shell is still what starts.
+        let forced = choose(&with_extensions(Some(true)), &path).unwrap();
+        assert_eq!(forced.path, shell.join("chrome-headless-shell"));
+        let has_switch = |s: &Settings| {
+            let args = arguments(s, Path::new("/tmp/p"));
+            args.iter().any(|a| a == NO_EXTENSIONS)
+        };
+        assert!(has_switch(&settings(true, None)));
+        assert!(!has_switch(&with_extensions(None)));
         let _ = fs::remove_dir_all(full);
         let _ = fs::remove_dir_all(shell);
     }

@@ -10,6 +10,7 @@ pub mod launch;
 pub(crate) mod navigation;
 mod open;
 pub(crate) mod pages;
+pub(crate) mod tabs;
 pub(crate) mod url_rules;
 
 pub(crate) mod waiters;
