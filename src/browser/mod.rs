@@ -3,6 +3,7 @@
 //! answers, the call that owns it goes away, or the browser is lost.
 
 pub(crate) mod events;
+pub(crate) mod extension_worker;
 pub(crate) mod frames;
 pub(crate) mod host;
 mod ids;

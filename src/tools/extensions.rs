@@ -8,12 +8,13 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::browser::{self, tabs, Flow, PageId};
+use crate::browser::{self, extension_worker, tabs, Flow, PageId};
 use crate::cdp::generated::extensions::{
     ExtensionInfo, GetExtensionsParams, LoadUnpackedParams, TriggerActionParams, UninstallParams,
 };
 use crate::cdp::Command;
 use crate::error::Error;
+use crate::log::log;
 use crate::settings::Category;
 use crate::tools::args::{self, max, tool_args};
 use crate::tools::call::{self, CallId};
@@ -89,14 +90,16 @@ fn install_extension(cx: &mut Ctx, call: CallId, args: Value) {
     let Some(args) = call::args::<PathArgs>(cx, call, args) else {
         return;
     };
-    // An empty path names nothing to check: the browser says what is wrong with it.
-    let path = if args.path.is_empty() {
-        String::new()
-    } else {
+    // A blank path names nothing to check: the browser says what is wrong with it. A browser
+    // on another machine reads its own files, which our roots do not describe.
+    let check = !args.path.trim().is_empty() && files::browser_is_local(&cx.settings.source);
+    let path = if check {
         match files::for_browser(&Roots::of(cx), &args.path) {
             Ok(real) => real.to_string_lossy().into_owned(),
             Err(f) => return call::fail(cx, call, f.text(|e| e.to_string())),
         }
+    } else {
+        args.path
     };
     call::limit(cx, call, TIME_LIMIT, "Timeout installing extension".into());
     ExtensionCall::start(cx, call, Action::Install(path));
@@ -152,6 +155,10 @@ struct ExtensionCall {
     action: Action,
     /// The page an action is triggered on, once found.
     page: PageId,
+    /// The folder an extension is loaded from, once known.
+    folder: String,
+    /// The ID of the extension loaded.
+    loaded: String,
 }
 
 enum Step {
@@ -161,8 +168,10 @@ enum Step {
     Page(Result<PageId, Error>),
     /// The installed extensions.
     Listed(Result<Vec<ExtensionInfo>, Error>),
-    /// An extension was loaded: its ID.
+    /// An extension was loaded from this folder: its ID.
     Loaded(Result<String, Error>),
+    /// Its service worker has run its script (or did not start in time).
+    WorkerReady(Result<(), Error>),
     /// The tab target that holds the page an action runs on.
     Tab(Result<String, Error>),
     /// The browser did what was asked (uninstalled, or ran the action).
@@ -187,8 +196,15 @@ impl Flow<Ctx> for ExtensionCall {
                 };
                 self.send(cx, params, |r| Step::Done(r.map(drop)))
             }
-            Step::Loaded(Ok(id)) => self.answer(cx, Some(&id)),
-            Step::Done(Ok(())) => self.answer(cx, None),
+            Step::Loaded(Ok(id)) => self.await_worker(cx, id),
+            // An extension whose worker did not start in time is installed all the same.
+            Step::WorkerReady(r) => {
+                if let Err(e) = r {
+                    log!("extension {}: {e}", self.loaded);
+                }
+                self.answer(cx)
+            }
+            Step::Done(Ok(())) => self.answer(cx),
             Step::Ready(Err(e))
             | Step::Page(Err(e))
             | Step::Listed(Err(e))
@@ -205,6 +221,8 @@ impl ExtensionCall {
             call,
             action,
             page: PageId::NONE,
+            folder: String::new(),
+            loaded: String::new(),
         };
         if matches!(flow.action, Action::Trigger(_)) {
             call::page(cx, None, flow.then(Step::Page));
@@ -217,11 +235,8 @@ impl ExtensionCall {
     fn ask(self, cx: &mut Ctx) {
         match &self.action {
             Action::Install(path) => {
-                let load = LoadUnpackedParams {
-                    path: path.clone(),
-                    enable_in_incognito: Some(false),
-                };
-                self.send(cx, load, |r| Step::Loaded(r.map(|l| l.id)))
+                let path = path.clone();
+                self.load(cx, path)
             }
             Action::Uninstall(id) => {
                 let uninstall = UninstallParams { id: id.clone() };
@@ -248,11 +263,7 @@ impl ExtensionCall {
             );
         };
         if matches!(self.action, Action::Reload(_)) {
-            let load = LoadUnpackedParams {
-                path: found.path,
-                enable_in_incognito: Some(false),
-            };
-            return self.send(cx, load, |r| Step::Loaded(r.map(|l| l.id)));
+            return self.load(cx, found.path);
         }
         let Some(page) = cx.browser.pages.get(self.page) else {
             let gone = browser::pages::no_such_page(self.page);
@@ -261,6 +272,28 @@ impl ExtensionCall {
         let (target, url) = (page.target_id.clone(), page.url.clone());
         let context = page.browser_context.clone();
         tabs::tab_of_page(cx, target, url, context, self.then(Step::Tab));
+    }
+
+    /// Loads (or loads again) the extension in `folder`.
+    fn load(mut self, cx: &mut Ctx, folder: String) {
+        let load = LoadUnpackedParams {
+            path: folder.clone(),
+            enable_in_incognito: Some(false),
+        };
+        self.folder = folder;
+        self.send(cx, load, |r| Step::Loaded(r.map(|l| l.id)))
+    }
+
+    /// Loaded: answered once the extension's service worker, if its manifest names one, is
+    /// ready for the events the next calls send it (an action triggered at once).
+    fn await_worker(mut self, cx: &mut Ctx, id: String) {
+        let has_worker = declares_worker(cx, &self.folder);
+        self.loaded = id.clone();
+        if has_worker {
+            extension_worker::ready(cx, &id, self.then(Step::WorkerReady));
+        } else {
+            self.answer(cx)
+        }
     }
 
     /// `## Extensions`, one line each, as the reference lists them.
@@ -284,13 +317,13 @@ impl ExtensionCall {
     }
 
     /// The answer once the browser did it, in the reference's words.
-    fn answer(self, cx: &mut Ctx, loaded: Option<&str>) {
-        let line = match (&self.action, loaded) {
-            (Action::Install(_), Some(id)) => format!("Extension installed. Id: {id}"),
-            (Action::Reload(_), _) => "Extension reloaded.".to_owned(),
-            (Action::Uninstall(id), _) => format!("Extension uninstalled. Id: {id}"),
-            (Action::Trigger(id), _) => format!("Extension action triggered for ID {id}"),
-            _ => String::new(),
+    fn answer(self, cx: &mut Ctx) {
+        let line = match &self.action {
+            Action::Install(_) => format!("Extension installed. Id: {}", self.loaded),
+            Action::Reload(_) => "Extension reloaded.".to_owned(),
+            Action::Uninstall(id) => format!("Extension uninstalled. Id: {id}"),
+            Action::Trigger(id) => format!("Extension action triggered for ID {id}"),
+            Action::List => String::new(),
         };
         let mut resp = Response::default();
         resp.line(line);
@@ -310,3 +343,21 @@ impl ExtensionCall {
         browser::send_then(cx, None, command, self, step);
     }
 }
+
+/// Whether the manifest in `folder` names a background service worker. Read only where the
+/// browser's files are ours; the browser has just accepted the manifest, so it is JSON.
+fn declares_worker(cx: &Ctx, folder: &str) -> bool {
+    if !files::browser_is_local(&cx.settings.source) {
+        return false;
+    }
+    let manifest = std::path::Path::new(folder).join("manifest.json");
+    let Ok(text) = files::read_text(&Roots::of(cx), &manifest.to_string_lossy(), MANIFEST_LIMIT)
+    else {
+        return false;
+    };
+    let parsed: Option<Value> = serde_json::from_str(&text).ok();
+    parsed.is_some_and(|m| m["background"]["service_worker"].is_string())
+}
+
+/// More than any manifest needs.
+const MANIFEST_LIMIT: u64 = 1 << 20;

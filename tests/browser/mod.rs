@@ -6,6 +6,7 @@ pub(crate) mod browser_choice;
 mod connection;
 mod console;
 mod emulation;
+mod extensions;
 mod file_roots;
 mod file_safety;
 mod flags;
