@@ -22,6 +22,7 @@ mod pages;
 mod perf_cli;
 mod performance;
 mod protocol_edges;
+mod pwa;
 mod reference_texts;
 mod relaunch_note;
 mod robustness;
