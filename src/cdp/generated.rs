@@ -2436,6 +2436,70 @@ pub mod input {
     /// UTC time in seconds, counted from January 1, 1970.
     pub type TimeSinceEpoch = f64;
 
+    #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+    #[serde(default)]
+    pub struct DragDataItem {
+        /// Mime type of the dragged data.
+        #[serde(rename = "mimeType")]
+        pub mime_type: String,
+        /// Depending of the value of `mimeType`, it contains the dragged link, text, HTML markup or any other data.
+        pub data: String,
+        /// Title associated with a link.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub title: Option<String>,
+        /// Stores the base URL for the contained markup.
+        #[serde(rename = "baseURL")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub base_url: Option<String>,
+    }
+
+    #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+    #[serde(default)]
+    pub struct DragData {
+        pub items: Vec<DragDataItem>,
+        /// List of filenames that should be included when dropping
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub files: Option<Vec<String>>,
+        /// Bit field representing allowed drag operations.
+        #[serde(rename = "dragOperationsMask")]
+        pub drag_operations_mask: i64,
+    }
+
+    /// Dispatches a drag event into the page.
+    #[derive(Debug, Clone, Default, serde::Serialize)]
+    pub struct DispatchDragEventParams {
+        /// Type of the drag event.
+        pub r#type: DispatchDragEventType,
+        /// X coordinate of the event relative to the main frame's viewport in CSS pixels.
+        pub x: f64,
+        /// Y coordinate of the event relative to the main frame's viewport in CSS pixels.
+        pub y: f64,
+        pub data: DragData,
+        /// Bit field representing pressed modifier keys.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub modifiers: Option<i64>,
+    }
+
+    string_enum! {
+        /// Type of the drag event.
+        DispatchDragEventType {
+            DragEnter = "dragEnter",
+            DragOver = "dragOver",
+            Drop = "drop",
+            DragCancel = "dragCancel",
+        }
+    }
+
+    /// What `Input.dispatchDragEvent` returns.
+    #[derive(Debug, Clone, Default, serde::Deserialize)]
+    #[serde(default)]
+    pub struct DispatchDragEventReturns {}
+
+    impl crate::cdp::Command for DispatchDragEventParams {
+        const METHOD: &'static str = "Input.dispatchDragEvent";
+        type Returns = DispatchDragEventReturns;
+    }
+
     /// Dispatches a key event to the page.
     #[derive(Debug, Clone, Default, serde::Serialize)]
     pub struct DispatchKeyEventParams {
@@ -2612,6 +2676,33 @@ pub mod input {
     impl crate::cdp::Command for DispatchMouseEventParams {
         const METHOD: &'static str = "Input.dispatchMouseEvent";
         type Returns = DispatchMouseEventReturns;
+    }
+
+    /// Prevents default drag and drop behavior and instead emits `Input.dragIntercepted` events.
+    #[derive(Debug, Clone, Default, serde::Serialize)]
+    pub struct SetInterceptDragsParams {
+        pub enabled: bool,
+    }
+
+    /// What `Input.setInterceptDrags` returns.
+    #[derive(Debug, Clone, Default, serde::Deserialize)]
+    #[serde(default)]
+    pub struct SetInterceptDragsReturns {}
+
+    impl crate::cdp::Command for SetInterceptDragsParams {
+        const METHOD: &'static str = "Input.setInterceptDrags";
+        type Returns = SetInterceptDragsReturns;
+    }
+
+    /// Emitted only when `Input.setInterceptDrags` is enabled.
+    #[derive(Debug, Clone, Default, serde::Deserialize)]
+    #[serde(default)]
+    pub struct DragInterceptedEvent {
+        pub data: DragData,
+    }
+
+    impl crate::cdp::Event for DragInterceptedEvent {
+        const NAME: &'static str = "Input.dragIntercepted";
     }
 }
 
