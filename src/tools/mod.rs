@@ -13,6 +13,7 @@ pub(crate) mod ctx;
 pub(crate) mod dialogs;
 pub(crate) mod emulation;
 mod events;
+pub(crate) mod extension_workers;
 pub(crate) mod extensions;
 pub(crate) mod files;
 pub(crate) mod input;

@@ -81,7 +81,11 @@ fn an_extension_is_installed_listed_triggered_reloaded_and_uninstalled() {
     // The action runs on the selected page: its service worker retitles the page.
     let fx = Fixtures::start();
     let page = fx.route_html("/plain.html", "<title>before</title><p>plain");
-    mcp.call_ok("new_page", json!({ "url": page }));
+    // Answers that list the pages list the extension's worker after them, as the reference's.
+    let opened = mcp.call_ok("new_page", json!({ "url": page }));
+    let worker =
+        format!("## Extension Service Workers\nsw-1: chrome-extension://{id}/background.js");
+    assert!(opened.text.ends_with(&worker), "{}", opened.text);
     let triggered = mcp.call_ok("trigger_extension_action", json!({ "id": id }));
     assert_eq!(
         triggered.text,
