@@ -8,11 +8,13 @@
 //! the element never saw. (`:hover` is no such sign: the headless shell does not update it
 //! in out-of-process frames.)
 
-use std::time::{Duration, Instant};
+use std::cell::Cell;
+use std::rc::Rc;
+use std::time::Duration;
 
 use super::dispatch;
 use super::element::{self, Element};
-use crate::browser::{self, Flow};
+use crate::browser::{self, Flow, Host};
 use crate::cdp::generated::runtime;
 use crate::error::Error;
 use crate::tools::ctx::{Ctx, Done};
@@ -44,7 +46,7 @@ pub(super) fn reach(cx: &mut Ctx, session: String, el: Element, done: Done<(f64,
         session,
         el,
         point: (0.0, 0.0),
-        until: None,
+        expired: None,
         done,
     };
     element::aim(cx, &target, true, reach.then(Step::Aimed));
@@ -56,8 +58,8 @@ struct Reach {
     el: Element,
     /// The element's centre in the page's viewport.
     point: (f64, f64),
-    /// When to stop waiting for the frame's drawing (set at the first move).
-    until: Option<Instant>,
+    /// Set once [`DRAW_TIME`] has passed since the first move.
+    expired: Option<Rc<Cell<bool>>>,
     done: Done<(f64, f64)>,
 }
 
@@ -87,7 +89,7 @@ impl Flow<Ctx> for Reach {
                 if seen.unwrap_or(true) {
                     return (self.done)(cx, Ok(self.point));
                 }
-                if self.until.is_some_and(|t| Instant::now() >= t) {
+                if self.expired.as_ref().is_some_and(|e| e.get()) {
                     let why = "The mouse is over its point, but its frame never saw the mouse \
                                there (something over the frame takes the pointer, or the frame \
                                has not drawn yet).";
@@ -111,7 +113,12 @@ fn seen(r: Result<runtime::CallFunctionOnReturns, Error>) -> Step {
 impl Reach {
     /// Has the element's frame listen for the mouse, then moves it to the element's centre.
     fn move_mouse(mut self, cx: &mut Ctx) {
-        self.until.get_or_insert_with(|| Instant::now() + DRAW_TIME);
+        if self.expired.is_none() {
+            let expired = Rc::new(Cell::new(false));
+            let flag = expired.clone();
+            cx.after(DRAW_TIME, move |_| flag.set(true));
+            self.expired = Some(expired);
+        }
         let listen = runtime::CallFunctionOnParams {
             function_declaration: SEES_MOVE.to_owned(),
             object_id: Some(self.el.object_id.clone()),
