@@ -51,6 +51,17 @@ impl fmt::Display for Error {
 pub(crate) type Result<T> = std::result::Result<T, Error>;
 
 impl Error {
+    /// The text as the reference words it, where its answer is the browser's error as its
+    /// Puppeteer reports it (`Protocol error (Domain.method): …`); any other error as usual.
+    pub(crate) fn in_reference_words(&self) -> String {
+        match self {
+            Error::Cdp {
+                method, message, ..
+            } => format!("Protocol error ({method}): {message}"),
+            other => other.to_string(),
+        }
+    }
+
     /// The browser's error answer to `method`, with what it means.
     pub(crate) fn cdp(method: &str, message: String) -> Error {
         Error::Cdp {
@@ -78,6 +89,9 @@ pub(crate) enum Fault {
     NoLayout,
     /// The browser does not know the command (an older or different browser).
     UnknownMethod,
+    /// An app's install page or manifest could not be fetched or read (the first install of
+    /// a page the browser has not cached yet can fail so; the reference tries once more).
+    NoInstallInfo,
     Other,
 }
 
@@ -101,6 +115,8 @@ impl Fault {
             Fault::Detached
         } else if has("wasn't found") {
             Fault::UnknownMethod
+        } else if has("Couldn't fetch install info") {
+            Fault::NoInstallInfo
         } else {
             Fault::Other
         }
@@ -127,6 +143,10 @@ mod tests {
                 "'Browser.setContentsSize' wasn't found",
                 Fault::UnknownMethod,
             ),
+            (
+                "Couldn't fetch install info for http://a/ from http://a/b",
+                Fault::NoInstallInfo,
+            ),
             ("Something else", Fault::Other),
         ];
         for (message, fault) in cases {
@@ -137,5 +157,11 @@ mod tests {
             e.to_string(),
             "Some.command failed: No node with given id found"
         );
+        assert_eq!(
+            e.in_reference_words(),
+            "Protocol error (Some.command): No node with given id found"
+        );
+        let other = Error::Invalid("Extension with ID x not found.".into());
+        assert_eq!(other.in_reference_words(), other.to_string());
     }
 }

@@ -6,7 +6,7 @@
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
-use crate::settings::{Channel, Settings};
+use crate::settings::{Category, Channel, Settings};
 
 /// Full Chromium or Chrome, looked for on PATH in this order.
 const FULL_NAMES: &[&str] = &[
@@ -135,7 +135,10 @@ fn choose(settings: &Settings, places: &Places) -> Result<Executable, String> {
         return by_channel(channel, places);
     }
     let forced = settings.headless_shell;
-    if forced.unwrap_or(settings.headless) {
+    // The headless shell has neither extensions nor installed apps (no Extensions or PWA
+    // domain): with their tools on, full Chromium, unless the shell is asked for by name.
+    let needs_full = full_only_tools(settings).filter(|_| forced.is_none());
+    if forced.unwrap_or(settings.headless) && needs_full.is_none() {
         if let Some(p) = find_shell(places) {
             let why = if forced == Some(true) {
                 "the headless shell, as --headlessShell asks"
@@ -152,9 +155,10 @@ chromium-headless-shell) or drop the flag to use full Chromium.",
             ));
         }
     }
-    let why = match (forced, settings.headless) {
-        (Some(false), _) => "full Chromium, as --headlessShell=false asks",
-        (_, false) => "full Chromium: --headless=false needs a window",
+    let why = match (forced, settings.headless, needs_full) {
+        (Some(false), _, _) => "full Chromium, as --headlessShell=false asks",
+        (_, false, _) => "full Chromium: --headless=false needs a window",
+        (_, true, Some(why)) => why,
         _ => "full Chromium: no headless shell is installed",
     };
     let found = places
@@ -167,6 +171,18 @@ chromium-headless-shell) or drop the flag to use full Chromium.",
             FULL_NAMES.join(", "),
             FULL_PLACES.join(", ")
         )),
+    }
+}
+
+/// Why full Chromium must start, when tools that the headless shell cannot serve are on.
+fn full_only_tools(settings: &Settings) -> Option<&'static str> {
+    let on = |c| settings.categories.on(c);
+    if on(Category::Extensions) {
+        Some("full Chromium: --categoryExtensions needs it (the headless shell cannot load extensions)")
+    } else if on(Category::Pwa) {
+        Some("full Chromium: --categoryPwa needs it (the headless shell cannot install web apps)")
+    } else {
+        None
     }
 }
 
@@ -260,6 +276,30 @@ mod tests {
             forced.contains("apt-get install chromium-headless-shell"),
             "{forced}"
         );
+        let _ = fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn extension_and_app_tools_start_full_chromium_unless_the_shell_is_named() {
+        let dir = stand_ins("ext", &["full/chromium", "shell/chrome-headless-shell"]);
+        let (full, shell, nothing) = (dir.join("full"), dir.join("shell"), dir.join("none"));
+        let both: &[&Path] = &[&full, &shell];
+        let with = |category, forced| {
+            let mut s = settings(true, forced);
+            s.categories.given.push((category, true));
+            s
+        };
+        for (category, flag) in [
+            (Category::Extensions, "--categoryExtensions"),
+            (Category::Pwa, "--categoryPwa"),
+        ] {
+            let chosen = pick(&with(category, None), both, &nothing).unwrap();
+            assert_eq!(chosen.path, full.join("chromium"));
+            assert!(chosen.why.contains(flag), "{}", chosen.why);
+            // Asked for by name, the shell is still what starts.
+            let named = pick(&with(category, Some(true)), both, &nothing).unwrap();
+            assert_eq!(named.path, shell.join("chrome-headless-shell"));
+        }
         let _ = fs::remove_dir_all(dir);
     }
 

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use mio::unix::pipe::{Receiver, Sender};
 
 use crate::log::log;
-use crate::settings::Settings;
+use crate::settings::{Category, Settings};
 
 pub(crate) use super::executable::{find_executable, Executable};
 
@@ -33,7 +33,7 @@ const DEFAULT_SWITCHES: &[&str] = &[
     "--disable-component-update",
     "--disable-sync",
     "--disable-default-apps",
-    "--disable-extensions",
+    NO_EXTENSIONS,
     "--disable-breakpad",
     "--disable-client-side-phishing-detection",
     "--disable-domain-reliability",
@@ -62,6 +62,8 @@ const DEFAULT_SWITCHES: &[&str] = &[
     "--force-color-profile=srgb",
     "--mute-audio",
 ];
+
+const NO_EXTENSIONS: &str = "--disable-extensions";
 
 fn is_root() -> bool {
     // SAFETY: geteuid has no preconditions.
@@ -98,7 +100,12 @@ pub(crate) fn arguments(settings: &Settings, profile: &Path) -> Vec<OsString> {
     if settings.headless {
         args.push("--headless".into());
     }
-    args.extend(DEFAULT_SWITCHES.iter().map(OsString::from));
+    // The Extensions domain loads extensions only where they are not switched off.
+    let extensions = settings.categories.on(Category::Extensions);
+    let switches = DEFAULT_SWITCHES
+        .iter()
+        .filter(|s| !extensions || **s != NO_EXTENSIONS);
+    args.extend(switches.map(OsString::from));
     if let Some((w, h)) = settings.viewport {
         args.push(format!("--window-size={w},{h}").into());
     }
@@ -365,5 +372,20 @@ mod tests {
             ]
         );
         assert_eq!(theirs.iter().filter(|a| *a == "--mute-audio").count(), 2);
+    }
+
+    #[test]
+    fn extensions_are_allowed_only_with_their_tools() {
+        let has_switch = |s: &Settings| {
+            let args = arguments(s, Path::new("/tmp/p"));
+            args.iter().any(|a| a == NO_EXTENSIONS)
+        };
+        let mut with_extensions = settings(true, None);
+        with_extensions
+            .categories
+            .given
+            .push((Category::Extensions, true));
+        assert!(has_switch(&settings(true, None)));
+        assert!(!has_switch(&with_extensions));
     }
 }

@@ -5,6 +5,7 @@
 pub(crate) mod agents;
 pub(crate) mod events;
 mod executable;
+pub(crate) mod extension_worker;
 pub(crate) mod frames;
 pub(crate) mod host;
 mod ids;
@@ -12,6 +13,7 @@ pub mod launch;
 pub(crate) mod navigation;
 mod open;
 pub(crate) mod pages;
+pub(crate) mod tabs;
 pub(crate) mod url_rules;
 
 pub(crate) mod waiters;

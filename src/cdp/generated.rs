@@ -2244,6 +2244,102 @@ pub mod emulation {
     }
 }
 
+/// Defines commands and events for browser extensions.
+pub mod extensions {
+    /// Detailed information about an extension.
+    #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+    #[serde(default)]
+    pub struct ExtensionInfo {
+        /// Extension id.
+        pub id: String,
+        /// Extension name.
+        pub name: String,
+        /// Extension version.
+        pub version: String,
+        /// The path from which the extension was loaded.
+        pub path: String,
+        /// Extension enabled status.
+        pub enabled: bool,
+    }
+
+    /// Runs an extension default action.
+    #[derive(Debug, Clone, Default, serde::Serialize)]
+    pub struct TriggerActionParams {
+        /// Extension id.
+        pub id: String,
+        /// A tab target ID to trigger the default extension action on.
+        #[serde(rename = "targetId")]
+        pub target_id: String,
+    }
+
+    /// What `Extensions.triggerAction` returns.
+    #[derive(Debug, Clone, Default, serde::Deserialize)]
+    #[serde(default)]
+    pub struct TriggerActionReturns {}
+
+    impl crate::cdp::Command for TriggerActionParams {
+        const METHOD: &'static str = "Extensions.triggerAction";
+        type Returns = TriggerActionReturns;
+    }
+
+    /// Installs an unpacked extension from the filesystem similar to --load-extension CLI flags.
+    #[derive(Debug, Clone, Default, serde::Serialize)]
+    pub struct LoadUnpackedParams {
+        /// Absolute file path.
+        pub path: String,
+        /// Enable the extension in incognito
+        #[serde(rename = "enableInIncognito")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub enable_in_incognito: Option<bool>,
+    }
+
+    /// What `Extensions.loadUnpacked` returns.
+    #[derive(Debug, Clone, Default, serde::Deserialize)]
+    #[serde(default)]
+    pub struct LoadUnpackedReturns {
+        /// Extension id.
+        pub id: String,
+    }
+
+    impl crate::cdp::Command for LoadUnpackedParams {
+        const METHOD: &'static str = "Extensions.loadUnpacked";
+        type Returns = LoadUnpackedReturns;
+    }
+
+    /// Gets a list of all unpacked extensions.
+    #[derive(Debug, Clone, Default, serde::Serialize)]
+    pub struct GetExtensionsParams {}
+
+    /// What `Extensions.getExtensions` returns.
+    #[derive(Debug, Clone, Default, serde::Deserialize)]
+    #[serde(default)]
+    pub struct GetExtensionsReturns {
+        pub extensions: Vec<ExtensionInfo>,
+    }
+
+    impl crate::cdp::Command for GetExtensionsParams {
+        const METHOD: &'static str = "Extensions.getExtensions";
+        type Returns = GetExtensionsReturns;
+    }
+
+    /// Uninstalls an unpacked extension (others not supported) from the profile.
+    #[derive(Debug, Clone, Default, serde::Serialize)]
+    pub struct UninstallParams {
+        /// Extension id.
+        pub id: String,
+    }
+
+    /// What `Extensions.uninstall` returns.
+    #[derive(Debug, Clone, Default, serde::Deserialize)]
+    #[serde(default)]
+    pub struct UninstallReturns {}
+
+    impl crate::cdp::Command for UninstallParams {
+        const METHOD: &'static str = "Extensions.uninstall";
+        type Returns = UninstallReturns;
+    }
+}
+
 pub mod heap_profiler {
     #[derive(Debug, Clone, Default, serde::Serialize)]
     pub struct CollectGarbageParams {}
@@ -2339,6 +2435,70 @@ pub mod input {
 
     /// UTC time in seconds, counted from January 1, 1970.
     pub type TimeSinceEpoch = f64;
+
+    #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+    #[serde(default)]
+    pub struct DragDataItem {
+        /// Mime type of the dragged data.
+        #[serde(rename = "mimeType")]
+        pub mime_type: String,
+        /// Depending of the value of `mimeType`, it contains the dragged link, text, HTML markup or any other data.
+        pub data: String,
+        /// Title associated with a link.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub title: Option<String>,
+        /// Stores the base URL for the contained markup.
+        #[serde(rename = "baseURL")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub base_url: Option<String>,
+    }
+
+    #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+    #[serde(default)]
+    pub struct DragData {
+        pub items: Vec<DragDataItem>,
+        /// List of filenames that should be included when dropping
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub files: Option<Vec<String>>,
+        /// Bit field representing allowed drag operations.
+        #[serde(rename = "dragOperationsMask")]
+        pub drag_operations_mask: i64,
+    }
+
+    /// Dispatches a drag event into the page.
+    #[derive(Debug, Clone, Default, serde::Serialize)]
+    pub struct DispatchDragEventParams {
+        /// Type of the drag event.
+        pub r#type: DispatchDragEventType,
+        /// X coordinate of the event relative to the main frame's viewport in CSS pixels.
+        pub x: f64,
+        /// Y coordinate of the event relative to the main frame's viewport in CSS pixels.
+        pub y: f64,
+        pub data: DragData,
+        /// Bit field representing pressed modifier keys.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub modifiers: Option<i64>,
+    }
+
+    string_enum! {
+        /// Type of the drag event.
+        DispatchDragEventType {
+            DragEnter = "dragEnter",
+            DragOver = "dragOver",
+            Drop = "drop",
+            DragCancel = "dragCancel",
+        }
+    }
+
+    /// What `Input.dispatchDragEvent` returns.
+    #[derive(Debug, Clone, Default, serde::Deserialize)]
+    #[serde(default)]
+    pub struct DispatchDragEventReturns {}
+
+    impl crate::cdp::Command for DispatchDragEventParams {
+        const METHOD: &'static str = "Input.dispatchDragEvent";
+        type Returns = DispatchDragEventReturns;
+    }
 
     /// Dispatches a key event to the page.
     #[derive(Debug, Clone, Default, serde::Serialize)]
@@ -2516,6 +2676,33 @@ pub mod input {
     impl crate::cdp::Command for DispatchMouseEventParams {
         const METHOD: &'static str = "Input.dispatchMouseEvent";
         type Returns = DispatchMouseEventReturns;
+    }
+
+    /// Prevents default drag and drop behavior and instead emits `Input.dragIntercepted` events.
+    #[derive(Debug, Clone, Default, serde::Serialize)]
+    pub struct SetInterceptDragsParams {
+        pub enabled: bool,
+    }
+
+    /// What `Input.setInterceptDrags` returns.
+    #[derive(Debug, Clone, Default, serde::Deserialize)]
+    #[serde(default)]
+    pub struct SetInterceptDragsReturns {}
+
+    impl crate::cdp::Command for SetInterceptDragsParams {
+        const METHOD: &'static str = "Input.setInterceptDrags";
+        type Returns = SetInterceptDragsReturns;
+    }
+
+    /// Emitted only when `Input.setInterceptDrags` is enabled.
+    #[derive(Debug, Clone, Default, serde::Deserialize)]
+    #[serde(default)]
+    pub struct DragInterceptedEvent {
+        pub data: DragData,
+    }
+
+    impl crate::cdp::Event for DragInterceptedEvent {
+        const NAME: &'static str = "Input.dragIntercepted";
     }
 }
 
@@ -4891,6 +5078,145 @@ pub mod page {
     }
 }
 
+/// This domain allows interacting with the browser to control PWAs.
+pub mod pwa {
+    /// The following types are the replica of https://crsrc.org/c/chrome/browser/web_applications/proto/web_app_os_integration_state.proto;drc=9910d3be894c8f142c977ba1023f30a656bc13fc;l=67
+    #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+    #[serde(default)]
+    pub struct FileHandlerAccept {
+        /// New name of the mimetype according to https://www.iana.org/assignments/media-types/media-types.xhtml
+        #[serde(rename = "mediaType")]
+        pub media_type: String,
+        #[serde(rename = "fileExtensions")]
+        pub file_extensions: Vec<String>,
+    }
+
+    #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+    #[serde(default)]
+    pub struct FileHandler {
+        pub action: String,
+        pub accepts: Vec<FileHandlerAccept>,
+        #[serde(rename = "displayName")]
+        pub display_name: String,
+    }
+
+    string_enum! {
+        /// If user prefers opening the app in browser or an app window.
+        DisplayMode {
+            Standalone = "standalone",
+            Browser = "browser",
+        }
+    }
+
+    /// Returns the following OS state for the given manifest id.
+    #[derive(Debug, Clone, Default, serde::Serialize)]
+    pub struct GetOsAppStateParams {
+        /// The id from the webapp's manifest file, commonly it's the url of the site installing the webapp.
+        #[serde(rename = "manifestId")]
+        pub manifest_id: String,
+    }
+
+    /// What `PWA.getOsAppState` returns.
+    #[derive(Debug, Clone, Default, serde::Deserialize)]
+    #[serde(default)]
+    pub struct GetOsAppStateReturns {
+        #[serde(rename = "badgeCount")]
+        pub badge_count: i64,
+        #[serde(rename = "fileHandlers")]
+        pub file_handlers: Vec<FileHandler>,
+    }
+
+    impl crate::cdp::Command for GetOsAppStateParams {
+        const METHOD: &'static str = "PWA.getOsAppState";
+        type Returns = GetOsAppStateReturns;
+    }
+
+    /// Installs the given manifest identity, optionally using the given installUrlOrBundleUrl IWA-specific install description: manifestId corresponds to isolated-app:// + web_package::SignedWebBundleId File installation mode: The installUrlOrBundleUrl can be either file:// or http(s):// pointing to a signed web bundle (.swbn).
+    #[derive(Debug, Clone, Default, serde::Serialize)]
+    pub struct InstallParams {
+        #[serde(rename = "manifestId")]
+        pub manifest_id: String,
+        /// The location of the app or bundle overriding the one derived from the manifestId.
+        #[serde(rename = "installUrlOrBundleUrl")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub install_url_or_bundle_url: Option<String>,
+    }
+
+    /// What `PWA.install` returns.
+    #[derive(Debug, Clone, Default, serde::Deserialize)]
+    #[serde(default)]
+    pub struct InstallReturns {}
+
+    impl crate::cdp::Command for InstallParams {
+        const METHOD: &'static str = "PWA.install";
+        type Returns = InstallReturns;
+    }
+
+    /// Uninstalls the given manifest_id and closes any opened app windows.
+    #[derive(Debug, Clone, Default, serde::Serialize)]
+    pub struct UninstallParams {
+        #[serde(rename = "manifestId")]
+        pub manifest_id: String,
+    }
+
+    /// What `PWA.uninstall` returns.
+    #[derive(Debug, Clone, Default, serde::Deserialize)]
+    #[serde(default)]
+    pub struct UninstallReturns {}
+
+    impl crate::cdp::Command for UninstallParams {
+        const METHOD: &'static str = "PWA.uninstall";
+        type Returns = UninstallReturns;
+    }
+
+    /// Launches the installed web app, or an url in the same web app instead of the default start url if it is provided.
+    #[derive(Debug, Clone, Default, serde::Serialize)]
+    pub struct LaunchParams {
+        #[serde(rename = "manifestId")]
+        pub manifest_id: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub url: Option<String>,
+    }
+
+    /// What `PWA.launch` returns.
+    #[derive(Debug, Clone, Default, serde::Deserialize)]
+    #[serde(default)]
+    pub struct LaunchReturns {
+        /// ID of the tab target created as a result.
+        #[serde(rename = "targetId")]
+        pub target_id: super::target::TargetID,
+    }
+
+    impl crate::cdp::Command for LaunchParams {
+        const METHOD: &'static str = "PWA.launch";
+        type Returns = LaunchReturns;
+    }
+
+    /// Changes user settings of the web app identified by its manifestId.
+    #[derive(Debug, Clone, Default, serde::Serialize)]
+    pub struct ChangeAppUserSettingsParams {
+        #[serde(rename = "manifestId")]
+        pub manifest_id: String,
+        /// If user allows the links clicked on by the user in the app's scope, or extended scope if the manifest has scope extensions and the flags `DesktopPWAsLinkCapturingWithScopeExtensions` and `WebAppEnableScopeExtensions` are enabled.
+        #[serde(rename = "linkCapturing")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub link_capturing: Option<bool>,
+        #[serde(rename = "displayMode")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub display_mode: Option<DisplayMode>,
+    }
+
+    /// What `PWA.changeAppUserSettings` returns.
+    #[derive(Debug, Clone, Default, serde::Deserialize)]
+    #[serde(default)]
+    pub struct ChangeAppUserSettingsReturns {}
+
+    impl crate::cdp::Command for ChangeAppUserSettingsParams {
+        const METHOD: &'static str = "PWA.changeAppUserSettings";
+        type Returns = ChangeAppUserSettingsReturns;
+    }
+}
+
 /// Runtime domain exposes JavaScript runtime by means of remote evaluation and mirror objects.
 pub mod runtime {
     /// Unique script identifier.
@@ -5943,6 +6269,30 @@ pub mod target {
             Maximized = "maximized",
             Fullscreen = "fullscreen",
         }
+    }
+
+    /// Attaches to the target with given id.
+    #[derive(Debug, Clone, Default, serde::Serialize)]
+    pub struct AttachToTargetParams {
+        #[serde(rename = "targetId")]
+        pub target_id: TargetID,
+        /// Enables "flat" access to the session via specifying sessionId attribute in the commands.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub flatten: Option<bool>,
+    }
+
+    /// What `Target.attachToTarget` returns.
+    #[derive(Debug, Clone, Default, serde::Deserialize)]
+    #[serde(default)]
+    pub struct AttachToTargetReturns {
+        /// Id assigned to the session.
+        #[serde(rename = "sessionId")]
+        pub session_id: SessionID,
+    }
+
+    impl crate::cdp::Command for AttachToTargetParams {
+        const METHOD: &'static str = "Target.attachToTarget";
+        type Returns = AttachToTargetReturns;
     }
 
     /// Closes the target.

@@ -10,6 +10,7 @@ use std::time::Instant;
 use super::console::record::Log as ConsoleLog;
 use super::css::sheets::Sheets;
 use super::emulation::state::State as Emulation;
+use super::extension_workers::Workers as ExtensionWorkers;
 use super::memory::state::Captures;
 use super::network::record::Log as NetworkLog;
 pub(crate) use super::per_page::PerPage;
@@ -48,6 +49,8 @@ pub(crate) struct Ctx {
     pub css_sheets: PerPage<Sheets>,
     /// The one performance trace recording, and the last trace's report.
     pub performance: Performance,
+    /// The extensions' service workers answers list (with `--categoryExtensions`).
+    pub extension_workers: ExtensionWorkers,
 }
 
 impl Ctx {
@@ -68,6 +71,7 @@ impl Ctx {
             recordings: PerPage::default(),
             css_sheets: PerPage::default(),
             performance: Default::default(),
+            extension_workers: ExtensionWorkers::default(),
         }
     }
 

@@ -183,6 +183,25 @@ impl Target {
     }
 }
 
+/// A path the browser opens itself (an extension's folder, an app's bundle): it follows
+/// every link on the way, so the whole path is resolved (links at its end too), as far as it
+/// exists, and that real path must lie inside the roots. Returns it, for the browser to open.
+pub(crate) fn for_browser(roots: &Roots, given: &str) -> Result<PathBuf, Failure> {
+    let (real, missing) = real_prefix(&lexical(Path::new(given)));
+    // A link that leads nowhere yet would lead wherever its target appears later.
+    let first_missing = real.ancestors().nth(missing.saturating_sub(1));
+    let dangling = first_missing
+        .filter(|_| missing > 0)
+        .is_some_and(|p| p.is_symlink());
+    if dangling {
+        return Err(Failure::Refused(format!(
+            "The path {given} leads through a symbolic link to nothing."
+        )));
+    }
+    roots.allow(given, &real)?;
+    Ok(real)
+}
+
 /// Opens the file for writing, new or emptied, after creating its missing folders inside
 /// the roots. Refuses a symbolic link and anything that is not a regular file.
 pub(crate) fn create(roots: &Roots, mut target: Target) -> Result<(PathBuf, File), Failure> {
@@ -430,7 +449,7 @@ pub(crate) fn refused(cx: &Ctx, call: CallId, args: &Value) -> Option<String> {
 
 /// Whether the browser's files are this machine's: one we launch, or one reached on the
 /// loopback interface.
-fn browser_is_local(source: &BrowserSource) -> bool {
+pub(crate) fn browser_is_local(source: &BrowserSource) -> bool {
     let url = match source {
         BrowserSource::Launch => return true,
         BrowserSource::BrowserUrl(u) | BrowserSource::WsEndpoint(u) => u,
@@ -540,6 +559,34 @@ mod tests {
             Err(f) => f.text(|e| format!("io: {e}")),
             Ok(p) => panic!("allowed: {}", p.display()),
         }
+    }
+
+    #[test]
+    fn a_folder_for_the_browser_is_resolved_whole() {
+        let t = Tree::new("browser");
+        let roots = t.roots();
+        let at = |rel: &str| format!("{}/{rel}", t.root.display());
+        // Links are followed to the end, as the browser will follow them.
+        let inside = for_browser(&roots, &at("link_in")).map_err(|f| f.text(|e| e.to_string()));
+        assert_eq!(inside.unwrap(), t.root.join("a"));
+        assert_eq!(
+            for_browser(&roots, &at("a/b/../missing")).ok(),
+            Some(t.root.join("a/missing"))
+        );
+        for escaping in [
+            "link_out",
+            "link_out/o",
+            "link_up/outside",
+            "a/../../outside",
+        ] {
+            let text = refused_text(for_browser(&roots, &at(escaping)));
+            assert!(
+                text.starts_with("Access denied: path "),
+                "{escaping}: {text}"
+            );
+        }
+        let text = refused_text(for_browser(&roots, &at("dangling")));
+        assert!(text.contains("symbolic link to nothing"), "{text}");
     }
 
     #[test]

@@ -12,8 +12,8 @@ use super::result::ToolResult;
 use super::thirdparty::{self, exposed, webmcp};
 use super::tool::Tool;
 use super::{
-    console, css, emulation, files, input, memory, network, pages, performance, policies,
-    screencast, screenshot, script, slim, snapshot,
+    console, css, emulation, extensions, files, input, memory, network, pages, performance,
+    policies, pwa, screencast, screenshot, script, slim, snapshot,
 };
 use crate::browser::{AgentId, Host};
 use crate::schema_problems;
@@ -37,6 +37,8 @@ pub(crate) fn all() -> impl Iterator<Item = &'static Tool> {
         .chain(memory::TOOLS)
         .chain(screencast::TOOLS)
         .chain(performance::TOOLS)
+        .chain(extensions::TOOLS)
+        .chain(pwa::TOOLS)
         // --slim's tools last: they replace all the others in that mode.
         .chain(slim::TOOLS)
 }

@@ -84,6 +84,7 @@ impl Flow<Ctx> for Answer {
                     for info in &answer.target_infos {
                         browser::pages::update_info(&mut cx.browser.pages, info);
                     }
+                    cx.extension_workers.update(&answer.target_infos);
                 }
                 self.send(cx)
             }
@@ -162,6 +163,12 @@ fn render(cx: &mut Ctx, call: CallId, mut resp: Response) -> ToolResult {
         let (text, list) = pages_section(cx, call::agent(cx, call));
         out.push(text);
         structured.insert("pages".into(), Value::Array(list));
+        // As the reference: with the extension tools on, their workers follow the pages.
+        if cx.settings.categories.on(Category::Extensions) {
+            let (text, list) = cx.extension_workers.section();
+            out.extend(text);
+            structured.insert("extensionServiceWorkers".into(), list);
+        }
     }
     if let Some(snapshot) = resp.snapshot.take() {
         out.push(snapshot);

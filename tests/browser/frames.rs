@@ -312,3 +312,30 @@ fn hover_and_drag_reach_elements_two_frames_deep() {
         t.contains("pressed") && t.contains("released here")
     });
 }
+
+#[test]
+fn input_into_a_frame_the_pointer_cannot_reach_says_so() {
+    let sites = Sites::start();
+    let mcp = isolated(&[]);
+    let snap = open_main(&mcp, &sites);
+    // The page lets the pointer through its <iframe>: events at the button's point reach the
+    // page behind the frame, and the frame never sees the mouse.
+    mcp.call_ok(
+        "evaluate_script",
+        json!({"function": "() => { document.getElementById('f').style.pointerEvents = 'none'; return 0; }"}),
+    );
+    let button = uid(&snap, "button", "Mid button");
+    let refused = error_text(&format!(
+        "Failed to interact with the element with uid {button}. The mouse is over its point, but its frame never saw"
+    ));
+    for tool in ["hover", "click"] {
+        let r = mcp.call(tool, json!({ "uid": button }));
+        assert!(
+            r.is_error && r.text.starts_with(&refused),
+            "{tool}: {}",
+            r.text
+        );
+    }
+    let out = snapshot_until(&mcp, |t| t.contains("mid idle"));
+    assert!(!out.contains("mid clicked"), "{out}");
+}

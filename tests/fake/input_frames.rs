@@ -1,8 +1,9 @@
 //! Pointer input into an out-of-process iframe, against a scripted browser: the order that
 //! broke `frames::hover_and_drag_reach_elements_two_frames_deep` on a loaded machine. The
 //! browser answers the mouse move, but routed it by what the frames last drew, and the frame
-//! had not drawn yet: its element is not under the mouse. The server must move again, once
-//! the frame has drawn, until the frame says the element is hovered, and only then go on.
+//! had not drawn yet: the move did not reach its element. The server must move again, once
+//! the frame has drawn, until the frame says a move reached the element, and only then go on;
+//! a frame that never says so fails the input (`browser::frames` shows that on Chromium).
 
 use std::time::Duration;
 
@@ -24,7 +25,7 @@ fn function_of(r: &Request) -> &str {
 }
 
 /// Chromium's answer to what hovering an element in the frame asks, with the frame saying
-/// the element is hovered from the `hovered_from`th time it is asked.
+/// a move reached the element from the `hovered_from`th time it is asked (never with 0).
 fn answer(r: &Request, hovered_asks: &mut u32, hovered_from: u32) -> Value {
     let in_frame = r.session.as_deref() == Some(FRAME_SESSION);
     let value = |v: Value| json!({"result": {"type": "object", "value": v}});
@@ -45,9 +46,10 @@ fn answer(r: &Request, hovered_asks: &mut u32, hovered_from: u32) -> Value {
         "DOM.getFrameOwner" => json!({"backendNodeId": 5}),
         "Runtime.callFunctionOn" => {
             let f = function_of(r);
-            if f.contains(":hover") {
+            if f.contains("mousemove") {
                 *hovered_asks += 1;
-                json!({"result": {"type": "boolean", "value": *hovered_asks >= hovered_from}})
+                let seen = hovered_from > 0 && *hovered_asks >= hovered_from;
+                json!({"result": {"type": "boolean", "value": seen}})
             } else if f.contains("getClientRects") {
                 value(
                     json!({"quads": [[10, 10, 90, 10, 90, 40, 10, 40]], "width": 300, "height": 150}),
@@ -137,8 +139,8 @@ fn order(sent: &[Request]) -> Vec<String> {
     sent.iter()
         .filter_map(|r| match r.method.as_str() {
             "Input.dispatchMouseEvent" => r.params["type"].as_str().map(str::to_owned),
-            "Runtime.callFunctionOn" if function_of(r).contains(":hover") => {
-                Some("hovered?".to_owned())
+            "Runtime.callFunctionOn" if function_of(r).contains("mousemove") => {
+                Some("seen?".to_owned())
             }
             "Runtime.evaluate"
                 if r.params["expression"]
@@ -169,15 +171,16 @@ fn a_hover_the_frame_did_not_see_is_moved_again_once_the_frame_has_drawn() {
         moves.iter().all(|m| (m.1, m.2) == (150.0, 75.0)),
         "{moves:?}"
     );
+    // The frame listens for the mouse before each move.
     let expected = [
+        "seen?",
         "mouseMoved",
-        "hovered?",
         "drawn",
+        "seen?",
         "mouseMoved",
-        "hovered?",
         "drawn",
+        "seen?",
         "mouseMoved",
-        "hovered?",
         "mouseMoved",
     ];
     assert_eq!(order(&sent), expected);
@@ -193,11 +196,11 @@ fn a_click_in_a_frame_presses_only_once_the_frame_sees_the_mouse() {
         "{text}"
     );
     let expected = [
+        "seen?",
         "mouseMoved",
-        "hovered?",
         "drawn",
+        "seen?",
         "mouseMoved",
-        "hovered?",
         "mouseMoved",
         "mousePressed",
         "mouseReleased",

@@ -88,13 +88,23 @@ pub fn started_in(tmp: &Path, extra: &[&str]) -> Mcp {
     Mcp::start_with_env(extra, &[("TMPDIR", tmp)])
 }
 
-/// The browser process the server launched (the one speaking over the pipe).
+/// The browser process the server launched (the one speaking over the pipe). Waits a while
+/// for it: Debian's `/usr/bin/chromium*` are scripts that exec the browser, and while a
+/// process execs, its command line reads empty.
 pub fn browser_main_process(mcp: &Mcp) -> procs::Proc {
-    let all = mcp.descendants();
-    all.iter()
-        .find(|p| p.ppid == mcp.pid() && p.command().contains("--remote-debugging-pipe"))
-        .cloned()
-        .unwrap_or_else(|| panic!("no browser among the server's children: {all:?}"))
+    let find = || {
+        let all = mcp.descendants();
+        let main = all
+            .iter()
+            .find(|p| p.ppid == mcp.pid() && p.command().contains("--remote-debugging-pipe"));
+        main.cloned().ok_or(all)
+    };
+    let mut found = find();
+    procs::wait_until(Duration::from_secs(10), || {
+        found = find();
+        found.is_ok()
+    });
+    found.unwrap_or_else(|all| panic!("no browser among the server's children: {all:?}"))
 }
 
 /// Crashes the pages of the server's browser as an out-of-memory kill would: SIGKILL to its

@@ -45,7 +45,10 @@ impl Session {
     /// A server made from `server_args` (as `devtools-mcp <server_args>` would make it), past
     /// the MCP handshake. The browser starts with the first call that needs it.
     pub(super) fn start(server_args: &[String]) -> Result<Session, String> {
-        let args: Vec<&str> = server_args.iter().map(String::as_str).collect();
+        // The check reads answers as data (a snapshot's first element, for a tool that takes
+        // one): structured content on, which changes no tool's text and no page tool's run.
+        let mut args: Vec<&str> = server_args.iter().map(String::as_str).collect();
+        args.push("--experimentalStructuredContent");
         let mut session = Session {
             server: InProcess::launching(&args)?,
             next_id: 0,

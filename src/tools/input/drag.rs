@@ -1,7 +1,12 @@
 //! `drag`: drag and drop with the mouse: press on the source, move to the target in a few steps,
-//! release there. Between the moves and the release the page gets a couple of frames to take
-//! in the drag start and `dragover`: the browser only drops when the target's answer to
-//! `dragover` is in, and on a busy machine a fixed pause is not always enough.
+//! release there. When the page starts a drag (an HTML drag and drop), the browser hands it to
+//! us instead of running it (`Input.setInterceptDrags`), and we deliver its `dragenter`,
+//! `dragover` and `drop` to the target ourselves, each once the page has answered the one
+//! before: left to the browser, a release can overtake the page's late answer to `dragover`,
+//! and a busy page then sees no `drop` although the drag was reported done. A drag the page
+//! drives itself from mouse events gets the moves and the release, each taken in in turn.
+
+use std::time::Duration;
 
 use serde_json::Value;
 
@@ -10,12 +15,16 @@ use super::dispatch;
 use super::element::{self, Element};
 use super::reach;
 use super::watch::Outcome;
-use crate::browser::{Flow, PageId};
+use crate::browser::{self, waiters, Flow, PageId};
+use crate::cdp::generated::input::{
+    DispatchDragEventParams, DispatchDragEventType, DragData, DragInterceptedEvent,
+    SetInterceptDragsParams,
+};
 use crate::error::Error;
 use crate::settings::Category;
 use crate::tools::args::{self, max, tool_args};
 use crate::tools::call::{self, CallId};
-use crate::tools::ctx::{Ctx, Done};
+use crate::tools::ctx::{Ctx, Done, Once};
 use crate::tools::tool::Tool;
 
 pub(super) const TOOL: Tool = Tool {
@@ -38,6 +47,10 @@ tool_args! {
 
 /// Pointer moves between the source and the target.
 const STEPS: u32 = 5;
+
+/// How long the page's drag start may take to reach us once the moves are in; the call's time
+/// limit ends the wait sooner. (Whether a drag started is settled earlier, see [`Drag::travel`].)
+const DRAG_START: Duration = Duration::from_secs(600);
 
 fn run(cx: &mut Ctx, call: CallId, args: Value) {
     let Some(args) = call::args::<Args>(cx, call, args) else {
@@ -63,9 +76,16 @@ impl Input for Args {
                 target: onto,
                 from: (0.0, 0.0),
                 to: (0.0, 0.0),
+                data: DragData::default(),
                 done,
             };
-            reach::reach(cx, drag.session.clone(), source, drag.then(Step::AtSource));
+            // Drags the page starts are handed to us from now on, until the gesture ends.
+            let intercept = SetInterceptDragsParams { enabled: true };
+            let (session, on) = (drag.session.clone(), drag.session.clone());
+            browser::send(cx, Some(&on), intercept, move |cx, r| match r {
+                Ok(_) => reach::reach(cx, session, source, drag.then(Step::AtSource)),
+                Err(e) => drag.finish(cx, Err(e)),
+            });
         })
     }
 
@@ -81,11 +101,9 @@ impl Input for Args {
 
 /// One drag, from the source's centre to the target's.
 ///
-/// `done` hears of the release's answer: the browser took in the button going up. Whether
-/// the page then gets a `drop` is the browser's to decide from the target's answer to
-/// `dragover`, which the waits for two drawn frames are there to let in; they give up after
-/// 100 ms on a page that draws nothing, so on a busy page the release can come first, and
-/// the drag answer success although the page saw no `drop`.
+/// `done` hears that the page has taken in the whole gesture: for a drag the page started, the
+/// browser's answer to the `drop` (the target answered `dragover` before it was sent); else
+/// the release's.
 struct Drag {
     /// The page's session, which pointer events go through.
     session: String,
@@ -94,6 +112,8 @@ struct Drag {
     from: (f64, f64),
     /// The target's centre, where it goes up.
     to: (f64, f64),
+    /// What the page's drag carries, once it started one.
+    data: DragData,
     done: Done<()>,
 }
 
@@ -104,13 +124,17 @@ enum Step {
     Pressed(Result<(), Error>),
     /// The target's centre (not hit tested: what is dragged may be over it now).
     TargetAimed(Result<(f64, f64), Error>),
-    /// The mouse travelled onto the target with the button held.
-    Travelled(Result<(), Error>),
-    /// The page drew two frames since: it took in the drag start and the moves.
+    /// The moves onto the target are in: the page started a drag with this data, or none.
+    Travelled(Result<Option<DragData>, Error>),
+    /// The page answered the drag entering the target, then moving over it.
+    Entered(Result<(), Error>),
+    Over(Result<(), Error>),
+    /// The page took the drop (or, the target having refused it, the drag's end).
+    Dropped(Result<(), Error>),
+    /// No drag started: the page drew two frames since the moves.
     Drawn,
-    /// One more move over the target, so that its answer to `dragover` counts.
+    /// One more move over the target, then two frames drawn.
     OverTarget(Result<(), Error>),
-    /// The page drew two frames since that move.
     DrawnOverTarget,
 }
 
@@ -131,25 +155,30 @@ impl Flow<Ctx> for Drag {
                 self.to = to;
                 self.travel(cx)
             }
-            Step::TargetAimed(Err(e)) => {
+            Step::Travelled(Ok(Some(data))) => self.deliver(cx, data),
+            Step::Entered(Ok(())) => {
+                self.drag_event(cx, DispatchDragEventType::DragOver, Step::Over)
+            }
+            Step::Over(Ok(())) => self.drag_event(cx, DispatchDragEventType::Drop, Step::Dropped),
+            Step::Dropped(Ok(())) => self.release(cx),
+            // Whether the wait for frames went well or not, the gesture goes on.
+            Step::Travelled(Ok(None)) => self.wait_drawn(cx, |_| Step::Drawn),
+            Step::Drawn => self.move_over_target(cx),
+            Step::OverTarget(Ok(())) => self.wait_drawn(cx, |_| Step::DrawnOverTarget),
+            Step::DrawnOverTarget => self.release(cx),
+            Step::AtSource(Err(e))
+            | Step::Pressed(Err(e))
+            | Step::TargetAimed(Err(e))
+            | Step::Travelled(Err(e))
+            | Step::Entered(Err(e))
+            | Step::Over(Err(e))
+            | Step::Dropped(Err(e))
+            | Step::OverTarget(Err(e)) => {
                 // Never leave the button held down.
                 let (x, y) = self.from;
                 dispatch::fire(cx, &self.session, dispatch::release(x, y, 1));
-                (self.done)(cx, Err(e))
+                self.finish(cx, Err(e))
             }
-            // Whether the wait for frames went well or not, the gesture goes on.
-            Step::Travelled(Ok(())) => self.wait_drawn(cx, |_| Step::Drawn),
-            Step::Drawn => self.move_over_target(cx),
-            Step::OverTarget(Ok(())) => self.wait_drawn(cx, |_| Step::DrawnOverTarget),
-            Step::DrawnOverTarget => {
-                let (x, y) = self.to;
-                let release = vec![dispatch::release(x, y, 1)];
-                dispatch::sequence(cx, &self.session, release, self.done)
-            }
-            Step::AtSource(Err(e))
-            | Step::Pressed(Err(e))
-            | Step::Travelled(Err(e))
-            | Step::OverTarget(Err(e)) => (self.done)(cx, Err(e)),
         }
     }
 }
@@ -162,8 +191,12 @@ impl Drag {
         dispatch::sequence(cx, &session, events, self.then(Step::Pressed));
     }
 
-    /// Moves from the source to the target in [`STEPS`] moves, the button held.
+    /// Moves from the source to the target in [`STEPS`] moves, the button held. A drag the
+    /// page starts on the way comes as `Input.dragIntercepted`; once the moves are answered
+    /// and the page has drawn two frames since, one that has not come was not started (the
+    /// page drives the drag itself, or cancelled it).
     fn travel(self, cx: &mut Ctx) {
+        let session = self.session.clone();
         let ((sx, sy), (tx, ty)) = (self.from, self.to);
         let moves = (1..=STEPS)
             .map(|i| {
@@ -171,8 +204,62 @@ impl Drag {
                 dispatch::drag_to(sx + (tx - sx) * f, sy + (ty - sy) * f)
             })
             .collect();
+        let started = Once::new(self.then(Step::Travelled));
+        let intercepted = started.clone();
+        let message = "The page's drag did not start in time.".to_owned();
+        let wait = waiters::wait(
+            cx,
+            &session,
+            |_: &DragInterceptedEvent| true,
+            DRAG_START,
+            message,
+            Box::new(move |cx, r: Result<DragInterceptedEvent, Error>| {
+                intercepted.call(cx, r.map(|e| Some(e.data)))
+            }),
+        );
+        let drawn_session = session.clone();
+        let moved: Done<()> = Box::new(move |cx, r| {
+            if let Err(e) = r {
+                waiters::cancel(cx, wait);
+                return started.call(cx, Err(e));
+            }
+            dispatch::drawn(
+                cx,
+                &drawn_session,
+                Box::new(move |cx, _| {
+                    waiters::cancel(cx, wait);
+                    started.call(cx, Ok(None))
+                }),
+            )
+        });
+        dispatch::sequence(cx, &session, moves, moved);
+    }
+
+    /// The page's drag, delivered to the target: it enters, moves over it, and is dropped.
+    fn deliver(mut self, cx: &mut Ctx, data: DragData) {
+        self.data = data;
+        self.drag_event(cx, DispatchDragEventType::DragEnter, Step::Entered)
+    }
+
+    /// Sends the next drag event; `Input.dispatchDragEvent` answers once the page has.
+    fn drag_event(
+        self,
+        cx: &mut Ctx,
+        kind: DispatchDragEventType,
+        step: fn(Result<(), Error>) -> Step,
+    ) {
+        let (x, y) = self.to;
+        let event = DispatchDragEventParams {
+            r#type: kind,
+            x,
+            y,
+            data: self.data.clone(),
+            modifiers: Some(0),
+        };
         let session = self.session.clone();
-        dispatch::sequence(cx, &session, moves, self.then(Step::Travelled));
+        browser::send(cx, Some(&session), event, move |cx, r| {
+            self.next(cx, step(r.map(drop)))
+        });
     }
 
     fn move_over_target(self, cx: &mut Ctx) {
@@ -182,8 +269,24 @@ impl Drag {
         dispatch::sequence(cx, &session, moved, self.then(Step::OverTarget));
     }
 
+    /// The button goes up over the target, and the gesture is over once the page took it in.
+    fn release(self, cx: &mut Ctx) {
+        let (x, y) = self.to;
+        let session = self.session.clone();
+        let release = vec![dispatch::release(x, y, 1)];
+        let done: Done<()> = Box::new(move |cx, r| self.finish(cx, r));
+        dispatch::sequence(cx, &session, release, done)
+    }
+
     fn wait_drawn(self, cx: &mut Ctx, step: fn(Result<(), Error>) -> Step) {
         let session = self.session.clone();
         dispatch::drawn(cx, &session, self.then(step));
+    }
+
+    /// Drags go back to the browser, and the call hears how the gesture went.
+    fn finish(self, cx: &mut Ctx, r: Result<(), Error>) {
+        let intercept = SetInterceptDragsParams { enabled: false };
+        browser::fire(cx, Some(&self.session), intercept);
+        (self.done)(cx, r)
     }
 }

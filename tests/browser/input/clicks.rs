@@ -55,6 +55,30 @@ fn drag_and_drop_moves_the_card() {
 }
 
 #[test]
+fn a_drop_target_slow_to_answer_dragover_still_gets_its_drop() {
+    let fx = Fixtures::start();
+    let mcp = started();
+    let snap = open(&mcp, &fx, "/input/drag.html");
+    // Each dragover keeps the page busy for 300 ms: the browser learns late that the target
+    // takes the drop, later than a release sent on a timer would come.
+    eval(&mcp, "() => { window.busyFor = 300; return 0; }");
+    let r = unstalled(
+        &mcp,
+        "drag",
+        json!({"from_uid": uid(&snap, "button", "Card"), "to_uid": uid(&snap, "region", "Drop zone")}),
+    );
+    assert_eq!(r.text, "Successfully dragged an element");
+    let state = eval(
+        &mcp,
+        "() => [document.getElementById('log').textContent, window.dragEvents, item.parentElement.id]",
+    );
+    assert_eq!(
+        state,
+        json!(["dropped card-1", ["dragstart", "dragover", "drop"], "zone"])
+    );
+}
+
+#[test]
 fn covered_hidden_and_disabled_elements_are_refused() {
     let fx = Fixtures::start();
     let mcp = started();
