@@ -3,8 +3,8 @@
 //!
 //! The modules are layers, each using only those below it:
 //! `cdp` ← `browser` ← `pagetools` ← `tools` ← `mcp` ← `app`. `error`, `headers`, `log`,
-//! `schema_problems`, `settings`, `timers` and `trace` are building blocks that every layer
-//! may use.
+//! `numbers`, `paging`, `schema_problems`, `settings`, `timers` and `trace` are building
+//! blocks that every layer may use.
 //!
 //! What is public is what the binary, the tests and the benches use: the program and the
 //! server stepped in-process ([`app`]), the protocol and its connections ([`cdp`]), how a
@@ -23,7 +23,9 @@ mod error;
 mod headers;
 mod log;
 mod mcp;
+mod numbers;
 mod pagetools;
+mod paging;
 mod schema_problems;
 mod settings;
 mod timers;
