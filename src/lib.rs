@@ -2,7 +2,7 @@
 //! runs the developer tools that pages expose. See ARCHITECTURE.md.
 //!
 //! The modules are layers, each using only those below it:
-//! `cdp` ← `browser` ← `pagetools` ← `tools` ← `mcp` ← `app`. `error`, `headers`, `log`,
+//! `cdp` ← `browser` ← `pagetools` ← `tools` ← `mcp` ← `app`. `error`, `headers`, `heap`, `log`,
 //! `numbers`, `paging`, `schema_problems`, `settings`, `timers` and `trace` are building
 //! blocks that every layer may use.
 //!
@@ -21,6 +21,7 @@ pub mod browser;
 pub mod cdp;
 mod error;
 mod headers;
+mod heap;
 mod log;
 mod mcp;
 mod numbers;

@@ -23,6 +23,7 @@ mod cycles;
 const LAYERS: &[(&str, u32)] = &[
     ("error", 0),
     ("headers", 0),
+    ("heap", 0),
     ("log", 0),
     ("numbers", 0),
     ("paging", 0),
