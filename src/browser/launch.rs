@@ -425,6 +425,7 @@ mod tests {
             file_roots: Vec::new(),
             unrestricted_paths: false,
             slim: false,
+            memory_debugging: false,
             categories: Default::default(),
             policies: Default::default(),
         }

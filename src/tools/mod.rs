@@ -14,6 +14,7 @@ pub(crate) mod dialogs;
 pub(crate) mod emulation;
 mod events;
 pub(crate) mod files;
+mod heap;
 pub(crate) mod input;
 pub(crate) mod memory;
 pub(crate) mod network;

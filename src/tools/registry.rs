@@ -12,7 +12,7 @@ use super::result::ToolResult;
 use super::thirdparty::{self, exposed, webmcp};
 use super::tool::Tool;
 use super::{
-    console, css, emulation, files, input, memory, network, pages, performance, policies,
+    console, css, emulation, files, heap, input, memory, network, pages, performance, policies,
     screencast, screenshot, script, slim, snapshot,
 };
 use crate::browser::Host;
@@ -35,6 +35,7 @@ pub(crate) fn all() -> impl Iterator<Item = &'static Tool> {
         .chain(console::TOOLS)
         .chain(network::TOOLS)
         .chain(memory::TOOLS)
+        .chain(heap::TOOLS)
         .chain(screencast::TOOLS)
         .chain(performance::TOOLS)
         // --slim's tools last: they replace all the others in that mode.
@@ -53,7 +54,9 @@ enum Hidden {
 fn hidden(settings: &Settings, tool: &Tool) -> Option<Hidden> {
     if slim::is_slim(tool) != settings.slim {
         Some(Hidden::OtherMode)
-    } else if !settings.categories.on(tool.category) || !policies::enabled(tool, &settings.policies)
+    } else if !settings.categories.on(tool.category)
+        || !policies::enabled(tool, &settings.policies)
+        || (heap::needs_memory_debugging(tool) && !settings.memory_debugging)
     {
         Some(Hidden::CategoryOff)
     } else {

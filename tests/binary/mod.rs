@@ -5,6 +5,7 @@
 mod browser_choice;
 mod connection;
 mod flags;
+mod heap_answers;
 mod mcp_2026;
 pub(crate) mod mcp_basics;
 pub(crate) mod protocol_edges;

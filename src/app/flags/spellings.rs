@@ -16,6 +16,7 @@ pub(super) const BOOL_FLAGS: &[&str] = &[
     "exposePageTools",
     "slim",
     "allowUnrestrictedPaths",
+    "memoryDebugging",
     // Switches of the reference's newer flags, checked into `settings::Policies`.
     "acceptInsecureCerts",
     "javascriptEvaluation",
@@ -45,7 +46,6 @@ pub(super) const IGNORED_FLAGS: &[(&str, bool)] = &[
     ("experimentalInteropTools", false),
     ("experimentalDevtools", false),
     ("devtoolsComments", false),
-    ("memoryDebugging", false),
     ("channel", true),
     ("ignoreDefaultChromeArg", true),
     ("experimentalDataFormat", true),
@@ -119,10 +119,10 @@ pub(super) fn normalize(args: &[String]) -> (Vec<String>, Vec<String>) {
             None => (camel(body), None),
         };
         // The reference's alias.
-        let name = if name == "workspace" {
-            "filesystemRoot".to_string()
-        } else {
-            name
+        let name = match name.as_str() {
+            "workspace" => "filesystemRoot".to_string(),
+            "experimentalMemory" => "memoryDebugging".to_string(),
+            _ => name,
         };
         // `--no-flag` → `--flag false`
         let (name, negated) = match name.strip_prefix("no") {

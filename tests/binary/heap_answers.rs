@@ -1,0 +1,86 @@
+//! The heap snapshot tools against the reference's own answers: `tests/fixtures/heap/` keeps
+//! two snapshots of a leaky page and what chrome-devtools-mcp 1.11.0 answered to a few hundred
+//! questions about them (`capture.py` recorded both). Every question to a tool this server
+//! offers is asked again, in the same order, and the texts must be identical. No browser:
+//! the tools read files.
+
+use std::fs::{self, File};
+use std::io;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::support::{started_in, Mcp};
+
+/// The tools whose every recorded answer is matched byte for byte.
+const MATCHED: &[&str] = &["get_heapsnapshot_summary", "close_heapsnapshot"];
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/heap")
+}
+
+/// The two snapshots unpacked into a fresh folder (the server's temp directory).
+fn unpacked() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("heap-answers-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    for name in ["before", "after"] {
+        let gz = File::open(fixtures().join(format!("{name}.heapsnapshot.gz"))).unwrap();
+        let mut out = File::create(dir.join(format!("{name}.heapsnapshot"))).unwrap();
+        io::copy(&mut flate2::read::GzDecoder::new(gz), &mut out).unwrap();
+    }
+    fs::canonicalize(&dir).unwrap()
+}
+
+/// `{dir}` in the recorded arguments and texts, made this run's folder.
+fn placed(v: &Value, dir: &str) -> Value {
+    match v {
+        Value::String(s) => Value::String(s.replace("{dir}", dir)),
+        Value::Object(m) => m.iter().map(|(k, v)| (k.clone(), placed(v, dir))).collect(),
+        other => other.clone(),
+    }
+}
+
+fn ask(mcp: &Mcp, dir: &str, q: &Value) -> Option<String> {
+    let tool = q["tool"].as_str().unwrap_or_default();
+    let result = mcp.call(tool, placed(&q["args"], dir));
+    let want = placed(&q["text"], dir);
+    let same = result.text == want.as_str().unwrap_or_default()
+        && result.is_error == q["isError"].as_bool().unwrap_or(false);
+    (!same).then(|| {
+        format!(
+            "{tool} {}\n--- reference\n{}\n--- ours\n{}",
+            q["args"],
+            want.as_str().unwrap_or_default(),
+            result.text
+        )
+    })
+}
+
+#[test]
+fn heap_tools_answer_as_the_reference_does() {
+    let dir = unpacked();
+    let mcp = started_in(&dir, &["--memoryDebugging"]);
+    mcp.initialize();
+    let text = fs::read_to_string(fixtures().join("answers.json")).unwrap();
+    let questions: Vec<Value> = serde_json::from_str(&text).unwrap();
+    let dir_text = dir.to_str().unwrap();
+    let mut asked = 0;
+    let mut differ = Vec::new();
+    for q in &questions {
+        if !MATCHED.contains(&q["tool"].as_str().unwrap_or_default()) {
+            continue;
+        }
+        asked += 1;
+        differ.extend(ask(&mcp, dir_text, q));
+    }
+    let _ = fs::remove_dir_all(&dir);
+    eprintln!("{asked} answers compared, {} differ", differ.len());
+    assert!(asked >= 10, "only {asked} questions asked");
+    assert!(
+        differ.is_empty(),
+        "{} of {asked} answers differ:\n{}",
+        differ.len(),
+        differ.join("\n\n")
+    );
+}
