@@ -3,6 +3,8 @@
 //! from what the parser read after checking every cross-reference, so the analyses index
 //! without checks that could fail.
 
+use std::collections::HashMap;
+
 use super::parse::Raw;
 use super::strings::Strings;
 
@@ -95,9 +97,8 @@ pub(crate) struct Graph {
     pub first_retainer: Vec<u32>,
     pub retainer_node: Vec<u32>,
     pub retainer_edge: Vec<u32>,
-    /// Nodes (ordinals) with a source location, sorted.
-    #[allow(dead_code)] // read by class keys
-    pub located: Vec<u32>,
+    /// Source locations by node: script id, line, column (the last record of a node wins).
+    pub locations: HashMap<u32, (u32, u32, u32)>,
     /// From the file when it has the field (0 unknown, 1 attached, 2 detached).
     pub detachedness: Vec<u8>,
     pub has_detachedness: bool,
@@ -138,7 +139,6 @@ impl Graph {
     }
 
     /// Whether the edge's name is a string (not an element's or hidden edge's index).
-    #[allow(dead_code)] // read by the console filter
     pub(crate) fn edge_has_string_name(&self, edge: usize) -> bool {
         let t = self.edge_type[edge];
         if t == self.types.shortcut {
@@ -210,14 +210,12 @@ pub(super) fn build(raw: Raw) -> Result<Graph, String> {
         return Err("the root node is neither the first nor the last node".into());
     }
     let (first_retainer, retainer_node, retainer_edge) = retainers(&first_edge, &edge_to);
-    let mut located: Vec<u32> = raw
-        .located
+    let locations = raw
+        .locations
         .iter()
-        .filter(|&&i| (i as usize).is_multiple_of(width))
-        .map(|&i| i / width as u32)
+        .filter(|l| (l[0] as usize).is_multiple_of(width))
+        .map(|l| (l[0] / width as u32, (l[1], l[2], l[3])))
         .collect();
-    located.sort_unstable();
-    located.dedup();
     Ok(Graph {
         types,
         strings: raw.strings,
@@ -235,7 +233,7 @@ pub(super) fn build(raw: Raw) -> Result<Graph, String> {
         first_retainer,
         retainer_node,
         retainer_edge,
-        located,
+        locations,
         has_detachedness: raw.layout.has_detachedness,
         detachedness: raw.detachedness,
     })

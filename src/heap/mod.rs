@@ -5,9 +5,12 @@
 //! (`native_contexts`), names (`names`) and totals (`summary`). Everything is computed once,
 //! when the file is loaded; questions then read the columns.
 
+mod aggregates;
+mod classes;
 mod distances;
 mod dom;
 mod dominators;
+mod filters;
 mod graph;
 mod js;
 mod names;
@@ -18,6 +21,8 @@ mod summary;
 
 use std::io::Read;
 
+pub(crate) use aggregates::Aggregate;
+pub(crate) use filters::Filter;
 pub(crate) use summary::{ContextRetention, NativeContextSizes, Statistics};
 
 /// A loaded, analysed snapshot.
@@ -30,10 +35,23 @@ pub(crate) struct Snapshot {
     /// The native contexts, by ordinal, ascending.
     native_contexts: Vec<u32>,
     /// DOM state of each node (0 unknown, 1 attached, 2 detached).
-    #[allow(dead_code)]
     states: Vec<u8>,
-    #[allow(dead_code)]
+    #[allow(dead_code)] // read by the object queries
     flags: Vec<u8>,
+    classes: classes::Classes,
+    /// The dominator tree downwards: node `n` dominates `dominated[first_dominated[n]..]`.
+    first_dominated: Vec<u32>,
+    dominated: Vec<u32>,
+}
+
+/// One object as the listings show it.
+pub(crate) struct NodeInfo {
+    pub id: u32,
+    pub name: String,
+    pub type_name: String,
+    pub distance: i32,
+    pub self_size: u32,
+    pub retained: f64,
 }
 
 /// What the summary shows of the snapshot as a whole.
@@ -57,6 +75,8 @@ impl Snapshot {
         drop(essential);
         let distances = distances::distances(&g);
         let (attribution, native_contexts) = native_contexts::attribution(&g);
+        let classes = classes::classes(&g, &g.locations);
+        let (first_dominated, dominated) = aggregates::dominated(&retention.dominator, g.root);
         Ok(Snapshot {
             graph: g,
             retention,
@@ -65,7 +85,68 @@ impl Snapshot {
             native_contexts,
             states,
             flags,
+            classes,
+            first_dominated,
+            dominated,
         })
+    }
+
+    fn dominated(&self, node: u32) -> &[u32] {
+        let n = node as usize;
+        &self.dominated[self.first_dominated[n] as usize..self.first_dominated[n + 1] as usize]
+    }
+
+    /// The summary view's classes of the objects `filter` keeps, by their first object.
+    pub(crate) fn aggregates(&self, filter: Option<Filter>) -> Vec<Aggregate> {
+        let kept = filter.map(|f| filters::kept(self, f));
+        aggregates::aggregates(self, kept.as_deref())
+    }
+
+    /// How many classes the whole snapshot has (ids run from 1 to this).
+    pub(crate) fn class_count(&self) -> usize {
+        self.classes.names.len()
+    }
+
+    pub(crate) fn class_name(&self, class: u32) -> &str {
+        self.classes
+            .names
+            .get(class as usize)
+            .map_or("", String::as_str)
+    }
+
+    /// The node with this id (the first, as DevTools looks it up).
+    pub(crate) fn node_of_id(&self, id: f64) -> Option<u32> {
+        self.graph
+            .node_id
+            .iter()
+            .position(|&i| i as f64 == id)
+            .map(|n| n as u32)
+    }
+
+    pub(crate) fn node(&self, node: u32) -> NodeInfo {
+        let g = &self.graph;
+        let n = node as usize;
+        NodeInfo {
+            id: g.node_id[n],
+            name: names::name(g, node),
+            type_name: g.types.node_names[g.node_type[n] as usize].clone(),
+            distance: self.distances[n],
+            self_size: g.self_size[n],
+            retained: self.retention.retained[n],
+        }
+    }
+
+    /// 0 unknown, 1 attached, 2 detached.
+    pub(crate) fn detachedness(&self, node: u32) -> u8 {
+        self.states[node as usize]
+    }
+
+    pub(crate) fn edge_count(&self, node: u32) -> usize {
+        self.graph.edges(node).len()
+    }
+
+    pub(crate) fn retainer_count(&self, node: u32) -> usize {
+        self.graph.retainers(node).len()
     }
 
     /// Roughly the memory the snapshot holds, for the cache's bound.

@@ -47,7 +47,8 @@ pub(super) struct Layout {
     pub node_types: Vec<String>,
     pub edge_types: Vec<String>,
     location_fields: usize,
-    location_object: Option<usize>,
+    /// Where a location's object index, script id, line and column sit in its record.
+    location_slots: [Option<usize>; 4],
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -141,10 +142,8 @@ impl Layout {
             node_types,
             edge_types,
             location_fields: meta.location_fields.len(),
-            location_object: meta
-                .location_fields
-                .iter()
-                .position(|f| f == "object_index"),
+            location_slots: ["object_index", "script_id", "line", "column"]
+                .map(|name| meta.location_fields.iter().position(|f| f == name)),
         })
     }
 }
@@ -163,8 +162,8 @@ pub(super) struct Raw {
     pub edge_name: Vec<u32>,
     /// Each edge's target as the file gives it: a node's index in `nodes` (ordinal × fields).
     pub edge_to: Vec<u32>,
-    /// The nodes (as indexes in `nodes`) that have a source location.
-    pub located: Vec<u32>,
+    /// Source locations: a node (as its index in `nodes`), script id, line and column.
+    pub locations: Vec<[u32; 4]>,
     pub strings: Strings,
 }
 
@@ -196,7 +195,7 @@ struct Top {
     header: Option<(Header, Layout)>,
     nodes: Option<Nodes>,
     edges: Option<Edges>,
-    located: Vec<u32>,
+    locations: Vec<[u32; 4]>,
     strings: Option<Strings>,
 }
 
@@ -218,7 +217,7 @@ impl Top {
             edge_type: edges.edge_type,
             edge_name: edges.edge_name,
             edge_to: edges.edge_to,
-            located: self.located,
+            locations: self.locations,
             strings,
         })
     }
@@ -276,8 +275,8 @@ impl<'de> Visitor<'de> for &mut Top {
                 }
                 "locations" => {
                     let layout = self.layout("locations").map_err(de::Error::custom)?;
-                    let (width, at) = (layout.location_fields, layout.location_object);
-                    map.next_value_seed(LocationsSeed(&mut self.located, width, at))?;
+                    let (width, at) = (layout.location_fields, layout.location_slots);
+                    map.next_value_seed(LocationsSeed(&mut self.locations, width, at))?;
                 }
                 "strings" => {
                     let mut strings = Strings::new();
@@ -432,8 +431,8 @@ impl<'de> Visitor<'de> for EdgesSeed<'_> {
     }
 }
 
-/// Keeps only which nodes have a location (the object index of each record).
-struct LocationsSeed<'a>(&'a mut Vec<u32>, usize, Option<usize>);
+/// Each location record's object index, script id, line and column.
+struct LocationsSeed<'a>(&'a mut Vec<[u32; 4]>, usize, [Option<usize>; 4]);
 
 impl<'de> DeserializeSeed<'de> for LocationsSeed<'_> {
     type Value = ();
@@ -451,13 +450,17 @@ impl<'de> Visitor<'de> for LocationsSeed<'_> {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         let LocationsSeed(out, width, at) = self;
         let mut slot = 0;
+        let mut record = [0u32; 4];
         while let Some(v) = seq.next_element::<u32>()? {
-            if Some(slot) == at {
-                out.push(v);
+            for (field, place) in at.iter().enumerate() {
+                if *place == Some(slot) {
+                    record[field] = v;
+                }
             }
             slot += 1;
             if slot >= width {
                 slot = 0;
+                out.push(record);
             }
         }
         Ok(())

@@ -13,7 +13,13 @@ use serde_json::Value;
 use crate::support::{started_in, Mcp};
 
 /// The tools whose every recorded answer is matched byte for byte.
-const MATCHED: &[&str] = &["get_heapsnapshot_summary", "close_heapsnapshot"];
+const MATCHED: &[&str] = &[
+    "get_heapsnapshot_summary",
+    "get_heapsnapshot_details",
+    "get_heapsnapshot_class_nodes",
+    "get_heapsnapshot_object_details",
+    "close_heapsnapshot",
+];
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/heap")

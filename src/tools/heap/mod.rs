@@ -3,6 +3,7 @@
 //! is read once and kept (`cache`); `close_heapsnapshot` forgets it.
 
 pub(super) mod cache;
+mod classes;
 mod text;
 
 use std::io;
@@ -29,6 +30,34 @@ including native contexts and their sizes, and retained by context summary.",
         category: Category::Memory,
         read_only: true,
         run: get_summary,
+    },
+    Tool {
+        name: "get_heapsnapshot_details",
+        description: "Loads and caches a memory heapsnapshot and returns all available \
+information including statistics, static data, and aggregated node information. Supports \
+pagination for aggregates.",
+        args: args::schema::<classes::DetailsArgs>(),
+        category: Category::Memory,
+        read_only: true,
+        run: classes::details,
+    },
+    Tool {
+        name: "get_heapsnapshot_class_nodes",
+        description: "Loads and caches a memory heapsnapshot and returns instances of a \
+specific class with their IDs.",
+        args: args::schema::<classes::ClassNodesArgs>(),
+        category: Category::Memory,
+        read_only: true,
+        run: classes::class_nodes,
+    },
+    Tool {
+        name: "get_heapsnapshot_object_details",
+        description: "Loads and caches a memory heapsnapshot and returns detailed information \
+about a specific object by its node ID, including size, type, distance, and DOM detachedness.",
+        args: args::schema::<classes::ObjectArgs>(),
+        category: Category::Memory,
+        read_only: true,
+        run: classes::object_details,
     },
     Tool {
         name: "close_heapsnapshot",
@@ -59,6 +88,21 @@ tool_args! {
     }
 }
 
+fn page_idx() -> Value {
+    serde_json::json!({"type": "integer", "minimum": 0, "maximum": max::COUNT,
+        "description": "The page index for pagination."})
+}
+
+fn page_size() -> Value {
+    serde_json::json!({"type": "integer", "exclusiveMinimum": 0, "maximum": max::COUNT,
+        "description": "The page size for pagination."})
+}
+
+/// `maxNameLength` as a count of characters (the schema makes it a whole number from 1).
+fn max_name(given: Option<f64>) -> Option<usize> {
+    given.map(|m| m as usize)
+}
+
 fn max_name_length() -> Value {
     serde_json::json!({"type": "integer", "minimum": 1, "maximum": max::COUNT,
         "description": "Maximum length of names before truncation. Defaults to 100."})
@@ -68,7 +112,7 @@ fn get_summary(cx: &mut Ctx, call: CallId, args: Value) {
     let Some(a) = call::args::<SummaryArgs>(cx, call, args) else {
         return;
     };
-    let max = a.max_name_length.map(|m| m as usize);
+    let max = max_name(a.max_name_length);
     let answer = snapshot(cx, &a.file_path).map(|s| text::summary(&s, max));
     reply(cx, call, answer);
 }

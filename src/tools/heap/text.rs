@@ -1,8 +1,9 @@
 //! The heap tools' answers laid out as the reference lays them out: sizes in kB as DevTools
 //! prints them, names cut at `maxNameLength` on one line, the summary's blocks.
 
-use crate::heap::Snapshot;
+use crate::heap::{NodeInfo, Snapshot};
 use crate::numbers::js_number;
+use crate::paging::{paginate, Paging};
 
 /// The reference's default `maxNameLength`.
 pub(super) const MAX_NAME_LENGTH: usize = 100;
@@ -80,6 +81,33 @@ pub(super) fn name(name: &str, max: Option<usize>) -> String {
         None => name.to_owned(),
     };
     shown.replace('\r', "\\r").replace('\n', "\\n")
+}
+
+/// A listing of objects, largest retained size first (ties in the given order), one page
+/// of it and then which page it is.
+pub(super) fn nodes(mut nodes: Vec<NodeInfo>, paging: &Paging, max: Option<usize>) -> String {
+    nodes.sort_by(|a, b| b.retained.total_cmp(&a.retained));
+    let paged = paginate(nodes.len(), paging);
+    let mut lines = vec!["## Heap Snapshot Data".to_owned()];
+    let shown = &nodes[paged.start..paged.end];
+    let mut listing: Vec<String> = Vec::new();
+    if !shown.is_empty() {
+        listing.push("nodeId,nodeName,type,distance,selfSize,retainedSize".to_owned());
+    }
+    for n in shown {
+        listing.push(format!(
+            "{},{},{},{},{},{}",
+            n.id,
+            name(&n.name, max),
+            n.type_name,
+            n.distance,
+            kb(n.self_size as f64),
+            kb(n.retained)
+        ));
+    }
+    lines.push(listing.join("\n"));
+    lines.extend(paged.lines);
+    lines.join("\n")
 }
 
 /// `get_heapsnapshot_summary`'s answer.
