@@ -118,7 +118,6 @@ pub(super) fn shallow_sizes(g: &mut Graph) {
 
 /// Each node's immediate dominator (the root its own) and retained size.
 pub(crate) struct Retention {
-    #[allow(dead_code)] // read by the dominator questions
     pub dominator: Vec<u32>,
     pub retained: Vec<f64>,
 }

@@ -16,6 +16,7 @@ mod js;
 mod names;
 mod native_contexts;
 mod parse;
+mod paths;
 mod strings;
 mod summary;
 
@@ -23,6 +24,7 @@ use std::io::Read;
 
 pub(crate) use aggregates::Aggregate;
 pub(crate) use filters::Filter;
+pub(crate) use paths::{EdgeInfo, EdgeOrder, EdgeQuery, PathQuery, PathStep};
 pub(crate) use summary::{ContextRetention, NativeContextSizes, Statistics};
 
 /// A loaded, analysed snapshot.

@@ -18,6 +18,10 @@ const MATCHED: &[&str] = &[
     "get_heapsnapshot_details",
     "get_heapsnapshot_class_nodes",
     "get_heapsnapshot_object_details",
+    "get_heapsnapshot_edges",
+    "get_heapsnapshot_retainers",
+    "get_heapsnapshot_retaining_paths",
+    "get_heapsnapshot_dominators",
     "close_heapsnapshot",
 ];
 

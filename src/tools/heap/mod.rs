@@ -2,8 +2,10 @@
 //! file, answered from the `heap` building block's analysis without any browser. Each file
 //! is read once and kept (`cache`); `close_heapsnapshot` forgets it.
 
+mod bytes;
 pub(super) mod cache;
 mod classes;
+mod graph;
 mod text;
 
 use std::io;
@@ -58,6 +60,43 @@ about a specific object by its node ID, including size, type, distance, and DOM 
         category: Category::Memory,
         read_only: true,
         run: classes::object_details,
+    },
+    Tool {
+        name: "get_heapsnapshot_edges",
+        description: "Loads and caches a memory heapsnapshot and returns outgoing edges \
+(references) for a specific node ID.",
+        args: args::schema::<graph::EdgesArgs>(),
+        category: Category::Memory,
+        read_only: true,
+        run: graph::edges,
+    },
+    Tool {
+        name: "get_heapsnapshot_retainers",
+        description: "Loads and caches a memory heapsnapshot and returns retainers for a \
+specific node ID.",
+        args: args::schema::<graph::RetainersArgs>(),
+        category: Category::Memory,
+        read_only: true,
+        run: graph::retainers,
+    },
+    Tool {
+        name: "get_heapsnapshot_retaining_paths",
+        description: "Loads and caches a memory heapsnapshot and returns retaining paths for \
+a specific node ID. This helps to understand why a node is not being garbage collected.",
+        args: args::schema::<graph::PathsArgs>(),
+        category: Category::Memory,
+        read_only: true,
+        run: graph::retaining_paths,
+    },
+    Tool {
+        name: "get_heapsnapshot_dominators",
+        description: "Loads and caches a memory heapsnapshot and returns the dominator chain \
+for a specific node ID. This helps to identify which objects are keeping the target node \
+alive.",
+        args: args::schema::<graph::DominatorsArgs>(),
+        category: Category::Memory,
+        read_only: true,
+        run: graph::dominators,
     },
     Tool {
         name: "close_heapsnapshot",

@@ -1,7 +1,7 @@
 //! The heap tools' answers laid out as the reference lays them out: sizes in kB as DevTools
 //! prints them, names cut at `maxNameLength` on one line, the summary's blocks.
 
-use crate::heap::{NodeInfo, Snapshot};
+use crate::heap::{EdgeInfo, NodeInfo, Snapshot};
 use crate::numbers::js_number;
 use crate::paging::{paginate, Paging};
 
@@ -106,6 +106,30 @@ pub(super) fn nodes(mut nodes: Vec<NodeInfo>, paging: &Paging, max: Option<usize
         ));
     }
     lines.push(listing.join("\n"));
+    lines.extend(paged.lines);
+    lines.join("\n")
+}
+
+/// A listing of edges in the given order, one page of it and then which page it is.
+pub(super) fn edges(edges: &[EdgeInfo], paging: &Paging, max: Option<usize>) -> String {
+    let paged = paginate(edges.len(), paging);
+    let shown = &edges[paged.start..paged.end];
+    let mut listing: Vec<String> = Vec::new();
+    if !shown.is_empty() {
+        listing.push("name,type,nodeId,nodeName,selfSize,retainedSize".to_owned());
+    }
+    for e in shown {
+        listing.push(format!(
+            "{},{},{},{},{},{}",
+            name(&e.name, max),
+            e.type_name,
+            e.node.id,
+            name(&e.node.name, max),
+            kb(e.node.self_size as f64),
+            kb(e.node.retained)
+        ));
+    }
+    let mut lines = vec!["## Heap Snapshot Data".to_owned(), listing.join("\n")];
     lines.extend(paged.lines);
     lines.join("\n")
 }
