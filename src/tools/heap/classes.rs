@@ -26,7 +26,7 @@ tool_args! {
 tool_args! {
     pub(super) struct ClassNodesArgs {
         "filePath" file_path: String = {"type": "string", "maxLength": max::PATH, "description": "A path to a .heapsnapshot file to read."},
-        "id" id: f64 = {"type": "number", "description": "The ID for the class, obtained from details."},
+        "id" id: f64 = {"type": "number", "minimum": -max::COORD, "maximum": max::ID, "description": "The ID for the class, obtained from details."},
         "filterName" filter_name: Option<String> = (filter_name("An optional filter to apply to the nodes.")),
         "objectId" object_id: Option<f64> = (object_id()),
         "maxNameLength" max_name_length: Option<f64> = (super::max_name_length()),
@@ -38,7 +38,7 @@ tool_args! {
 tool_args! {
     pub(super) struct ObjectArgs {
         "filePath" file_path: String = {"type": "string", "maxLength": max::PATH, "description": "A path to a .heapsnapshot file to read."},
-        "nodeId" node_id: f64 = {"type": "number", "description": "The node ID to get object details for."},
+        "nodeId" node_id: f64 = {"type": "number", "minimum": -max::COORD, "maximum": max::ID, "description": "The node ID to get object details for."},
         "maxNameLength" max_name_length: Option<f64> = (super::max_name_length()),
     }
 }
@@ -58,7 +58,7 @@ fn filter_name(description: &str) -> Value {
 }
 
 fn object_id() -> Value {
-    serde_json::json!({"type": "number", "description": "The object ID (nodeId) of the specific native context to filter by when filterName is attributedToSpecificNativeContext."})
+    serde_json::json!({"type": "number", "minimum": -max::COORD, "maximum": max::ID, "description": "The object ID (nodeId) of the specific native context to filter by when filterName is attributedToSpecificNativeContext."})
 }
 
 /// The filter a call names, as the reference resolves it (a native context by its id).

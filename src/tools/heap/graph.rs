@@ -17,7 +17,7 @@ use crate::tools::result::ToolResult;
 tool_args! {
     pub(super) struct EdgesArgs {
         "filePath" file_path: String = {"type": "string", "maxLength": max::PATH, "description": "A path to a .heapsnapshot file to read."},
-        "nodeId" node_id: f64 = {"type": "number", "description": "The node ID to get outgoing edges for."},
+        "nodeId" node_id: f64 = {"type": "number", "minimum": -max::COORD, "maximum": max::ID, "description": "The node ID to get outgoing edges for."},
         "sortBy" sort_by: Option<String> = {"type": "string", "enum": ["retainedSize", "selfSize", "name"], "description": "Sort order for edges. Default is retainedSize."},
         "retainedSize" retained_size: Option<String> = {"type": "string", "maxLength": max::NAME, "description": "Inclusive retained size range (e.g. \"1MB-2MB\", \"-1MB\", or \"1MB-\") for target nodes. A single value is treated as a minimum. Currently, only the lower bound is applied."},
         "excludePrimitives" exclude_primitives: Option<bool> = {"type": "boolean", "description": "Whether to exclude primitive target nodes. Default is true."},
@@ -30,7 +30,7 @@ tool_args! {
 tool_args! {
     pub(super) struct RetainersArgs {
         "filePath" file_path: String = {"type": "string", "maxLength": max::PATH, "description": "A path to a .heapsnapshot file to read."},
-        "nodeId" node_id: f64 = {"type": "number", "description": "The node ID to get retainers for."},
+        "nodeId" node_id: f64 = {"type": "number", "minimum": -max::COORD, "maximum": max::ID, "description": "The node ID to get retainers for."},
         "maxNameLength" max_name_length: Option<f64> = (super::max_name_length()),
         "pageIdx" page_idx: Option<Number> = (super::page_idx()),
         "pageSize" page_size: Option<Number> = (super::page_size()),
@@ -40,10 +40,10 @@ tool_args! {
 tool_args! {
     pub(super) struct PathsArgs {
         "filePath" file_path: String = {"type": "string", "maxLength": max::PATH, "description": "A path to a .heapsnapshot file to read."},
-        "nodeId" node_id: f64 = {"type": "number", "description": "The node ID to get retaining paths for."},
-        "maxDepth" max_depth: Option<f64> = {"type": "number", "description": "The maximum depth to search for retaining paths."},
-        "maxNodes" max_nodes: Option<f64> = {"type": "number", "description": "The maximum number of nodes to return."},
-        "maxSiblings" max_siblings: Option<f64> = {"type": "number", "description": "The maximum number of siblings to return."},
+        "nodeId" node_id: f64 = {"type": "number", "minimum": -max::COORD, "maximum": max::ID, "description": "The node ID to get retaining paths for."},
+        "maxDepth" max_depth: Option<f64> = {"type": "number", "minimum": -max::COORD, "maximum": max::COUNT, "description": "The maximum depth to search for retaining paths."},
+        "maxNodes" max_nodes: Option<f64> = {"type": "number", "minimum": -max::COORD, "maximum": max::COUNT, "description": "The maximum number of nodes to return."},
+        "maxSiblings" max_siblings: Option<f64> = {"type": "number", "minimum": -max::COORD, "maximum": max::COUNT, "description": "The maximum number of siblings to return."},
         "maxNameLength" max_name_length: Option<f64> = (super::max_name_length()),
     }
 }
@@ -51,7 +51,7 @@ tool_args! {
 tool_args! {
     pub(super) struct DominatorsArgs {
         "filePath" file_path: String = {"type": "string", "maxLength": max::PATH, "description": "A path to a .heapsnapshot file to read."},
-        "nodeId" node_id: f64 = {"type": "number", "description": "The node ID to get the dominator chain for."},
+        "nodeId" node_id: f64 = {"type": "number", "minimum": -max::COORD, "maximum": max::ID, "description": "The node ID to get the dominator chain for."},
         "maxNameLength" max_name_length: Option<f64> = (super::max_name_length()),
     }
 }
