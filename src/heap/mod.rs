@@ -10,6 +10,7 @@ mod classes;
 mod distances;
 mod dom;
 mod dominators;
+mod duplicates;
 mod filters;
 mod graph;
 mod js;

@@ -22,6 +22,7 @@ const MATCHED: &[&str] = &[
     "get_heapsnapshot_retainers",
     "get_heapsnapshot_retaining_paths",
     "get_heapsnapshot_dominators",
+    "get_heapsnapshot_duplicate_strings",
     "close_heapsnapshot",
 ];
 

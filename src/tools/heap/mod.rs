@@ -6,6 +6,7 @@ mod bytes;
 pub(super) mod cache;
 mod classes;
 mod graph;
+mod strings;
 mod text;
 
 use std::io;
@@ -97,6 +98,15 @@ alive.",
         category: Category::Memory,
         read_only: true,
         run: graph::dominators,
+    },
+    Tool {
+        name: "get_heapsnapshot_duplicate_strings",
+        description: "Loads and caches a memory heapsnapshot and returns duplicate strings \
+grouped by their value.",
+        args: args::schema::<strings::DuplicatesArgs>(),
+        category: Category::Memory,
+        read_only: true,
+        run: strings::duplicate_strings,
     },
     Tool {
         name: "close_heapsnapshot",

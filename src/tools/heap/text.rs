@@ -66,6 +66,13 @@ fn group(digits: &[u8]) -> String {
 
 /// A name on one line: cut to `max` (JavaScript) characters with `...`, line breaks escaped.
 pub(super) fn name(name: &str, max: Option<usize>) -> String {
+    truncate(name, max)
+        .replace('\r', "\\r")
+        .replace('\n', "\\n")
+}
+
+/// `name` cut to `max` (JavaScript) characters, with `...` when cut.
+pub(super) fn truncate(name: &str, max: Option<usize>) -> String {
     let max = max.unwrap_or(MAX_NAME_LENGTH);
     let mut units = 0;
     let mut cut = None;
@@ -76,11 +83,10 @@ pub(super) fn name(name: &str, max: Option<usize>) -> String {
         }
         units += c.len_utf16();
     }
-    let shown = match cut {
+    match cut {
         Some(at) => format!("{}...", &name[..at]),
         None => name.to_owned(),
-    };
-    shown.replace('\r', "\\r").replace('\n', "\\n")
+    }
 }
 
 /// A listing of objects, largest retained size first (ties in the given order), one page
