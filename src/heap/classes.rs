@@ -14,10 +14,12 @@ use super::js;
 /// A node without a class (no size: never listed).
 pub(crate) const NONE: u32 = u32::MAX;
 
-/// Each node's class and each class's name.
+/// Each node's class, and each class's name and key (`,<name>`, or `<script>,<line>,<column>,<name>`
+/// for an object with a source location).
 pub(crate) struct Classes {
     pub of: Vec<u32>,
     pub names: Vec<String>,
+    pub keys: Vec<String>,
 }
 
 /// JavaScript's default string order (UTF-16 code units).
@@ -25,12 +27,15 @@ pub(crate) fn js_cmp(a: &str, b: &str) -> Ordering {
     a.encode_utf16().cmp(b.encode_utf16())
 }
 
-pub(super) fn classes(g: &Graph, locations: &HashMap<u32, (u32, u32, u32)>) -> Classes {
-    let names = class_names(g);
+/// The classes of the nodes, plain objects named by `interfaces`.
+pub(super) fn classes(g: &Graph, interfaces: &Interfaces) -> Classes {
+    let names = class_names(g, interfaces);
+    let locations = &g.locations;
     let mut index: HashMap<String, u32> = HashMap::new();
     let mut out = Classes {
         of: vec![NONE; g.node_count()],
         names: Vec::new(),
+        keys: Vec::new(),
     };
     for (node, name) in names.iter().enumerate() {
         if g.self_size[node] == 0 {
@@ -46,9 +51,10 @@ pub(super) fn classes(g: &Graph, locations: &HashMap<u32, (u32, u32, u32)>) -> C
             None => format!(",{name}"),
         };
         let next = out.names.len() as u32;
-        let class = *index.entry(key).or_insert(next);
+        let class = *index.entry(key.clone()).or_insert(next);
         if class == next {
             out.names.push(name.clone());
+            out.keys.push(key);
         }
         out.of[node] = class;
     }
@@ -56,9 +62,8 @@ pub(super) fn classes(g: &Graph, locations: &HashMap<u32, (u32, u32, u32)>) -> C
 }
 
 /// Each node's class name.
-fn class_names(g: &Graph) -> Vec<String> {
+pub(super) fn class_names(g: &Graph, interfaces: &Interfaces) -> Vec<String> {
     let t = &g.types;
-    let interfaces = Interfaces::infer(g);
     (0..g.node_count() as u32)
         .map(|node| {
             let ty = g.node_type[node as usize];
@@ -103,9 +108,18 @@ fn element_class(name: &str) -> String {
 
 /// The plain-object interfaces common enough to name a class, and a trie of their sorted
 /// property names to match objects against.
-struct Interfaces {
-    names: Vec<String>,
+/// An interface as DevTools keeps it: name, property names, objects seen.
+pub(crate) type Definition = (String, Vec<String>, usize);
+
+pub(crate) struct Interfaces {
+    pub definitions: Vec<Definition>,
     trie: Vec<TrieNode>,
+}
+
+impl PartialEq for Interfaces {
+    fn eq(&self, other: &Interfaces) -> bool {
+        self.definitions == other.definitions
+    }
 }
 
 #[derive(Default)]
@@ -133,7 +147,7 @@ fn is_plain_object(g: &Graph, node: u32) -> bool {
 }
 
 impl Interfaces {
-    fn infer(g: &Graph) -> Interfaces {
+    pub(super) fn infer(g: &Graph) -> Interfaces {
         let mut candidates: Vec<(String, Vec<String>, usize)> = Vec::new();
         let mut by_name: HashMap<String, usize> = HashMap::new();
         let mut objects = 0usize;
@@ -160,15 +174,21 @@ impl Interfaces {
             .into_iter()
             .take_while(|c| c.2 as f64 >= min)
             .collect();
+        Interfaces::of(kept)
+    }
+
+    /// The matcher of these definitions.
+    pub(super) fn of(definitions: Vec<(String, Vec<String>, usize)>) -> Interfaces {
         let mut me = Interfaces {
-            names: Vec::new(),
+            definitions: Vec::new(),
             trie: vec![TrieNode::default()],
         };
-        for (i, (name, mut properties, _)) in kept.into_iter().enumerate() {
+        for (i, d) in definitions.iter().enumerate() {
+            let mut properties = d.1.clone();
             properties.sort_by(|a, b| js_cmp(a, b));
             me.add(i, &properties);
-            me.names.push(name);
         }
+        me.definitions = definitions;
         me
     }
 
@@ -228,7 +248,7 @@ impl Interfaces {
             }
             states = next_states;
         }
-        best.map(|(_, i)| self.names[i].as_str())
+        best.map(|(_, i)| self.definitions[i].0.as_str())
     }
 }
 

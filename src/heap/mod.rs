@@ -7,6 +7,7 @@
 
 mod aggregates;
 mod classes;
+mod diff;
 mod distances;
 mod dom;
 mod dominators;
@@ -21,9 +22,12 @@ mod paths;
 mod strings;
 mod summary;
 
+use std::cell::{Cell, RefCell};
 use std::io::Read;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 pub(crate) use aggregates::Aggregate;
+pub(crate) use diff::{diff, ClassDiff};
 pub(crate) use filters::Filter;
 pub(crate) use paths::{EdgeInfo, EdgeOrder, EdgeQuery, PathQuery, PathStep};
 pub(crate) use summary::{ContextRetention, NativeContextSizes, Statistics};
@@ -42,6 +46,18 @@ pub(crate) struct Snapshot {
     #[allow(dead_code)] // read by the object queries
     flags: Vec<u8>,
     classes: classes::Classes,
+    /// The plain-object interfaces inferred from this snapshot.
+    interfaces: classes::Interfaces,
+    /// This load's number: a comparison against it is remembered by it.
+    uid: u64,
+    /// Whether the whole-snapshot class listings show objects in id order: DevTools sorts
+    /// them when the snapshot is compared against a base it was not compared against
+    /// before, and unsorts them when it serves as a base for other interfaces.
+    sorted_by_id: Cell<bool>,
+    /// The bases (by uid) this snapshot was compared against.
+    compared_with: RefCell<Vec<u64>>,
+    /// The interfaces this snapshot was last classed by as a base (DevTools keeps one).
+    base_for: RefCell<Option<Vec<classes::Definition>>>,
     /// The dominator tree downwards: node `n` dominates `dominated[first_dominated[n]..]`.
     first_dominated: Vec<u32>,
     dominated: Vec<u32>,
@@ -56,6 +72,8 @@ pub(crate) struct NodeInfo {
     pub self_size: u32,
     pub retained: f64,
 }
+
+static NEXT_UID: AtomicU64 = AtomicU64::new(1);
 
 /// What the summary shows of the snapshot as a whole.
 pub(crate) struct StaticData {
@@ -78,7 +96,8 @@ impl Snapshot {
         drop(essential);
         let distances = distances::distances(&g);
         let (attribution, native_contexts) = native_contexts::attribution(&g);
-        let classes = classes::classes(&g, &g.locations);
+        let interfaces = classes::Interfaces::infer(&g);
+        let classes = classes::classes(&g, &interfaces);
         let (first_dominated, dominated) = aggregates::dominated(&retention.dominator, g.root);
         Ok(Snapshot {
             graph: g,
@@ -89,9 +108,47 @@ impl Snapshot {
             states,
             flags,
             classes,
+            interfaces,
+            uid: NEXT_UID.fetch_add(1, Ordering::Relaxed),
+            sorted_by_id: Cell::new(false),
+            compared_with: RefCell::new(Vec::new()),
+            base_for: RefCell::new(None),
             first_dominated,
             dominated,
         })
+    }
+
+    /// As a base for `current`'s interfaces: classed anew unless it was last classed for
+    /// the same ones, which leaves its own listings in snapshot order.
+    fn prepared_for_diff_with(&self, current: &Snapshot) {
+        let defs = &current.interfaces.definitions;
+        let mut base_for = self.base_for.borrow_mut();
+        if base_for.as_ref() != Some(defs) {
+            *base_for = Some(defs.clone());
+            self.sorted_by_id.set(false);
+        }
+    }
+
+    /// Compared against `base`: the first time, its listings are sorted by id.
+    fn diffed_against(&self, base: &Snapshot) {
+        let mut seen = self.compared_with.borrow_mut();
+        if !seen.contains(&base.uid) {
+            seen.push(base.uid);
+            self.sorted_by_id.set(true);
+        }
+    }
+
+    /// The class (by this snapshot's own interfaces) of the object with this id.
+    fn own_class_name_of_id(&self, id: u32) -> String {
+        let node = self.graph.node_id.iter().position(|&i| i == id);
+        node.map_or(String::new(), |n| {
+            self.class_name(self.classes.of[n]).to_owned()
+        })
+    }
+
+    /// Whether the whole-snapshot class listings are in id order (see `sorted_by_id`).
+    pub(crate) fn listed_by_id(&self) -> bool {
+        self.sorted_by_id.get()
     }
 
     fn dominated(&self, node: u32) -> &[u32] {

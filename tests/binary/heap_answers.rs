@@ -23,6 +23,7 @@ const MATCHED: &[&str] = &[
     "get_heapsnapshot_retaining_paths",
     "get_heapsnapshot_dominators",
     "get_heapsnapshot_duplicate_strings",
+    "compare_heapsnapshots",
     "close_heapsnapshot",
 ];
 

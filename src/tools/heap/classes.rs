@@ -137,7 +137,10 @@ pub(super) fn class_nodes(cx: &mut Ctx, call: CallId, args: Value) {
             .iter()
             .find(|r| r.class == class)
             .ok_or("Cannot read properties of undefined (reading 'idxs')")?;
-        let nodes: Vec<_> = row.nodes.iter().map(|&n| s.node(n)).collect();
+        let mut nodes: Vec<_> = row.nodes.iter().map(|&n| s.node(n)).collect();
+        if f.is_none() && s.listed_by_id() {
+            nodes.sort_by_key(|n| n.id);
+        }
         let paging = Paging::new(a.page_size, a.page_idx);
         Ok(text::nodes(nodes, &paging, max_name(a.max_name_length)))
     });

@@ -5,6 +5,7 @@
 mod bytes;
 pub(super) mod cache;
 mod classes;
+mod compare;
 mod graph;
 mod strings;
 mod text;
@@ -107,6 +108,15 @@ grouped by their value.",
         category: Category::Memory,
         read_only: true,
         run: strings::duplicate_strings,
+    },
+    Tool {
+        name: "compare_heapsnapshots",
+        description: "Loads and caches two memory heapsnapshots and returns the comparison. If \
+classIndex is provided, returns detailed diff for that class, otherwise returns summary diff.",
+        args: args::schema::<compare::CompareArgs>(),
+        category: Category::Memory,
+        read_only: true,
+        run: compare::compare,
     },
     Tool {
         name: "close_heapsnapshot",
