@@ -19,6 +19,7 @@ mod names;
 mod native_contexts;
 mod parse;
 mod paths;
+mod query;
 mod strings;
 mod summary;
 
@@ -30,6 +31,7 @@ pub(crate) use aggregates::Aggregate;
 pub(crate) use diff::{diff, ClassDiff};
 pub(crate) use filters::Filter;
 pub(crate) use paths::{EdgeInfo, EdgeOrder, EdgeQuery, PathQuery, PathStep};
+pub(crate) use query::{ObjectQuery, QueryOrder};
 pub(crate) use summary::{ContextRetention, NativeContextSizes, Statistics};
 
 /// A loaded, analysed snapshot.

@@ -24,6 +24,7 @@ const MATCHED: &[&str] = &[
     "get_heapsnapshot_dominators",
     "get_heapsnapshot_duplicate_strings",
     "compare_heapsnapshots",
+    "query_heapsnapshot_objects",
     "close_heapsnapshot",
 ];
 

@@ -7,6 +7,7 @@ pub(super) mod cache;
 mod classes;
 mod compare;
 mod graph;
+mod query;
 mod strings;
 mod text;
 
@@ -108,6 +109,16 @@ grouped by their value.",
         category: Category::Memory,
         read_only: true,
         run: strings::duplicate_strings,
+    },
+    Tool {
+        name: "query_heapsnapshot_objects",
+        description: "Loads and caches a memory heapsnapshot and queries objects matching \
+specific filters (className, propertyName, nodeType, retainedSize, selfSize, isDetached, \
+sortBy).",
+        args: args::schema::<query::QueryArgs>(),
+        category: Category::Memory,
+        read_only: true,
+        run: query::query,
     },
     Tool {
         name: "compare_heapsnapshots",
