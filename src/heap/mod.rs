@@ -86,9 +86,10 @@ pub(crate) struct StaticData {
 }
 
 impl Snapshot {
-    /// Reads and analyses a snapshot; the error says what in the file is wrong.
-    pub(crate) fn read(input: impl Read) -> Result<Snapshot, String> {
-        let raw = parse::read(input)?;
+    /// Reads and analyses a snapshot (of `size` bytes, when known); the error says what in
+    /// the file is wrong.
+    pub(crate) fn read(input: impl Read, size: Option<u64>) -> Result<Snapshot, String> {
+        let raw = parse::read(input, size)?;
         let mut g = graph::build(raw)?;
         let states = dom::states(&mut g)?;
         let flags = dom::flags(&g, &states);

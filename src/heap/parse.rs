@@ -167,8 +167,9 @@ pub(super) struct Raw {
     pub strings: Strings,
 }
 
-/// Reads a snapshot from `input`; gzip is recognised by its magic bytes.
-pub(super) fn read(input: impl Read) -> Result<Raw, String> {
+/// Reads a snapshot from `input` (of `size` bytes, when known); gzip is recognised by its
+/// magic bytes.
+pub(super) fn read(input: impl Read, size: Option<u64>) -> Result<Raw, String> {
     let mut buffered = BufReader::with_capacity(1 << 20, input);
     let gzip = buffered
         .fill_buf()
@@ -176,15 +177,18 @@ pub(super) fn read(input: impl Read) -> Result<Raw, String> {
         .starts_with(&[0x1f, 0x8b]);
     if gzip {
         let inflated = flate2::bufread::MultiGzDecoder::new(buffered);
-        read_json(BufReader::with_capacity(1 << 20, inflated))
+        read_json(BufReader::with_capacity(1 << 20, inflated), 0)
     } else {
-        read_json(buffered)
+        read_json(buffered, size.unwrap_or(0))
     }
 }
 
-fn read_json(input: impl Read) -> Result<Raw, String> {
+fn read_json(input: impl Read, bytes: u64) -> Result<Raw, String> {
     let mut de = serde_json::Deserializer::from_reader(input);
-    let mut top = Top::default();
+    let mut top = Top {
+        bytes,
+        ..Top::default()
+    };
     (&mut top).deserialize(&mut de).map_err(|e| e.to_string())?;
     de.end().map_err(|e| e.to_string())?;
     top.finish()
@@ -192,6 +196,9 @@ fn read_json(input: impl Read) -> Result<Raw, String> {
 
 #[derive(Default)]
 struct Top {
+    /// The JSON text's length when known (0 when not): no array holds more numbers than
+    /// half of it, whatever the header declares.
+    bytes: u64,
     header: Option<(Header, Layout)>,
     nodes: Option<Nodes>,
     edges: Option<Edges>,
@@ -230,12 +237,20 @@ impl Top {
     }
 }
 
-/// At most this many slots are reserved up front, whatever a header declares: the rest
-/// grow with what the file really holds.
-const RESERVE_CAP: u64 = 1 << 22;
+/// Slots reserved up front when the text's length is unknown: the rest grow with what the
+/// file really holds.
+const RESERVE_UNKNOWN: u64 = 1 << 16;
 
-fn reserve_for(declared: u64) -> usize {
-    declared.min(RESERVE_CAP) as usize
+/// Records of `width` numbers to reserve for `declared` of them: never more than the text
+/// could hold (each number takes at least two bytes), so a header that declares billions
+/// costs nothing.
+fn reserve_for(declared: u64, width: usize, bytes: u64) -> usize {
+    let could = if bytes == 0 {
+        RESERVE_UNKNOWN
+    } else {
+        bytes / (2 * width.max(1) as u64)
+    };
+    declared.min(could) as usize
 }
 
 impl<'de> DeserializeSeed<'de> for &mut Top {
@@ -262,14 +277,16 @@ impl<'de> Visitor<'de> for &mut Top {
                 "nodes" => {
                     let layout = self.layout("nodes").map_err(de::Error::custom)?;
                     let declared = self.header.as_ref().map_or(0, |h| h.0.node_count);
-                    let mut nodes = Nodes::new(layout, reserve_for(declared));
+                    let reserve = reserve_for(declared, layout.node_fields, self.bytes);
+                    let mut nodes = Nodes::new(layout, reserve);
                     map.next_value_seed(NodesSeed(&mut nodes, layout))?;
                     self.nodes = Some(nodes);
                 }
                 "edges" => {
                     let layout = self.layout("edges").map_err(de::Error::custom)?;
                     let declared = self.header.as_ref().map_or(0, |h| h.0.edge_count);
-                    let mut edges = Edges::new(reserve_for(declared));
+                    let mut edges =
+                        Edges::new(reserve_for(declared, layout.edge_fields, self.bytes));
                     map.next_value_seed(EdgesSeed(&mut edges, layout))?;
                     self.edges = Some(edges);
                 }

@@ -14,7 +14,7 @@ fn snapshot(nodes: &str, edges: &str, strings: &str) -> String {
 }
 
 fn load(text: &str) -> Result<Snapshot, String> {
-    Snapshot::read(text.as_bytes())
+    Snapshot::read(text.as_bytes(), Some(text.len() as u64))
 }
 
 /// root(synthetic) -> a(object, 10) -> b(object, 20); root -> c(object, 5) -> b.
@@ -71,7 +71,7 @@ fn gzip_is_read_as_it_streams() {
     use std::io::Write;
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
     gz.write_all(diamond().as_bytes()).unwrap();
-    let s = Snapshot::read(&gz.finish().unwrap()[..]).unwrap();
+    let s = Snapshot::read(&gz.finish().unwrap()[..], None).unwrap();
     assert_eq!(s.static_data().total_size, 35.0);
 }
 
@@ -146,4 +146,31 @@ fn cycles_everywhere_still_end() {
     let s = load(&text).unwrap();
     assert_eq!(s.static_data().total_size, 8.0 * 49.0);
     assert!(s.retention.dominator.iter().all(|&d| d == 0));
+}
+
+#[test]
+fn a_declared_size_far_beyond_the_file_reserves_nothing_for_it() {
+    let text = diamond().replace(
+        "\"node_count\":0,\"edge_count\":0",
+        "\"node_count\":4000000000,\"edge_count\":9000000000",
+    );
+    assert!(text.contains("4000000000"));
+    let s = load(&text).unwrap();
+    assert!(
+        s.graph.node_type.capacity() < 1000,
+        "{}",
+        s.graph.node_type.capacity()
+    );
+}
+
+#[test]
+fn one_huge_string_is_only_as_big_as_the_file() {
+    let huge = "x".repeat(20 << 20);
+    let text = snapshot(
+        "9,0,1,0,2, 3,1,3,10,1, 3,2,5,20,0, 3,3,7,5,1",
+        "2,4,5, 2,4,15, 2,4,10, 2,4,10",
+        &format!("\"\",\"{huge}\",\"B\",\"C\",\"x\""),
+    );
+    let s = load(&text).unwrap();
+    assert_eq!(s.graph.raw_name(1).len(), 20 << 20);
 }

@@ -228,7 +228,8 @@ fn snapshot(cx: &mut Ctx, given: &str) -> Result<Rc<Snapshot>, String> {
     }
     let (_, file) =
         files::open_read(&Roots::of(cx), given).map_err(|f| f.text(|e| io_error(e, &key)))?;
-    let s = Snapshot::read(file)
+    let size = file.metadata().ok().map(|m| m.len());
+    let s = Snapshot::read(file, size)
         .map_err(|e| format!("The heap snapshot {given} could not be read: {e}"))?;
     Ok(cx.heap_snapshots.insert(key, s))
 }
