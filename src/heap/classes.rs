@@ -29,81 +29,105 @@ pub(crate) fn js_cmp(a: &str, b: &str) -> Ordering {
 
 /// The classes of the nodes, plain objects named by `interfaces`.
 pub(super) fn classes(g: &Graph, interfaces: &Interfaces) -> Classes {
-    let names = class_names(g, interfaces);
+    let (name_of, table) = class_names(g, interfaces);
     let locations = &g.locations;
-    let mut index: HashMap<String, u32> = HashMap::new();
+    // A class is its name and, for an object with a source location, that location.
+    type Key = (Option<(u32, u32, u32)>, u32);
+    let mut index: HashMap<Key, u32> = HashMap::new();
     let mut out = Classes {
         of: vec![NONE; g.node_count()],
         names: Vec::new(),
         keys: Vec::new(),
     };
-    for (node, name) in names.iter().enumerate() {
+    for (node, &name) in name_of.iter().enumerate() {
         if g.self_size[node] == 0 {
             continue;
         }
         let located = if g.node_type[node] == g.types.object {
-            locations.get(&(node as u32))
+            locations.get(&(node as u32)).copied()
         } else {
             None
         };
-        let key = match located {
-            Some((script, line, column)) => format!("{script},{line},{column},{name}"),
-            None => format!(",{name}"),
-        };
         let next = out.names.len() as u32;
-        let class = *index.entry(key.clone()).or_insert(next);
+        let class = *index.entry((located, name)).or_insert(next);
         if class == next {
+            let name = &table[name as usize];
+            out.keys.push(match located {
+                Some((script, line, column)) => format!("{script},{line},{column},{name}"),
+                None => format!(",{name}"),
+            });
             out.names.push(name.clone());
-            out.keys.push(key);
         }
         out.of[node] = class;
     }
     out
 }
 
-/// Each node's class name.
-pub(super) fn class_names(g: &Graph, interfaces: &Interfaces) -> Vec<String> {
+/// Names, each kept once.
+#[derive(Default)]
+struct NameTable {
+    names: Vec<String>,
+    index: HashMap<String, u32>,
+}
+
+impl NameTable {
+    fn id(&mut self, name: &str) -> u32 {
+        if let Some(&i) = self.index.get(name) {
+            return i;
+        }
+        let i = self.names.len() as u32;
+        self.names.push(name.to_owned());
+        self.index.insert(name.to_owned(), i);
+        i
+    }
+}
+
+/// Each node's class name (an index into the names returned beside).
+pub(super) fn class_names(g: &Graph, interfaces: &Interfaces) -> (Vec<u32>, Vec<String>) {
     let t = &g.types;
-    (0..g.node_count() as u32)
+    let mut table = NameTable::default();
+    let type_names: Vec<String> = t.node_names.iter().map(|n| format!("({n})")).collect();
+    let of = (0..g.node_count() as u32)
         .map(|node| {
             let ty = g.node_type[node as usize];
             let raw = g.raw_name(node);
             if ty == t.object && raw == "Object" {
-                return interfaces.class_of(g, node).unwrap_or(raw).to_owned();
+                return table.id(interfaces.class_of(g, node).unwrap_or(raw));
             }
             if ty == t.hidden {
-                "(system)".into()
+                table.id("(system)")
             } else if ty == t.object || ty == t.native {
-                element_class(raw)
+                match element_class(raw) {
+                    Some(tag) => table.id(&tag),
+                    None => table.id(raw),
+                }
             } else if ty == t.code {
-                "(compiled code)".into()
+                table.id("(compiled code)")
             } else if ty == t.closure {
-                "Function".into()
+                table.id("Function")
             } else if ty == t.regexp {
-                "RegExp".into()
+                table.id("RegExp")
             } else {
-                format!(
-                    "({})",
-                    t.node_names.get(ty as usize).map_or("", String::as_str)
-                )
+                table.id(type_names.get(ty as usize).map_or("()", String::as_str))
             }
         })
-        .collect()
+        .collect();
+    (of, table.names)
 }
 
-/// `<li class="x">` and `Detached <li class="x">` as `<li>` and `Detached <li>`.
-fn element_class(name: &str) -> String {
+/// `<li class="x">` and `Detached <li class="x">` as `<li>` and `Detached <li>`; `None` for
+/// a name that stays as it is.
+fn element_class(name: &str) -> Option<String> {
     let from = if name.starts_with('<') {
         0
     } else if name.starts_with("Detached <") {
         "Detached ".len()
     } else {
-        return name.to_owned();
+        return None;
     };
-    match name[from..].find(' ') {
-        Some(at) => format!("{}>", &name[..from + at]),
-        None => name.to_owned(),
-    }
+    name[from..]
+        .find(' ')
+        .map(|at| format!("{}>", &name[..from + at]))
 }
 
 /// The plain-object interfaces common enough to name a class, and a trie of their sorted
@@ -164,7 +188,8 @@ impl Interfaces {
                 Some(&i) => candidates[i].2 += 1,
                 None => {
                     by_name.insert(name.clone(), candidates.len());
-                    candidates.push((name, properties, 1));
+                    let owned = properties.iter().map(|p| p.to_string()).collect();
+                    candidates.push((name, owned, 1));
                 }
             }
         }
@@ -220,15 +245,15 @@ impl Interfaces {
 
     /// The interface a plain object matches best, if any.
     fn class_of(&self, g: &Graph, node: u32) -> Option<&str> {
-        let mut properties: Vec<String> = g
+        let mut properties: Vec<&str> = g
             .edges(node)
             .filter(|&e| g.edge_type[e] == g.types.property)
-            .map(|e| g.edge_name(e))
+            .map(|e| g.strings.get(g.edge_name[e]))
             .collect();
         properties.sort_by(|a, b| js_cmp(a, b));
         let mut states = vec![0usize];
         let mut best = self.trie[0].ends;
-        for p in &properties {
+        for &p in &properties {
             let mut next_states = Vec::with_capacity(states.len());
             for &s in &states {
                 let state = &self.trie[s];
@@ -254,16 +279,19 @@ impl Interfaces {
 
 /// `{a, b, c}` of a plain object's first properties (up to about 120 characters) and the
 /// property names in it.
-fn interface_of(g: &Graph, node: u32) -> (String, Vec<String>) {
+fn interface_of(g: &Graph, node: u32) -> (String, Vec<&str>) {
     let mut name = String::from("{");
     let mut length = 1;
     let mut properties = Vec::new();
     for e in g.edges(node) {
-        let edge_name = g.edge_name(e);
-        if g.edge_type[e] != g.types.property || edge_name == "__proto__" {
+        if g.edge_type[e] != g.types.property {
             continue;
         }
-        let formatted = js::property_name(&edge_name);
+        let edge_name = g.strings.get(g.edge_name[e]);
+        if edge_name == "__proto__" {
+            continue;
+        }
+        let formatted = js::property_name(edge_name);
         let formatted_length = js::length(&formatted);
         if length > 1 && length + formatted_length > 120 {
             break;

@@ -68,11 +68,11 @@ fn strip_id_suffix(s: &str) -> Option<&str> {
 
 /// A property name as DevTools shows it in a plain object's class name: quoted as JSON when
 /// it holds a comma, a quote or a brace.
-pub(crate) fn property_name(name: &str) -> String {
+pub(crate) fn property_name(name: &str) -> std::borrow::Cow<'_, str> {
     if name.contains([',', '\'', '"', '{', '}']) {
-        serde_json::to_string(name).unwrap_or_else(|_| name.to_owned())
+        serde_json::to_string(name).map_or(name.into(), Into::into)
     } else {
-        name.to_owned()
+        name.into()
     }
 }
 

@@ -107,22 +107,54 @@ fn a_malformed_snapshot_is_refused_and_the_server_keeps_serving() {
     let dir = fs::canonicalize(&dir).unwrap();
     let bad = dir.join("bad.heapsnapshot");
     let meta = r#"{"snapshot":{"meta":{"node_fields":["type","name","id","self_size","edge_count"],"node_types":[["hidden","object","synthetic"]],"edge_fields":["type","name_or_index","to_node"],"edge_types":[["property","weak"]]},"node_count":1,"edge_count":1},"#;
-    fs::write(&bad, format!(r#"{meta}"nodes":[2,0,1,0,1],"edges":[0,0,35],"strings":[""]}}"#)).unwrap();
+    fs::write(
+        &bad,
+        format!(r#"{meta}"nodes":[2,0,1,0,1],"edges":[0,0,35],"strings":[""]}}"#),
+    )
+    .unwrap();
     let truncated = dir.join("cut.heapsnapshot");
     fs::write(&truncated, format!(r#"{meta}"nodes":[2,0,1"#)).unwrap();
     let mcp = started_in(&dir, &["--memoryDebugging"]);
     mcp.initialize();
-    let summary = |path: &Path| mcp.call("get_heapsnapshot_summary", serde_json::json!({"filePath": path}));
+    let summary = |path: &Path| {
+        mcp.call(
+            "get_heapsnapshot_summary",
+            serde_json::json!({"filePath": path}),
+        )
+    };
     let r = summary(&bad);
-    assert!(r.is_error && r.text.contains("edge 0 points to 35, which is not a node"), "{}", r.text);
+    assert!(
+        r.is_error && r.text.contains("edge 0 points to 35, which is not a node"),
+        "{}",
+        r.text
+    );
     let r = summary(&truncated);
-    assert!(r.is_error && r.text.contains("could not be read") && r.text.contains("EOF"), "{}", r.text);
-    let outside = mcp.call("get_heapsnapshot_summary", serde_json::json!({"filePath": "/etc/x.heapsnapshot"}));
-    assert!(outside.is_error && outside.text.contains("not within"), "{}", outside.text);
+    assert!(
+        r.is_error && r.text.contains("could not be read") && r.text.contains("EOF"),
+        "{}",
+        r.text
+    );
+    let outside = mcp.call(
+        "get_heapsnapshot_summary",
+        serde_json::json!({"filePath": "/etc/x.heapsnapshot"}),
+    );
+    assert!(
+        outside.is_error && outside.text.contains("not within"),
+        "{}",
+        outside.text
+    );
     let gz = File::open(fixtures().join("before.heapsnapshot.gz")).unwrap();
     let good = dir.join("good.heapsnapshot");
-    io::copy(&mut flate2::read::GzDecoder::new(gz), &mut File::create(&good).unwrap()).unwrap();
+    io::copy(
+        &mut flate2::read::GzDecoder::new(gz),
+        &mut File::create(&good).unwrap(),
+    )
+    .unwrap();
     let r = summary(&good);
-    assert!(!r.is_error && r.text.contains("\"nodeCount\": 46431"), "{}", r.text);
+    assert!(
+        !r.is_error && r.text.contains("\"nodeCount\": 46431"),
+        "{}",
+        r.text
+    );
     let _ = fs::remove_dir_all(&dir);
 }
