@@ -2,9 +2,9 @@
 //! runs the developer tools that pages expose. See ARCHITECTURE.md.
 //!
 //! The modules are layers, each using only those below it:
-//! `cdp` ← `browser` ← `pagetools` ← `tools` ← `mcp` ← `app`. `error`, `headers`, `log`,
-//! `schema_problems`, `settings`, `timers` and `trace` are building blocks that every layer
-//! may use.
+//! `cdp` ← `browser` ← `pagetools` ← `tools` ← `mcp` ← `app`. `error`, `headers`, `heap`, `log`,
+//! `numbers`, `paging`, `schema_problems`, `settings`, `timers` and `trace` are building
+//! blocks that every layer may use.
 //!
 //! What is public is what the binary, the tests and the benches use: the program and the
 //! server stepped in-process ([`app`]), the protocol and its connections ([`cdp`]), how a
@@ -21,9 +21,12 @@ pub mod browser;
 pub mod cdp;
 mod error;
 mod headers;
+mod heap;
 mod log;
 mod mcp;
+mod numbers;
 mod pagetools;
+mod paging;
 mod schema_problems;
 mod settings;
 mod timers;

@@ -41,6 +41,8 @@ pub(crate) struct Settings {
     /// Tool categories and --slim: the reference's three slim tools instead of the
     /// rest, and which categories of tools are shown.
     pub slim: bool,
+    /// `--memoryDebugging`: the heap snapshot analysis tools are offered.
+    pub memory_debugging: bool,
     pub categories: Categories,
     /// The reference's newer flags (what they take away from or require of the tools).
     pub policies: Policies,
@@ -74,6 +76,7 @@ impl Settings {
             file_roots: Vec::new(),
             unrestricted_paths: false,
             slim: false,
+            memory_debugging: false,
             categories: Categories::default(),
             policies: Policies::default(),
             channel: None,

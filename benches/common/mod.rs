@@ -433,14 +433,20 @@ impl Mcp {
 
     /// The server on `browser`, with `extra` flags after [`server_args`].
     pub fn spawn_on(browser: &BrowserKind, extra: &[&str]) -> Mcp {
+        let mut args = server_args(browser);
+        args.extend(extra.iter().map(|a| a.to_string()));
+        Mcp::spawn_program(&server(), &args)
+    }
+
+    /// Any MCP server program with exactly `args` (the reference, to compare with).
+    pub fn spawn_program(program: &str, args: &[String]) -> Mcp {
         let n = STDERR_COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let stderr_path =
             std::env::temp_dir().join(format!("devtools-mcp-bench-{}-{n}.log", std::process::id()));
         let stderr = File::create(&stderr_path).expect("create the server's stderr log");
         let spawned = Instant::now();
-        let mut child = Command::new(server())
-            .args(server_args(browser))
-            .args(extra)
+        let mut child = Command::new(program)
+            .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(stderr)

@@ -11,6 +11,7 @@ use super::console::record::Log as ConsoleLog;
 use super::css::sheets::Sheets;
 use super::emulation::state::State as Emulation;
 use super::extension_workers::Workers as ExtensionWorkers;
+use super::heap::cache::HeapSnapshots;
 use super::memory::state::Captures;
 use super::network::record::Log as NetworkLog;
 pub(crate) use super::per_page::PerPage;
@@ -45,6 +46,8 @@ pub(crate) struct Ctx {
     pub emulation: PerPage<Emulation>,
     pub snapshots: Snapshots,
     pub heap_captures: PerPage<Captures>,
+    /// The heap snapshot files analysed so far.
+    pub heap_snapshots: HeapSnapshots,
     pub recordings: PerPage<Recording>,
     pub css_sheets: PerPage<Sheets>,
     /// The one performance trace recording, and the last trace's report.
@@ -68,6 +71,7 @@ impl Ctx {
             emulation: PerPage::default(),
             snapshots: Snapshots::default(),
             heap_captures: PerPage::default(),
+            heap_snapshots: HeapSnapshots::default(),
             recordings: PerPage::default(),
             css_sheets: PerPage::default(),
             performance: Default::default(),

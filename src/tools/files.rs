@@ -270,6 +270,17 @@ pub(crate) fn read_text(roots: &Roots, given: &str, limit: u64) -> Result<String
     Ok(text)
 }
 
+/// Opens the file `given` names, inside the roots, for reading as a stream (a file too large
+/// to hold, such as a heap snapshot), with its real path.
+pub(crate) fn open_read(roots: &Roots, given: &str) -> Result<(PathBuf, File), Failure> {
+    let target = roots.check(given)?;
+    if target.missing > 0 {
+        return Err(Failure::Io(io::ErrorKind::NotFound.into()));
+    }
+    let file = open(&target, fs::OpenOptions::new().read(true))?;
+    Ok((target.path(), file))
+}
+
 /// Opens the target's file without following a link at its name and without blocking, and
 /// refuses what is not a regular file.
 fn open(target: &Target, options: &mut fs::OpenOptions) -> Result<File, Failure> {
@@ -407,6 +418,8 @@ struct PathArgs {
     request_file_path: Option<String>,
     response_file_path: Option<String>,
     source_path: Option<String>,
+    base_file_path: Option<String>,
+    current_file_path: Option<String>,
     #[serde(default)]
     file_paths: Vec<String>,
 }
@@ -425,6 +438,8 @@ pub(crate) fn refused(cx: &Ctx, call: CallId, args: &Value) -> Option<String> {
         &given.request_file_path,
         &given.response_file_path,
         &given.source_path,
+        &given.base_file_path,
+        &given.current_file_path,
     ];
     let browser_side: &[String] = if browser_is_local(&cx.settings.source) {
         &given.file_paths

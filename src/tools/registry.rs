@@ -12,7 +12,7 @@ use super::result::ToolResult;
 use super::thirdparty::{self, exposed, webmcp};
 use super::tool::Tool;
 use super::{
-    console, css, emulation, extensions, files, input, memory, network, pages, performance,
+    console, css, emulation, extensions, files, heap, input, memory, network, pages, performance,
     policies, pwa, screencast, screenshot, script, slim, snapshot,
 };
 use crate::browser::{AgentId, Host};
@@ -35,6 +35,7 @@ pub(crate) fn all() -> impl Iterator<Item = &'static Tool> {
         .chain(console::TOOLS)
         .chain(network::TOOLS)
         .chain(memory::TOOLS)
+        .chain(heap::TOOLS)
         .chain(screencast::TOOLS)
         .chain(performance::TOOLS)
         .chain(extensions::TOOLS)
@@ -55,7 +56,10 @@ enum Hidden {
 fn hidden(settings: &Settings, tool: &Tool) -> Option<Hidden> {
     if slim::is_slim(tool) != settings.slim {
         Some(Hidden::OtherMode)
-    } else if !settings.categories.on(tool.category) || !policies::enabled(tool, settings) {
+    } else if !settings.categories.on(tool.category)
+        || !policies::enabled(tool, settings)
+        || (heap::needs_memory_debugging(tool) && !settings.memory_debugging)
+    {
         Some(Hidden::CategoryOff)
     } else {
         None

@@ -6,6 +6,7 @@ mod bad_input;
 mod browser_choice;
 mod connection;
 mod flags;
+mod heap_answers;
 mod http_transport;
 mod mcp_2026;
 pub(crate) mod mcp_basics;

@@ -23,7 +23,10 @@ mod cycles;
 const LAYERS: &[(&str, u32)] = &[
     ("error", 0),
     ("headers", 0),
+    ("heap", 0),
     ("log", 0),
+    ("numbers", 0),
+    ("paging", 0),
     ("schema_problems", 0),
     ("settings", 0),
     ("timers", 0),

@@ -85,6 +85,11 @@ pub(crate) struct Flags {
     #[argh(option)]
     pub(crate) slim: Option<bool>,
 
+    /// the heap snapshot analysis tools (get_heapsnapshot_summary, …; alias
+    /// --experimentalMemory; default false)
+    #[argh(option)]
+    pub(crate) memory_debugging: Option<bool>,
+
     /// also list each page tool as an MCP tool of its own (default false)
     #[argh(option)]
     pub(crate) expose_page_tools: Option<bool>,

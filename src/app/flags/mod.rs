@@ -62,6 +62,7 @@ pub(super) fn settings(flags: &Flags) -> Result<Settings, String> {
         file_roots: flags.filesystem_root.iter().map(PathBuf::from).collect(),
         unrestricted_paths: flags.allow_unrestricted_paths.unwrap_or(false),
         slim: flags.slim.unwrap_or(false),
+        memory_debugging: flags.memory_debugging.unwrap_or(false),
         categories: categories(&flags.category)?,
         policies: policies::policies(flags)?,
         channel: channel(flags)?,

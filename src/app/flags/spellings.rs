@@ -16,6 +16,7 @@ pub(super) const BOOL_FLAGS: &[&str] = &[
     "exposePageTools",
     "slim",
     "allowUnrestrictedPaths",
+    "memoryDebugging",
     // Switches of the reference's newer flags, checked into `settings::Policies`.
     "acceptInsecureCerts",
     "javascriptEvaluation",
@@ -85,7 +86,6 @@ pub(super) const IGNORED_FLAGS: &[(&str, bool)] = &[
     ("experimentalInteropTools", false),
     ("experimentalDevtools", false),
     ("devtoolsComments", false),
-    ("memoryDebugging", false),
     ("ignoreDefaultChromeArg", true),
     // The rest of the reference's telemetry and recording switches.
     ("experimentalToonFormat", false),
@@ -266,9 +266,18 @@ mod tests {
         let (out, notes) = normalize(&owned);
         assert_eq!(
             out,
-            vec!["--filesystem-root", "/w", "--executable-path", "/c"]
+            vec![
+                "--memory-debugging",
+                "true",
+                "--memory-debugging",
+                "false",
+                "--filesystem-root",
+                "/w",
+                "--executable-path",
+                "/c"
+            ]
         );
-        assert_eq!(notes.len(), 3, "{notes:?}");
-        assert!(notes[0].contains("--memoryDebugging"), "{notes:?}");
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].contains("--screencastFps"), "{notes:?}");
     }
 }

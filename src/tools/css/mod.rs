@@ -26,12 +26,12 @@ use crate::cdp::generated::css::{
 };
 use crate::cdp::generated::dom::{self, GetContainerForNodeReturns};
 use crate::error::Error;
+use crate::paging::{paginate, Paging};
 use crate::settings::Category;
 use crate::tools::args::{self, max, tool_args};
 use crate::tools::call::{self, CallId};
 use crate::tools::ctx::Ctx;
 use crate::tools::dialogs;
-use crate::tools::paging::{paginate, Paging};
 use crate::tools::response::{finish, Response};
 use crate::tools::snapshot::model::{no_snapshot_message, Snapshot};
 use crate::tools::snapshot::AsJson;

@@ -5,8 +5,8 @@ use serde_json::{Map, Value};
 
 use super::state::{State, Viewport};
 use crate::browser::PageId;
+use crate::numbers::js_number;
 use crate::tools::args::{self, max, tool_args};
-use crate::tools::numbers::js_number;
 
 tool_args! {
     pub(super) struct EmulateArgs {

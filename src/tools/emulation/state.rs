@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::{json, Map, Value};
 
 use crate::browser::navigation;
-use crate::tools::numbers::js_number;
+use crate::numbers::js_number;
 
 /// An emulated viewport, as `emulate` was given it.
 #[derive(Debug, Clone, PartialEq)]

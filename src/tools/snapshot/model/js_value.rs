@@ -3,7 +3,7 @@
 
 use serde_json::{Number, Value};
 
-pub(super) use crate::tools::numbers::js_number;
+pub(super) use crate::numbers::js_number;
 
 pub(super) fn truthy(v: Option<&Value>) -> bool {
     match v {

@@ -1,5 +1,6 @@
-//! One page of a listing (console messages, network requests, a style's rules), as the
-//! reference pages it, and the lines that say which page it is.
+//! One page of a listing (console messages, network requests, a style's rules, a heap
+//! snapshot's classes and objects), as the reference pages it, and the lines that say which
+//! page it is.
 
 use serde_json::{json, Number, Value};
 

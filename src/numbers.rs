@@ -1,10 +1,10 @@
 //! Numbers written as the reference writes them: it is JavaScript, so an answer that prints
-//! a number prints `String(n)`. Shared by the snapshot's values and the emulation's lines.
+//! a number prints `String(n)`. Shared by the snapshot's values, the emulation's lines and the heap snapshot's answers.
 
 /// A number as JavaScript prints it (`String(n)`): no ".0" on integers, exponent notation
 /// outside 1e-6..1e21, NaN and Infinity by name. (A JSON number goes through `f64` as in
 /// JavaScript: integers beyond 2^53 print rounded, as there.)
-pub(super) fn js_number(n: f64) -> String {
+pub(crate) fn js_number(n: f64) -> String {
     if n.is_nan() {
         return "NaN".into();
     }

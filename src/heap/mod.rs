@@ -1,0 +1,248 @@
+//! Heap snapshots (`.heapsnapshot`, as Chromium writes them) analysed as DevTools' heap
+//! snapshot model analyses them: read as they stream into columns (`parse`), checked and
+//! indexed (`graph`), DOM states spread (`dom`), distances from the roots (`distances`),
+//! dominators and retained sizes (`dominators`), native context attribution
+//! (`native_contexts`), names (`names`) and totals (`summary`). Everything is computed once,
+//! when the file is loaded; questions then read the columns.
+
+mod aggregates;
+mod classes;
+mod diff;
+mod distances;
+mod dom;
+mod dominators;
+mod duplicates;
+mod filters;
+mod graph;
+mod js;
+mod names;
+mod native_contexts;
+mod parse;
+mod paths;
+mod query;
+mod strings;
+mod summary;
+
+use std::cell::{Cell, RefCell};
+use std::io::Read;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+pub(crate) use aggregates::Aggregate;
+pub(crate) use diff::{diff, ClassDiff};
+pub(crate) use filters::Filter;
+pub(crate) use paths::{EdgeInfo, EdgeOrder, EdgeQuery, PathQuery, PathStep};
+pub(crate) use query::{ObjectQuery, QueryOrder};
+pub(crate) use summary::{ContextRetention, NativeContextSizes, Statistics};
+
+/// A loaded, analysed snapshot.
+pub(crate) struct Snapshot {
+    graph: graph::Graph,
+    retention: dominators::Retention,
+    distances: Vec<i32>,
+    /// Each node's native context (an ordinal), or `native_contexts::NONE`/`SHARED`.
+    attribution: Vec<i32>,
+    /// The native contexts, by ordinal, ascending.
+    native_contexts: Vec<u32>,
+    /// DOM state of each node (0 unknown, 1 attached, 2 detached).
+    states: Vec<u8>,
+    #[allow(dead_code)] // read by the object queries
+    flags: Vec<u8>,
+    classes: classes::Classes,
+    /// The plain-object interfaces inferred from this snapshot.
+    interfaces: classes::Interfaces,
+    /// This load's number: a comparison against it is remembered by it.
+    uid: u64,
+    /// Whether the whole-snapshot class listings show objects in id order: DevTools sorts
+    /// them when the snapshot is compared against a base it was not compared against
+    /// before, and unsorts them when it serves as a base for other interfaces.
+    sorted_by_id: Cell<bool>,
+    /// The bases (by uid) this snapshot was compared against.
+    compared_with: RefCell<Vec<u64>>,
+    /// The interfaces this snapshot was last classed by as a base (DevTools keeps one).
+    base_for: RefCell<Option<Vec<classes::Definition>>>,
+    /// The dominator tree downwards: node `n` dominates `dominated[first_dominated[n]..]`.
+    first_dominated: Vec<u32>,
+    dominated: Vec<u32>,
+}
+
+/// One object as the listings show it.
+pub(crate) struct NodeInfo {
+    pub id: u32,
+    pub name: String,
+    pub type_name: String,
+    pub distance: i32,
+    pub self_size: u32,
+    pub retained: f64,
+}
+
+static NEXT_UID: AtomicU64 = AtomicU64::new(1);
+
+/// What the summary shows of the snapshot as a whole.
+pub(crate) struct StaticData {
+    pub node_count: usize,
+    pub root_index: u64,
+    pub total_size: f64,
+    pub max_js_object_id: u32,
+}
+
+impl Snapshot {
+    /// Reads and analyses a snapshot (of `size` bytes, when known); the error says what in
+    /// the file is wrong.
+    pub(crate) fn read(input: impl Read, size: Option<u64>) -> Result<Snapshot, String> {
+        let raw = parse::read(input, size)?;
+        let mut g = graph::build(raw)?;
+        let states = dom::states(&mut g)?;
+        let flags = dom::flags(&g, &states);
+        let essential = dominators::essential_edges(&g, &flags);
+        dominators::shallow_sizes(&mut g);
+        let retention = dominators::compute(&g, &essential);
+        drop(essential);
+        let distances = distances::distances(&g);
+        let (attribution, native_contexts) = native_contexts::attribution(&g);
+        let interfaces = classes::Interfaces::infer(&g);
+        let classes = classes::classes(&g, &interfaces);
+        let (first_dominated, dominated) = aggregates::dominated(&retention.dominator, g.root);
+        Ok(Snapshot {
+            graph: g,
+            retention,
+            distances,
+            attribution,
+            native_contexts,
+            states,
+            flags,
+            classes,
+            interfaces,
+            uid: NEXT_UID.fetch_add(1, Ordering::Relaxed),
+            sorted_by_id: Cell::new(false),
+            compared_with: RefCell::new(Vec::new()),
+            base_for: RefCell::new(None),
+            first_dominated,
+            dominated,
+        })
+    }
+
+    /// As a base for `current`'s interfaces: classed anew unless it was last classed for
+    /// the same ones, which leaves its own listings in snapshot order.
+    fn prepared_for_diff_with(&self, current: &Snapshot) {
+        let defs = &current.interfaces.definitions;
+        let mut base_for = self.base_for.borrow_mut();
+        if base_for.as_ref() != Some(defs) {
+            *base_for = Some(defs.clone());
+            self.sorted_by_id.set(false);
+        }
+    }
+
+    /// Compared against `base`: the first time, its listings are sorted by id.
+    fn diffed_against(&self, base: &Snapshot) {
+        let mut seen = self.compared_with.borrow_mut();
+        if !seen.contains(&base.uid) {
+            seen.push(base.uid);
+            self.sorted_by_id.set(true);
+        }
+    }
+
+    /// The class (by this snapshot's own interfaces) of the object with this id.
+    fn own_class_name_of_id(&self, id: u32) -> String {
+        let node = self.graph.node_id.iter().position(|&i| i == id);
+        node.map_or(String::new(), |n| {
+            self.class_name(self.classes.of[n]).to_owned()
+        })
+    }
+
+    /// Whether the whole-snapshot class listings are in id order (see `sorted_by_id`).
+    pub(crate) fn listed_by_id(&self) -> bool {
+        self.sorted_by_id.get()
+    }
+
+    fn dominated(&self, node: u32) -> &[u32] {
+        let n = node as usize;
+        &self.dominated[self.first_dominated[n] as usize..self.first_dominated[n + 1] as usize]
+    }
+
+    /// The summary view's classes of the objects `filter` keeps, by their first object.
+    pub(crate) fn aggregates(&self, filter: Option<Filter>) -> Vec<Aggregate> {
+        let kept = filter.map(|f| filters::kept(self, f));
+        aggregates::aggregates(self, kept.as_deref())
+    }
+
+    /// How many classes the whole snapshot has (ids run from 1 to this).
+    pub(crate) fn class_count(&self) -> usize {
+        self.classes.names.len()
+    }
+
+    pub(crate) fn class_name(&self, class: u32) -> &str {
+        self.classes
+            .names
+            .get(class as usize)
+            .map_or("", String::as_str)
+    }
+
+    /// The node with this id (the first, as DevTools looks it up).
+    pub(crate) fn node_of_id(&self, id: f64) -> Option<u32> {
+        self.graph
+            .node_id
+            .iter()
+            .position(|&i| i as f64 == id)
+            .map(|n| n as u32)
+    }
+
+    pub(crate) fn node(&self, node: u32) -> NodeInfo {
+        let g = &self.graph;
+        let n = node as usize;
+        NodeInfo {
+            id: g.node_id[n],
+            name: names::name(g, node),
+            type_name: g.types.node_names[g.node_type[n] as usize].clone(),
+            distance: self.distances[n],
+            self_size: g.self_size[n],
+            retained: self.retention.retained[n],
+        }
+    }
+
+    /// 0 unknown, 1 attached, 2 detached.
+    pub(crate) fn detachedness(&self, node: u32) -> u8 {
+        self.states[node as usize]
+    }
+
+    pub(crate) fn edge_count(&self, node: u32) -> usize {
+        self.graph.edges(node).len()
+    }
+
+    pub(crate) fn retainer_count(&self, node: u32) -> usize {
+        self.graph.retainers(node).len()
+    }
+
+    /// Roughly the memory the snapshot holds, for the cache's bound.
+    pub(crate) fn bytes(&self) -> usize {
+        let n = self.graph.node_count();
+        self.graph.bytes() + n * (4 + 8 + 4 + 4 + 1 + 1) + self.native_contexts.len() * 4
+    }
+
+    fn total_size(&self) -> f64 {
+        self.retention.retained[self.graph.root as usize] + self.graph.extra_native_bytes
+    }
+
+    pub(crate) fn statistics(&self) -> Statistics {
+        summary::statistics(&self.graph, self.total_size())
+    }
+
+    pub(crate) fn static_data(&self) -> StaticData {
+        StaticData {
+            node_count: self.graph.node_count(),
+            root_index: self.graph.root as u64 * self.graph.node_fields as u64,
+            total_size: self.total_size(),
+            max_js_object_id: summary::max_js_object_id(&self.graph),
+        }
+    }
+
+    pub(crate) fn native_context_sizes(&self) -> NativeContextSizes {
+        summary::native_context_sizes(self)
+    }
+
+    pub(crate) fn context_retention(&self) -> ContextRetention {
+        summary::context_retention(self)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,530 @@
+//! Reads a `.heapsnapshot` (plain or gzip) as it streams: the `snapshot` header first, then
+//! the flat `nodes`, `edges`, `locations` and `strings` arrays go straight into typed
+//! columns, one number or string at a time. The JSON text is never held, and nothing of the
+//! file is trusted: a wrong field count, an unknown type or a number out of range is an
+//! error that names it.
+
+use std::fmt;
+use std::io::{BufRead, BufReader, Read};
+
+use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::strings::Strings;
+
+/// What the `snapshot` header says of the layout.
+#[derive(Deserialize)]
+pub(super) struct Header {
+    meta: Meta,
+    #[serde(default)]
+    pub node_count: u64,
+    #[serde(default)]
+    pub edge_count: u64,
+    #[serde(default)]
+    pub root_index: Option<u64>,
+    #[serde(default)]
+    pub extra_native_bytes: Option<f64>,
+}
+
+#[derive(Deserialize)]
+struct Meta {
+    node_fields: Vec<String>,
+    node_types: Vec<Value>,
+    edge_fields: Vec<String>,
+    edge_types: Vec<Value>,
+    #[serde(default)]
+    location_fields: Vec<String>,
+}
+
+/// Where each field sits in a node's and an edge's run of numbers.
+pub(super) struct Layout {
+    pub node_fields: usize,
+    node_slot: Vec<NodeField>,
+    pub edge_fields: usize,
+    edge_slot: Vec<EdgeField>,
+    pub has_detachedness: bool,
+    pub node_types: Vec<String>,
+    pub edge_types: Vec<String>,
+    location_fields: usize,
+    /// Where a location's object index, script id, line and column sit in its record.
+    location_slots: [Option<usize>; 4],
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum NodeField {
+    Type,
+    Name,
+    Id,
+    SelfSize,
+    EdgeCount,
+    Detachedness,
+    Other,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum EdgeField {
+    Type,
+    Name,
+    ToNode,
+    Other,
+}
+
+fn type_names(types: &[Value], offset: usize, what: &str) -> Result<Vec<String>, String> {
+    let names = types.get(offset).and_then(Value::as_array).ok_or_else(|| {
+        format!("snapshot.meta.{what}_types has no list of names for the type field")
+    })?;
+    names
+        .iter()
+        .map(|n| n.as_str().map(str::to_owned))
+        .collect::<Option<Vec<_>>>()
+        .ok_or_else(|| format!("snapshot.meta.{what}_types: a type name is not a string"))
+}
+
+impl Layout {
+    fn of(meta: &Meta) -> Result<Layout, String> {
+        let node_slot: Vec<NodeField> = meta
+            .node_fields
+            .iter()
+            .map(|f| match f.as_str() {
+                "type" => NodeField::Type,
+                "name" => NodeField::Name,
+                "id" => NodeField::Id,
+                "self_size" => NodeField::SelfSize,
+                "edge_count" => NodeField::EdgeCount,
+                "detachedness" => NodeField::Detachedness,
+                _ => NodeField::Other,
+            })
+            .collect();
+        for (need, name) in [
+            (NodeField::Type, "type"),
+            (NodeField::Name, "name"),
+            (NodeField::Id, "id"),
+            (NodeField::SelfSize, "self_size"),
+            (NodeField::EdgeCount, "edge_count"),
+        ] {
+            if !node_slot.contains(&need) {
+                return Err(format!("snapshot.meta.node_fields has no \"{name}\""));
+            }
+        }
+        let edge_slot: Vec<EdgeField> = meta
+            .edge_fields
+            .iter()
+            .map(|f| match f.as_str() {
+                "type" => EdgeField::Type,
+                "name_or_index" => EdgeField::Name,
+                "to_node" => EdgeField::ToNode,
+                _ => EdgeField::Other,
+            })
+            .collect();
+        for (need, name) in [
+            (EdgeField::Type, "type"),
+            (EdgeField::Name, "name_or_index"),
+            (EdgeField::ToNode, "to_node"),
+        ] {
+            if !edge_slot.contains(&need) {
+                return Err(format!("snapshot.meta.edge_fields has no \"{name}\""));
+            }
+        }
+        let node_type_at = node_slot.iter().position(|f| *f == NodeField::Type);
+        let edge_type_at = edge_slot.iter().position(|f| *f == EdgeField::Type);
+        let node_types = type_names(&meta.node_types, node_type_at.unwrap_or(0), "node")?;
+        let edge_types = type_names(&meta.edge_types, edge_type_at.unwrap_or(0), "edge")?;
+        if node_types.len() > 255 || edge_types.len() > 254 {
+            return Err("snapshot.meta lists more than 255 node or edge types".into());
+        }
+        Ok(Layout {
+            node_fields: node_slot.len(),
+            has_detachedness: node_slot.contains(&NodeField::Detachedness),
+            node_slot,
+            edge_fields: edge_slot.len(),
+            edge_slot,
+            node_types,
+            edge_types,
+            location_fields: meta.location_fields.len(),
+            location_slots: ["object_index", "script_id", "line", "column"]
+                .map(|name| meta.location_fields.iter().position(|f| f == name)),
+        })
+    }
+}
+
+/// The file's content in columns, as read: nothing checked across arrays yet.
+pub(super) struct Raw {
+    pub header: Header,
+    pub layout: Layout,
+    pub node_type: Vec<u8>,
+    pub node_name: Vec<u32>,
+    pub node_id: Vec<u32>,
+    pub self_size: Vec<u32>,
+    pub edge_count: Vec<u32>,
+    pub detachedness: Vec<u8>,
+    pub edge_type: Vec<u8>,
+    pub edge_name: Vec<u32>,
+    /// Each edge's target as the file gives it: a node's index in `nodes` (ordinal × fields).
+    pub edge_to: Vec<u32>,
+    /// Source locations: a node (as its index in `nodes`), script id, line and column.
+    pub locations: Vec<[u32; 4]>,
+    pub strings: Strings,
+}
+
+/// Reads a snapshot from `input` (of `size` bytes, when known); gzip is recognised by its
+/// magic bytes.
+pub(super) fn read(input: impl Read, size: Option<u64>) -> Result<Raw, String> {
+    let mut buffered = BufReader::with_capacity(1 << 20, input);
+    let gzip = buffered
+        .fill_buf()
+        .map_err(|e| e.to_string())?
+        .starts_with(&[0x1f, 0x8b]);
+    if gzip {
+        let inflated = flate2::bufread::MultiGzDecoder::new(buffered);
+        read_json(BufReader::with_capacity(1 << 20, inflated), 0)
+    } else {
+        read_json(buffered, size.unwrap_or(0))
+    }
+}
+
+fn read_json(input: impl Read, bytes: u64) -> Result<Raw, String> {
+    let mut de = serde_json::Deserializer::from_reader(input);
+    let mut top = Top {
+        bytes,
+        ..Top::default()
+    };
+    (&mut top).deserialize(&mut de).map_err(|e| e.to_string())?;
+    de.end().map_err(|e| e.to_string())?;
+    top.finish()
+}
+
+#[derive(Default)]
+struct Top {
+    /// The JSON text's length when known (0 when not): no array holds more numbers than
+    /// half of it, whatever the header declares.
+    bytes: u64,
+    header: Option<(Header, Layout)>,
+    nodes: Option<Nodes>,
+    edges: Option<Edges>,
+    locations: Vec<[u32; 4]>,
+    strings: Option<Strings>,
+}
+
+impl Top {
+    fn finish(self) -> Result<Raw, String> {
+        let (header, layout) = self.header.ok_or("the file has no \"snapshot\" header")?;
+        let nodes = self.nodes.ok_or("the file has no \"nodes\" array")?;
+        let edges = self.edges.ok_or("the file has no \"edges\" array")?;
+        let strings = self.strings.ok_or("the file has no \"strings\" array")?;
+        Ok(Raw {
+            header,
+            layout,
+            node_type: nodes.node_type,
+            node_name: nodes.node_name,
+            node_id: nodes.node_id,
+            self_size: nodes.self_size,
+            edge_count: nodes.edge_count,
+            detachedness: nodes.detachedness,
+            edge_type: edges.edge_type,
+            edge_name: edges.edge_name,
+            edge_to: edges.edge_to,
+            locations: self.locations,
+            strings,
+        })
+    }
+
+    fn layout(&self, array: &str) -> Result<&Layout, String> {
+        match &self.header {
+            Some((_, layout)) => Ok(layout),
+            None => Err(format!("\"{array}\" comes before the \"snapshot\" header")),
+        }
+    }
+}
+
+/// Slots reserved up front when the text's length is unknown: the rest grow with what the
+/// file really holds.
+const RESERVE_UNKNOWN: u64 = 1 << 16;
+
+/// Records of `width` numbers to reserve for `declared` of them: never more than the text
+/// could hold (each number takes at least two bytes), so a header that declares billions
+/// costs nothing.
+fn reserve_for(declared: u64, width: usize, bytes: u64) -> usize {
+    let could = if bytes == 0 {
+        RESERVE_UNKNOWN
+    } else {
+        bytes / (2 * width.max(1) as u64)
+    };
+    declared.min(could) as usize
+}
+
+impl<'de> DeserializeSeed<'de> for &mut Top {
+    type Value = ();
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for &mut Top {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a heap snapshot object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(key) = map.next_key::<String>()? {
+            match key.as_str() {
+                "snapshot" => {
+                    let header: Header = map.next_value()?;
+                    let layout = Layout::of(&header.meta).map_err(de::Error::custom)?;
+                    self.header = Some((header, layout));
+                }
+                "nodes" => {
+                    let layout = self.layout("nodes").map_err(de::Error::custom)?;
+                    let declared = self.header.as_ref().map_or(0, |h| h.0.node_count);
+                    let reserve = reserve_for(declared, layout.node_fields, self.bytes);
+                    let mut nodes = Nodes::new(layout, reserve);
+                    map.next_value_seed(NodesSeed(&mut nodes, layout))?;
+                    self.nodes = Some(nodes);
+                }
+                "edges" => {
+                    let layout = self.layout("edges").map_err(de::Error::custom)?;
+                    let declared = self.header.as_ref().map_or(0, |h| h.0.edge_count);
+                    let mut edges =
+                        Edges::new(reserve_for(declared, layout.edge_fields, self.bytes));
+                    map.next_value_seed(EdgesSeed(&mut edges, layout))?;
+                    self.edges = Some(edges);
+                }
+                "locations" => {
+                    let layout = self.layout("locations").map_err(de::Error::custom)?;
+                    let (width, at) = (layout.location_fields, layout.location_slots);
+                    map.next_value_seed(LocationsSeed(&mut self.locations, width, at))?;
+                }
+                "strings" => {
+                    let mut strings = Strings::new();
+                    map.next_value_seed(StringsSeed(&mut strings))?;
+                    self.strings = Some(strings);
+                }
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+struct Nodes {
+    node_type: Vec<u8>,
+    node_name: Vec<u32>,
+    node_id: Vec<u32>,
+    self_size: Vec<u32>,
+    edge_count: Vec<u32>,
+    detachedness: Vec<u8>,
+}
+
+impl Nodes {
+    fn new(layout: &Layout, n: usize) -> Nodes {
+        Nodes {
+            node_type: Vec::with_capacity(n),
+            node_name: Vec::with_capacity(n),
+            node_id: Vec::with_capacity(n),
+            self_size: Vec::with_capacity(n),
+            edge_count: Vec::with_capacity(n),
+            detachedness: Vec::with_capacity(if layout.has_detachedness { n } else { 0 }),
+        }
+    }
+}
+
+struct NodesSeed<'a>(&'a mut Nodes, &'a Layout);
+
+impl<'de> DeserializeSeed<'de> for NodesSeed<'_> {
+    type Value = ();
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for NodesSeed<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("the nodes array: unsigned integers")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let NodesSeed(out, layout) = self;
+        let width = layout.node_types.len();
+        let mut slot = 0;
+        while let Some(v) = seq.next_element::<u32>()? {
+            match layout.node_slot[slot] {
+                NodeField::Type => {
+                    if v as usize >= width {
+                        let n = out.node_type.len();
+                        return Err(de::Error::custom(format!(
+                            "node {n} has type {v}, but snapshot.meta lists {width} node types"
+                        )));
+                    }
+                    out.node_type.push(v as u8);
+                }
+                NodeField::Name => out.node_name.push(v),
+                NodeField::Id => out.node_id.push(v),
+                NodeField::SelfSize => out.self_size.push(v),
+                NodeField::EdgeCount => out.edge_count.push(v),
+                NodeField::Detachedness => out.detachedness.push((v & 3) as u8),
+                NodeField::Other => {}
+            }
+            slot += 1;
+            if slot == layout.node_fields {
+                slot = 0;
+            }
+        }
+        if slot != 0 {
+            return Err(de::Error::custom(format!(
+                "the nodes array's length is not a multiple of its {} node fields",
+                layout.node_fields
+            )));
+        }
+        Ok(())
+    }
+}
+
+struct Edges {
+    edge_type: Vec<u8>,
+    edge_name: Vec<u32>,
+    edge_to: Vec<u32>,
+}
+
+impl Edges {
+    fn new(n: usize) -> Edges {
+        Edges {
+            edge_type: Vec::with_capacity(n),
+            edge_name: Vec::with_capacity(n),
+            edge_to: Vec::with_capacity(n),
+        }
+    }
+}
+
+struct EdgesSeed<'a>(&'a mut Edges, &'a Layout);
+
+impl<'de> DeserializeSeed<'de> for EdgesSeed<'_> {
+    type Value = ();
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for EdgesSeed<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("the edges array: unsigned integers")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let EdgesSeed(out, layout) = self;
+        let width = layout.edge_types.len();
+        let mut slot = 0;
+        while let Some(v) = seq.next_element::<u32>()? {
+            match layout.edge_slot[slot] {
+                EdgeField::Type => {
+                    if v as usize >= width {
+                        let n = out.edge_type.len();
+                        return Err(de::Error::custom(format!(
+                            "edge {n} has type {v}, but snapshot.meta lists {width} edge types"
+                        )));
+                    }
+                    out.edge_type.push(v as u8);
+                }
+                EdgeField::Name => out.edge_name.push(v),
+                EdgeField::ToNode => out.edge_to.push(v),
+                EdgeField::Other => {}
+            }
+            slot += 1;
+            if slot == layout.edge_fields {
+                slot = 0;
+            }
+        }
+        if slot != 0 {
+            return Err(de::Error::custom(format!(
+                "the edges array's length is not a multiple of its {} edge fields",
+                layout.edge_fields
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Each location record's object index, script id, line and column.
+struct LocationsSeed<'a>(&'a mut Vec<[u32; 4]>, usize, [Option<usize>; 4]);
+
+impl<'de> DeserializeSeed<'de> for LocationsSeed<'_> {
+    type Value = ();
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for LocationsSeed<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("the locations array: unsigned integers")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let LocationsSeed(out, width, at) = self;
+        let mut slot = 0;
+        let mut record = [0u32; 4];
+        while let Some(v) = seq.next_element::<u32>()? {
+            for (field, place) in at.iter().enumerate() {
+                if *place == Some(slot) {
+                    record[field] = v;
+                }
+            }
+            slot += 1;
+            if slot >= width {
+                slot = 0;
+                out.push(record);
+            }
+        }
+        Ok(())
+    }
+}
+
+struct StringsSeed<'a>(&'a mut Strings);
+
+impl<'de> DeserializeSeed<'de> for StringsSeed<'_> {
+    type Value = ();
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for StringsSeed<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("the strings array: strings")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element_seed(OneString(self.0))?.is_some() {}
+        Ok(())
+    }
+}
+
+/// One string, copied from the parser's scratch buffer into the table.
+struct OneString<'a>(&'a mut Strings);
+
+impl<'de> DeserializeSeed<'de> for OneString<'_> {
+    type Value = ();
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for OneString<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a string")
+    }
+
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<(), E> {
+        self.0
+            .push(s)
+            .map(|_| ())
+            .ok_or_else(|| E::custom("the strings pass 4 GB"))
+    }
+}

@@ -1,0 +1,176 @@
+use super::Snapshot;
+
+/// A snapshot in Chromium's layout: nodes `[type, name, id, self_size, edge_count]`, edges
+/// `[type, name_or_index, to_node]` (to_node as an index in `nodes`).
+fn snapshot(nodes: &str, edges: &str, strings: &str) -> String {
+    format!(
+        r#"{{"snapshot":{{"meta":{{"node_fields":["type","name","id","self_size","edge_count"],
+"node_types":[["hidden","array","string","object","code","closure","regexp","number","native","synthetic","concatenated string","sliced string"],"string","number","number","number"],
+"edge_fields":["type","name_or_index","to_node"],
+"edge_types":[["context","element","property","internal","hidden","shortcut","weak"],"string_or_number","node"]}},
+"node_count":0,"edge_count":0}},
+"nodes":[{nodes}],"edges":[{edges}],"strings":[{strings}]}}"#
+    )
+}
+
+fn load(text: &str) -> Result<Snapshot, String> {
+    Snapshot::read(text.as_bytes(), Some(text.len() as u64))
+}
+
+/// root(synthetic) -> a(object, 10) -> b(object, 20); root -> c(object, 5) -> b.
+/// b has two retainers, so the root dominates it.
+fn diamond() -> String {
+    snapshot(
+        "9,0,1,0,2, 3,1,3,10,1, 3,2,5,20,0, 3,3,7,5,1",
+        "2,4,5, 2,4,15, 2,4,10, 2,4,10",
+        r#""","A","B","C","x""#,
+    )
+}
+
+#[test]
+fn retained_sizes_follow_the_dominator_tree() {
+    let s = load(&diamond()).unwrap();
+    assert_eq!(s.retention.retained, vec![35.0, 10.0, 20.0, 5.0]);
+    assert_eq!(s.retention.dominator, vec![0, 0, 0, 0]);
+    assert_eq!(s.distances, vec![100_000_000, 1, 2, 1]);
+    let d = s.static_data();
+    assert_eq!(
+        (d.node_count, d.root_index, d.total_size, d.max_js_object_id),
+        (4, 0, 35.0, 7)
+    );
+}
+
+#[test]
+fn a_single_owner_is_charged_its_objects() {
+    // root -> a -> b only: b's size moves into a (its single owner) before retention.
+    let text = snapshot(
+        "9,0,1,0,1, 3,1,3,10,1, 1,2,5,20,0",
+        "2,3,5, 2,3,10",
+        r#""","A","B","x""#,
+    );
+    let s = load(&text).unwrap();
+    assert_eq!(s.graph.self_size, vec![0, 30, 0]);
+    assert_eq!(s.retention.retained, vec![30.0, 30.0, 0.0]);
+}
+
+#[test]
+fn weak_edges_neither_retain_nor_count_for_distance() {
+    let text = snapshot(
+        "9,0,1,0,2, 3,1,3,10,1, 3,2,5,20,0",
+        "2,3,5, 6,3,10, 2,3,10",
+        r#""","A","B","x""#,
+    );
+    let s = load(&text).unwrap();
+    assert_eq!(s.retention.dominator, vec![0, 0, 1]);
+    assert_eq!(s.retention.retained, vec![30.0, 30.0, 20.0]);
+    assert_eq!(s.distances, vec![100_000_000, 1, 1]);
+}
+
+#[test]
+fn gzip_is_read_as_it_streams() {
+    use std::io::Write;
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(diamond().as_bytes()).unwrap();
+    let s = Snapshot::read(&gz.finish().unwrap()[..], None).unwrap();
+    assert_eq!(s.static_data().total_size, 35.0);
+}
+
+fn error(text: &str) -> String {
+    match load(text) {
+        Ok(_) => panic!("loaded a malformed snapshot"),
+        Err(e) => e,
+    }
+}
+
+#[test]
+fn malformed_files_are_refused_with_what_is_wrong() {
+    let strings = r#""","A","B","C","x""#;
+    let cases = [
+        (
+            snapshot("9,0,1,0,2, 3,1,3", "", strings),
+            "multiple of its 5 node fields",
+        ),
+        (
+            snapshot("9,0,1,0,1", "2,4,7", strings),
+            "edge 0 points to 7",
+        ),
+        (
+            snapshot("9,0,1,0,1", "2,4,50", strings),
+            "edge 0 points to 50",
+        ),
+        (
+            snapshot("9,0,1,0,3", "2,4,0", strings),
+            "edge counts add up to more",
+        ),
+        (
+            snapshot("9,99,1,0,0", "", strings),
+            "node 0 names string 99",
+        ),
+        (snapshot("77,0,1,0,0", "", strings), "node 0 has type 77"),
+        (
+            snapshot("9,0,1,0,1", "2,99,0", strings),
+            "edge 0 names string 99",
+        ),
+        (snapshot("9,0,-1,0,0", "", strings), "invalid value"),
+        (snapshot("9,0,1.5,0,0", "", strings), "invalid type"),
+        (snapshot("", "", strings), "no nodes"),
+        (diamond()[..200].to_owned(), "EOF"),
+        (
+            r#"{"nodes":[1]}"#.to_owned(),
+            "before the \"snapshot\" header",
+        ),
+        (r#"{"snapshot":{"meta":{}}}"#.to_owned(), "missing field"),
+        ("[]".to_owned(), "invalid type"),
+        ("".to_owned(), "EOF"),
+    ];
+    for (text, wanted) in cases {
+        let e = error(&text);
+        assert!(e.contains(wanted), "{wanted:?} not in {e:?}");
+    }
+}
+
+#[test]
+fn a_missing_field_in_the_meta_is_named() {
+    let text = diamond().replace("\"edge_count\"]", "\"count\"]");
+    assert!(error(&text).contains("node_fields has no \"edge_count\""));
+}
+
+#[test]
+fn cycles_everywhere_still_end() {
+    // Every node points at every node, itself included.
+    let n = 50;
+    let mut nodes = vec!["9,0,1,0,50".to_owned()];
+    nodes.extend((1..n).map(|i| format!("3,1,{},8,50", i * 2 + 1)));
+    let edges: Vec<String> = (0..n * n).map(|i| format!("2,4,{}", (i % n) * 5)).collect();
+    let text = snapshot(&nodes.join(","), &edges.join(","), r#""","A","B","C","x""#);
+    let s = load(&text).unwrap();
+    assert_eq!(s.static_data().total_size, 8.0 * 49.0);
+    assert!(s.retention.dominator.iter().all(|&d| d == 0));
+}
+
+#[test]
+fn a_declared_size_far_beyond_the_file_reserves_nothing_for_it() {
+    let text = diamond().replace(
+        "\"node_count\":0,\"edge_count\":0",
+        "\"node_count\":4000000000,\"edge_count\":9000000000",
+    );
+    assert!(text.contains("4000000000"));
+    let s = load(&text).unwrap();
+    assert!(
+        s.graph.node_type.capacity() < 1000,
+        "{}",
+        s.graph.node_type.capacity()
+    );
+}
+
+#[test]
+fn one_huge_string_is_only_as_big_as_the_file() {
+    let huge = "x".repeat(20 << 20);
+    let text = snapshot(
+        "9,0,1,0,2, 3,1,3,10,1, 3,2,5,20,0, 3,3,7,5,1",
+        "2,4,5, 2,4,15, 2,4,10, 2,4,10",
+        &format!("\"\",\"{huge}\",\"B\",\"C\",\"x\""),
+    );
+    let s = load(&text).unwrap();
+    assert_eq!(s.graph.raw_name(1).len(), 20 << 20);
+}

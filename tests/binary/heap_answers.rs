@@ -1,0 +1,160 @@
+//! The heap snapshot tools against the reference's own answers: `tests/fixtures/heap/` keeps
+//! two snapshots of a leaky page and what chrome-devtools-mcp 1.11.0 answered to a few hundred
+//! questions about them (`capture.py` recorded both). Every question to a tool this server
+//! offers is asked again, in the same order, and the texts must be identical. No browser:
+//! the tools read files.
+
+use std::fs::{self, File};
+use std::io;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::support::{started_in, Mcp};
+
+/// The tools whose every recorded answer is matched byte for byte.
+const MATCHED: &[&str] = &[
+    "get_heapsnapshot_summary",
+    "get_heapsnapshot_details",
+    "get_heapsnapshot_class_nodes",
+    "get_heapsnapshot_object_details",
+    "get_heapsnapshot_edges",
+    "get_heapsnapshot_retainers",
+    "get_heapsnapshot_retaining_paths",
+    "get_heapsnapshot_dominators",
+    "get_heapsnapshot_duplicate_strings",
+    "compare_heapsnapshots",
+    "query_heapsnapshot_objects",
+    "close_heapsnapshot",
+];
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/heap")
+}
+
+/// The two snapshots unpacked into a fresh folder (the server's temp directory).
+fn unpacked() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("heap-answers-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    for name in ["before", "after"] {
+        let gz = File::open(fixtures().join(format!("{name}.heapsnapshot.gz"))).unwrap();
+        let mut out = File::create(dir.join(format!("{name}.heapsnapshot"))).unwrap();
+        io::copy(&mut flate2::read::GzDecoder::new(gz), &mut out).unwrap();
+    }
+    fs::canonicalize(&dir).unwrap()
+}
+
+/// `{dir}` in the recorded arguments and texts, made this run's folder.
+fn placed(v: &Value, dir: &str) -> Value {
+    match v {
+        Value::String(s) => Value::String(s.replace("{dir}", dir)),
+        Value::Object(m) => m.iter().map(|(k, v)| (k.clone(), placed(v, dir))).collect(),
+        other => other.clone(),
+    }
+}
+
+fn ask(mcp: &Mcp, dir: &str, q: &Value) -> Option<String> {
+    let tool = q["tool"].as_str().unwrap_or_default();
+    let result = mcp.call(tool, placed(&q["args"], dir));
+    let want = placed(&q["text"], dir);
+    let same = result.text == want.as_str().unwrap_or_default()
+        && result.is_error == q["isError"].as_bool().unwrap_or(false);
+    (!same).then(|| {
+        format!(
+            "{tool} {}\n--- reference\n{}\n--- ours\n{}",
+            q["args"],
+            want.as_str().unwrap_or_default(),
+            result.text
+        )
+    })
+}
+
+#[test]
+fn heap_tools_answer_as_the_reference_does() {
+    let dir = unpacked();
+    let mcp = started_in(&dir, &["--memoryDebugging"]);
+    mcp.initialize();
+    let text = fs::read_to_string(fixtures().join("answers.json")).unwrap();
+    let questions: Vec<Value> = serde_json::from_str(&text).unwrap();
+    let dir_text = dir.to_str().unwrap();
+    let mut asked = 0;
+    let mut differ = Vec::new();
+    for q in &questions {
+        if !MATCHED.contains(&q["tool"].as_str().unwrap_or_default()) {
+            continue;
+        }
+        asked += 1;
+        differ.extend(ask(&mcp, dir_text, q));
+    }
+    let _ = fs::remove_dir_all(&dir);
+    eprintln!("{asked} answers compared, {} differ", differ.len());
+    assert!(asked >= 10, "only {asked} questions asked");
+    assert!(
+        differ.is_empty(),
+        "{} of {asked} answers differ:\n{}",
+        differ.len(),
+        differ.join("\n\n")
+    );
+}
+
+/// A hostile file is an error naming what is wrong, and the server answers the next question.
+#[test]
+fn a_malformed_snapshot_is_refused_and_the_server_keeps_serving() {
+    let dir = std::env::temp_dir().join(format!("heap-malformed-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    let dir = fs::canonicalize(&dir).unwrap();
+    let bad = dir.join("bad.heapsnapshot");
+    let meta = r#"{"snapshot":{"meta":{"node_fields":["type","name","id","self_size","edge_count"],"node_types":[["hidden","object","synthetic"]],"edge_fields":["type","name_or_index","to_node"],"edge_types":[["property","weak"]]},"node_count":1,"edge_count":1},"#;
+    fs::write(
+        &bad,
+        format!(r#"{meta}"nodes":[2,0,1,0,1],"edges":[0,0,35],"strings":[""]}}"#),
+    )
+    .unwrap();
+    let truncated = dir.join("cut.heapsnapshot");
+    fs::write(&truncated, format!(r#"{meta}"nodes":[2,0,1"#)).unwrap();
+    let mcp = started_in(&dir, &["--memoryDebugging"]);
+    mcp.initialize();
+    let summary = |path: &Path| {
+        mcp.call(
+            "get_heapsnapshot_summary",
+            serde_json::json!({"filePath": path}),
+        )
+    };
+    let r = summary(&bad);
+    assert!(
+        r.is_error && r.text.contains("edge 0 points to 35, which is not a node"),
+        "{}",
+        r.text
+    );
+    let r = summary(&truncated);
+    assert!(
+        r.is_error && r.text.contains("could not be read") && r.text.contains("EOF"),
+        "{}",
+        r.text
+    );
+    let outside = mcp.call(
+        "get_heapsnapshot_summary",
+        serde_json::json!({"filePath": "/etc/x.heapsnapshot"}),
+    );
+    assert!(
+        outside.is_error && outside.text.contains("not within"),
+        "{}",
+        outside.text
+    );
+    let gz = File::open(fixtures().join("before.heapsnapshot.gz")).unwrap();
+    let good = dir.join("good.heapsnapshot");
+    io::copy(
+        &mut flate2::read::GzDecoder::new(gz),
+        &mut File::create(&good).unwrap(),
+    )
+    .unwrap();
+    let r = summary(&good);
+    assert!(
+        !r.is_error && r.text.contains("\"nodeCount\": 46431"),
+        "{}",
+        r.text
+    );
+    let _ = fs::remove_dir_all(&dir);
+}
