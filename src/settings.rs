@@ -25,6 +25,10 @@ pub(crate) struct Settings {
     pub headless_shell: Option<bool>,
     /// Start the browser right after the client's `initialized`, not at the first call.
     pub prelaunch: bool,
+    /// A launched browser opens with one blank tab in its default context: stdio's first page.
+    /// `--port` has none: each of its agents opens its pages in a context of its own, and a tab
+    /// nobody uses would keep a renderer of its own.
+    pub startup_tab: bool,
     /// `None`: a fresh temporary profile, deleted on exit.
     pub user_data_dir: Option<PathBuf>,
     pub chrome_args: Vec<String>,
@@ -67,6 +71,7 @@ impl Settings {
             headless,
             headless_shell,
             prelaunch: false,
+            startup_tab: true,
             user_data_dir: None,
             chrome_args: Vec::new(),
             viewport: None,

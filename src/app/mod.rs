@@ -18,6 +18,7 @@ pub use in_process::InProcess;
 use stdout::outln;
 
 use crate::log;
+use crate::settings::Settings;
 
 /// The browser executable the server starts with these flags (the same rule the server uses:
 /// `--executablePath`, `CHROME_PATH`, the headless shell when headless, full Chromium).
@@ -74,7 +75,13 @@ pub fn main(args: Vec<String>) -> ExitCode {
     };
     let ran = match flags.port {
         Some(port) => match http_options(&flags, port) {
-            Ok(options) => http::run(settings, options),
+            Ok(options) => {
+                let settings = Settings {
+                    startup_tab: false,
+                    ..settings
+                };
+                http::run(settings, options)
+            }
             Err(e) => {
                 eprintln!("devtools-mcp: {e}");
                 return ExitCode::from(2);

@@ -134,7 +134,13 @@ pub(crate) fn arguments(settings: &Settings, profile: &Path) -> Vec<OsString> {
     for (switch, separator, values) in merged {
         args.push(format!("{switch}{}", values.join(separator)).into());
     }
-    args.push("about:blank".into());
+    if settings.startup_tab {
+        args.push("about:blank".into());
+    } else {
+        // Without a URL full Chromium would open its new-tab page; with this switch neither
+        // browser opens a tab, and both keep running with none (the pipe keeps them up).
+        args.push("--no-startup-window".into());
+    }
     args
 }
 
@@ -387,5 +393,24 @@ mod tests {
             .push((Category::Extensions, true));
         assert!(has_switch(&settings(true, None)));
         assert!(!has_switch(&with_extensions));
+    }
+
+    #[test]
+    fn the_blank_first_tab_is_opened_only_when_asked_for() {
+        let args = |s: &Settings| {
+            let args = arguments(s, Path::new("/tmp/p"));
+            args.iter()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect::<Vec<_>>()
+        };
+        let with_tab = args(&settings(true, None));
+        assert_eq!(with_tab.last().map(String::as_str), Some("about:blank"));
+        assert!(!with_tab.iter().any(|a| a == "--no-startup-window"));
+        let without = args(&Settings {
+            startup_tab: false,
+            ..settings(true, None)
+        });
+        assert!(without.iter().any(|a| a == "--no-startup-window"));
+        assert!(!without.iter().any(|a| a == "about:blank"));
     }
 }

@@ -1,7 +1,7 @@
 //! Many agents on one server over MCP's Streamable HTTP transport (`--port`), each session an
 //! agent with its own browser context: what one agent opens, stores or selects, another never
 //! sees or reaches, whatever page ids it sends; a slow call in one does not hold up another;
-//! deleting a session ends its agent.
+//! deleting a session ends its agent; the browser keeps no tab that no agent uses.
 
 use std::thread;
 
@@ -11,8 +11,15 @@ use std::time::Duration;
 
 use crate::support::calls::assert_error;
 use crate::support::mcp_http::{next_event, open_stream, stateless_call, HttpServer, Session};
-use crate::support::procs::{descendants, wait_until};
+use crate::support::procs::{children, descendants, wait_until, Proc};
 use crate::support::Fixtures;
+
+/// How many renderer processes the server's browser runs.
+fn renderers(server: &HttpServer) -> usize {
+    let all = descendants(server.process.pid());
+    let renderer = |p: &&Proc| p.command().contains("--type=renderer");
+    all.iter().filter(renderer).count()
+}
 
 /// The page ids a `list_pages` answer shows.
 fn page_ids(session: &Session) -> Vec<u64> {
@@ -49,7 +56,7 @@ fn two_sessions_are_two_agents_that_never_see_each_others_pages_or_cookies() {
     let seen = b.call_ok("evaluate_script", json!({"function": read}));
     assert!(seen.text.contains(r#"[\"\",null]"#), "{}", seen.text);
 
-    // Whatever id B sends, A's pages (and the browser's first tab, no agent's) are out of reach.
+    // Whatever id B sends, A's pages (and page 1, whoever's it is) are out of reach.
     for id in a_pages.iter().copied().chain([1]) {
         let selected = b.call("select_page", json!({"pageId": id}));
         assert_error(&selected, "No page found");
@@ -98,12 +105,7 @@ fn a_slow_call_in_one_agent_holds_up_no_other_and_deleting_a_session_ends_its_ag
     );
 
     // Deleting A's session disposes its context: its page's renderer goes.
-    let renderers = || {
-        let all = descendants(server.process.pid());
-        all.iter()
-            .filter(|p| p.command().contains("--type=renderer"))
-            .count()
-    };
+    let renderers = || renderers(&server);
     let before = renderers();
     // A call still in flight when its session is deleted is answered 404, not left hanging.
     let hold = "() => new Promise(resolve => { window.hold = resolve })";
@@ -130,6 +132,28 @@ fn a_slow_call_in_one_agent_holds_up_no_other_and_deleting_a_session_ends_its_ag
     assert_eq!(a.delete().status, 404);
     // The other agent goes on.
     assert!(!page_ids(&b).is_empty());
+}
+
+#[test]
+fn the_browser_keeps_no_tab_that_no_agent_uses_and_serves_on_with_none() {
+    let server = HttpServer::start(&[], &[]);
+    let a = server.session("/mcp");
+    assert_eq!(page_ids(&a).len(), 1);
+    let browser = |server: &HttpServer| {
+        let children = children(server.process.pid());
+        children.iter().map(|p| p.pid).collect::<Vec<_>>()
+    };
+    let started = browser(&server);
+    assert_eq!(started.len(), 1, "{started:?}");
+    // With A's context gone, no page is left: no renderer either (a blank first tab in the
+    // default context, which no agent of a --port server uses, would keep one).
+    assert_eq!(a.delete().status, 200);
+    let none = wait_until(Duration::from_secs(20), || renderers(&server) == 0);
+    assert!(none, "{} renderers with no agent", renderers(&server));
+    // The same browser, with no tab at all, serves the next agent.
+    let b = server.session("/mcp");
+    assert_eq!(page_ids(&b).len(), 1);
+    assert_eq!(browser(&server), started);
 }
 
 #[test]

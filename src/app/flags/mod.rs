@@ -46,6 +46,7 @@ pub(super) fn settings(flags: &Flags) -> Result<Settings, String> {
         headless,
         headless_shell: flags.headless_shell,
         prelaunch: flags.prelaunch.unwrap_or(false),
+        startup_tab: true,
         user_data_dir: if isolated {
             None
         } else {
