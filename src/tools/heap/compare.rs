@@ -67,12 +67,7 @@ pub(super) fn compare(cx: &mut Ctx, call: CallId, args: Value) {
 
 /// The comparison of `current` with `base`, as `a` asks for it.
 fn comparison(base: &Snapshot, current: &Snapshot, a: &CompareArgs) -> Result<String, String> {
-    let mut diffs = diff(base, current);
-    // Stable, as JavaScript's sort.
-    diffs.sort_by(|x, y| {
-        let delta = |d: &ClassDiff| d.added_size() - d.removed_size();
-        delta(y).total_cmp(&delta(x))
-    });
+    let diffs = sorted_diffs(base, current);
     let max = max_name(a.max_name_length);
     match a.class_index {
         Some(i) => detailed(&diffs, i, max),
@@ -82,6 +77,34 @@ fn comparison(base: &Snapshot, current: &Snapshot, a: &CompareArgs) -> Result<St
             max,
         )),
     }
+}
+
+/// The classes that changed, those whose size grew most first.
+fn sorted_diffs(base: &Snapshot, current: &Snapshot) -> Vec<ClassDiff> {
+    let mut diffs = diff(base, current);
+    // Stable, as JavaScript's sort.
+    diffs.sort_by(|x, y| {
+        let delta = |d: &ClassDiff| d.added_size() - d.removed_size();
+        delta(y).total_cmp(&delta(x))
+    });
+    diffs
+}
+
+/// What `devtools-mcp heap --compare` prints: the comparison as the tool answers it without
+/// paging, and each class's net gain in objects (new less deleted), for leak budgets.
+pub(crate) fn report(base: &Snapshot, current: &Snapshot) -> (String, Vec<(String, i64)>) {
+    let diffs = sorted_diffs(base, current);
+    let text = summary(&diffs, &Paging::new(None, None), None);
+    let gains = diffs
+        .iter()
+        .map(|d| {
+            (
+                d.name.clone(),
+                d.added.len() as i64 - d.deleted.len() as i64,
+            )
+        })
+        .collect();
+    (text, gains)
 }
 
 fn summary(diffs: &[ClassDiff], paging: &Paging, max: Option<usize>) -> String {

@@ -144,6 +144,13 @@ memory.",
     },
 ];
 
+pub(crate) use compare::report as comparison;
+
+/// What `devtools-mcp heap` prints: the summary as `get_heapsnapshot_summary` answers it.
+pub(crate) fn summary(s: &Snapshot) -> String {
+    text::summary(s, None)
+}
+
 /// Whether `tool` is one of these, which `--memoryDebugging` offers.
 pub(super) fn needs_memory_debugging(tool: &Tool) -> bool {
     TOOLS.iter().any(|t| t.name == tool.name)
