@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 
 use crate::support::calls::{call_async, tool_result};
+use crate::support::mcp_http::HttpServer;
 use crate::support::started_in;
 
 /// Objects in the generated snapshot: tens of megabytes of JSON, seconds of analysis.
@@ -101,5 +102,19 @@ fn a_call_cancelled_while_its_snapshot_loads_is_never_answered() {
     let nodes = format!("\"nodeCount\": {}", OBJECTS + 1);
     assert!(after.text.contains(&nodes), "{}", after.text);
     assert!(!mcp.answered(cancelled), "a cancelled call was answered");
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// Over `--port` the loop is woken the same way: a session's question on a file is answered
+/// once it is read.
+#[test]
+fn a_snapshot_read_beside_the_http_loop_answers_the_session() {
+    let dir = folder("http");
+    let small = small_snapshot(&dir);
+    let tmp = dir.to_str().unwrap();
+    let server = HttpServer::start(&["--memoryDebugging"], &[("TMPDIR", tmp)]);
+    let session = server.session("/mcp");
+    let r = session.call("get_heapsnapshot_summary", json!({"filePath": small}));
+    assert!(r.text.contains("\"nodeCount\": 46431"), "{}", r.text);
     let _ = fs::remove_dir_all(&dir);
 }
