@@ -7,18 +7,20 @@ use std::time::{Duration, Instant};
 
 use mio::unix::pipe::Receiver;
 use mio::unix::SourceFd;
-use mio::{Events, Interest, Poll, Token};
+use mio::{Events, Interest, Poll, Token, Waker};
 
 use crate::browser::{self, Browser, Host};
 use crate::log::log;
 use crate::mcp::framing::{Lines, Piece};
 use crate::mcp::{jsonrpc, Server};
 use crate::settings::Settings;
-use crate::tools::Ctx;
+use crate::tools::{heap, Ctx};
 
 const STDIN: Token = Token(0);
 const STDOUT: Token = Token(1);
 pub(super) const SIGNAL: Token = Token(2);
+/// A heap snapshot file was read beside the loop (`tools::heap`'s reader thread wakes it).
+pub(super) const HEAP: Token = Token(6);
 pub(super) const BROWSER: browser::Tokens = browser::Tokens {
     read: Token(3),
     write: Token(4),
@@ -121,6 +123,7 @@ pub(super) fn run(settings: Settings) -> io::Result<()> {
     let mut poll = Poll::new()?;
     let browser = Browser::new(poll.registry().try_clone()?, BROWSER);
     let mut server = Server::stdio(Ctx::new(settings, browser));
+    heap::use_waker(&mut server.cx, Waker::new(poll.registry(), HEAP)?);
 
     let (mut stdin, stdin_fd) = stdin_source()?;
     poll.registry()
@@ -163,6 +166,7 @@ pub(super) fn run(settings: Settings) -> io::Result<()> {
                 }
                 t if t == BROWSER.read => browser::on_readable(&mut server.cx),
                 t if t == BROWSER.write => browser::flush(&mut server.cx),
+                HEAP => heap::on_wake(&mut server.cx),
                 _ => {}
             }
             server.cx.run_deferred();

@@ -1,11 +1,12 @@
 //! The top: the command line, the one event loop that wires stdin, stdout, the browser
 //! connection, signals and timers to the MCP server, the one-shot client (`run`, `demo`) and
-//! the other one-shot commands (`trace`, `perf`, `check`).
+//! the other one-shot commands (`trace`, `heap`, `perf`, `check`).
 
 mod check;
 mod cli;
 mod event_loop;
 mod flags;
+mod heap_cli;
 mod http;
 mod in_process;
 mod perf;
@@ -30,13 +31,15 @@ pub fn browser_executable(args: &[&str]) -> Result<std::path::PathBuf, String> {
 }
 
 /// The program: `run`, `demo` and `perf` are the one-shot client, `trace` the trace analyser on
-/// a file, `check` the check of a page's tools; anything else starts the server.
+/// a file, `heap` the heap snapshot analyser, `check` the check of a page's tools; anything
+/// else starts the server.
 pub fn main(args: Vec<String>) -> ExitCode {
     let rest: Vec<&str> = args.iter().skip(1).map(String::as_str).collect();
     match args.first().map(String::as_str) {
         Some("run") => return cli::run(&rest),
         Some("demo") => return cli::demo(&rest),
         Some("trace") => return trace_cli::trace(&rest),
+        Some("heap") => return heap_cli::heap(&rest),
         Some("perf") => return perf::perf(&rest),
         Some("check") => return check::check(&rest),
         _ => {}

@@ -12,6 +12,7 @@ use super::css::sheets::Sheets;
 use super::emulation::state::State as Emulation;
 use super::extension_workers::Workers as ExtensionWorkers;
 use super::heap::cache::HeapSnapshots;
+use super::heap::loads::{Loads, Waiter};
 use super::memory::state::Captures;
 use super::network::record::Log as NetworkLog;
 pub(crate) use super::per_page::PerPage;
@@ -48,6 +49,8 @@ pub(crate) struct Ctx {
     pub heap_captures: PerPage<Captures>,
     /// The heap snapshot files analysed so far.
     pub heap_snapshots: HeapSnapshots,
+    /// The heap snapshot files being read, and the calls waiting on them.
+    pub heap_loads: Loads<Waiter<Ctx>>,
     pub recordings: PerPage<Recording>,
     pub css_sheets: PerPage<Sheets>,
     /// The one performance trace recording, and the last trace's report.
@@ -72,6 +75,7 @@ impl Ctx {
             snapshots: Snapshots::default(),
             heap_captures: PerPage::default(),
             heap_snapshots: HeapSnapshots::default(),
+            heap_loads: Loads::default(),
             recordings: PerPage::default(),
             css_sheets: PerPage::default(),
             performance: Default::default(),

@@ -17,7 +17,7 @@ mod events;
 pub(crate) mod extension_workers;
 pub(crate) mod extensions;
 pub(crate) mod files;
-mod heap;
+pub(crate) mod heap;
 pub(crate) mod input;
 pub(crate) mod memory;
 pub(crate) mod network;

@@ -7,6 +7,8 @@ mod browser_choice;
 mod connection;
 mod flags;
 mod heap_answers;
+mod heap_cli;
+mod heap_loading;
 mod http_transport;
 mod mcp_2026;
 pub(crate) mod mcp_basics;

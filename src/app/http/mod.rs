@@ -16,15 +16,15 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use mio::net::TcpListener;
-use mio::{Events, Interest, Poll, Token};
+use mio::{Events, Interest, Poll, Token, Waker};
 
-use super::event_loop::{self, BROWSER, SIGNAL};
+use super::event_loop::{self, BROWSER, HEAP, SIGNAL};
 use crate::browser::{self, Browser, Host};
 use crate::log::log;
 use crate::mcp::http::{Accepts, Endpoint, HttpRequest, Method, Out, Reply, Tag};
 use crate::mcp::Server;
 use crate::settings::Settings;
-use crate::tools::Ctx;
+use crate::tools::{heap, Ctx};
 use conn::{Conn, State};
 use guard::Guard;
 use request::{parse, Parsed, Request};
@@ -63,6 +63,7 @@ pub(super) fn run(settings: Settings, options: Options) -> io::Result<()> {
     let mut poll = Poll::new()?;
     let browser = Browser::new(poll.registry().try_clone()?, BROWSER);
     let mut server = Server::new(Ctx::new(settings, browser));
+    heap::use_waker(&mut server.cx, Waker::new(poll.registry(), HEAP)?);
     let mut listener = TcpListener::bind(options.addr)?;
     let bound = listener.local_addr()?;
     poll.registry()
@@ -100,6 +101,7 @@ pub(super) fn run(settings: Settings, options: Options) -> io::Result<()> {
                 SIGNAL => quit = true,
                 t if t == BROWSER.read => browser::on_readable(&mut server.cx),
                 t if t == BROWSER.write => browser::flush(&mut server.cx),
+                HEAP => heap::on_wake(&mut server.cx),
                 Token(t) if t >= FIRST_CONN => http.on_conn(&mut server, t - FIRST_CONN),
                 _ => {}
             }

@@ -4,7 +4,7 @@
 use serde_json::{Number, Value};
 
 use super::text::{self, kb};
-use super::{max_name, snapshot};
+use super::{answer_with, max_name};
 use crate::heap::{Filter, Snapshot};
 use crate::numbers::js_number;
 use crate::paging::{paginate, Paging};
@@ -89,8 +89,8 @@ pub(super) fn details(cx: &mut Ctx, call: CallId, args: Value) {
     let Some(a) = call::args::<DetailsArgs>(cx, call, args) else {
         return;
     };
-    let answer = snapshot(cx, call, &a.file_path).and_then(|s| {
-        let f = filter(&s, a.filter_name.as_deref(), a.object_id)?;
+    answer_with(cx, call, &a.file_path.clone(), move |s| {
+        let f = filter(s, a.filter_name.as_deref(), a.object_id)?;
         let mut rows = s.aggregates(f);
         // Stable, as JavaScript's sort.
         rows.sort_by(|x, y| y.retained.total_cmp(&x.retained));
@@ -117,16 +117,15 @@ pub(super) fn details(cx: &mut Ctx, call: CallId, args: Value) {
         }
         Ok(lines.join("\n"))
     });
-    super::reply(cx, call, answer);
 }
 
 pub(super) fn class_nodes(cx: &mut Ctx, call: CallId, args: Value) {
     let Some(a) = call::args::<ClassNodesArgs>(cx, call, args) else {
         return;
     };
-    let answer = snapshot(cx, call, &a.file_path).and_then(|s| {
-        let f = filter(&s, a.filter_name.as_deref(), a.object_id)?;
-        let class = class_of_id(&s, a.id).ok_or_else(|| {
+    answer_with(cx, call, &a.file_path.clone(), move |s| {
+        let f = filter(s, a.filter_name.as_deref(), a.object_id)?;
+        let class = class_of_id(s, a.id).ok_or_else(|| {
             format!(
                 "Class with ID {} not found in heap snapshot",
                 js_number(a.id)
@@ -144,7 +143,6 @@ pub(super) fn class_nodes(cx: &mut Ctx, call: CallId, args: Value) {
         let paging = Paging::new(a.page_size, a.page_idx);
         Ok(text::nodes(nodes, &paging, max_name(a.max_name_length)))
     });
-    super::reply(cx, call, answer);
 }
 
 /// The class with this listed id (1-based, a whole number).
@@ -157,7 +155,7 @@ pub(super) fn object_details(cx: &mut Ctx, call: CallId, args: Value) {
     let Some(a) = call::args::<ObjectArgs>(cx, call, args) else {
         return;
     };
-    let answer = snapshot(cx, call, &a.file_path).and_then(|s| {
+    answer_with(cx, call, &a.file_path.clone(), move |s| {
         let node = s
             .node_of_id(a.node_id)
             .ok_or_else(|| not_found(a.node_id))?;
@@ -183,5 +181,4 @@ pub(super) fn object_details(cx: &mut Ctx, call: CallId, args: Value) {
         ]
         .join("\n"))
     });
-    super::reply(cx, call, answer);
 }

@@ -4,8 +4,8 @@
 use serde_json::{Number, Value};
 
 use super::text::{self, kb};
-use super::{max_name, snapshot};
-use crate::heap::{diff, ClassDiff};
+use super::{max_name, reply, with_snapshot};
+use crate::heap::{diff, ClassDiff, Snapshot};
 use crate::numbers::js_number;
 use crate::paging::{paginate, Paging};
 use crate::tools::args::{max, tool_args};
@@ -55,21 +55,56 @@ pub(super) fn compare(cx: &mut Ctx, call: CallId, args: Value) {
     let Some(a) = call::args::<CompareArgs>(cx, call, args) else {
         return;
     };
-    let answer = snapshot(cx, call, &a.base_file_path).and_then(|base| {
-        let current = snapshot(cx, call, &a.current_file_path)?;
-        let mut diffs = diff(&base, &current);
-        // Stable, as JavaScript's sort.
-        diffs.sort_by(|x, y| {
-            let delta = |d: &ClassDiff| d.added_size() - d.removed_size();
-            delta(y).total_cmp(&delta(x))
+    let base_path = a.base_file_path.clone();
+    with_snapshot(cx, call, &base_path, move |cx, call, base| {
+        let current_path = a.current_file_path.clone();
+        with_snapshot(cx, call, &current_path, move |cx, call, current| {
+            let answer = comparison(&base, &current, &a);
+            reply(cx, call, answer);
         });
-        let max = max_name(a.max_name_length);
-        match a.class_index {
-            Some(i) => detailed(&diffs, i, max),
-            None => Ok(summary(&diffs, &Paging::new(a.page_size, a.page_idx), max)),
-        }
     });
-    super::reply(cx, call, answer);
+}
+
+/// The comparison of `current` with `base`, as `a` asks for it.
+fn comparison(base: &Snapshot, current: &Snapshot, a: &CompareArgs) -> Result<String, String> {
+    let diffs = sorted_diffs(base, current);
+    let max = max_name(a.max_name_length);
+    match a.class_index {
+        Some(i) => detailed(&diffs, i, max),
+        None => Ok(summary(
+            &diffs,
+            &Paging::new(a.page_size.clone(), a.page_idx.clone()),
+            max,
+        )),
+    }
+}
+
+/// The classes that changed, those whose size grew most first.
+fn sorted_diffs(base: &Snapshot, current: &Snapshot) -> Vec<ClassDiff> {
+    let mut diffs = diff(base, current);
+    // Stable, as JavaScript's sort.
+    diffs.sort_by(|x, y| {
+        let delta = |d: &ClassDiff| d.added_size() - d.removed_size();
+        delta(y).total_cmp(&delta(x))
+    });
+    diffs
+}
+
+/// What `devtools-mcp heap --compare` prints: the comparison as the tool answers it without
+/// paging, and each class's net gain in objects (new less deleted), for leak budgets.
+pub(crate) fn report(base: &Snapshot, current: &Snapshot) -> (String, Vec<(String, i64)>) {
+    let diffs = sorted_diffs(base, current);
+    let text = summary(&diffs, &Paging::new(None, None), None);
+    let gains = diffs
+        .iter()
+        .map(|d| {
+            (
+                d.name.clone(),
+                d.added.len() as i64 - d.deleted.len() as i64,
+            )
+        })
+        .collect();
+    (text, gains)
 }
 
 fn summary(diffs: &[ClassDiff], paging: &Paging, max: Option<usize>) -> String {

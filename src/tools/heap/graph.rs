@@ -7,7 +7,7 @@ use serde_json::{Number, Value};
 use super::bytes::parse_range;
 use super::classes::not_found;
 use super::text::{self, kb};
-use super::{max_name, snapshot};
+use super::{answer_with, max_name};
 use crate::heap::{EdgeOrder, EdgeQuery, PathQuery, PathStep};
 use crate::tools::args::{max, tool_args};
 use crate::tools::call::{self, CallId};
@@ -78,7 +78,7 @@ pub(super) fn edges(cx: &mut Ctx, call: CallId, args: Value) {
         min_retained,
         exclude_primitives: a.exclude_primitives.unwrap_or(true),
     };
-    let answer = snapshot(cx, call, &a.file_path).and_then(|s| {
+    answer_with(cx, call, &a.file_path.clone(), move |s| {
         let node = s
             .node_of_id(a.node_id)
             .ok_or_else(|| not_found(a.node_id))?;
@@ -89,7 +89,6 @@ pub(super) fn edges(cx: &mut Ctx, call: CallId, args: Value) {
             max_name(a.max_name_length),
         ))
     });
-    super::reply(cx, call, answer);
 }
 
 /// An argument the reference's schema refuses: its validation error, as the reference words
@@ -104,7 +103,7 @@ pub(super) fn retainers(cx: &mut Ctx, call: CallId, args: Value) {
     let Some(a) = call::args::<RetainersArgs>(cx, call, args) else {
         return;
     };
-    let answer = snapshot(cx, call, &a.file_path).and_then(|s| {
+    answer_with(cx, call, &a.file_path.clone(), move |s| {
         let node = s
             .node_of_id(a.node_id)
             .ok_or_else(|| not_found(a.node_id))?;
@@ -115,7 +114,6 @@ pub(super) fn retainers(cx: &mut Ctx, call: CallId, args: Value) {
             max_name(a.max_name_length),
         ))
     });
-    super::reply(cx, call, answer);
 }
 
 pub(super) fn retaining_paths(cx: &mut Ctx, call: CallId, args: Value) {
@@ -127,7 +125,7 @@ pub(super) fn retaining_paths(cx: &mut Ctx, call: CallId, args: Value) {
         max_nodes: a.max_nodes.unwrap_or(5000.0),
         max_siblings: a.max_siblings.unwrap_or(100.0),
     };
-    let answer = snapshot(cx, call, &a.file_path).and_then(|s| {
+    answer_with(cx, call, &a.file_path.clone(), move |s| {
         let node = s
             .node_of_id(a.node_id)
             .ok_or_else(|| not_found(a.node_id))?;
@@ -154,7 +152,6 @@ pub(super) fn retaining_paths(cx: &mut Ctx, call: CallId, args: Value) {
         }
         Ok(lines.join("\n"))
     });
-    super::reply(cx, call, answer);
 }
 
 fn path_lines(step: &PathStep, depth: usize, max: Option<usize>, out: &mut Vec<String>) {
@@ -176,7 +173,7 @@ pub(super) fn dominators(cx: &mut Ctx, call: CallId, args: Value) {
     let Some(a) = call::args::<DominatorsArgs>(cx, call, args) else {
         return;
     };
-    let answer = snapshot(cx, call, &a.file_path).and_then(|s| {
+    answer_with(cx, call, &a.file_path.clone(), move |s| {
         let node = s
             .node_of_id(a.node_id)
             .ok_or_else(|| not_found(a.node_id))?;
@@ -197,5 +194,4 @@ pub(super) fn dominators(cx: &mut Ctx, call: CallId, args: Value) {
         }
         Ok(lines.join("\n"))
     });
-    super::reply(cx, call, answer);
 }

@@ -7,17 +7,20 @@ pub(super) mod cache;
 mod classes;
 mod compare;
 mod graph;
+pub(super) mod loads;
 mod query;
 mod strings;
 mod text;
 
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 use serde_json::Value;
 
+use crate::browser::Host;
 use crate::heap::Snapshot;
+use crate::log::log;
 use crate::settings::Category;
 use crate::tools::args::{self, max, tool_args};
 use crate::tools::call::{self, CallId};
@@ -25,6 +28,7 @@ use crate::tools::ctx::Ctx;
 use crate::tools::files::{self, Roots};
 use crate::tools::result::ToolResult;
 use crate::tools::tool::Tool;
+use loads::Waiter;
 
 pub(super) const TOOLS: &[Tool] = &[
     Tool {
@@ -140,6 +144,13 @@ memory.",
     },
 ];
 
+pub(crate) use compare::report as comparison;
+
+/// What `devtools-mcp heap` prints: the summary as `get_heapsnapshot_summary` answers it.
+pub(crate) fn summary(s: &Snapshot) -> String {
+    text::summary(s, None)
+}
+
 /// Whether `tool` is one of these, which `--memoryDebugging` offers.
 pub(super) fn needs_memory_debugging(tool: &Tool) -> bool {
     TOOLS.iter().any(|t| t.name == tool.name)
@@ -183,8 +194,7 @@ fn get_summary(cx: &mut Ctx, call: CallId, args: Value) {
         return;
     };
     let max = max_name(a.max_name_length);
-    let answer = snapshot(cx, call, &a.file_path).map(|s| text::summary(&s, max));
-    reply(cx, call, answer);
+    answer_with(cx, call, &a.file_path, move |s| Ok(text::summary(s, max)));
 }
 
 fn close(cx: &mut Ctx, call: CallId, args: Value) {
@@ -205,33 +215,105 @@ fn close(cx: &mut Ctx, call: CallId, args: Value) {
     reply(cx, call, answer);
 }
 
-fn reply(cx: &mut Ctx, call: CallId, answer: Result<String, String>) {
+pub(super) fn reply(cx: &mut Ctx, call: CallId, answer: Result<String, String>) {
     match answer {
         Ok(text) => call::finish(cx, call, ToolResult::text(text)),
         Err(e) => call::fail(cx, call, e),
     }
 }
 
-/// The snapshot `given` names, from the cache or read now.
-fn snapshot(cx: &mut Ctx, call: CallId, given: &str) -> Result<Rc<Snapshot>, String> {
+/// Answers `call` with what `answer` makes of the snapshot `given` names, once it is loaded.
+pub(super) fn answer_with(
+    cx: &mut Ctx,
+    call: CallId,
+    given: &str,
+    answer: impl FnOnce(&Snapshot) -> Result<String, String> + 'static,
+) {
+    with_snapshot(cx, call, given, move |cx, call, s| {
+        let text = answer(&s);
+        reply(cx, call, text);
+    });
+}
+
+/// Runs `then` with the snapshot `given` names: from the cache at once, else once it is read
+/// (on a worker thread, the loop serving meanwhile). A file that cannot be read fails the call.
+pub(super) fn with_snapshot(
+    cx: &mut Ctx,
+    call: CallId,
+    given: &str,
+    then: impl FnOnce(&mut Ctx, CallId, Rc<Snapshot>) + 'static,
+) {
     if ![".heapsnapshot", ".heaptimeline"]
         .iter()
         .any(|ext| given.ends_with(ext))
     {
-        return Err(format!(
-            "File {given} must have a .heapsnapshot or .heaptimeline extension."
-        ));
+        let e = format!("File {given} must have a .heapsnapshot or .heaptimeline extension.");
+        return reply(cx, call, Err(e));
     }
     let key = files::lexical(Path::new(given));
     if let Some(s) = cx.heap_snapshots.get(&key) {
-        return Ok(s);
+        return then(cx, call, s);
     }
-    let (_, file) =
-        files::open_read(&Roots::of(cx, call), given).map_err(|f| f.text(|e| io_error(e, &key)))?;
+    let waiter = Waiter {
+        call,
+        given: given.to_string(),
+        then: Box::new(then),
+    };
+    let Err(waiter) = cx.heap_loads.join(&key, waiter) else {
+        return;
+    };
+    let opened =
+        files::open_read(&Roots::of(cx, call), given).map_err(|f| f.text(|e| io_error(e, &key)));
+    let file = match opened {
+        Ok((_, file)) => file,
+        Err(e) => return reply(cx, call, Err(e)),
+    };
     let size = file.metadata().ok().map(|m| m.len());
-    let s = Snapshot::read(file, size)
-        .map_err(|e| format!("The heap snapshot {given} could not be read: {e}"))?;
-    Ok(cx.heap_snapshots.insert(key, s))
+    if cx.heap_loads.threaded() {
+        cx.heap_loads.start(key, file, size, waiter);
+    } else {
+        let read = loads::read(file, size);
+        loaded(cx, key, read, vec![waiter]);
+    }
+}
+
+/// From now on snapshot files are read beside the loop; `waker` wakes it when one is read
+/// (and [`on_wake`] is then called on the loop).
+pub(crate) fn use_waker(cx: &mut Ctx, waker: mio::Waker) {
+    cx.heap_loads.use_waker(waker);
+}
+
+/// The loop was woken for the snapshot files read meanwhile: the calls waiting on them go on.
+pub(crate) fn on_wake(cx: &mut Ctx) {
+    for (key, read, waiters) in cx.heap_loads.finished() {
+        loaded(cx, key, read, waiters);
+    }
+}
+
+/// A file was read: cached, and each call still waiting on it goes on (a call cancelled or
+/// timed out meanwhile has ended and is skipped).
+fn loaded(cx: &mut Ctx, key: PathBuf, read: loads::Read, waiters: Vec<Waiter<Ctx>>) {
+    let how = if read.is_ok() { "read" } else { "unreadable" };
+    log!("heap snapshot {} {how}", key.display());
+    let snapshot = match read {
+        Ok(s) => Ok(cx.heap_snapshots.insert(key, s)),
+        Err(e) => Err(e),
+    };
+    for w in waiters {
+        if !cx.calls.contains(w.call) {
+            continue;
+        }
+        match &snapshot {
+            Ok(s) => {
+                let s = s.clone();
+                cx.run_as(Some(w.call), |cx| (w.then)(cx, w.call, s));
+            }
+            Err(e) => {
+                let e = format!("The heap snapshot {} could not be read: {e}", w.given);
+                reply(cx, w.call, Err(e));
+            }
+        }
+    }
 }
 
 /// An I/O error worded as Node words it (`ENOENT: no such file or directory, open '…'`).

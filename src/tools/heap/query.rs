@@ -5,7 +5,7 @@ use serde_json::{Number, Value};
 
 use super::bytes::{parse_range, ByteRange};
 use super::graph::invalid;
-use super::{max_name, snapshot, text};
+use super::{answer_with, max_name, text};
 use crate::heap::{ObjectQuery, QueryOrder};
 use crate::paging::Paging;
 use crate::tools::args::{max, tool_args};
@@ -49,20 +49,20 @@ pub(super) fn query(cx: &mut Ctx, call: CallId, args: Value) {
         Ok(r) => r,
         Err(e) => return invalid(cx, call, TOOL, "selfSize", &e),
     };
-    let q = ObjectQuery {
-        class_name: a.class_name.as_deref(),
-        property_name: a.property_name.as_deref(),
-        node_type: a.node_type.as_deref(),
-        self_size,
-        retained,
-        detached: a.is_detached,
-        order: match a.sort_by.as_deref() {
-            Some("selfSize") => QueryOrder::SelfSize,
-            Some("id") => QueryOrder::Id,
-            _ => QueryOrder::RetainedSize,
-        },
-    };
-    let answer = snapshot(cx, call, &a.file_path).and_then(|s| {
+    answer_with(cx, call, &a.file_path.clone(), move |s| {
+        let q = ObjectQuery {
+            class_name: a.class_name.as_deref(),
+            property_name: a.property_name.as_deref(),
+            node_type: a.node_type.as_deref(),
+            self_size,
+            retained,
+            detached: a.is_detached,
+            order: match a.sort_by.as_deref() {
+                Some("selfSize") => QueryOrder::SelfSize,
+                Some("id") => QueryOrder::Id,
+                _ => QueryOrder::RetainedSize,
+            },
+        };
         // The reference's worker fails on a pattern JavaScript cannot compile, and its
         // answer is what the page of results then reads.
         let found = s.query(&q).map_err(|()| {
@@ -73,5 +73,4 @@ pub(super) fn query(cx: &mut Ctx, call: CallId, args: Value) {
         let paging = Paging::new(a.page_size, a.page_idx);
         Ok(text::nodes(nodes, &paging, max_name(a.max_name_length)))
     });
-    super::reply(cx, call, answer);
 }
