@@ -29,7 +29,7 @@ struct RunArgs {
     /// print each answer as its JSON result instead of its text
     #[argh(switch)]
     json: bool,
-    /// a flag for the server, e.g. --server-arg=--headless=false (repeatable)
+    /// a flag for the server, e.g. --server-arg --headless=false (repeatable)
     #[argh(option)]
     server_arg: Vec<String>,
 }
@@ -40,7 +40,7 @@ struct DemoArgs {
     /// the page to open (default: the example shop page built into the binary)
     #[argh(option)]
     page: Option<String>,
-    /// a flag for the server, e.g. --server-arg=--headless=false (repeatable)
+    /// a flag for the server, e.g. --server-arg --headless=false (repeatable)
     #[argh(option)]
     server_arg: Vec<String>,
 }
