@@ -3,6 +3,7 @@
 //! for an object of the same class that it dominates), in the order DevTools builds them.
 
 use super::classes::NONE;
+use super::graph::counts_to_starts;
 use super::Snapshot;
 
 pub(crate) struct Aggregate {
@@ -91,13 +92,7 @@ pub(super) fn dominated(dominator: &[u32], root: u32) -> (Vec<u32>, Vec<u32>) {
             first[d as usize] += 1;
         }
     }
-    let mut slot = 0u32;
-    for f in first.iter_mut().take(n) {
-        let count = *f;
-        *f = slot;
-        slot += count;
-    }
-    first[n] = slot;
+    let slot = counts_to_starts(&mut first);
     let mut next: Vec<u32> = first[1..].to_vec();
     let mut nodes = vec![0u32; slot as usize];
     for (node, &d) in dominator.iter().enumerate() {

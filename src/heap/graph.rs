@@ -286,6 +286,21 @@ fn check_edge_names(types: &[u8], names: &[u32], t: &Types, strings: usize) -> R
     Ok(())
 }
 
+/// Turns `first`, holding each node's count in its first `n` entries, into where each
+/// node's run starts in one array of all runs, the end in its last entry (CSR layout).
+/// Returns that total.
+pub(super) fn counts_to_starts(first: &mut [u32]) -> u32 {
+    let n = first.len() - 1;
+    let mut slot = 0u32;
+    for f in first.iter_mut().take(n) {
+        let count = *f;
+        *f = slot;
+        slot += count;
+    }
+    first[n] = slot;
+    slot
+}
+
 /// Each node's retainers, in the order DevTools lists them: the reverse of the order in
 /// which the retaining edges appear.
 fn retainers(first_edge: &[u32], edge_to: &[u32]) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
@@ -294,13 +309,7 @@ fn retainers(first_edge: &[u32], edge_to: &[u32]) -> (Vec<u32>, Vec<u32>, Vec<u3
     for &t in edge_to {
         first[t as usize] += 1;
     }
-    let mut slot = 0u32;
-    for f in first.iter_mut().take(n) {
-        let count = *f;
-        *f = slot;
-        slot += count;
-    }
-    first[n] = slot;
+    counts_to_starts(&mut first);
     // Filled from each node's last slot down.
     let mut next: Vec<u32> = first[1..].to_vec();
     let mut nodes = vec![0u32; edge_to.len()];
