@@ -16,6 +16,8 @@
 
 mod detail;
 mod format;
+mod load;
+mod maps;
 pub(super) mod record;
 
 use serde_json::{json, Map, Number, Value};
@@ -26,7 +28,7 @@ use super::ctx::Ctx;
 use super::response::{finish, Response};
 use super::tool::Tool;
 use crate::browser::{self, PageId, RawEvent};
-use crate::cdp::generated::{log, page as cdp_page, runtime};
+use crate::cdp::generated::{debugger, log, page as cdp_page, runtime};
 use crate::paging::{paginate, Paging};
 use crate::settings::Category;
 use detail::MessageDetail;
@@ -108,11 +110,28 @@ pub(super) fn attach(cx: &mut Ctx, session: &str) {
     // Async stack traces give the "--- setTimeout ---" parts DevTools shows.
     let depth = runtime::SetAsyncCallStackDepthParams { max_depth: 32 };
     browser::fire(cx, Some(session), depth);
+    if cx.settings.policies.source_maps {
+        // The Debugger domain says which scripts have a source map. It must never pause the
+        // page (a `debugger;` statement would hold every call), so pauses are skipped before
+        // it is on; and scripts the page no longer holds are not kept for it (unbounded by
+        // default, they would grow the renderer by every script our calls evaluate).
+        let skip = debugger::SetSkipAllPausesParams { skip: true };
+        browser::fire(cx, Some(session), skip);
+        let enable = debugger::EnableParams {
+            max_scripts_cache_size: Some(0.0),
+        };
+        browser::fire(cx, Some(session), enable);
+    }
 }
 
 pub(super) fn on_event(cx: &mut Ctx, page: PageId, event: &RawEvent) {
     let session = event.session.as_deref().unwrap_or("");
-    let message = if let Some(e) = event.decode::<runtime::ConsoleAPICalledEvent>() {
+    let message = if let Some(e) = event.decode::<debugger::ScriptParsedEvent>() {
+        if cx.browser.pages.get(page).is_some() {
+            cx.console.entry(page).scripts.parsed(&e);
+        }
+        None
+    } else if let Some(e) = event.decode::<runtime::ConsoleAPICalledEvent>() {
         Some(record::console_call(&e))
     } else if let Some(e) = event.decode::<runtime::ExceptionThrownEvent>() {
         let details = e.exception_details;
@@ -136,14 +155,29 @@ pub(super) fn on_event(cx: &mut Ctx, page: PageId, event: &RawEvent) {
     } else {
         None
     };
-    let Some(message) = message else {
+    let Some(mut message) = message else {
         return;
     };
     if cx.browser.pages.get(page).is_none() {
         return;
     }
-    let evicted = cx.console.entry(page).push(message);
+    let log = cx.console.entry(page);
+    keep_trace_if_mapped(log, &mut message);
+    let evicted = log.push(message);
     release(cx, session, evicted);
+}
+
+/// A message keeps its raw trace only while a frame of it is in a script with a map.
+fn keep_trace_if_mapped(log: &Log, message: &mut Message) {
+    if let Some(stack) = message.stack.as_mut() {
+        if !stack
+            .raw
+            .as_deref()
+            .is_some_and(|t| log.scripts.any_mapped(t))
+        {
+            stack.raw = None;
+        }
+    }
 }
 
 /// An event of one of the page's out-of-process iframes. Like the reference, only their
@@ -157,6 +191,10 @@ pub(super) fn on_frame_event(cx: &mut Ctx, page: PageId, event: &RawEvent) {
     }
     let session = event.session.clone().unwrap_or_default();
     let mut message = record::console_call(&e);
+    // Its scripts are the frame's: their maps are not known here.
+    if let Some(stack) = message.stack.as_mut() {
+        stack.raw = None;
+    }
     message.frame_session = Some(session.clone());
     let evicted = cx.console.entry(page).push(message);
     release(cx, &session, evicted);
@@ -204,13 +242,21 @@ fn list_console_messages(cx: &mut Ctx, call: CallId, args: Value) {
         if cx.browser.pages.get(page).is_none() {
             return call::fail(cx, call, browser::pages::no_such_page(page));
         }
-        let (section, structured) = render_list(cx.console.entry(page), &filter);
-        let mut resp = Response::for_page(page);
-        resp.structured = structured;
-        // The section goes after the page's own blocks (an open dialog), as the reference
-        // lays it out; the snapshot slot is the one rendered there.
-        resp.snapshot = Some(section);
-        finish(cx, call, resp);
+        let scripts = if filter.with_stacks {
+            let log = cx.console.entry(page);
+            log.unloaded_maps(grouped(log, &filter).into_iter().map(|(m, _)| m))
+        } else {
+            Vec::new()
+        };
+        load::load(cx, page, scripts, move |cx| {
+            let (section, structured) = render_list(cx.console.entry(page), &filter);
+            let mut resp = Response::for_page(page);
+            resp.structured = structured;
+            // The section goes after the page's own blocks (an open dialog), as the
+            // reference lays it out; the snapshot slot is the one rendered there.
+            resp.snapshot = Some(section);
+            finish(cx, call, resp);
+        });
     });
 }
 
@@ -265,7 +311,7 @@ fn render_list(log: &Log, filter: &Filter) -> (String, Map<String, Value>) {
         }
         if let Some(stack) = m.stack.as_ref().filter(|_| filter.with_stacks) {
             any_stack = true;
-            let text = format::stack_text(stack, false);
+            let text = log.stack_text_of(stack, false);
             for l in text.lines() {
                 line.push_str("\n  ");
                 line.push_str(l);
