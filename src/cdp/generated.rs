@@ -1378,6 +1378,20 @@ pub mod debugger {
         pub location: Location,
     }
 
+    /// Disables debugger for given page.
+    #[derive(Debug, Clone, Default, serde::Serialize)]
+    pub struct DisableParams {}
+
+    /// What `Debugger.disable` returns.
+    #[derive(Debug, Clone, Default, serde::Deserialize)]
+    #[serde(default)]
+    pub struct DisableReturns {}
+
+    impl crate::cdp::Command for DisableParams {
+        const METHOD: &'static str = "Debugger.disable";
+        type Returns = DisableReturns;
+    }
+
     /// Enables debugger for the given page.
     #[derive(Debug, Clone, Default, serde::Serialize)]
     pub struct EnableParams {

@@ -110,18 +110,6 @@ pub(super) fn attach(cx: &mut Ctx, session: &str) {
     // Async stack traces give the "--- setTimeout ---" parts DevTools shows.
     let depth = runtime::SetAsyncCallStackDepthParams { max_depth: 32 };
     browser::fire(cx, Some(session), depth);
-    if cx.settings.policies.source_maps {
-        // The Debugger domain says which scripts have a source map. It must never pause the
-        // page (a `debugger;` statement would hold every call), so pauses are skipped before
-        // it is on; and scripts the page no longer holds are not kept for it (unbounded by
-        // default, they would grow the renderer by every script our calls evaluate).
-        let skip = debugger::SetSkipAllPausesParams { skip: true };
-        browser::fire(cx, Some(session), skip);
-        let enable = debugger::EnableParams {
-            max_scripts_cache_size: Some(0.0),
-        };
-        browser::fire(cx, Some(session), enable);
-    }
 }
 
 pub(super) fn on_event(cx: &mut Ctx, page: PageId, event: &RawEvent) {
@@ -161,23 +149,14 @@ pub(super) fn on_event(cx: &mut Ctx, page: PageId, event: &RawEvent) {
     if cx.browser.pages.get(page).is_none() {
         return;
     }
-    let log = cx.console.entry(page);
-    keep_trace_if_mapped(log, &mut message);
-    let evicted = log.push(message);
-    release(cx, session, evicted);
-}
-
-/// A message keeps its raw trace only while a frame of it is in a script with a map.
-fn keep_trace_if_mapped(log: &Log, message: &mut Message) {
-    if let Some(stack) = message.stack.as_mut() {
-        if !stack
-            .raw
-            .as_deref()
-            .is_some_and(|t| log.scripts.any_mapped(t))
-        {
+    // With source maps, a trace is kept to be told again through them when shown.
+    if !cx.settings.policies.source_maps {
+        if let Some(stack) = message.stack.as_mut() {
             stack.raw = None;
         }
     }
+    let evicted = cx.console.entry(page).push(message);
+    release(cx, session, evicted);
 }
 
 /// An event of one of the page's out-of-process iframes. Like the reference, only their

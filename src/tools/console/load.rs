@@ -1,10 +1,13 @@
-//! Loading the source maps an answer needs before it is written: for each script of the
-//! shown frames whose map is not loaded yet, its generated text (`Debugger.getScriptSource`,
-//! which function names are read from) and its map (decoded from a `data:` URL, or fetched
-//! by the browser with `Network.loadNetworkResource` and read from the stream it gives), one
-//! script after the other. A failure leaves that script's frames at their generated
-//! positions; after [`WAIT`] the answer is written with what is loaded, as the reference
-//! waits at most a second for maps.
+//! Loading the source maps an answer needs before it is written. The Debugger domain is on
+//! only meanwhile (on all the time it slows every call and navigation; see benches/README):
+//! enabling it replays `Debugger.scriptParsed` for the scripts the page still holds, which
+//! says which have a map (pauses are skipped first: a `debugger;` statement must not hold
+//! the page). Then, for each script of the shown frames with a map not loaded yet, its
+//! generated text (`Debugger.getScriptSource`, which function names are read from) and its
+//! map (decoded from a `data:` URL, or fetched by the browser with
+//! `Network.loadNetworkResource` and read from the stream it gives), one script after the
+//! other. A failure leaves that script's frames at their generated positions; after [`WAIT`]
+//! the answer is written with what is loaded, as the reference waits at most a second.
 
 use std::time::Duration;
 
@@ -21,7 +24,8 @@ const WAIT: Duration = Duration::from_secs(1);
 /// Largest generated script read for function names.
 const MAX_SCRIPT_CHARS: usize = 16 << 20;
 
-/// Loads the maps of `scripts` on `page`, then runs `then` (at the latest after [`WAIT`]).
+/// Looks at `scripts` on `page` and loads their maps, then runs `then` (at the latest after
+/// [`WAIT`]).
 pub(super) fn load(
     cx: &mut Ctx,
     page: PageId,
@@ -34,18 +38,34 @@ pub(super) fn load(
     if scripts.is_empty() {
         return then(cx);
     }
-    let done = Once::new(Box::new(move |cx: &mut Ctx, _: Result<(), Error>| then(cx)));
+    cx.console.entry(page).scripts.loading += 1;
+    let off = session.clone();
+    let done = Once::new(Box::new(move |cx: &mut Ctx, _: Result<(), Error>| {
+        let scripts = &mut cx.console.entry(page).scripts;
+        scripts.loading = scripts.loading.saturating_sub(1);
+        if scripts.loading == 0 {
+            browser::fire(cx, Some(&off), debugger::DisableParams {});
+        }
+        then(cx)
+    }));
     let timeout = done.clone();
     cx.after(WAIT, move |cx| timeout.call(cx, Ok(())));
+    let skip = debugger::SetSkipAllPausesParams { skip: true };
+    browser::fire(cx, Some(&session), skip);
+    // Scripts the page no longer holds are not kept for the domain (without a bound, the
+    // renderer would keep the text of every script it collected while the domain is on).
+    let enable = debugger::EnableParams {
+        max_scripts_cache_size: Some(0.0),
+    };
     let flow = LoadMaps {
         page,
-        session,
+        session: session.clone(),
         todo: scripts,
         id: String::new(),
         text: None,
         done,
     };
-    flow.next_script(cx);
+    browser::send_then(cx, Some(&session), enable, flow, Step::Enabled);
 }
 
 struct LoadMaps {
@@ -59,6 +79,8 @@ struct LoadMaps {
 }
 
 enum Step {
+    /// The domain is on: the page's scripts with maps are known.
+    Enabled(Result<debugger::EnableReturns, Error>),
     Source(Result<debugger::GetScriptSourceReturns, Error>),
     Resource(Result<network::LoadNetworkResourceReturns, Error>),
     Read(Result<Bounded, Error>),
@@ -69,6 +91,13 @@ impl Flow<Ctx> for LoadMaps {
 
     fn next(mut self, cx: &mut Ctx, step: Step) {
         match step {
+            Step::Enabled(Ok(_)) => {
+                let scripts = &mut cx.console.entry(self.page).scripts;
+                scripts.checked(&self.todo);
+                self.todo.retain(|id| scripts.unloaded(id));
+                self.next_script(cx);
+            }
+            Step::Enabled(Err(_)) => self.done.call(cx, Ok(())),
             Step::Source(r) => {
                 self.text = r
                     .ok()

@@ -5,7 +5,7 @@
 //! `data:` URL) and about [`MAX_LOADED_BYTES`] of loaded maps per page; a map past that, or
 //! one that does not load or parse, leaves its frames at their generated positions.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use url::Url;
 
@@ -20,6 +20,8 @@ const MAX_SCRIPTS: usize = 512;
 const MAX_URL_BYTES: usize = 16 << 20;
 /// About how much loaded maps (mappings and scopes) may take per page.
 const MAX_LOADED_BYTES: usize = 64 << 20;
+/// Script ids remembered as looked at (with a map or not) before the set starts over.
+const MAX_CHECKED: usize = 8192;
 /// Documents whose scripts are remembered (as many as the record keeps messages of).
 const DOCUMENTS_KEPT: u64 = 3;
 
@@ -29,6 +31,10 @@ pub(crate) struct Scripts {
     document: u64,
     url_bytes: usize,
     loaded_bytes: usize,
+    /// Scripts the Debugger domain was on for (their maps, if any, are in `by_id`).
+    checked: HashSet<String>,
+    /// Answers loading maps now: the domain is on while there are any.
+    pub(super) loading: u32,
 }
 
 struct Script {
@@ -68,6 +74,7 @@ pub(super) enum MapSource {
 impl Scripts {
     /// `Debugger.scriptParsed`: remembered only when the script names a map.
     pub(super) fn parsed(&mut self, e: &ScriptParsedEvent) {
+        self.check(&e.script_id);
         let Some(map_url) = e.source_map_url.as_deref().filter(|u| !u.is_empty()) else {
             return;
         };
@@ -109,31 +116,43 @@ impl Scripts {
         self.url_bytes = self.url_bytes.saturating_sub(urls);
     }
 
-    /// Whether any frame of a trace is in a script with a map.
-    pub(super) fn any_mapped(&self, trace: &StackTrace) -> bool {
-        let mut ids = Vec::new();
-        self.unloaded_in(trace, &mut ids, true);
-        !ids.is_empty()
+    fn check(&mut self, id: &str) {
+        if self.checked.len() >= MAX_CHECKED {
+            self.checked.clear();
+        }
+        self.checked.insert(id.to_owned());
     }
 
-    /// The scripts of a trace's frames whose maps are not loaded yet (each once), or with
-    /// `all`, every script with a map.
-    pub(super) fn unloaded_in(&self, trace: &StackTrace, out: &mut Vec<String>, all: bool) {
+    /// Scripts looked at: the ones without a map stay unmapped.
+    pub(super) fn checked(&mut self, ids: &[String]) {
+        for id in ids {
+            self.check(id);
+        }
+    }
+
+    /// The scripts of a trace's frames still to look at (each once): not known yet to have
+    /// a map or not, or with a map not loaded yet.
+    pub(super) fn to_visit(&self, trace: &StackTrace, out: &mut Vec<String>) {
         let mut at = Some(trace);
         let mut depth = 0;
         while let Some(t) = at.filter(|_| depth < 64) {
             for f in &t.call_frames {
-                let wanted = self
-                    .by_id
-                    .get(&f.script_id)
-                    .is_some_and(|s| all || matches!(s.state, State::Unloaded));
-                if wanted && !out.contains(&f.script_id) {
-                    out.push(f.script_id.clone());
+                let id = &f.script_id;
+                let wanted = !self.checked.contains(id) || self.unloaded(id);
+                if wanted && !id.is_empty() && !out.contains(id) {
+                    out.push(id.clone());
                 }
             }
             at = t.parent.as_deref();
             depth += 1;
         }
+    }
+
+    /// Whether a script has a map not loaded yet.
+    pub(super) fn unloaded(&self, id: &str) -> bool {
+        self.by_id
+            .get(id)
+            .is_some_and(|s| matches!(s.state, State::Unloaded))
     }
 
     /// Where a script's map is; `None` (and the script marked failed) for a URL that cannot

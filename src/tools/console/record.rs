@@ -131,7 +131,7 @@ impl Log {
         self.documents.iter().flatten().find(|m| m.id == id)
     }
 
-    /// The scripts of `messages`' stack traces whose source maps are still to be loaded.
+    /// The scripts of `messages`' stack traces still to look at for source maps.
     pub(super) fn unloaded_maps<'a>(
         &self,
         messages: impl IntoIterator<Item = &'a Message>,
@@ -139,7 +139,7 @@ impl Log {
         let mut ids = Vec::new();
         for m in messages {
             if let Some(raw) = m.stack.as_ref().and_then(|s| s.raw.as_deref()) {
-                self.scripts.unloaded_in(raw, &mut ids, false);
+                self.scripts.to_visit(raw, &mut ids);
             }
         }
         ids
