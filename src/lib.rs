@@ -29,6 +29,7 @@ mod pagetools;
 mod paging;
 mod schema_problems;
 mod settings;
+mod sourcemap;
 mod timers;
 mod tools;
 pub mod trace;

@@ -249,6 +249,9 @@ pub(crate) struct Policies {
     pub javascript_evaluation: bool,
     /// `--fileNavigations` (default true): false refuses `file:` navigations.
     pub file_navigations: bool,
+    /// `--sourceMaps` (default true): console stack traces show original positions and
+    /// names from the scripts' source maps.
+    pub source_maps: bool,
     /// `--redactNetworkHeaders`: header values outside a known-harmless list are redacted.
     pub redact_network_headers: bool,
     pub screenshot: ScreenshotDefaults,
@@ -265,6 +268,7 @@ impl Default for Policies {
             url_rules: UrlRules::default(),
             javascript_evaluation: true,
             file_navigations: true,
+            source_maps: true,
             redact_network_headers: false,
             screenshot: ScreenshotDefaults::default(),
             page_id_routing: false,

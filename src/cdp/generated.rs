@@ -1318,6 +1318,215 @@ pub mod css {
     }
 }
 
+/// Debugger domain exposes JavaScript debugging capabilities.
+pub mod debugger {
+    /// Breakpoint identifier.
+    pub type BreakpointId = String;
+
+    /// Location in the source code.
+    #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+    #[serde(default)]
+    pub struct Location {
+        /// Script identifier as reported in the `Debugger.scriptParsed`.
+        #[serde(rename = "scriptId")]
+        pub script_id: super::runtime::ScriptId,
+        /// Line number in the script (0-based).
+        #[serde(rename = "lineNumber")]
+        pub line_number: i64,
+        /// Column number in the script (0-based).
+        #[serde(rename = "columnNumber")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub column_number: Option<i64>,
+    }
+
+    string_enum! {
+        /// Enum of possible script languages.
+        ScriptLanguage {
+            JavaScript = "JavaScript",
+            WebAssembly = "WebAssembly",
+        }
+    }
+
+    /// Debug symbols available for a wasm script.
+    #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+    #[serde(default)]
+    pub struct DebugSymbols {
+        /// Type of the debug symbols.
+        pub r#type: DebugSymbolsType,
+        /// URL of the external symbol source.
+        #[serde(rename = "externalURL")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub external_url: Option<String>,
+    }
+
+    string_enum! {
+        /// Type of the debug symbols.
+        DebugSymbolsType {
+            SourceMap = "SourceMap",
+            EmbeddedDWARF = "EmbeddedDWARF",
+            ExternalDWARF = "ExternalDWARF",
+        }
+    }
+
+    #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+    #[serde(default)]
+    pub struct ResolvedBreakpoint {
+        /// Breakpoint unique identifier.
+        #[serde(rename = "breakpointId")]
+        pub breakpoint_id: BreakpointId,
+        /// Actual breakpoint location.
+        pub location: Location,
+    }
+
+    /// Disables debugger for given page.
+    #[derive(Debug, Clone, Default, serde::Serialize)]
+    pub struct DisableParams {}
+
+    /// What `Debugger.disable` returns.
+    #[derive(Debug, Clone, Default, serde::Deserialize)]
+    #[serde(default)]
+    pub struct DisableReturns {}
+
+    impl crate::cdp::Command for DisableParams {
+        const METHOD: &'static str = "Debugger.disable";
+        type Returns = DisableReturns;
+    }
+
+    /// Enables debugger for the given page.
+    #[derive(Debug, Clone, Default, serde::Serialize)]
+    pub struct EnableParams {
+        /// The maximum size in bytes of collected scripts (not referenced by other heap objects) the debugger can hold.
+        #[serde(rename = "maxScriptsCacheSize")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub max_scripts_cache_size: Option<f64>,
+    }
+
+    /// What `Debugger.enable` returns.
+    #[derive(Debug, Clone, Default, serde::Deserialize)]
+    #[serde(default)]
+    pub struct EnableReturns {
+        /// Unique identifier of the debugger.
+        #[serde(rename = "debuggerId")]
+        pub debugger_id: super::runtime::UniqueDebuggerId,
+    }
+
+    impl crate::cdp::Command for EnableParams {
+        const METHOD: &'static str = "Debugger.enable";
+        type Returns = EnableReturns;
+    }
+
+    /// Returns source for the script with given id.
+    #[derive(Debug, Clone, Default, serde::Serialize)]
+    pub struct GetScriptSourceParams {
+        /// Id of the script to get source for.
+        #[serde(rename = "scriptId")]
+        pub script_id: super::runtime::ScriptId,
+    }
+
+    /// What `Debugger.getScriptSource` returns.
+    #[derive(Debug, Clone, Default, serde::Deserialize)]
+    #[serde(default)]
+    pub struct GetScriptSourceReturns {
+        /// Script source (empty in case of Wasm bytecode).
+        #[serde(rename = "scriptSource")]
+        pub script_source: String,
+        /// Wasm bytecode.
+        pub bytecode: Option<String>,
+    }
+
+    impl crate::cdp::Command for GetScriptSourceParams {
+        const METHOD: &'static str = "Debugger.getScriptSource";
+        type Returns = GetScriptSourceReturns;
+    }
+
+    /// Makes page not interrupt on any pauses (breakpoint, exception, dom exception etc).
+    #[derive(Debug, Clone, Default, serde::Serialize)]
+    pub struct SetSkipAllPausesParams {
+        /// New value for skip pauses state.
+        pub skip: bool,
+    }
+
+    /// What `Debugger.setSkipAllPauses` returns.
+    #[derive(Debug, Clone, Default, serde::Deserialize)]
+    #[serde(default)]
+    pub struct SetSkipAllPausesReturns {}
+
+    impl crate::cdp::Command for SetSkipAllPausesParams {
+        const METHOD: &'static str = "Debugger.setSkipAllPauses";
+        type Returns = SetSkipAllPausesReturns;
+    }
+
+    /// Fired when virtual machine parses script.
+    #[derive(Debug, Clone, Default, serde::Deserialize)]
+    #[serde(default)]
+    pub struct ScriptParsedEvent {
+        /// Identifier of the script parsed.
+        #[serde(rename = "scriptId")]
+        pub script_id: super::runtime::ScriptId,
+        /// URL or name of the script parsed (if any).
+        pub url: String,
+        /// Line offset of the script within the resource with given URL (for script tags).
+        #[serde(rename = "startLine")]
+        pub start_line: i64,
+        /// Column offset of the script within the resource with given URL.
+        #[serde(rename = "startColumn")]
+        pub start_column: i64,
+        /// Last line of the script.
+        #[serde(rename = "endLine")]
+        pub end_line: i64,
+        /// Length of the last line of the script.
+        #[serde(rename = "endColumn")]
+        pub end_column: i64,
+        /// Specifies script creation context.
+        #[serde(rename = "executionContextId")]
+        pub execution_context_id: super::runtime::ExecutionContextId,
+        /// Content hash of the script, SHA-256.
+        pub hash: String,
+        /// For Wasm modules, the content of the `build_id` custom section.
+        #[serde(rename = "buildId")]
+        pub build_id: String,
+        /// Embedder-specific auxiliary data likely matching {isDefault: boolean, type: 'default'|'isolated'|'worker', frameId: string}
+        #[serde(rename = "executionContextAuxData")]
+        pub execution_context_aux_data: Option<serde_json::Value>,
+        /// True, if this script is generated as a result of the live edit operation.
+        #[serde(rename = "isLiveEdit")]
+        pub is_live_edit: Option<bool>,
+        /// URL of source map associated with script (if any).
+        #[serde(rename = "sourceMapURL")]
+        pub source_map_url: Option<String>,
+        /// True, if this script has sourceURL.
+        #[serde(rename = "hasSourceURL")]
+        pub has_source_url: Option<bool>,
+        /// True, if this script is ES6 module.
+        #[serde(rename = "isModule")]
+        pub is_module: Option<bool>,
+        /// This script length.
+        pub length: Option<i64>,
+        /// JavaScript top stack frame of where the script parsed event was triggered if available.
+        #[serde(rename = "stackTrace")]
+        pub stack_trace: Option<super::runtime::StackTrace>,
+        /// If the scriptLanguage is WebAssembly, the code section offset in the module.
+        #[serde(rename = "codeOffset")]
+        pub code_offset: Option<i64>,
+        /// The language of the script.
+        #[serde(rename = "scriptLanguage")]
+        pub script_language: Option<ScriptLanguage>,
+        /// If the scriptLanguage is WebAssembly, the source of debug symbols for the module.
+        #[serde(rename = "debugSymbols")]
+        pub debug_symbols: Option<Vec<DebugSymbols>>,
+        /// The name the embedder supplied for this script.
+        #[serde(rename = "embedderName")]
+        pub embedder_name: Option<String>,
+        /// The list of set breakpoints in this script if calls to `setBreakpointByUrl` matches this script's URL or hash.
+        #[serde(rename = "resolvedBreakpoints")]
+        pub resolved_breakpoints: Option<Vec<ResolvedBreakpoint>>,
+    }
+
+    impl crate::cdp::Event for ScriptParsedEvent {
+        const NAME: &'static str = "Debugger.scriptParsed";
+    }
+}
+
 /// This domain exposes DOM read/write operations.
 pub mod dom {
     /// Unique DOM node identifier.
@@ -3804,6 +4013,39 @@ pub mod network {
         }
     }
 
+    /// An object providing the result of a network resource load.
+    #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+    #[serde(default)]
+    pub struct LoadNetworkResourcePageResult {
+        pub success: bool,
+        /// Optional values used for error reporting.
+        #[serde(rename = "netError")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub net_error: Option<f64>,
+        #[serde(rename = "netErrorName")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub net_error_name: Option<String>,
+        #[serde(rename = "httpStatusCode")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub http_status_code: Option<f64>,
+        /// If successful, one of the following two fields holds the result.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub stream: Option<super::io::StreamHandle>,
+        /// Response headers.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub headers: Option<Headers>,
+    }
+
+    /// An options object that may be extended later to better support CORS, CORB and streaming.
+    #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+    #[serde(default)]
+    pub struct LoadNetworkResourceOptions {
+        #[serde(rename = "disableCache")]
+        pub disable_cache: bool,
+        #[serde(rename = "includeCredentials")]
+        pub include_credentials: bool,
+    }
+
     /// Activates emulation of network conditions for individual requests using URL match patterns.
     #[derive(Debug, Clone, Default, serde::Serialize)]
     pub struct EmulateNetworkConditionsByRuleParams {
@@ -3979,6 +4221,31 @@ pub mod network {
     impl crate::cdp::Command for SetExtraHTTPHeadersParams {
         const METHOD: &'static str = "Network.setExtraHTTPHeaders";
         type Returns = SetExtraHTTPHeadersReturns;
+    }
+
+    /// Fetches the resource and returns the content.
+    #[derive(Debug, Clone, Default, serde::Serialize)]
+    pub struct LoadNetworkResourceParams {
+        /// Frame id to get the resource for.
+        #[serde(rename = "frameId")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub frame_id: Option<super::page::FrameId>,
+        /// URL of the resource to get content for.
+        pub url: String,
+        /// Options for the request.
+        pub options: LoadNetworkResourceOptions,
+    }
+
+    /// What `Network.loadNetworkResource` returns.
+    #[derive(Debug, Clone, Default, serde::Deserialize)]
+    #[serde(default)]
+    pub struct LoadNetworkResourceReturns {
+        pub resource: LoadNetworkResourcePageResult,
+    }
+
+    impl crate::cdp::Command for LoadNetworkResourceParams {
+        const METHOD: &'static str = "Network.loadNetworkResource";
+        type Returns = LoadNetworkResourceReturns;
     }
 
     /// Fired when HTTP request has failed to load.

@@ -16,6 +16,8 @@
 
 mod detail;
 mod format;
+mod load;
+mod maps;
 pub(super) mod record;
 
 use serde_json::{json, Map, Number, Value};
@@ -26,7 +28,7 @@ use super::ctx::Ctx;
 use super::response::{finish, Response};
 use super::tool::Tool;
 use crate::browser::{self, PageId, RawEvent};
-use crate::cdp::generated::{log, page as cdp_page, runtime};
+use crate::cdp::generated::{debugger, log, page as cdp_page, runtime};
 use crate::paging::{paginate, Paging};
 use crate::settings::Category;
 use detail::MessageDetail;
@@ -112,7 +114,12 @@ pub(super) fn attach(cx: &mut Ctx, session: &str) {
 
 pub(super) fn on_event(cx: &mut Ctx, page: PageId, event: &RawEvent) {
     let session = event.session.as_deref().unwrap_or("");
-    let message = if let Some(e) = event.decode::<runtime::ConsoleAPICalledEvent>() {
+    let message = if let Some(e) = event.decode::<debugger::ScriptParsedEvent>() {
+        if cx.browser.pages.get(page).is_some() {
+            cx.console.entry(page).scripts.parsed(&e);
+        }
+        None
+    } else if let Some(e) = event.decode::<runtime::ConsoleAPICalledEvent>() {
         Some(record::console_call(&e))
     } else if let Some(e) = event.decode::<runtime::ExceptionThrownEvent>() {
         let details = e.exception_details;
@@ -136,11 +143,17 @@ pub(super) fn on_event(cx: &mut Ctx, page: PageId, event: &RawEvent) {
     } else {
         None
     };
-    let Some(message) = message else {
+    let Some(mut message) = message else {
         return;
     };
     if cx.browser.pages.get(page).is_none() {
         return;
+    }
+    // With source maps, a trace is kept to be told again through them when shown.
+    if !cx.settings.policies.source_maps {
+        if let Some(stack) = message.stack.as_mut() {
+            stack.raw = None;
+        }
     }
     let evicted = cx.console.entry(page).push(message);
     release(cx, session, evicted);
@@ -157,6 +170,10 @@ pub(super) fn on_frame_event(cx: &mut Ctx, page: PageId, event: &RawEvent) {
     }
     let session = event.session.clone().unwrap_or_default();
     let mut message = record::console_call(&e);
+    // Its scripts are the frame's: their maps are not known here.
+    if let Some(stack) = message.stack.as_mut() {
+        stack.raw = None;
+    }
     message.frame_session = Some(session.clone());
     let evicted = cx.console.entry(page).push(message);
     release(cx, &session, evicted);
@@ -204,13 +221,21 @@ fn list_console_messages(cx: &mut Ctx, call: CallId, args: Value) {
         if cx.browser.pages.get(page).is_none() {
             return call::fail(cx, call, browser::pages::no_such_page(page));
         }
-        let (section, structured) = render_list(cx.console.entry(page), &filter);
-        let mut resp = Response::for_page(page);
-        resp.structured = structured;
-        // The section goes after the page's own blocks (an open dialog), as the reference
-        // lays it out; the snapshot slot is the one rendered there.
-        resp.snapshot = Some(section);
-        finish(cx, call, resp);
+        let scripts = if filter.with_stacks {
+            let log = cx.console.entry(page);
+            log.unloaded_maps(grouped(log, &filter).into_iter().map(|(m, _)| m))
+        } else {
+            Vec::new()
+        };
+        load::load(cx, page, scripts, move |cx| {
+            let (section, structured) = render_list(cx.console.entry(page), &filter);
+            let mut resp = Response::for_page(page);
+            resp.structured = structured;
+            // The section goes after the page's own blocks (an open dialog), as the
+            // reference lays it out; the snapshot slot is the one rendered there.
+            resp.snapshot = Some(section);
+            finish(cx, call, resp);
+        });
     });
 }
 
@@ -265,7 +290,7 @@ fn render_list(log: &Log, filter: &Filter) -> (String, Map<String, Value>) {
         }
         if let Some(stack) = m.stack.as_ref().filter(|_| filter.with_stacks) {
             any_stack = true;
-            let text = format::stack_text(stack, false);
+            let text = log.stack_text_of(stack, false);
             for l in text.lines() {
                 line.push_str("\n  ");
                 line.push_str(l);

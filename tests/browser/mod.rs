@@ -34,6 +34,7 @@ mod script;
 mod session_bytes;
 pub(crate) mod shutdown;
 mod slim_and_categories;
+mod source_maps;
 mod thirdparty;
 mod url_spellings;
 mod webmcp;

@@ -2,8 +2,8 @@
 //! chrome-devtools-mcp 1.11.0 when capturing (`tests/fixtures/reference/capture.sh`) and
 //! against devtools-mcp otherwise, and every answer (text and `isError`) must equal the one
 //! captured in `tests/fixtures/reference/<scenario>.json`. These are the texts `pages.rs`,
-//! `navigation.rs`, `script.rs` and `thirdparty/list.rs` assert; the fixtures are where those
-//! texts come from.
+//! `navigation.rs`, `script.rs`, `source_maps.rs` and `thirdparty/list.rs` assert; the
+//! fixtures are where those texts come from.
 //!
 //! Only calls whose answers are meant to be identical are here: where devtools-mcp says more
 //! (notes after a browser restart, pageId routing), the other files test it.
@@ -136,5 +136,26 @@ fn thirdparty_list() {
         "execute_3p_developer_tool",
         json!({"toolName": "get_version"}),
     );
+    t.finish();
+}
+
+/// Console stack traces through source maps (on by default): a minified script with its map
+/// beside it, the same with the map inline as a `data:` URL, and an uncaught error whose
+/// frames are partly mapped (`tests/fixtures/source_maps/`).
+#[test]
+fn source_maps() {
+    let fx = Fixtures::start();
+    let mcp = started();
+    let mut t = Transcript::new("source_maps", &fx);
+    let page = |file: &str| fx.url(&format!("/source_maps/{file}"));
+    let with_stacks = json!({"includeStackTraces": true});
+    t.call(&mcp, "navigate_page", json!({"url": page("index.html")}));
+    t.call(&mcp, "list_console_messages", with_stacks.clone());
+    t.call(&mcp, "get_console_message", json!({"msgid": 1}));
+    t.call(&mcp, "navigate_page", json!({"url": page("inline.html")}));
+    t.call(&mcp, "list_console_messages", with_stacks.clone());
+    t.call(&mcp, "navigate_page", json!({"url": page("throw.html")}));
+    t.call(&mcp, "list_console_messages", with_stacks);
+    t.call(&mcp, "get_console_message", json!({"msgid": 3}));
     t.finish();
 }

@@ -29,6 +29,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("paging", 0),
     ("schema_problems", 0),
     ("settings", 0),
+    ("sourcemap", 0),
     ("timers", 0),
     ("trace", 0),
     ("cdp", 1),

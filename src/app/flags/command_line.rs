@@ -140,6 +140,10 @@ pub(crate) struct Flags {
     #[argh(option)]
     pub(crate) file_navigations: Option<bool>,
 
+    /// false: console stack traces keep generated positions (default true: source-mapped)
+    #[argh(option)]
+    pub(crate) source_maps: Option<bool>,
+
     /// redact network header values that may be sensitive (default false)
     #[argh(option)]
     pub(crate) redact_network_headers: Option<bool>,

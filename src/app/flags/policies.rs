@@ -33,6 +33,7 @@ pub(super) fn policies(flags: &Flags) -> Result<Policies, String> {
         },
         javascript_evaluation: flags.javascript_evaluation.unwrap_or(true),
         file_navigations: flags.file_navigations.unwrap_or(true),
+        source_maps: flags.source_maps.unwrap_or(true),
         redact_network_headers: flags.redact_network_headers.unwrap_or(false),
         screenshot: screenshot(flags)?,
         page_id_routing: flags.page_id_routing.unwrap_or(false),

@@ -21,6 +21,7 @@ pub(super) const BOOL_FLAGS: &[&str] = &[
     "acceptInsecureCerts",
     "javascriptEvaluation",
     "fileNavigations",
+    "sourceMaps",
     "redactNetworkHeaders",
     "pageIdRouting",
     // What the reference's experimental switches change here too.
@@ -81,7 +82,6 @@ pub(super) const IGNORED_FLAGS: &[(&str, bool)] = &[
     ("usageStatistics", false),
     ("performanceCrux", false),
     ("autoConnect", false),
-    ("sourceMaps", false),
     ("experimentalScreencast", false),
     ("experimentalInteropTools", false),
     ("experimentalDevtools", false),

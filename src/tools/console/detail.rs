@@ -102,16 +102,30 @@ impl MessageDetail {
             let text = format!("No console message with msgid {wanted} on this page. Call list_console_messages to see the messages and their ids.");
             return call::finish(cx, self.call, ToolResult::error(text));
         };
+        let id = m.id;
         self.shown = Some(Shown {
-            id: m.id,
+            id,
             kind: m.kind.clone(),
             text: m.text.clone(),
             args_count: m.args.len(),
-            stack: m.stack.as_ref().map(|s| format::stack_text(s, true)),
+            stack: None,
         });
         let session = m.frame_session.clone().unwrap_or(page_session);
         let args = m.args.clone();
-        read_args(cx, session, args, self.then(Step::Args));
+        let scripts = cx
+            .console
+            .get(page)
+            .map(|log| log.unloaded_maps([m]))
+            .unwrap_or_default();
+        super::load::load(cx, page, scripts, move |cx| {
+            if let Some(shown) = self.shown.as_mut() {
+                shown.stack = cx
+                    .console
+                    .get(page)
+                    .and_then(|log| log.stack_text(id, true));
+            }
+            read_args(cx, session, args, self.then(Step::Args));
+        });
     }
 
     fn reply(self, cx: &mut Ctx, values: Vec<String>) {
@@ -300,7 +314,7 @@ impl Symbolized {
             return self.message.clone();
         };
         let mut lines = Vec::new();
-        let mut total = format::stack_lines(trace, &mut lines, MAX_STACK_LINES);
+        let mut total = format::stack_lines(trace, &mut lines, MAX_STACK_LINES, &format::generated);
         let mut cause = self.cause.as_deref();
         while let Some(c) = cause {
             total += 1;
@@ -308,11 +322,15 @@ impl Symbolized {
                 lines.push(format!("Caused by: {}", c.message));
             }
             if let Some(t) = &c.stack {
-                total += format::stack_lines(t, &mut lines, MAX_STACK_LINES);
+                total += format::stack_lines(t, &mut lines, MAX_STACK_LINES, &format::generated);
             }
             cause = c.cause.as_deref();
         }
-        let stack = Stack { lines, total };
+        let stack = Stack {
+            lines,
+            total,
+            raw: None,
+        };
         format!("{}\n{}", self.message, format::stack_text(&stack, true))
     }
 }

@@ -13,24 +13,57 @@ pub(super) const MAX_TEXT: usize = 10_000;
 /// Stack trace lines kept per message (as many as the reference prints).
 pub(super) const MAX_STACK_LINES: usize = 50;
 
-/// Formatted stack trace lines (at most [`MAX_STACK_LINES`]) and how many there were.
+/// Formatted stack trace lines (at most [`MAX_STACK_LINES`]) and how many there were; and
+/// the trace itself while a frame of it is in a script with a source map, to be told again
+/// once the map is loaded.
 pub(super) struct Stack {
     pub(super) lines: Vec<String>,
     pub(super) total: usize,
+    pub(super) raw: Option<Box<StackTrace>>,
+}
+
+/// How a frame reads when a source map places it (`None`: at its generated position).
+pub(super) type FrameMap<'a> = &'a dyn Fn(&CallFrame) -> Option<String>;
+
+/// No source map.
+pub(super) fn generated(_: &CallFrame) -> Option<String> {
+    None
 }
 
 const STACK_NOTE: &str = "Note: line and column numbers use 1-based indexing";
 
 pub(super) fn stack_of(trace: &StackTrace) -> Stack {
     let mut lines = Vec::new();
-    let total = stack_lines(trace, &mut lines, MAX_STACK_LINES);
-    Stack { lines, total }
+    let total = stack_lines(trace, &mut lines, MAX_STACK_LINES, &generated);
+    Stack {
+        lines,
+        total,
+        raw: Some(Box::new(trace.clone())),
+    }
+}
+
+/// A stack's lines with the frames its source maps place at their original positions.
+pub(super) fn mapped(stack: &Stack, map: FrameMap<'_>) -> Option<Stack> {
+    let raw = stack.raw.as_deref()?;
+    let mut lines = Vec::new();
+    let total = stack_lines(raw, &mut lines, MAX_STACK_LINES, map);
+    Some(Stack {
+        lines,
+        total,
+        raw: None,
+    })
 }
 
 /// Appends the lines of a CDP `StackTrace` (frames, then each async parent under a
 /// `--- <description> ---` rule), keeping at most `keep` lines in `out` overall. Returns
 /// how many lines there were in all.
-pub(super) fn stack_lines(trace: &StackTrace, out: &mut Vec<String>, keep: usize) -> usize {
+pub(super) fn stack_lines(
+    trace: &StackTrace,
+    out: &mut Vec<String>,
+    keep: usize,
+    map: FrameMap<'_>,
+) -> usize {
+    let line = |f: &CallFrame| map(f).unwrap_or_else(|| frame_line(f));
     let mut total = 0;
     let mut push = |line: String, out: &mut Vec<String>| {
         total += 1;
@@ -39,7 +72,7 @@ pub(super) fn stack_lines(trace: &StackTrace, out: &mut Vec<String>, keep: usize
         }
     };
     for f in &trace.call_frames {
-        push(frame_line(f), out);
+        push(line(f), out);
     }
     let mut parent = trace.parent.as_deref();
     let mut depth = 0;
@@ -54,7 +87,7 @@ pub(super) fn stack_lines(trace: &StackTrace, out: &mut Vec<String>, keep: usize
             let rule = "-".repeat(40usize.saturating_sub(prefix.chars().count()));
             push(format!("{prefix}{rule}"), out);
             for f in &p.call_frames {
-                push(frame_line(f), out);
+                push(line(f), out);
             }
         }
         parent = p.parent.as_deref();
@@ -144,7 +177,7 @@ fn last_path_component(path: &str) -> &str {
     }
 }
 
-fn percent_decode(s: &str) -> Option<String> {
+pub(super) fn percent_decode(s: &str) -> Option<String> {
     let bytes = s.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;

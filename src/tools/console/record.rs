@@ -4,6 +4,7 @@
 use std::collections::VecDeque;
 
 use super::format::{self, Primitive, Stack};
+use super::maps::Scripts;
 use crate::cdp::generated::log::{LogEntry, LogEntrySource};
 use crate::cdp::generated::runtime::{
     ConsoleAPICalledEvent, ExceptionDetails, RemoteObject, RemoteObjectSubtype,
@@ -24,6 +25,8 @@ pub(crate) struct Log {
     next_id: u64,
     count: usize,
     bytes: usize,
+    /// The page's scripts with source maps.
+    pub(super) scripts: Scripts,
 }
 
 pub(super) struct Message {
@@ -58,10 +61,15 @@ impl Message {
             .iter()
             .map(|a| a.value.as_ref().map_or(0, String::len) + a.error_head.len() + 112)
             .sum();
-        let stack: usize = self
-            .stack
-            .as_ref()
-            .map_or(0, |s| s.lines.iter().map(|l| l.len() + 24).sum());
+        // A trace kept to be told again weighs about what its lines do.
+        let stack: usize = self.stack.as_ref().map_or(0, |s| {
+            let lines: usize = s.lines.iter().map(|l| l.len() + 24).sum();
+            if s.raw.is_some() {
+                lines * 2
+            } else {
+                lines
+            }
+        });
         self.text.len() + self.kind.len() + args + stack + 96
     }
 }
@@ -94,6 +102,7 @@ impl Log {
 
     /// A new document in the main frame: its predecessors' objects died with them.
     pub(super) fn new_document(&mut self) {
+        self.scripts.new_document();
         for m in self.documents.iter_mut().flatten() {
             for a in m.args.iter_mut() {
                 a.object_id = None;
@@ -120,6 +129,35 @@ impl Log {
 
     pub(super) fn find(&self, id: u64) -> Option<&Message> {
         self.documents.iter().flatten().find(|m| m.id == id)
+    }
+
+    /// The scripts of `messages`' stack traces still to look at for source maps.
+    pub(super) fn unloaded_maps<'a>(
+        &self,
+        messages: impl IntoIterator<Item = &'a Message>,
+    ) -> Vec<String> {
+        let mut ids = Vec::new();
+        for m in messages {
+            if let Some(raw) = m.stack.as_ref().and_then(|s| s.raw.as_deref()) {
+                self.scripts.to_visit(raw, &mut ids);
+            }
+        }
+        ids
+    }
+
+    /// A message's stack trace as text, with the frames loaded source maps place at their
+    /// original positions.
+    pub(super) fn stack_text(&self, id: u64, note: bool) -> Option<String> {
+        let stack = self.find(id)?.stack.as_ref()?;
+        Some(self.stack_text_of(stack, note))
+    }
+
+    pub(super) fn stack_text_of(&self, stack: &Stack, note: bool) -> String {
+        let map = |f: &_| self.scripts.frame_line(f);
+        match format::mapped(stack, &map) {
+            Some(mapped) => format::stack_text(&mapped, note),
+            None => format::stack_text(stack, note),
+        }
     }
 }
 
