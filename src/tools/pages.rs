@@ -187,7 +187,10 @@ fn close(cx: &mut Ctx, call: CallId, page: PageId) {
         "",
         move |e: &target::DetachedFromTargetEvent| e.target_id.as_deref() == Some(closing.as_str()),
         navigation::DEFAULT_TIMEOUT,
-        format!("Page {page} did not close within 10 s."),
+        format!(
+            "Page {page} did not close within {} s.",
+            navigation::DEFAULT_TIMEOUT.as_secs()
+        ),
         Box::new(closed),
     );
     // A refused close ends the call; the wait for the detach goes with it.

@@ -2,6 +2,9 @@
 //! the same for every input tool. What differs is the tool's [`Input`]: what it aims at, the
 //! gesture it sends there (a flow of the tool's own), and what its answer says.
 
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
 use super::element::{self, Element};
 use super::reply;
 use super::watch::{self, Outcome, Progress};
@@ -57,6 +60,21 @@ pub(super) trait Input: 'static {
     fn progress(&self) -> Progress {
         Progress::default()
     }
+}
+
+/// An input tool whose arguments are its [`Input`] as they stand (click, hover, drag…).
+pub(super) trait Arguments: Input + DeserializeOwned {
+    /// The page the call names (`pageId`), if any.
+    fn page(&self) -> Option<PageId>;
+}
+
+/// The `run` of a tool whose arguments are its input: parsed, then run as an [`InputCall`].
+pub(super) fn run<A: Arguments>(cx: &mut Ctx, call: CallId, args: Value) {
+    let Some(args) = call::args::<A>(cx, call, args) else {
+        return;
+    };
+    let page = args.page();
+    InputCall::new(call, args).start(cx, page);
 }
 
 /// The line for an input whose answer says either `done`, when its events went through, or

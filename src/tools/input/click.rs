@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::action::{said, Aim, Gesture, Input, InputCall, Target};
+use super::action::{self, said, Aim, Arguments, Gesture, Input, Target};
 use super::dispatch;
 use super::element::Element;
 use super::reach;
@@ -13,7 +13,6 @@ use crate::cdp::generated::runtime;
 use crate::error::Error;
 use crate::settings::Category;
 use crate::tools::args::{self, max, tool_args};
-use crate::tools::call::{self, CallId};
 use crate::tools::ctx::{Ctx, Done};
 use crate::tools::tool::Tool;
 
@@ -23,7 +22,7 @@ pub(super) const TOOL: Tool = Tool {
     args: args::schema::<Args>(),
     read_only: false,
     category: Category::Input,
-    run,
+    run: action::run::<Args>,
 };
 
 tool_args! {
@@ -35,12 +34,10 @@ tool_args! {
     }
 }
 
-fn run(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(args) = call::args::<Args>(cx, call, args) else {
-        return;
-    };
-    let page = args.page;
-    InputCall::new(call, args).start(cx, page);
+impl Arguments for Args {
+    fn page(&self) -> Option<PageId> {
+        self.page
+    }
 }
 
 impl Input for Args {

@@ -1,15 +1,11 @@
 //! `click_at`: a real mouse click (or double click) at a point of the viewport.
 
-use serde_json::Value;
-
-use super::action::{said, Aim, Gesture, Input, InputCall, Target};
+use super::action::{self, said, Aim, Arguments, Gesture, Input, Target};
 use super::dispatch;
 use super::watch::Outcome;
 use crate::browser::PageId;
 use crate::settings::Category;
 use crate::tools::args::{self, max, tool_args};
-use crate::tools::call::{self, CallId};
-use crate::tools::ctx::Ctx;
 use crate::tools::tool::Tool;
 
 pub(super) const TOOL: Tool = Tool {
@@ -18,7 +14,7 @@ pub(super) const TOOL: Tool = Tool {
     args: args::schema::<Args>(),
     read_only: false,
     category: Category::Input,
-    run,
+    run: action::run::<Args>,
 };
 
 tool_args! {
@@ -31,12 +27,10 @@ tool_args! {
     }
 }
 
-fn run(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(args) = call::args::<Args>(cx, call, args) else {
-        return;
-    };
-    let page = args.page;
-    InputCall::new(call, args).start(cx, page);
+impl Arguments for Args {
+    fn page(&self) -> Option<PageId> {
+        self.page
+    }
 }
 
 impl Input for Args {

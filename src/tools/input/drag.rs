@@ -8,9 +8,7 @@
 
 use std::time::Duration;
 
-use serde_json::Value;
-
-use super::action::{said, Aim, Gesture, Input, InputCall, Target};
+use super::action::{self, said, Aim, Arguments, Gesture, Input, Target};
 use super::dispatch;
 use super::element::{self, Element};
 use super::reach;
@@ -23,7 +21,6 @@ use crate::cdp::generated::input::{
 use crate::error::Error;
 use crate::settings::Category;
 use crate::tools::args::{self, max, tool_args};
-use crate::tools::call::{self, CallId};
 use crate::tools::ctx::{Ctx, Done, Once};
 use crate::tools::tool::Tool;
 
@@ -33,7 +30,7 @@ pub(super) const TOOL: Tool = Tool {
     args: args::schema::<Args>(),
     read_only: false,
     category: Category::Input,
-    run,
+    run: action::run::<Args>,
 };
 
 tool_args! {
@@ -52,12 +49,10 @@ const STEPS: u32 = 5;
 /// limit ends the wait sooner. (Whether a drag started is settled earlier, see [`Drag::travel`].)
 const DRAG_START: Duration = Duration::from_secs(600);
 
-fn run(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(args) = call::args::<Args>(cx, call, args) else {
-        return;
-    };
-    let page = args.page;
-    InputCall::new(call, args).start(cx, page);
+impl Arguments for Args {
+    fn page(&self) -> Option<PageId> {
+        self.page
+    }
 }
 
 impl Input for Args {

@@ -6,7 +6,7 @@
 
 use serde_json::{json, Value};
 
-use super::action::{said, Aim, Gesture, Input, InputCall, Target};
+use super::action::{self, said, Aim, Arguments, Gesture, Input, Target};
 use super::click;
 use super::dispatch;
 use super::element::{self, argument, failed, Element};
@@ -17,7 +17,6 @@ use crate::error::Error;
 use crate::pagetools::page_code;
 use crate::settings::Category;
 use crate::tools::args::{self, max, tool_args};
-use crate::tools::call::{self, CallId};
 use crate::tools::ctx::{Ctx, Done};
 use crate::tools::tool::Tool;
 
@@ -27,7 +26,7 @@ pub(super) const TOOL: Tool = Tool {
     args: args::schema::<Args>(),
     read_only: false,
     category: Category::Input,
-    run,
+    run: action::run::<Args>,
 };
 
 tool_args! {
@@ -115,12 +114,10 @@ const PREPARE: &str = r#"function(value, typingLimit) {
   return {kind: 'type', text};
 }"#;
 
-fn run(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(args) = call::args::<Args>(cx, call, args) else {
-        return;
-    };
-    let page = args.page;
-    InputCall::new(call, args).start(cx, page);
+impl Arguments for Args {
+    fn page(&self) -> Option<PageId> {
+        self.page
+    }
 }
 
 impl Input for Args {

@@ -1,8 +1,6 @@
 //! `hover`: moving the mouse over an element.
 
-use serde_json::Value;
-
-use super::action::{said, Aim, Gesture, Input, InputCall, Target};
+use super::action::{self, said, Aim, Arguments, Gesture, Input, Target};
 use super::dispatch;
 use super::reach;
 use super::watch::Outcome;
@@ -10,8 +8,7 @@ use crate::browser::PageId;
 use crate::error::Error;
 use crate::settings::Category;
 use crate::tools::args::{self, max, tool_args};
-use crate::tools::call::{self, CallId};
-use crate::tools::ctx::{Ctx, Done};
+use crate::tools::ctx::Done;
 use crate::tools::tool::Tool;
 
 pub(super) const TOOL: Tool = Tool {
@@ -20,7 +17,7 @@ pub(super) const TOOL: Tool = Tool {
     args: args::schema::<Args>(),
     read_only: false,
     category: Category::Input,
-    run,
+    run: action::run::<Args>,
 };
 
 tool_args! {
@@ -31,12 +28,10 @@ tool_args! {
     }
 }
 
-fn run(cx: &mut Ctx, call: CallId, args: Value) {
-    let Some(args) = call::args::<Args>(cx, call, args) else {
-        return;
-    };
-    let page = args.page;
-    InputCall::new(call, args).start(cx, page);
+impl Arguments for Args {
+    fn page(&self) -> Option<PageId> {
+        self.page
+    }
 }
 
 impl Input for Args {
