@@ -6,7 +6,7 @@ use super::host::{Done, Host};
 pub(crate) use super::ids::PageId;
 use super::ids::{AgentId, Owner};
 use super::{fire, send};
-use crate::cdp::generated::{emulation, network, page as cdp_page, runtime, target};
+use crate::cdp::generated::{network, page as cdp_page, runtime, target};
 use crate::error::{Error, Result};
 use crate::log::log;
 
@@ -234,12 +234,6 @@ fn initialize<H: Host>(cx: &mut H, id: PageId, session: String, paused: bool) {
     let lifecycle = cdp_page::SetLifecycleEventsEnabledParams { enabled: true };
     fire(cx, s, lifecycle);
     fire(cx, s, runtime::EnableParams {});
-    // Every page behaves as the focused one from the start, whatever window the browser
-    // activates and when. Without this, the page focus the browser gives a tab on the first
-    // input event made its main frame take the focus back from an element a fill had just
-    // focused in an out-of-process iframe, and the keys after the first went nowhere.
-    let focus = emulation::SetFocusEmulationEnabledParams { enabled: true };
-    fire(cx, s, focus);
     auto_attach(cx, &session);
     cx.page_attached(id, &session, paused);
     apply_url_rules(cx, &session, false);

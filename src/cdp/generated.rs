@@ -2225,23 +2225,6 @@ pub mod emulation {
         type Returns = ClearGeolocationOverrideReturns;
     }
 
-    /// Enables or disables simulating a focused and active page.
-    #[derive(Debug, Clone, Default, serde::Serialize)]
-    pub struct SetFocusEmulationEnabledParams {
-        /// Whether to enable to disable focus emulation.
-        pub enabled: bool,
-    }
-
-    /// What `Emulation.setFocusEmulationEnabled` returns.
-    #[derive(Debug, Clone, Default, serde::Deserialize)]
-    #[serde(default)]
-    pub struct SetFocusEmulationEnabledReturns {}
-
-    impl crate::cdp::Command for SetFocusEmulationEnabledParams {
-        const METHOD: &'static str = "Emulation.setFocusEmulationEnabled";
-        type Returns = SetFocusEmulationEnabledReturns;
-    }
-
     /// Enables CPU throttling to emulate slow CPUs.
     #[derive(Debug, Clone, Default, serde::Serialize)]
     pub struct SetCPUThrottlingRateParams {
