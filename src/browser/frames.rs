@@ -3,6 +3,8 @@
 //! frames, nested ones included, until they detach, crash or the page goes. A frame's
 //! target id is its frame id.
 
+use std::time::{Duration, Instant};
+
 use super::host::{Done, Flow, Host, RawEvent};
 use super::pages::{auto_attach, FrameSession, Page, PageId};
 use super::{fire, send};
@@ -318,6 +320,80 @@ const FOCUSED_FRAME: &str = "(() => {
   while (a && a.contentDocument && a.contentDocument.activeElement) a = a.contentDocument.activeElement;
   return a && (a.localName === 'iframe' || a.localName === 'frame') ? a : null;
 })()";
+
+/// Whether the page's own document has its focus inside one of its frames: its active
+/// element owns a frame.
+const FOCUS_IN_FRAME: &str = "(() => {
+  const a = document.activeElement;
+  return !!a && (a.localName === 'iframe' || a.localName === 'frame');
+})()";
+
+/// How long [`until_focus_in_frame`] waits for the page's document to see the focus move.
+const FOCUS_MOVE: Duration = Duration::from_secs(1);
+/// How often it asks.
+const FOCUS_POLL: Duration = Duration::from_millis(5);
+
+/// Runs `done` once the main document of `page` sees that the focus is inside one of its
+/// frames, or after [`FOCUS_MOVE`] (a page script may move the focus elsewhere at will).
+///
+/// An element focused by a frame's own script tells the browser on a channel of its own,
+/// and the browser then tells the page's main document. Keys sent before that arrived could
+/// be lost: the page focus the browser gives a tab on its first key event made a main
+/// document that knew no focused frame take the focus itself, and the frame dropped the
+/// keys after the first.
+pub(crate) fn until_focus_in_frame<H: Host>(cx: &mut H, page: PageId, done: Done<H, ()>) {
+    let Some(session) = cx.browser().pages.get(page).map(|p| p.session.clone()) else {
+        return done(cx, Ok(()));
+    };
+    let wait = FocusMove {
+        session,
+        until: Instant::now() + FOCUS_MOVE,
+        done,
+    };
+    wait.ask(cx);
+}
+
+/// The wait of [`until_focus_in_frame`].
+struct FocusMove<H: Host> {
+    /// The page's own session.
+    session: String,
+    until: Instant,
+    done: Done<H, ()>,
+}
+
+impl<H: Host> Flow<H> for FocusMove<H> {
+    /// Whether the page's document sees the focus in a frame (an error counts as yes: the
+    /// keys go out and say what became of them).
+    type Step = bool;
+
+    fn next(self, cx: &mut H, in_frame: bool) {
+        if in_frame || Instant::now() >= self.until {
+            return (self.done)(cx, Ok(()));
+        }
+        cx.after(FOCUS_POLL, move |cx| self.ask(cx));
+    }
+}
+
+impl<H: Host> FocusMove<H> {
+    fn ask(self, cx: &mut H) {
+        let ask = runtime::EvaluateParams {
+            expression: FOCUS_IN_FRAME.to_owned(),
+            return_by_value: Some(true),
+            ..Default::default()
+        };
+        let session = self.session.clone();
+        send(
+            cx,
+            Some(&session),
+            ask,
+            self.then(|r: Result<runtime::EvaluateReturns, Error>| {
+                r.map_or(true, |a| {
+                    a.result.value != Some(serde_json::Value::Bool(false))
+                })
+            }),
+        );
+    }
+}
 
 /// Notes that an input action (a click, a fill) focused `element` (a remote object) of
 /// `session`, a page's or one of its frames'.

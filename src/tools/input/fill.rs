@@ -223,7 +223,17 @@ impl Fill {
             Some("type") => {
                 let text = plan["text"].as_str().unwrap_or("").to_owned();
                 let typing = dispatch::Typing::new(text, Default::default());
-                dispatch::typing(cx, el.session.clone(), typing, done)
+                let session = el.session.clone();
+                // In an out-of-process iframe, the keys wait until the page knows where
+                // the focus went (see `until_focus_in_frame`).
+                match browser::frames::page_of_frame(cx, &session) {
+                    Some(page) => {
+                        let typed =
+                            move |cx: &mut Ctx, _| dispatch::typing(cx, session, typing, done);
+                        browser::frames::until_focus_in_frame(cx, page, Box::new(typed))
+                    }
+                    None => dispatch::typing(cx, session, typing, done),
+                }
             }
             Some("click") => click::click_element(cx, session, el, false, done),
             Some("error") => {
