@@ -9,7 +9,7 @@ use std::time::Duration;
 use crate::support::calls::{assert_no_response, call_async, tool_result, until_logged};
 use crate::support::pages::{assert_returned, evaluate, page_url};
 use crate::support::procs;
-use crate::support::{browser_main_process, started, started_with, Fixtures, PROMPT};
+use crate::support::{browser_main_process, started, Fixtures, PROMPT};
 use serde_json::json;
 
 /// The reference's first line after the browser was lost and started again.
@@ -160,7 +160,7 @@ fn a_dying_browser_fails_the_pending_call_and_the_next_call_relaunches_it() {
 fn a_renderer_crash_is_reported_and_the_page_can_be_navigated_again() {
     let fx = Fixtures::start();
     let start = page_url(&fx, "start.html");
-    let mcp = started_with(&[crate::support::NO_SPARE_RENDERER]);
+    let mcp = started();
     mcp.call_ok("new_page", json!({ "url": start }));
 
     // A call waiting on the page when it crashes fails, naming the crash.

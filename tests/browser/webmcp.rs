@@ -296,7 +296,7 @@ fn the_headless_shell_runs_webmcp_tools_too() {
 #[test]
 fn a_renderer_crash_ends_a_running_tool_and_the_page_recovers() {
     let fx = Fixtures::start();
-    let mcp = started_with(&[crate::support::NO_SPARE_RENDERER]);
+    let mcp = started_with(&[]);
     open_tools(&mcp, &fx);
     let args = json!({"toolName": "dbg_hang", "timeout": 60000});
     let hanging = call_async(&mcp, "execute_3p_developer_tool", args);

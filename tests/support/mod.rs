@@ -107,23 +107,9 @@ pub fn browser_main_process(mcp: &Mcp) -> procs::Proc {
     found.unwrap_or_else(|all| panic!("no browser among the server's children: {all:?}"))
 }
 
-/// The server flag for a browser that keeps no spare renderer: start a server with it before
-/// [`kill_renderers`]. Killed with the pages' renderers, the spare could be handed to the
-/// next navigation before the browser noticed its death (reaped is not enough), and that
-/// navigation would crash in turn: the page is then "crashed" twice, which no user's
-/// out-of-memory kill does.
-pub const NO_SPARE_RENDERER: &str = "--chromeArg=--disable-features=SpareRendererForSitePerProcess";
-
 /// Crashes the pages of the server's browser as an out-of-memory kill would: SIGKILL to its
 /// renderer processes. (`chrome://crash` is refused, as the reference refuses `chrome:` URLs.)
-/// The server must have been started with [`NO_SPARE_RENDERER`].
 pub fn kill_renderers(mcp: &Mcp) {
-    let browser = browser_main_process(mcp);
-    assert!(
-        browser.command().contains("SpareRendererForSitePerProcess"),
-        "kill_renderers needs a server started with NO_SPARE_RENDERER: {}",
-        browser.command()
-    );
     let all = mcp.descendants();
     let renderers: Vec<u32> = all
         .iter()
@@ -132,6 +118,8 @@ pub fn kill_renderers(mcp: &Mcp) {
         .collect();
     assert!(!renderers.is_empty(), "no renderer among {all:?}");
     procs::signal(&renderers, libc::SIGKILL);
+    // Until the browser has reaped them it may still hand one out (its spare renderer) to
+    // the next page, whose navigation would then hang: wait until they are gone.
     let gone = procs::wait_until(Duration::from_secs(20), || {
         renderers
             .iter()

@@ -15,7 +15,7 @@ use crate::support::thirdparty::{
     assert_not_found, exec, exec_ok, json_body, list, open, page_url, section, EXECUTE, LIST,
     LIST_CHANGED, NOTIFIED,
 };
-use crate::support::{browser_main_process, started, started_with, Fixtures, PROMPT};
+use crate::support::{browser_main_process, started, Fixtures, PROMPT};
 use serde_json::json;
 
 // ---------------------------------------------------------------- never wedged
@@ -233,7 +233,7 @@ fn after_the_page_navigated_itself_old_tools_are_gone_and_new_ones_work() {
 #[test]
 fn a_renderer_crash_mid_call_is_reported_and_pages_work_afterwards() {
     let fx = Fixtures::start();
-    let mcp = started_with(&[crate::support::NO_SPARE_RENDERER]);
+    let mcp = started();
     open(&mcp, &fx, "values.html");
     let hanging = call_async(
         &mcp,
