@@ -4,7 +4,7 @@
 
 use super::frames;
 use super::host::{Host, RawEvent};
-use super::pages::{self, Dialog, PageId};
+use super::pages::{self, CrashReport, Dialog, PageId};
 use crate::cdp::generated::{inspector, page as cdp_page, runtime, target};
 use crate::error::Error;
 use crate::log::log;
@@ -42,7 +42,7 @@ fn apply<H: Host>(cx: &mut H, event: &RawEvent) -> Option<Source> {
         return Some(Source::Frame(page));
     };
     if event.is::<inspector::TargetCrashedEvent>() {
-        crashed(cx, session);
+        crashed(cx, session, CrashReport::PageSession);
     } else if let Some(e) = event.decode::<cdp_page::FrameNavigatedEvent>() {
         frame_navigated(cx, id, e.frame);
     } else if let Some(e) = event.decode::<cdp_page::LifecycleEventEvent>() {
@@ -79,7 +79,7 @@ fn browser_event<H: Host>(cx: &mut H, event: &RawEvent) {
             .by_target(&e.target_id)
             .map(|p| p.session.clone());
         match session {
-            Some(s) => crashed(cx, &s),
+            Some(s) => crashed(cx, &s, CrashReport::Browser),
             None => {
                 frames::target_crashed(cx, &e.target_id);
             }
@@ -125,10 +125,17 @@ fn frame_navigated<H: Host>(cx: &mut H, id: PageId, frame: cdp_page::Frame) {
     cx.document_changed(id);
 }
 
-fn crashed<H: Host>(cx: &mut H, session: &str) {
+/// A report of a crash of the page of `session`: the first of a crash's two reports ends
+/// what waited on the page; the second is dropped, whenever it comes.
+fn crashed<H: Host>(cx: &mut H, session: &str, report: CrashReport) {
     let Some(page) = cx.browser().pages.by_session_mut(session) else {
         return;
     };
+    if page.unpaired_crash.is_some_and(|first| first != report) {
+        page.unpaired_crash = None;
+        return;
+    }
+    page.unpaired_crash = Some(report);
     log!("page {} crashed", page.id);
     page.crashed = true;
     page.context = None;

@@ -34,6 +34,8 @@ pub(crate) struct Page {
     /// The main frame's default execution context (where page scripts and the shim live).
     pub context: Option<i64>,
     pub crashed: bool,
+    /// The one report so far of the page's last crash (see [`CrashReport`]).
+    pub unpaired_crash: Option<CrashReport>,
     pub dialog: Option<Dialog>,
     /// The main frame's current loader id (part of what makes a snapshot uid).
     pub loader_id: String,
@@ -46,6 +48,15 @@ pub(crate) struct Page {
     pub browser_context: Option<String>,
     /// The agent whose context it lives in: the only one that sees it.
     pub agent: AgentId,
+}
+
+/// Who reported a page's crash. The browser reports each crash twice, on the page's
+/// session (`Inspector.targetCrashed`) and on its own (`Target.targetCrashed`), and the
+/// second report may come after a navigation to recover has begun: it is the same crash.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CrashReport {
+    PageSession,
+    Browser,
 }
 
 /// One out-of-process iframe of a page: its own target and session.
@@ -213,6 +224,7 @@ pub(crate) fn attached<H: Host>(cx: &mut H, e: target::AttachedToTargetEvent) {
         loaded_loader: None,
         context: None,
         crashed: false,
+        unpaired_crash: None,
         dialog: None,
         loader_id: String::new(),
         frames: Vec::new(),

@@ -3,6 +3,7 @@
 //! test says, so orders a real browser shows only under load are played every time.
 
 mod all_pages;
+mod crashes;
 mod dispatch;
 mod frames;
 mod input_frames;
