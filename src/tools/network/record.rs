@@ -247,18 +247,35 @@ impl Log {
         let answered = id
             .and_then(|id| self.find(id))
             .map(|r| r.response.as_ref().map(|a| a.raw_headers));
-        match (id, answered) {
-            (Some(id), Some(Some(false))) => self.update(id, |r| {
+        // Whose raw answer it is: the request's, when its answer came without one; the hop's
+        // before it, when that hop's redirect answer comes after the request went on.
+        let owner = match (id, answered) {
+            (Some(id), Some(Some(false))) => Some(id),
+            (Some(id), Some(None)) => self.hop_without_raw(id, raw.status),
+            _ => None,
+        };
+        match owner {
+            Some(id) => self.update(id, |r| {
                 r.response = r.response.take().map(|a| a.with_raw(Some(raw)));
             }),
             // The answer is still to come.
-            _ => {
+            None => {
                 let early = &mut self.early(&e.request_id).responses;
                 if early.len() < MAX_EARLY_RESPONSES {
                     early.push_back(raw);
                 }
             }
         }
+    }
+
+    /// The hop before request `id` when it ended with a redirect answered `status` whose
+    /// raw headers have not come. The raw answer of a redirect may come after the request
+    /// went on to its next URL: it is that hop's, not the next one's.
+    fn hop_without_raw(&self, id: u64, status: Option<u16>) -> Option<u64> {
+        let status = status.filter(|s| (300..400).contains(s))?;
+        let hop = *self.find(id)?.redirected_from.last()?;
+        let answer = self.find(hop)?.response.as_ref()?;
+        (answer.status == status && !answer.raw_headers).then_some(hop)
     }
 
     fn response_received(&mut self, e: &ResponseReceivedEvent) {
@@ -613,6 +630,49 @@ mod tests {
             .filter_map(|id| log.find(*id).map(|r| r.status()))
             .collect();
         assert_eq!(statuses, ["302", "200"]);
+    }
+
+    #[test]
+    fn a_hops_raw_answer_that_comes_after_the_request_went_on_is_still_the_hops() {
+        let mut log = Log::default();
+        sent(&mut log, "r", "Fetch");
+        // The order a loaded browser showed: the redirect first, both raw answers after it.
+        on(
+            &mut log,
+            RequestWillBeSentEvent::NAME,
+            json!({"requestId": "r", "loaderId": "r", "type": "Fetch", "timestamp": 2.0,
+                "request": {"url": "http://h/next", "method": "GET", "headers": {}},
+                "redirectResponse": {"status": 302, "headers": {"Location": "/next"}}}),
+        );
+        for (status, header) in [(302, "hop"), (200, "last")] {
+            on(
+                &mut log,
+                ResponseReceivedExtraInfoEvent::NAME,
+                json!({"requestId": "r", "statusCode": status, "headers": {"X-Raw": header}}),
+            );
+        }
+        on(
+            &mut log,
+            ResponseReceivedEvent::NAME,
+            json!({"requestId": "r", "type": "Fetch", "timestamp": 3.0,
+                "response": {"status": 200, "headers": {}, "mimeType": "text/plain"}}),
+        );
+        let answers: Vec<_> = [1, 2]
+            .iter()
+            .filter_map(|id| log.find(*id))
+            .map(|r| {
+                let raw = r.response.as_ref().map(|a| a.headers.clone());
+                (r.status(), raw)
+            })
+            .collect();
+        let raw = |v: &str| Some(vec![("x-raw".to_owned(), v.to_owned())]);
+        assert_eq!(
+            answers,
+            [
+                ("302".to_owned(), raw("hop")),
+                ("200".to_owned(), raw("last"))
+            ]
+        );
     }
 
     #[test]
