@@ -122,19 +122,11 @@ fn one_agents_emulation_never_reaches_another_agents_pages() {
     assert_eq!(a.eval(online), json!(false));
     let failed = "async () => fetch('/echo?a2').then(() => 'fetched', () => 'failed')";
     assert_eq!(a.eval(failed), json!("failed"));
-    for page in page_ids(&b) {
+    for page in b.page_ids() {
         b.call_ok("select_page", json!({"pageId": page}));
         assert_eq!(b.eval(online), json!(true));
         echoed(&b, &fx, &format!("b-online-{page}"));
     }
-}
-
-/// The page ids a `list_pages` answer shows.
-fn page_ids(session: &Session) -> Vec<u64> {
-    let listed = session.call_ok("list_pages", json!({}));
-    let lines = listed.text.lines().skip_while(|l| *l != "## Pages").skip(1);
-    let ids = lines.map_while(|l| l.split_once(": ")?.0.parse().ok());
-    ids.collect()
 }
 
 /// A scratch folder under the test's temp directory, removed at the end.

@@ -167,6 +167,15 @@ impl Session<'_> {
         result
     }
 
+    /// The page ids a `list_pages` answer shows.
+    pub fn page_ids(&self) -> Vec<u64> {
+        let listed = self.call_ok("list_pages", json!({}));
+        // Its `## Pages` lines: `<id>: <title> (<url>)`.
+        let lines = listed.text.lines().skip_while(|l| *l != "## Pages").skip(1);
+        let ids = lines.map_while(|l| l.split_once(": ")?.0.parse().ok());
+        ids.collect()
+    }
+
     /// What `evaluate_script` returned for `function`, as JSON.
     pub fn eval(&self, function: &str) -> Value {
         let r = self.call_ok("evaluate_script", json!({ "function": function }));
