@@ -5,7 +5,9 @@
    one keep-alive HTTP connection to a `--port` server (a handshake session), alternating in
    rounds so that both sides see the same machine load;
 2. memory: N agents with one page each — N stdio servers (N browsers) against one `--port`
-   server with N sessions (one browser, N contexts) — as the PSS of every browser process.
+   server with N sessions (one browser, N contexts) — as the PSS of every browser process
+   (with its anonymous, file-backed and shared-memory parts), and as the memory they hold with
+   each physical page counted once, which other processes mapping the same files do not move.
 
     python3 benches/http_agents.py target/release/devtools-mcp [--agents 8] [--calls 400]
 
@@ -14,6 +16,7 @@ an HTTP response read; the figures are end to end as an agent's client would see
 """
 
 import argparse
+import array
 import http.client
 import http.server
 import json
@@ -182,17 +185,73 @@ def descendants(pid):
 
 
 def browser_pss_mb(server_pids):
-    """PSS of every process below the servers (the browsers), in MB; and how many."""
-    total, count = 0, 0
+    """The PSS of every process below the servers (the browsers), in MB, with its anonymous,
+    file-backed and shared-memory parts; and how many processes."""
+    parts, count = {"Pss": 0, "Pss_Anon": 0, "Pss_File": 0, "Pss_Shmem": 0}, 0
     for pid in server_pids:
         for p in descendants(pid):
             try:
                 with open(f"/proc/{p}/smaps_rollup") as f:
-                    kb = int(re.search(r"^Pss:\s+(\d+) kB", f.read(), re.M).group(1))
-                total, count = total + kb, count + 1
-            except (OSError, AttributeError):
-                pass
-    return total / 1024, count
+                    rollup = f.read()
+            except OSError:
+                continue
+            for key in parts:
+                found = re.search(rf"^{key}:\s+(\d+) kB", rollup, re.M)
+                parts[key] += int(found.group(1)) / 1024 if found else 0
+            count += 1
+    return parts, count
+
+
+def resident_ranges(pid):
+    """The address ranges of a process that have resident pages."""
+    ranges, current = [], None
+    with open(f"/proc/{pid}/smaps") as f:
+        for line in f:
+            first = line.split(None, 1)[0]
+            if "-" in first and not first.endswith(":"):
+                current = tuple(int(x, 16) for x in first.split("-"))
+            elif first == "Rss:" and current and int(line.split()[1]) > 0:
+                ranges.append(current)
+    return ranges
+
+
+def held_once_mb(server_pids):
+    """The memory the browsers hold, each physical page counted once however many of their
+    processes map it (page frame numbers from /proc/PID/pagemap; root only, else None). PSS
+    also splits a page with processes outside the set, such as other browsers of the same
+    executable running on the machine: its file-backed part falls when they run; this does not."""
+    frames, mask = set(), (1 << 55) - 1
+    for pid in server_pids:
+        for p in descendants(pid):
+            try:
+                ranges = resident_ranges(p)
+                fd = os.open(f"/proc/{p}/pagemap", os.O_RDONLY)
+            except OSError:
+                continue
+            try:
+                for lo, hi in ranges:
+                    entries = array.array("Q")
+                    entries.frombytes(os.pread(fd, ((hi - lo) >> 12) * 8, (lo >> 12) * 8))
+                    frames.update(e & mask for e in entries if e >> 63)
+            except OSError:
+                pass  # the process ended meanwhile
+            finally:
+                os.close(fd)
+    if frames <= {0}:
+        return None  # frame numbers are hidden from this user
+    return len(frames) * 4096 / 1048576
+
+
+def held(server_pids):
+    """PSS with its parts, the memory held counted once, and the process count."""
+    parts, count = browser_pss_mb(server_pids)
+    return parts, held_once_mb(server_pids), count
+
+
+def describe(parts, once, count):
+    once_text = f", {once:.0f} MB counted once" if once else ""
+    return (f"{parts['Pss']:.0f} MB PSS (anon {parts['Pss_Anon']:.0f}, file {parts['Pss_File']:.0f}, "
+            f"shmem {parts['Pss_Shmem']:.0f}){once_text} in {count} processes")
 
 
 def settle():
@@ -204,7 +263,7 @@ def memory(binary, page, agents):
     for s in servers:
         call(s, "navigate_page", {"url": page})
     settle()
-    stdio_mb, stdio_n = browser_pss_mb([s.proc.pid for s in servers])
+    stdio = held([s.proc.pid for s in servers])
     for s in servers:
         s.close()
     proc, addr = start_http(binary)
@@ -212,10 +271,13 @@ def memory(binary, page, agents):
     for s in sessions:
         call(s, "navigate_page", {"url": page})
     settle()
-    http_mb, http_n = browser_pss_mb([proc.pid])
-    print(f"{agents} agents, a page each: {agents} stdio servers' browsers {stdio_mb:.0f} MB PSS in "
-          f"{stdio_n} processes; one --port server's browser {http_mb:.0f} MB in {http_n} "
-          f"processes: {http_mb / stdio_mb:.3f}x")
+    http = held([proc.pid])
+    print(f"{agents} agents, a page each: {agents} stdio servers' browsers {describe(*stdio)}")
+    print(f"  one --port server's browser {describe(*http)}")
+    ratio = f"{http[0]['Pss'] / stdio[0]['Pss']:.3f}x PSS"
+    if http[1] and stdio[1]:
+        ratio += f", {http[1] / stdio[1]:.3f}x counted once"
+    print(f"  --port / stdio: {ratio}")
     for s in sessions:
         s.close()
     proc.terminate()

@@ -99,6 +99,14 @@ impl Agents {
         found.map_or(AgentId::DEFAULT, |(id, _)| *id)
     }
 
+    /// Whether the server made `context` (an agent's isolated home or a named context): the
+    /// browser-wide commands about a page in it must name it, or they reach the default context.
+    pub(crate) fn made(&self, context: &str) -> bool {
+        self.map
+            .values()
+            .any(|a| a.contexts().any(|c| c == context))
+    }
+
     /// The name `new_page` gave `context`, if it is one of the agent's named contexts.
     pub(crate) fn context_name(&self, agent: AgentId, context: &str) -> Option<&str> {
         let a = self.map.get(&agent)?;

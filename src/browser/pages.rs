@@ -132,6 +132,14 @@ impl<H> Pages<H> {
         self.agents.context_name(page.agent, id)
     }
 
+    /// The context the page is in when the server made it; `None` for the browser's default
+    /// context (and any the server did not make), which browser-wide commands reach by naming
+    /// no context.
+    pub(crate) fn made_context(&self, page: &Page) -> Option<String> {
+        let id = page.browser_context.as_deref()?;
+        self.agents.made(id).then(|| id.to_owned())
+    }
+
     pub(crate) fn get(&self, id: PageId) -> Option<&Page> {
         self.list.iter().find(|p| p.id == id)
     }

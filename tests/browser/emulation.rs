@@ -61,16 +61,16 @@ fn everything_is_emulated(mcp: &Mcp) {
     assert_eq!(seen, json!([true, 400, 300, 2, "TestAgent/1.0", true]));
 }
 
+/// The page's position, or the error it got.
+const POSITION: &str = "() => new Promise(resolve => navigator.geolocation.getCurrentPosition(p => resolve([p.coords.latitude, p.coords.longitude]), e => resolve('error ' + e.code + ': ' + e.message), {timeout: 5000}))";
+
 /// The screenshot, the position and the requests follow the emulation.
 fn screenshot_position_and_requests(mcp: &Mcp, fx: &Fixtures) {
     // The screenshot follows the emulated viewport and pixel ratio.
     let (_, png) = image(&mcp.call_ok("take_screenshot", json!({})));
     assert_eq!(png_size(&png), (800, 600));
 
-    let position = eval(
-        mcp,
-        "() => new Promise(resolve => navigator.geolocation.getCurrentPosition(p => resolve([p.coords.latitude, p.coords.longitude]), e => resolve('error ' + e.code + ': ' + e.message), {timeout: 5000}))",
-    );
+    let position = eval(mcp, POSITION);
     assert_eq!(position, json!([48.8584, 2.2945]));
 
     // Requests carry the user agent and the extra header.
@@ -145,6 +145,17 @@ fn another_page_is_not_affected(mcp: &Mcp, fx: &Fixtures) {
         "() => matchMedia('(prefers-color-scheme: dark)').matches",
     );
     assert_eq!(seen, json!(false));
+}
+
+#[test]
+fn the_position_is_granted_to_a_page_in_an_isolated_context_too() {
+    let fx = Fixtures::start();
+    let mcp = started();
+    let url = fx.url("/screenshot/plain.html");
+    mcp.call_ok("new_page", json!({"url": url, "isolatedContext": "geo"}));
+    mcp.call_ok("emulate", json!({"geolocation": "48.8584,2.2945"}));
+    // The permission goes to the page's own context, not the browser's default one.
+    assert_eq!(eval(&mcp, POSITION), json!([48.8584, 2.2945]));
 }
 
 #[test]

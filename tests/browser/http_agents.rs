@@ -10,7 +10,7 @@ use serde_json::json;
 use std::time::Duration;
 
 use crate::support::calls::assert_error;
-use crate::support::mcp_http::{next_event, open_stream, stateless_call, HttpServer, Session};
+use crate::support::mcp_http::{next_event, open_stream, stateless_call, HttpServer};
 use crate::support::procs::{children, descendants, wait_until, Proc};
 use crate::support::Fixtures;
 
@@ -19,15 +19,6 @@ fn renderers(server: &HttpServer) -> usize {
     let all = descendants(server.process.pid());
     let renderer = |p: &&Proc| p.command().contains("--type=renderer");
     all.iter().filter(renderer).count()
-}
-
-/// The page ids a `list_pages` answer shows.
-fn page_ids(session: &Session) -> Vec<u64> {
-    let listed = session.call_ok("list_pages", json!({}));
-    // Its `## Pages` lines: `<id>: <title> (<url>)`.
-    let lines = listed.text.lines().skip_while(|l| *l != "## Pages").skip(1);
-    let ids = lines.map_while(|l| l.split_once(": ")?.0.parse().ok());
-    ids.collect()
 }
 
 #[test]
@@ -43,11 +34,11 @@ fn two_sessions_are_two_agents_that_never_see_each_others_pages_or_cookies() {
     let set = "() => { document.cookie = 'who=a; path=/'; localStorage.who = 'a'; return document.cookie }";
     let cookie = a.call_ok("evaluate_script", json!({"function": set}));
     assert!(cookie.text.contains("who=a"), "{}", cookie.text);
-    let a_pages = page_ids(&a);
+    let a_pages = a.page_ids();
 
     // B's pages are its own, in a context of its own: the same origin keeps nothing of A's.
     b.call_ok("navigate_page", json!({"url": url}));
-    let b_pages = page_ids(&b);
+    let b_pages = b.page_ids();
     assert!(
         b_pages.iter().all(|p| !a_pages.contains(p)),
         "{a_pages:?} {b_pages:?}"
@@ -65,8 +56,8 @@ fn two_sessions_are_two_agents_that_never_see_each_others_pages_or_cookies() {
         let closed = b.call("close_page", json!({"pageId": id}));
         assert!(closed.is_error, "B closed page {id}: {}", closed.text);
     }
-    assert_eq!(page_ids(&a), a_pages);
-    assert_eq!(page_ids(&b), b_pages);
+    assert_eq!(a.page_ids(), a_pages);
+    assert_eq!(b.page_ids(), b_pages);
     let still = a.call_ok("evaluate_script", json!({"function": read}));
     assert!(
         still.text.contains(r#"[\"who=a\",\"a\"]"#),
@@ -80,7 +71,7 @@ fn a_slow_call_in_one_agent_holds_up_no_other_and_deleting_a_session_ends_its_ag
     let server = HttpServer::start(&[], &[]);
     let a = server.session("/mcp");
     let b = server.session("/mcp");
-    page_ids(&a);
+    a.page_ids();
     let wait = "() => new Promise(resolve => { window.release = resolve })";
     let slow = thread::scope(|s| {
         let slow = s.spawn(|| a.call("evaluate_script", json!({"function": wait})));
@@ -131,14 +122,14 @@ fn a_slow_call_in_one_agent_holds_up_no_other_and_deleting_a_session_ends_its_ag
     assert_eq!(after.status, 404, "{}", after.text());
     assert_eq!(a.delete().status, 404);
     // The other agent goes on.
-    assert!(!page_ids(&b).is_empty());
+    assert!(!b.page_ids().is_empty());
 }
 
 #[test]
 fn the_browser_keeps_no_tab_that_no_agent_uses_and_serves_on_with_none() {
     let server = HttpServer::start(&[], &[]);
     let a = server.session("/mcp");
-    assert_eq!(page_ids(&a).len(), 1);
+    assert_eq!(a.page_ids().len(), 1);
     let browser = |server: &HttpServer| {
         let children = children(server.process.pid());
         children.iter().map(|p| p.pid).collect::<Vec<_>>()
@@ -152,7 +143,7 @@ fn the_browser_keeps_no_tab_that_no_agent_uses_and_serves_on_with_none() {
     assert!(none, "{} renderers with no agent", renderers(&server));
     // The same browser, with no tab at all, serves the next agent.
     let b = server.session("/mcp");
-    assert_eq!(page_ids(&b).len(), 1);
+    assert_eq!(b.page_ids().len(), 1);
     assert_eq!(browser(&server), started);
 }
 
@@ -226,7 +217,7 @@ fn a_page_tool_change_is_announced_on_its_own_agents_get_stream_only() {
     let b = server.session("/mcp");
     let mut a_stream = open_stream(&server, &a.id);
     let mut b_stream = open_stream(&server, &b.id);
-    page_ids(&b);
+    b.page_ids();
 
     // A's page registers tools after load: A hears of it on its GET stream.
     a.call_ok("navigate_page", json!({"url": late}));

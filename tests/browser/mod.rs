@@ -14,6 +14,7 @@ mod file_safety;
 mod flags;
 mod frames;
 mod http_agents;
+mod http_isolation;
 mod input;
 mod inspect;
 mod mcp_2026;

@@ -62,12 +62,16 @@ pub fn assert_error(result: &ToolResult, message: &str) {
 /// the JSON value it answered with.
 pub fn eval(mcp: &Mcp, function: &str) -> Value {
     let r = mcp.call_ok("evaluate_script", json!({ "function": function }));
-    let body = r
-        .text
+    returned_value(&r.text)
+}
+
+/// The value in an `evaluate_script` answer's JSON block.
+pub fn returned_value(text: &str) -> Value {
+    let body = text
         .split("```json\n")
         .nth(1)
         .and_then(|rest| rest.split("\n```").next())
-        .unwrap_or_else(|| panic!("no JSON block in {:?}", r.text));
+        .unwrap_or_else(|| panic!("no JSON block in {text:?}"));
     serde_json::from_str(body).unwrap_or_else(|e| panic!("bad JSON {body:?}: {e}"))
 }
 

@@ -4,6 +4,7 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
+use std::path::Path;
 use std::time::Duration;
 
 use serde_json::{json, Value};
@@ -57,8 +58,33 @@ impl HttpServer {
 
     /// A new handshake session on `path` (`/mcp` or `/mcp/<name>`), initialized.
     pub fn session(&self, path: &str) -> Session<'_> {
+        self.session_with(path, json!({}))
+    }
+
+    /// A new handshake session whose client has `roots`: the server asks for them with
+    /// `roots/list` on the session's GET stream once it is initialized, and this answers. The
+    /// stream is returned open (the server's later requests come on it).
+    pub fn session_with_roots(
+        &self,
+        path: &str,
+        roots: &[&Path],
+    ) -> (Session<'_>, BufReader<TcpStream>) {
+        let session = self.session_with(path, json!({"roots": {"listChanged": true}}));
+        let mut stream = open_stream(self, &session.id);
+        let ask = next_request(&mut stream, "roots/list");
+        let roots: Vec<Value> = roots
+            .iter()
+            .map(|r| json!({"uri": format!("file://{}", r.display())}))
+            .collect();
+        let answer = json!({"jsonrpc": "2.0", "id": ask["id"], "result": {"roots": roots}});
+        assert_eq!(session.post(&answer).status, 202);
+        (session, stream)
+    }
+
+    /// A new handshake session on `path` whose client declares `capabilities`, initialized.
+    fn session_with(&self, path: &str, capabilities: Value) -> Session<'_> {
         let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
+            "protocolVersion": "2025-06-18", "capabilities": capabilities,
             "clientInfo": {"name": "devtools-mcp-tests", "version": "0.0.0"}}});
         let reply = self.request("POST", path, &ACCEPT_BOTH, init.to_string().as_bytes());
         assert_eq!(reply.status, 200, "initialize: {}", reply.text());
@@ -141,6 +167,21 @@ impl Session<'_> {
         result
     }
 
+    /// The page ids a `list_pages` answer shows.
+    pub fn page_ids(&self) -> Vec<u64> {
+        let listed = self.call_ok("list_pages", json!({}));
+        // Its `## Pages` lines: `<id>: <title> (<url>)`.
+        let lines = listed.text.lines().skip_while(|l| *l != "## Pages").skip(1);
+        let ids = lines.map_while(|l| l.split_once(": ")?.0.parse().ok());
+        ids.collect()
+    }
+
+    /// What `evaluate_script` returned for `function`, as JSON.
+    pub fn eval(&self, function: &str) -> Value {
+        let r = self.call_ok("evaluate_script", json!({ "function": function }));
+        super::calls::returned_value(&r.text)
+    }
+
     pub fn delete(&self) -> HttpReply {
         let headers = [("Mcp-Session-Id", self.id.as_str())];
         self.server.request("DELETE", &self.path, &headers, b"")
@@ -211,6 +252,16 @@ pub fn next_event(reader: &mut BufReader<TcpStream>) -> Option<Value> {
         }
         if let Some(data) = line.strip_prefix("data: ") {
             return serde_json::from_str(data.trim()).ok();
+        }
+    }
+}
+
+/// The server's next request `method` on a stream, notifications before it skipped.
+pub fn next_request(reader: &mut BufReader<TcpStream>, method: &str) -> Value {
+    loop {
+        let event = next_event(reader).unwrap_or_else(|| panic!("no {method} on the stream"));
+        if event["method"] == method && event.get("id").is_some() {
+            return event;
         }
     }
 }

@@ -43,14 +43,22 @@ fn with_url_rules(
     })
 }
 
+/// The page the commands are for.
+pub(super) struct Target<'a> {
+    /// Its session.
+    pub(super) session: &'a str,
+    /// Its browser context, when the server made it (else the default one).
+    pub(super) context: Option<String>,
+}
+
 /// The commands that take the page from `previous` to `next`.
 pub(super) fn commands(
     previous: &State,
     next: &State,
     headers: Option<&Map<String, Value>>,
-    session: &str,
+    target: Target,
 ) -> Vec<Command> {
-    let page = Some(session);
+    let page = Some(target.session);
     let (state, rule) = network_params(next.network.as_deref());
     // The state navigator.onLine and navigator.connection report, then the throttling itself.
     let mut out = vec![command(page, state), with_url_rules(page, rule)];
@@ -64,8 +72,10 @@ pub(super) fn commands(
         Some((latitude, longitude)) => {
             // Without the permission, navigator.geolocation refuses to answer in a headless
             // browser, and the override would be invisible to the page.
+            // Granted in the page's own context: another agent's pages get nothing of it.
             let grant = cdp_browser::GrantPermissionsParams {
                 permissions: vec![cdp_browser::PermissionType::Geolocation],
+                browser_context_id: target.context,
                 ..Default::default()
             };
             out.push(command(None, grant));

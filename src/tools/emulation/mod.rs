@@ -112,16 +112,22 @@ impl Emulation {
         if let Some(message) = dialogs::blocked(cx, page) {
             return call::fail(cx, self.call, message);
         }
-        let (session, previous) = match cx.browser.pages.get(page) {
-            Some(p) => (p.session.clone(), cx.emulation.entry(page).clone()),
+        let pages = &cx.browser.pages;
+        let (session, context) = match pages.get(page) {
+            Some(p) => (p.session.clone(), pages.made_context(p)),
             None => return call::fail(cx, self.call, pages::no_such_page(page)),
         };
+        let previous = cx.emulation.entry(page).clone();
         self.next.extra_headers = match &self.headers {
             Some(h) if h.is_empty() => None,
             Some(h) => Some(h.clone()),
             None => previous.extra_headers.clone(),
         };
-        let commands = commands(&previous, &self.next, self.headers.as_ref(), &session);
+        let target = commands::Target {
+            session: &session,
+            context,
+        };
+        let commands = commands(&previous, &self.next, self.headers.as_ref(), target);
         self.reload = needs_reload(&previous, &self.next);
         unless_dialog(
             cx,
