@@ -25,6 +25,7 @@ const MATCHED: &[&str] = &[
     "get_heapsnapshot_duplicate_strings",
     "compare_heapsnapshots",
     "query_heapsnapshot_objects",
+    "analyze_heapsnapshot_contexts",
     "close_heapsnapshot",
 ];
 
