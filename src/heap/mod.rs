@@ -267,4 +267,6 @@ impl Snapshot {
 }
 
 #[cfg(test)]
+mod contexts_tests;
+#[cfg(test)]
 mod tests;
