@@ -1,8 +1,8 @@
 //! The heap snapshot tools against the reference's own answers: `tests/fixtures/heap/` keeps
-//! two snapshots of a leaky page and what chrome-devtools-mcp 1.11.0 answered to a few hundred
-//! questions about them (`capture.py` recorded both). Every question to a tool this server
-//! offers is asked again, in the same order, and the texts must be identical. No browser:
-//! the tools read files.
+//! two snapshots of a leaky page, one of a page of closures holding dead variables, and what
+//! chrome-devtools-mcp 1.11.0 answered to a few hundred questions about them (`capture.py`
+//! recorded them). Every question to a tool this server offers is asked again, in the same
+//! order, and the texts must be identical. No browser: the tools read files.
 
 use std::fs::{self, File};
 use std::io;
@@ -33,12 +33,12 @@ fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/heap")
 }
 
-/// The two snapshots unpacked into a fresh folder (the server's temp directory).
+/// The snapshots unpacked into a fresh folder (the server's temp directory).
 fn unpacked() -> PathBuf {
     let dir = std::env::temp_dir().join(format!("heap-answers-{}", std::process::id()));
     let _ = fs::remove_dir_all(&dir);
     fs::create_dir_all(&dir).unwrap();
-    for name in ["before", "after"] {
+    for name in ["before", "after", "closures"] {
         let gz = File::open(fixtures().join(format!("{name}.heapsnapshot.gz"))).unwrap();
         let mut out = File::create(dir.join(format!("{name}.heapsnapshot"))).unwrap();
         io::copy(&mut flate2::read::GzDecoder::new(gz), &mut out).unwrap();
