@@ -476,12 +476,13 @@ impl Found<'_> {
     /// The scope's contexts with dead variables, or `None` when it has none.
     fn classify(&self, entry: &Entry, budget: &mut Budget) -> Result<Option<ScopeReport>, String> {
         let g = &self.s.graph;
+        let variables = self.variables(entry);
         let mut contexts = Vec::new();
         for (context, values) in &entry.contexts {
             let mut dead_fields = Vec::new();
             let mut dead_size = 0.0;
-            for (&name, &value) in entry.field_names.iter().zip(values) {
-                let Some(var) = self.variable(entry.scope, g.strings.get(name)) else {
+            for ((&name, &value), &var) in entry.field_names.iter().zip(values).zip(&variables) {
+                let Some(var) = var else {
                     continue;
                 };
                 if self.read_by_live(entry.script, *context, var, budget)? {
@@ -522,12 +523,21 @@ impl Found<'_> {
         }))
     }
 
-    /// The scope's first context variable named `name`.
-    fn variable(&self, scope: u32, name: &str) -> Option<u32> {
+    /// For each of the entry's variable names, the first of its scope's variables so named:
+    /// found once per scope, not per context (a module's scope may have thousands).
+    fn variables(&self, entry: &Entry) -> Vec<Option<u32>> {
         let strings = &self.s.graph.strings;
-        self.embedded
-            .variables(scope)
-            .find(|&v| strings.get(self.embedded.name(v)) == name)
+        let mut by_name: HashMap<&str, u32> = HashMap::new();
+        for v in self.embedded.variables(entry.scope) {
+            by_name
+                .entry(strings.get(self.embedded.name(v)))
+                .or_insert(v);
+        }
+        entry
+            .field_names
+            .iter()
+            .map(|&n| by_name.get(strings.get(n)).copied())
+            .collect()
     }
 
     /// Whether a live function holding `context` is, or is inside, a scope that reads `var`.
