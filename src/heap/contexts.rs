@@ -92,23 +92,57 @@ impl ContextAnalysis {
     }
 }
 
-/// Counts the steps of the walks, up to a bound proportional to the snapshot.
-struct Budget {
-    left: u64,
+/// Bounds, in proportion to the snapshot, on the walks' steps (time) and on the pairs of
+/// live function and context they keep (memory).
+pub(super) struct Budget {
+    steps: u64,
+    pairs: u64,
 }
 
 impl Budget {
-    fn step(&mut self) -> Result<(), String> {
-        if self.left == 0 {
-            return Err("its closures and contexts are too entangled to analyse".into());
+    /// The bounds for a snapshot of `size` nodes and edges: far above what a page's heap
+    /// needs, far below what a hostile file could ask.
+    fn of_size(size: u64) -> Budget {
+        Budget {
+            steps: 16 * size + (1 << 24),
+            pairs: size + (1 << 20),
         }
-        self.left -= 1;
+    }
+
+    /// Bounds of `steps` and `pairs`, to see them hold on a small snapshot.
+    #[cfg(test)]
+    pub(super) fn of(steps: u64, pairs: u64) -> Budget {
+        Budget { steps, pairs }
+    }
+
+    fn step(&mut self) -> Result<(), String> {
+        if self.steps == 0 {
+            return Err("following its closures and contexts takes too many steps".into());
+        }
+        self.steps -= 1;
         Ok(())
+    }
+
+    fn pair(&mut self) -> Result<(), String> {
+        if self.pairs == 0 {
+            return Err("its live closures hold too many contexts".into());
+        }
+        self.pairs -= 1;
+        self.step()
     }
 }
 
 /// The analysis of `s`; an error names what in the snapshot's scopes or graph stops it.
 pub(super) fn analyse(s: &Snapshot) -> Result<ContextAnalysis, String> {
+    let g = &s.graph;
+    analyse_within(
+        s,
+        Budget::of_size((g.node_count() + g.edge_type.len()) as u64),
+    )
+}
+
+/// The analysis of `s` within `budget`.
+pub(super) fn analyse_within(s: &Snapshot, mut budget: Budget) -> Result<ContextAnalysis, String> {
     let g = &s.graph;
     let embedded = super::scopes::build(
         &s.scope_sections,
@@ -116,10 +150,6 @@ pub(super) fn analyse(s: &Snapshot) -> Result<ContextAnalysis, String> {
         g.node_count(),
         g.strings.len(),
     )?;
-    let size = (g.node_count() + g.edge_type.len()) as u64;
-    let mut budget = Budget {
-        left: 16 * size + (1 << 24),
-    };
     let mut scan = scan(g);
     let live = live_functions(g, &scan, &mut budget)?;
     let (entries, without) = correlate(g, &mut scan.script_of, &scan.contexts, &embedded);
@@ -385,7 +415,7 @@ fn live_functions(g: &Graph, scan: &Scan, budget: &mut Budget) -> Result<Live, S
             if live.contains(&(function.0, function.1, at)) || !g.is_context(at) {
                 break;
             }
-            budget.step()?;
+            budget.pair()?;
             live.insert((function.0, function.1, at));
             context = internal(g, at, "previous");
         }

@@ -2,6 +2,7 @@
 //! reads one of its context's two variables, snapshots without contexts or scopes, and
 //! scope sections that are wrong.
 
+use super::contexts::{analyse_within, Budget};
 use super::Snapshot;
 
 /// A node: type, name, self size, and its edges (type, name, target node's position).
@@ -294,4 +295,19 @@ fn wrong_scope_sections_are_named_and_the_rest_still_answers() {
     let bad = sections().replace("[10,1]", "[10,1.5]");
     let e = Snapshot::read(snapshot(&page(), SCOPE_META, &bad).as_bytes(), None).err();
     assert!(e.unwrap_or_default().contains("invalid type"));
+}
+
+#[test]
+fn the_walks_stop_at_their_bounds() {
+    let s = load(&snapshot(&page(), SCOPE_META, &sections()));
+    // The closure's one context is one pair; reading `used` is one step up from scope 50.
+    assert!(analyse_within(&s, Budget::of(2, 1)).is_ok());
+    let e = analyse_within(&s, Budget::of(100, 0))
+        .err()
+        .unwrap_or_default();
+    assert!(e.contains("hold too many contexts"), "{e}");
+    let e = analyse_within(&s, Budget::of(1, 1))
+        .err()
+        .unwrap_or_default();
+    assert!(e.contains("too many steps"), "{e}");
 }
