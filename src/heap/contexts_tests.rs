@@ -292,9 +292,18 @@ fn wrong_scope_sections_are_named_and_the_rest_still_answers() {
         assert!(e.contains(wanted), "{wanted:?} not in {e:?}");
         assert_eq!(s.static_data().node_count, 19);
     }
-    let bad = sections().replace("[10,1]", "[10,1.5]");
-    let e = Snapshot::read(snapshot(&page(), SCOPE_META, &bad).as_bytes(), None).err();
-    assert!(e.unwrap_or_default().contains("invalid type"));
+    let read = |sections: &str| {
+        let text = snapshot(&page(), SCOPE_META, sections);
+        Snapshot::read(text.as_bytes(), None)
+            .err()
+            .unwrap_or_default()
+    };
+    assert!(read(&sections().replace("[10,1]", "[10,1.5]")).contains("invalid type"));
+    let e = read(&sections().replace("[10,1]", "[10,4294967296]"));
+    assert!(
+        e.contains("the scope_uses array holds 4294967296, beyond 32 bits"),
+        "{e}"
+    );
 }
 
 #[test]

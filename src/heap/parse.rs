@@ -1,8 +1,8 @@
 //! Reads a `.heapsnapshot` (plain or gzip) as it streams: the `snapshot` header first, then
 //! the flat `nodes`, `edges`, `locations` and `strings` arrays go straight into typed
-//! columns, one number or string at a time (the embedded scope sections into `scopes`). The JSON text is never held, and nothing of the
-//! file is trusted: a wrong field count, an unknown type or a number out of range is an
-//! error that names it.
+//! columns, one number or string at a time (the embedded scope sections into `scopes`).
+//! The JSON text is never held, and nothing of the file is trusted: a wrong field count, an
+//! unknown type or a number out of range is an error that names it.
 
 use std::fmt;
 use std::io::{BufRead, BufReader, Read};
@@ -11,7 +11,7 @@ use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::scopes::{NumbersSeed, Sections};
+use super::scopes::Sections;
 use super::strings::Strings;
 
 /// What the `snapshot` header says of the layout.
@@ -311,9 +311,9 @@ impl<'de> Visitor<'de> for &mut Top {
                     let (width, at) = (layout.location_fields, layout.location_slots);
                     map.next_value_seed(LocationsSeed(&mut self.locations, width, at))?;
                 }
-                "scopes" => map.next_value_seed(NumbersSeed(&mut self.scopes.scopes))?,
-                "scope_context_vars" => map.next_value_seed(NumbersSeed(&mut self.scopes.vars))?,
-                "scope_uses" => map.next_value_seed(NumbersSeed(&mut self.scopes.uses))?,
+                "scopes" | "scope_context_vars" | "scope_uses" => {
+                    map.next_value_seed(self.scopes.seed(&key))?
+                }
                 "strings" => {
                     let mut strings = Strings::new();
                     map.next_value_seed(StringsSeed(&mut strings))?;

@@ -17,14 +17,23 @@ pub(super) struct Sections {
     pub scope_fields: Vec<String>,
     pub var_fields: Vec<String>,
     pub use_fields: Vec<String>,
-    pub scopes: Vec<i64>,
-    pub vars: Vec<i64>,
-    pub uses: Vec<i64>,
+    pub scopes: Vec<i32>,
+    pub vars: Vec<i32>,
+    pub uses: Vec<i32>,
 }
 
 impl Sections {
+    /// Where the section `key` (`scopes`, `scope_context_vars` or `scope_uses`) is read into.
+    pub(super) fn seed(&mut self, key: &str) -> NumbersSeed<'_> {
+        match key {
+            "scopes" => NumbersSeed(&mut self.scopes, "scopes"),
+            "scope_context_vars" => NumbersSeed(&mut self.vars, "scope_context_vars"),
+            _ => NumbersSeed(&mut self.uses, "scope_uses"),
+        }
+    }
+
     pub(super) fn bytes(&self) -> usize {
-        (self.scopes.capacity() + self.vars.capacity() + self.uses.capacity()) * 8
+        (self.scopes.capacity() + self.vars.capacity() + self.uses.capacity()) * 4
     }
 }
 
@@ -111,7 +120,7 @@ fn fields(names: &[String], wanted: &[&str], meta: &str) -> Result<Fields, Strin
 
 /// The records of `section` (named `name`), each as the wanted fields' values.
 fn records<'a, const N: usize>(
-    section: &'a [i64],
+    section: &'a [i32],
     f: &'a Fields,
     name: &str,
 ) -> Result<impl Iterator<Item = [i64; N]> + 'a, String> {
@@ -123,7 +132,7 @@ fn records<'a, const N: usize>(
     }
     Ok(section
         .chunks_exact(f.width)
-        .map(|r| std::array::from_fn(|i| r[f.at[i]])))
+        .map(|r| std::array::from_fn(|i| r[f.at[i]] as i64)))
 }
 
 /// A count or index that must be a whole number from 0 to `limit`.
@@ -302,8 +311,9 @@ fn link_uses(e: &mut Embedded, s: &Sections, f: &Fields, counts: &[i64]) -> Resu
     Ok(())
 }
 
-/// A section's numbers, read as they stream.
-pub(super) struct NumbersSeed<'a>(pub &'a mut Vec<i64>);
+/// A section's numbers, read as they stream: whole numbers of 32 bits (as V8 writes them),
+/// so that a section costs at most twice its text.
+pub(super) struct NumbersSeed<'a>(&'a mut Vec<i32>, &'static str);
 
 impl<'de> DeserializeSeed<'de> for NumbersSeed<'_> {
     type Value = ();
@@ -315,11 +325,14 @@ impl<'de> DeserializeSeed<'de> for NumbersSeed<'_> {
 impl<'de> Visitor<'de> for NumbersSeed<'_> {
     type Value = ();
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a scope section: integers")
+        write!(f, "the {} array: integers", self.1)
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         while let Some(v) = seq.next_element::<i64>()? {
+            let v = i32::try_from(v).map_err(|_| {
+                de::Error::custom(format!("the {} array holds {v}, beyond 32 bits", self.1))
+            })?;
             self.0.push(v);
         }
         Ok(())
