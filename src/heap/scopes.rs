@@ -20,15 +20,23 @@ pub(super) struct Sections {
     pub scopes: Vec<i32>,
     pub vars: Vec<i32>,
     pub uses: Vec<i32>,
+    /// The first number that is not a 32-bit whole number, named: the analysis refuses the
+    /// sections, and every other question still answers.
+    problem: Option<String>,
 }
 
 impl Sections {
     /// Where the section `key` (`scopes`, `scope_context_vars` or `scope_uses`) is read into.
     pub(super) fn seed(&mut self, key: &str) -> NumbersSeed<'_> {
-        match key {
-            "scopes" => NumbersSeed(&mut self.scopes, "scopes"),
-            "scope_context_vars" => NumbersSeed(&mut self.vars, "scope_context_vars"),
-            _ => NumbersSeed(&mut self.uses, "scope_uses"),
+        let (out, name) = match key {
+            "scopes" => (&mut self.scopes, "scopes"),
+            "scope_context_vars" => (&mut self.vars, "scope_context_vars"),
+            _ => (&mut self.uses, "scope_uses"),
+        };
+        NumbersSeed {
+            out,
+            problem: &mut self.problem,
+            name,
         }
     }
 
@@ -154,6 +162,9 @@ pub(super) fn build(
 ) -> Result<Embedded, String> {
     if s.scope_fields.is_empty() {
         return Ok(Embedded::default());
+    }
+    if let Some(problem) = &s.problem {
+        return Err(problem.clone());
     }
     let wanted = [
         "script_node_index",
@@ -313,7 +324,11 @@ fn link_uses(e: &mut Embedded, s: &Sections, f: &Fields, counts: &[i64]) -> Resu
 
 /// A section's numbers, read as they stream: whole numbers of 32 bits (as V8 writes them),
 /// so that a section costs at most twice its text.
-pub(super) struct NumbersSeed<'a>(&'a mut Vec<i32>, &'static str);
+pub(super) struct NumbersSeed<'a> {
+    out: &'a mut Vec<i32>,
+    problem: &'a mut Option<String>,
+    name: &'static str,
+}
 
 impl<'de> DeserializeSeed<'de> for NumbersSeed<'_> {
     type Value = ();
@@ -325,15 +340,22 @@ impl<'de> DeserializeSeed<'de> for NumbersSeed<'_> {
 impl<'de> Visitor<'de> for NumbersSeed<'_> {
     type Value = ();
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        write!(f, "the {} array: integers", self.1)
+        write!(f, "the {} array: numbers", self.name)
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while let Some(v) = seq.next_element::<i64>()? {
-            let v = i32::try_from(v).map_err(|_| {
-                de::Error::custom(format!("the {} array holds {v}, beyond 32 bits", self.1))
-            })?;
-            self.0.push(v);
+        while let Some(v) = seq.next_element::<f64>()? {
+            if self.problem.is_some() {
+                continue;
+            }
+            if v.fract() != 0.0 || v < i32::MIN as f64 || v > i32::MAX as f64 {
+                let name = self.name;
+                *self.problem = Some(format!(
+                    "the {name} array holds {v}, not a whole number of 32 bits"
+                ));
+                continue;
+            }
+            self.out.push(v as i32);
         }
         Ok(())
     }
