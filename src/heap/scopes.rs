@@ -180,8 +180,8 @@ pub(super) fn build(
         &["declaring_scope_id", "slot_index"],
         "scope_use_fields",
     )?;
-    let var_names: Vec<i64> = records::<1>(&s.vars, &var_fields, "scope_context_vars")?
-        .map(|[name]| name)
+    let var_names: Vec<i32> = records::<1>(&s.vars, &var_fields, "scope_context_vars")?
+        .map(|[name]| name as i32)
         .collect();
     let mut tree = Tree {
         e: Embedded::default(),
@@ -216,7 +216,7 @@ struct Tree<'a> {
     node_fields: u32,
     nodes: usize,
     strings: usize,
-    var_names: &'a [i64],
+    var_names: &'a [i32],
     uses_counts: Vec<i64>,
 }
 
@@ -253,7 +253,7 @@ impl Tree<'_> {
             .enumerate()
         {
             let strings = self.strings;
-            let name = bounded(name, strings.saturating_sub(1), || {
+            let name = bounded(name as i64, strings.saturating_sub(1), || {
                 format!(
                     "context variable {} names string {name}, but there are {strings} strings",
                     first_var + v
