@@ -3,10 +3,12 @@
 //! indexed (`graph`), DOM states spread (`dom`), distances from the roots (`distances`),
 //! dominators and retained sizes (`dominators`), native context attribution
 //! (`native_contexts`), names (`names`) and totals (`summary`). Everything is computed once,
-//! when the file is loaded; questions then read the columns.
+//! when the file is loaded; questions then read the columns. The closure contexts' analysis
+//! (`contexts`, over the embedded `scopes`) is computed once too, when first asked for.
 
 mod aggregates;
 mod classes;
+mod contexts;
 mod diff;
 mod distances;
 mod dom;
@@ -20,14 +22,16 @@ mod native_contexts;
 mod parse;
 mod paths;
 mod query;
+mod scopes;
 mod strings;
 mod summary;
 
-use std::cell::{Cell, RefCell};
+use std::cell::{Cell, OnceCell, RefCell};
 use std::io::Read;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 pub(crate) use aggregates::Aggregate;
+pub(crate) use contexts::{ContextAnalysis, ContextReport, ScopeReport};
 pub(crate) use diff::{diff, ClassDiff};
 pub(crate) use filters::Filter;
 pub(crate) use paths::{EdgeInfo, EdgeOrder, EdgeQuery, PathQuery, PathStep};
@@ -63,6 +67,9 @@ pub(crate) struct Snapshot {
     /// The dominator tree downwards: node `n` dominates `dominated[first_dominated[n]..]`.
     first_dominated: Vec<u32>,
     dominated: Vec<u32>,
+    /// The scopes V8 embedded, as read, for the contexts' analysis.
+    scope_sections: scopes::Sections,
+    contexts: OnceCell<Result<ContextAnalysis, String>>,
 }
 
 /// One object as the listings show it.
@@ -89,7 +96,8 @@ impl Snapshot {
     /// Reads and analyses a snapshot (of `size` bytes, when known); the error says what in
     /// the file is wrong.
     pub(crate) fn read(input: impl Read, size: Option<u64>) -> Result<Snapshot, String> {
-        let raw = parse::read(input, size)?;
+        let mut raw = parse::read(input, size)?;
+        let scope_sections = std::mem::take(&mut raw.scopes);
         let mut g = graph::build(raw)?;
         let states = dom::states(&mut g)?;
         let flags = dom::flags(&g, &states);
@@ -118,6 +126,8 @@ impl Snapshot {
             base_for: RefCell::new(None),
             first_dominated,
             dominated,
+            scope_sections,
+            contexts: OnceCell::new(),
         })
     }
 
@@ -215,7 +225,19 @@ impl Snapshot {
     /// Roughly the memory the snapshot holds, for the cache's bound.
     pub(crate) fn bytes(&self) -> usize {
         let n = self.graph.node_count();
-        self.graph.bytes() + n * (4 + 8 + 4 + 4 + 1 + 1) + self.native_contexts.len() * 4
+        self.graph.bytes()
+            + n * (4 + 8 + 4 + 4 + 1 + 1)
+            + self.native_contexts.len() * 4
+            + self.scope_sections.bytes()
+    }
+
+    /// The closure contexts holding variables no live closure reads, analysed on first use;
+    /// the error says what in the snapshot stops the analysis.
+    pub(crate) fn contexts(&self) -> Result<&ContextAnalysis, String> {
+        self.contexts
+            .get_or_init(|| contexts::analyse(self))
+            .as_ref()
+            .map_err(Clone::clone)
     }
 
     fn total_size(&self) -> f64 {
@@ -244,5 +266,7 @@ impl Snapshot {
     }
 }
 
+#[cfg(test)]
+mod contexts_tests;
 #[cfg(test)]
 mod tests;

@@ -1,8 +1,8 @@
 //! Reads a `.heapsnapshot` (plain or gzip) as it streams: the `snapshot` header first, then
 //! the flat `nodes`, `edges`, `locations` and `strings` arrays go straight into typed
-//! columns, one number or string at a time. The JSON text is never held, and nothing of the
-//! file is trusted: a wrong field count, an unknown type or a number out of range is an
-//! error that names it.
+//! columns, one number or string at a time (the embedded scope sections into `scopes`).
+//! The JSON text is never held, and nothing of the file is trusted: a wrong field count, an
+//! unknown type or a number out of range is an error that names it.
 
 use std::fmt;
 use std::io::{BufRead, BufReader, Read};
@@ -11,6 +11,7 @@ use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::scopes::Sections;
 use super::strings::Strings;
 
 /// What the `snapshot` header says of the layout.
@@ -35,6 +36,12 @@ struct Meta {
     edge_types: Vec<Value>,
     #[serde(default)]
     location_fields: Vec<String>,
+    #[serde(default)]
+    scope_fields: Vec<String>,
+    #[serde(default)]
+    scope_context_var_fields: Vec<String>,
+    #[serde(default)]
+    scope_use_fields: Vec<String>,
 }
 
 /// Where each field sits in a node's and an edge's run of numbers.
@@ -165,6 +172,8 @@ pub(super) struct Raw {
     /// Source locations: a node (as its index in `nodes`), script id, line and column.
     pub locations: Vec<[u32; 4]>,
     pub strings: Strings,
+    /// The scopes V8 embeds (`scopes`, `scope_context_vars`, `scope_uses`), unchecked.
+    pub scopes: Sections,
 }
 
 /// Reads a snapshot from `input` (of `size` bytes, when known); gzip is recognised by its
@@ -204,14 +213,20 @@ struct Top {
     edges: Option<Edges>,
     locations: Vec<[u32; 4]>,
     strings: Option<Strings>,
+    scopes: Sections,
 }
 
 impl Top {
     fn finish(self) -> Result<Raw, String> {
-        let (header, layout) = self.header.ok_or("the file has no \"snapshot\" header")?;
+        let (mut header, layout) = self.header.ok_or("the file has no \"snapshot\" header")?;
         let nodes = self.nodes.ok_or("the file has no \"nodes\" array")?;
         let edges = self.edges.ok_or("the file has no \"edges\" array")?;
         let strings = self.strings.ok_or("the file has no \"strings\" array")?;
+        let meta = &mut header.meta;
+        let mut scopes = self.scopes;
+        scopes.scope_fields = std::mem::take(&mut meta.scope_fields);
+        scopes.var_fields = std::mem::take(&mut meta.scope_context_var_fields);
+        scopes.use_fields = std::mem::take(&mut meta.scope_use_fields);
         Ok(Raw {
             header,
             layout,
@@ -226,6 +241,7 @@ impl Top {
             edge_to: edges.edge_to,
             locations: self.locations,
             strings,
+            scopes,
         })
     }
 
@@ -294,6 +310,9 @@ impl<'de> Visitor<'de> for &mut Top {
                     let layout = self.layout("locations").map_err(de::Error::custom)?;
                     let (width, at) = (layout.location_fields, layout.location_slots);
                     map.next_value_seed(LocationsSeed(&mut self.locations, width, at))?;
+                }
+                "scopes" | "scope_context_vars" | "scope_uses" => {
+                    map.next_value_seed(self.scopes.seed(&key))?
                 }
                 "strings" => {
                     let mut strings = Strings::new();

@@ -1,8 +1,8 @@
 //! The heap snapshot tools against the reference's own answers: `tests/fixtures/heap/` keeps
-//! two snapshots of a leaky page and what chrome-devtools-mcp 1.11.0 answered to a few hundred
-//! questions about them (`capture.py` recorded both). Every question to a tool this server
-//! offers is asked again, in the same order, and the texts must be identical. No browser:
-//! the tools read files.
+//! two snapshots of a leaky page, one of a page of closures holding dead variables, and what
+//! chrome-devtools-mcp 1.11.0 answered to a few hundred questions about them (`capture.py`
+//! recorded them). Every question to a tool this server offers is asked again, in the same
+//! order, and the texts must be identical. No browser: the tools read files.
 
 use std::fs::{self, File};
 use std::io;
@@ -25,6 +25,7 @@ const MATCHED: &[&str] = &[
     "get_heapsnapshot_duplicate_strings",
     "compare_heapsnapshots",
     "query_heapsnapshot_objects",
+    "analyze_heapsnapshot_contexts",
     "close_heapsnapshot",
 ];
 
@@ -32,12 +33,12 @@ fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/heap")
 }
 
-/// The two snapshots unpacked into a fresh folder (the server's temp directory).
+/// The snapshots unpacked into a fresh folder (the server's temp directory).
 fn unpacked() -> PathBuf {
     let dir = std::env::temp_dir().join(format!("heap-answers-{}", std::process::id()));
     let _ = fs::remove_dir_all(&dir);
     fs::create_dir_all(&dir).unwrap();
-    for name in ["before", "after"] {
+    for name in ["before", "after", "closures"] {
         let gz = File::open(fixtures().join(format!("{name}.heapsnapshot.gz"))).unwrap();
         let mut out = File::create(dir.join(format!("{name}.heapsnapshot"))).unwrap();
         io::copy(&mut flate2::read::GzDecoder::new(gz), &mut out).unwrap();
@@ -153,6 +154,79 @@ fn a_malformed_snapshot_is_refused_and_the_server_keeps_serving() {
     let r = summary(&good);
     assert!(
         !r.is_error && r.text.contains("\"nodeCount\": 46431"),
+        "{}",
+        r.text
+    );
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// A page's heap written by hand: a script whose function list holds a scope info (scope id
+/// 10), and a context of that scope holding `big`, an array of 400 bytes. `scopes` is what
+/// the meta and the file add about the scopes V8 embeds (before `strings`, where V8 writes
+/// them and DevTools' reader looks for them).
+fn one_context(scopes: (&str, &str)) -> String {
+    format!(
+        r#"{{"snapshot":{{"meta":{{"node_fields":["type","name","id","self_size","edge_count"],"node_types":[["hidden","array","string","object","code","closure","regexp","number","native","synthetic"]],"edge_fields":["type","name_or_index","to_node"],"edge_types":[["context","element","property","internal","hidden","shortcut","weak"]]{}}},"node_count":8,"edge_count":8}},
+"nodes":[9,0,1,0,2, 4,1,3,10,1, 1,2,5,4,1, 4,3,7,20,1, 3,4,9,24,2, 7,5,11,0,1, 3,6,13,400,0, 2,7,15,0,0],
+"edges":[1,1,5, 1,2,20, 3,8,10, 3,9,15, 3,10,25, 3,11,15, 0,12,30, 3,13,35]{},
+"strings":["","system / Script / http://a.test/app.js","(infos)","system / ScopeInfo","system / Context","int","Array","10","infos","0","scope_id","scope_info","big","value"]}}"#,
+        scopes.0, scopes.1
+    )
+}
+
+/// What the recorded answers do not reach: a script without embedded scopes, a scope without
+/// offsets (the texts are what the reference answered for these files); and scopes that are
+/// wrong, which fail this tool alone (the reference fails it with a `RangeError`).
+#[test]
+fn contexts_without_scopes_are_counted_and_wrong_scopes_are_named() {
+    let dir = std::env::temp_dir().join(format!("heap-contexts-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    let dir = fs::canonicalize(&dir).unwrap();
+    let meta = r#","scope_fields":["script_node_index","scope_id","depth","scope_context_vars_count","scope_uses_count"],"scope_context_var_fields":["name"],"scope_use_fields":["declaring_scope_id","slot_index"]"#;
+    let sections =
+        r#","scopes":[5,-2,0,0,0, 5,10,1,1,0],"scope_context_vars":[12],"scope_uses":[]"#;
+    let files = [
+        ("none", one_context(("", ""))),
+        ("some", one_context((meta, sections))),
+        (
+            "bad",
+            one_context((&meta.replace("\"depth\",", ""), sections)),
+        ),
+    ];
+    for (name, text) in &files {
+        fs::write(dir.join(format!("{name}.heapsnapshot")), text).unwrap();
+    }
+    let mcp = started_in(&dir, &["--memoryDebugging"]);
+    mcp.initialize();
+    let ask = |name: &str, tool: &str| {
+        let path = dir.join(format!("{name}.heapsnapshot"));
+        mcp.call(tool, serde_json::json!({"filePath": path}))
+    };
+    let contexts = "analyze_heapsnapshot_contexts";
+    let head = "## Heap Snapshot Data\n### Context Analysis\n";
+    let r = ask("none", contexts);
+    assert_eq!(
+        (r.is_error, r.text.as_str()),
+        (false, &*format!("{head}Showing 0-0 of 0 (Page 1 of 1).\nNo live contexts with dead fields were found.\n\nScripts without scope metadata could not be analyzed:\n- `http://a.test/app.js` (@3) — 1 context"))
+    );
+    let r = ask("some", contexts);
+    assert_eq!(
+        (r.is_error, r.text.as_str()),
+        (false, &*format!("{head}Showing 1-1 of 1 (Page 1 of 1).\n#### Context @9 in `http://a.test/app.js` — 0.4\u{a0}kB\nScript @3, ScopeInfo @7, offsets 0-0, 1 context field\n- `big` (Array @13) — 0.4\u{a0}kB"))
+    );
+    let r = ask("bad", contexts);
+    assert!(
+        r.is_error
+            && r.text.contains("contexts could not be analysed")
+            && r.text
+                .contains("snapshot.meta.scope_fields has no \"depth\""),
+        "{}",
+        r.text
+    );
+    let r = ask("bad", "get_heapsnapshot_summary");
+    assert!(
+        !r.is_error && r.text.contains("\"nodeCount\": 8"),
         "{}",
         r.text
     );

@@ -6,6 +6,7 @@ mod bytes;
 pub(super) mod cache;
 mod classes;
 mod compare;
+mod contexts;
 mod graph;
 pub(super) mod loads;
 mod query;
@@ -123,6 +124,17 @@ sortBy).",
         category: Category::Memory,
         read_only: true,
         run: query::query,
+    },
+    Tool {
+        name: "analyze_heapsnapshot_contexts",
+        description: "Loads and caches a memory heapsnapshot to identify and rank closure \
+contexts holding dead captured fields—variables no remaining live closure can read. Scopes are \
+ranked globally by the retained size of these dead values to provide a prioritizing heuristic, \
+rather than an exact measure of reclaimable bytes.",
+        args: args::schema::<contexts::ContextsArgs>(),
+        category: Category::Memory,
+        read_only: true,
+        run: contexts::contexts,
     },
     Tool {
         name: "compare_heapsnapshots",
