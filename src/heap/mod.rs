@@ -20,6 +20,7 @@ mod native_contexts;
 mod parse;
 mod paths;
 mod query;
+mod scan;
 mod strings;
 mod summary;
 
