@@ -157,28 +157,42 @@ impl<R: Read> Scanner<R> {
         what: &str,
         mut each: impl FnMut(u32) -> Result<(), String>,
     ) -> Result<(), String> {
+        let mut more = self.open_array(what)?;
+        while more {
+            let v = self.unsigned(what)?;
+            each(v).map_err(|e| self.error(e))?;
+            more = self.after_element(what)?;
+        }
+        Ok(())
+    }
+
+    /// An array's `[`; false when `]` closes it at once.
+    fn open_array(&mut self, what: &str) -> Result<bool, String> {
         self.expect(b'[', what)?;
         if self.peek_token()? == Some(b']') {
             self.pos += 1;
-            return Ok(());
+            return Ok(false);
         }
-        loop {
-            let v = self.unsigned(what)?;
-            each(v).map_err(|e| self.error(e))?;
-            match self.peek_token()? {
-                Some(b',') => self.pos += 1,
-                Some(b']') => {
-                    self.pos += 1;
-                    return Ok(());
-                }
-                Some(b) => {
-                    return Err(self.error(format_args!(
-                        "expected `,` or `]` in {what}, found `{}`",
-                        b.escape_ascii()
-                    )))
-                }
-                None => return Err(self.eof(what)),
+        Ok(true)
+    }
+
+    /// What follows an array's element: `,` (true: another comes) or `]` (false).
+    #[inline]
+    fn after_element(&mut self, what: &str) -> Result<bool, String> {
+        match self.peek_token()? {
+            Some(b',') => {
+                self.pos += 1;
+                Ok(true)
             }
+            Some(b']') => {
+                self.pos += 1;
+                Ok(false)
+            }
+            Some(b) => Err(self.error(format_args!(
+                "expected `,` or `]` in {what}, found `{}`",
+                b.escape_ascii()
+            ))),
+            None => Err(self.eof(what)),
         }
     }
 
@@ -230,31 +244,15 @@ impl<R: Read> Scanner<R> {
         what: &str,
         mut each: impl FnMut(&str) -> Result<(), String>,
     ) -> Result<(), String> {
-        self.expect(b'[', what)?;
-        if self.peek_token()? == Some(b']') {
-            self.pos += 1;
-            return Ok(());
-        }
-        loop {
+        let mut more = self.open_array(what)?;
+        while more {
             self.expect(b'"', what)?;
             let at = self.offset + self.pos as u64;
             let s = self.string_body()?;
             each(s).map_err(|e| format!("{e} at byte {at}"))?;
-            match self.peek_token()? {
-                Some(b',') => self.pos += 1,
-                Some(b']') => {
-                    self.pos += 1;
-                    return Ok(());
-                }
-                Some(b) => {
-                    return Err(self.error(format_args!(
-                        "expected `,` or `]` in {what}, found `{}`",
-                        b.escape_ascii()
-                    )))
-                }
-                None => return Err(self.eof(what)),
-            }
+            more = self.after_element(what)?;
         }
+        Ok(())
     }
 
     /// A string's text after its opening quote, through its closing one, decoded.
