@@ -87,12 +87,21 @@ pub(super) fn class_names(g: &Graph, interfaces: &Interfaces) -> (Vec<u32>, Vec<
     let t = &g.types;
     let mut table = NameTable::default();
     let type_names: Vec<String> = t.node_names.iter().map(|n| format!("({n})")).collect();
+    // A plain object's class follows from its property names alone: matched once per shape.
+    let mut by_shape: HashMap<Box<[u32]>, u32> = HashMap::new();
+    let mut shape = Vec::new();
     let of = (0..g.node_count() as u32)
         .map(|node| {
             let ty = g.node_type[node as usize];
             let raw = g.raw_name(node);
             if ty == t.object && raw == "Object" {
-                return table.id(interfaces.class_of(g, node).unwrap_or(raw));
+                property_names(g, node, &mut shape);
+                if let Some(&id) = by_shape.get(&shape[..]) {
+                    return id;
+                }
+                let id = table.id(interfaces.class_of(g, node).unwrap_or(raw));
+                by_shape.insert(shape.as_slice().into(), id);
+                return id;
             }
             if ty == t.hidden {
                 table.id("(system)")
@@ -174,23 +183,27 @@ impl Interfaces {
     pub(super) fn infer(g: &Graph) -> Interfaces {
         let mut candidates: Vec<(String, Vec<String>, usize)> = Vec::new();
         let mut by_name: HashMap<String, usize> = HashMap::new();
+        // An object's interface follows from its property names alone: named once per shape
+        // (the candidate it counts for, if any).
+        let mut by_shape: HashMap<Box<[u32]>, Option<usize>> = HashMap::new();
+        let mut shape = Vec::new();
         let mut objects = 0usize;
         for node in 0..g.node_count() as u32 {
             if !is_plain_object(g, node) {
                 continue;
             }
             objects += 1;
-            let (name, properties) = interface_of(g, node);
-            if properties.is_empty() {
-                continue;
-            }
-            match by_name.get(&name) {
-                Some(&i) => candidates[i].2 += 1,
+            property_names(g, node, &mut shape);
+            let candidate = match by_shape.get(&shape[..]) {
+                Some(&c) => c,
                 None => {
-                    by_name.insert(name.clone(), candidates.len());
-                    let owned = properties.iter().map(|p| p.to_string()).collect();
-                    candidates.push((name, owned, 1));
+                    let c = candidate_of(g, node, &mut candidates, &mut by_name);
+                    by_shape.insert(shape.as_slice().into(), c);
+                    c
                 }
+            };
+            if let Some(i) = candidate {
+                candidates[i].2 += 1;
             }
         }
         candidates.sort_by_key(|c| std::cmp::Reverse(c.2));
@@ -275,6 +288,37 @@ impl Interfaces {
         }
         best.map(|(_, i)| self.definitions[i].0.as_str())
     }
+}
+
+/// The names (string indexes) of a node's property edges, in order, into `out`.
+fn property_names(g: &Graph, node: u32, out: &mut Vec<u32>) {
+    out.clear();
+    out.extend(
+        g.edges(node)
+            .filter(|&e| g.edge_type[e] == g.types.property)
+            .map(|e| g.edge_name[e]),
+    );
+}
+
+/// The candidate interface a plain object counts for (made, with no objects yet, when its
+/// name is new), or none when it has no properties.
+fn candidate_of(
+    g: &Graph,
+    node: u32,
+    candidates: &mut Vec<Definition>,
+    by_name: &mut HashMap<String, usize>,
+) -> Option<usize> {
+    let (name, properties) = interface_of(g, node);
+    if properties.is_empty() {
+        return None;
+    }
+    if let Some(&i) = by_name.get(&name) {
+        return Some(i);
+    }
+    by_name.insert(name.clone(), candidates.len());
+    let owned = properties.iter().map(|p| p.to_string()).collect();
+    candidates.push((name, owned, 0));
+    Some(candidates.len() - 1)
 }
 
 /// `{a, b, c}` of a plain object's first properties (up to about 120 characters) and the

@@ -4,7 +4,7 @@
 //! treatment of nodes the root cannot reach included, so the sizes agree).
 
 use super::dom::PAGE_OBJECT;
-use super::graph::Graph;
+use super::graph::{self, Graph, Retainers};
 use super::js;
 
 /// One bit per edge.
@@ -124,12 +124,14 @@ pub(crate) struct Retention {
 
 pub(super) fn compute(g: &Graph, essential: &Bits) -> Retention {
     let n = g.node_count();
+    // Only the retainers along essential edges count, and only their nodes are needed.
+    let preds = graph::retainers(g, |e| essential.get(e), false);
     let mut lt = Lt::new(n);
     let r = g.root + 1;
     lt.dfs(g, essential, r);
     if (lt.count as usize) < n {
         for v in 1..=n as u32 {
-            if lt.semi[v as usize] == 0 && only_weak_retainers(g, essential, v - 1) {
+            if lt.semi[v as usize] == 0 && preds.of(v - 1).is_empty() {
                 lt.parent[v as usize] = r;
                 lt.dfs(g, essential, v);
             }
@@ -146,11 +148,18 @@ pub(super) fn compute(g: &Graph, essential: &Bits) -> Retention {
             }
         }
     }
-    let dom = lt.dominators(g, essential, r);
-    let dominator: Vec<u32> = (0..n).map(|i| dom[i + 1].wrapping_sub(1)).collect();
+    let mut dominator = lt.dominators(&preds, r);
+    drop(preds);
+    let (vertex, count) = (std::mem::take(&mut lt.vertex), lt.count as usize);
+    drop(lt);
+    // From 1-based (0 for none) to ordinals, in place.
+    dominator.remove(0);
+    for d in &mut dominator {
+        *d = d.wrapping_sub(1);
+    }
     let mut retained: Vec<f64> = g.self_size.iter().map(|&s| s as f64).collect();
-    for i in (2..=lt.count as usize).rev() {
-        let node = (lt.vertex[i] - 1) as usize;
+    for &v in vertex[2..=count].iter().rev() {
+        let node = (v - 1) as usize;
         let d = dominator[node] as usize;
         retained[d] += retained[node];
     }
@@ -160,19 +169,19 @@ pub(super) fn compute(g: &Graph, essential: &Bits) -> Retention {
     }
 }
 
-fn only_weak_retainers(g: &Graph, essential: &Bits, node: u32) -> bool {
-    g.retainers(node)
-        .all(|r| !essential.get(g.retainer_edge[r] as usize))
-}
-
-/// Lengauer–Tarjan's arrays, 1-based (0 is "none").
+/// Lengauer–Tarjan's arrays, 1-based (0 is "none"). Each serves twice where its first use
+/// is over before the second begins, so the scratch is seven words a node.
 struct Lt {
+    /// The DFS tree's parents, then each node's immediate dominator.
     parent: Vec<u32>,
     ancestor: Vec<u32>,
     vertex: Vec<u32>,
     label: Vec<u32>,
     semi: Vec<u32>,
+    /// Each node's next edge to look at in the DFS, then the next node in its bucket.
     next_edge: Vec<u32>,
+    /// Path compression's stack.
+    stack: Vec<u32>,
     count: u32,
 }
 
@@ -186,6 +195,7 @@ impl Lt {
             label: vec![0; len],
             semi: vec![0; len],
             next_edge: vec![0; len],
+            stack: Vec::new(),
             count: 0,
         }
     }
@@ -231,16 +241,13 @@ impl Lt {
     }
 
     fn compress(&mut self, mut v: u32) {
-        // `next_edge` is done with by now: it serves as the stack.
-        let mut sp = 0usize;
+        self.stack.clear();
         while self.ancestor[self.ancestor[v as usize] as usize] != 0 {
-            sp += 1;
-            self.next_edge[sp] = v;
+            self.stack.push(v);
             v = self.ancestor[v as usize];
         }
-        while sp > 0 {
-            let w = self.next_edge[sp] as usize;
-            sp -= 1;
+        while let Some(w) = self.stack.pop() {
+            let w = w as usize;
             let a = self.ancestor[w] as usize;
             if self.semi[self.label[a] as usize] < self.semi[self.label[w] as usize] {
                 self.label[w] = self.label[a];
@@ -249,22 +256,20 @@ impl Lt {
         }
     }
 
-    fn dominators(&mut self, g: &Graph, essential: &Bits, r: u32) -> Vec<u32> {
+    /// Each node's immediate dominator (1-based, in `parent`'s place), from the essential
+    /// retainers `preds`.
+    fn dominators(&mut self, preds: &Retainers, r: u32) -> Vec<u32> {
         let len = self.semi.len();
-        let mut dom = vec![0u32; len];
-        // Buckets as linked lists: a node is in one bucket at a time.
+        // Buckets as linked lists: a node is in one bucket at a time. A node's dominator is
+        // written when its bucket is emptied, which is at or after its own step.
         let mut bucket_head = vec![0u32; len];
-        let mut bucket_next = vec![0u32; len];
         for i in (2..=self.count as usize).rev() {
             let w = self.vertex[i];
             let wi = w as usize;
             let mut orphan = true;
-            for ri in g.retainers(w - 1) {
-                if !essential.get(g.retainer_edge[ri] as usize) {
-                    continue;
-                }
+            for ri in preds.of(w - 1) {
                 orphan = false;
-                let v = g.retainer_node[ri] + 1;
+                let v = preds.node[ri] + 1;
                 let u = self.evaluate(v);
                 if self.semi[u as usize] < self.semi[wi] {
                     self.semi[wi] = self.semi[u as usize];
@@ -274,21 +279,26 @@ impl Lt {
                 self.semi[wi] = self.semi[r as usize];
             }
             let b = self.vertex[self.semi[wi] as usize] as usize;
-            bucket_next[wi] = bucket_head[b];
+            self.next_edge[wi] = bucket_head[b];
             bucket_head[b] = w;
-            let p = self.parent[wi];
+            // Its parent is read for the last time: the slot now holds its dominator,
+            // none (0) until its bucket is emptied.
+            let p = std::mem::take(&mut self.parent[wi]);
             self.ancestor[wi] = p;
             let mut v = std::mem::take(&mut bucket_head[p as usize]);
             while v != 0 {
                 let u = self.evaluate(v);
-                dom[v as usize] = if self.semi[u as usize] < self.semi[v as usize] {
+                let next = self.next_edge[v as usize];
+                self.parent[v as usize] = if self.semi[u as usize] < self.semi[v as usize] {
                     u
                 } else {
                     p
                 };
-                v = bucket_next[v as usize];
+                v = next;
             }
         }
+        drop(bucket_head);
+        let mut dom = std::mem::take(&mut self.parent);
         dom[0] = r;
         dom[r as usize] = r;
         for i in 2..=self.count as usize {

@@ -3,7 +3,9 @@
 //! from what the parser read after checking every cross-reference, so the analyses index
 //! without checks that could fail.
 
+use std::cell::OnceCell;
 use std::collections::HashMap;
+use std::ops::Range;
 
 use super::parse::Raw;
 use super::strings::Strings;
@@ -78,8 +80,23 @@ impl Types {
     }
 }
 
+/// Each node's retainers: `first[n]..first[n + 1]` index `node` (the retaining node) and
+/// `edge` (the retaining edge; empty when only the nodes were asked for).
+pub(crate) struct Retainers {
+    pub first: Vec<u32>,
+    pub node: Vec<u32>,
+    pub edge: Vec<u32>,
+}
+
+impl Retainers {
+    pub(crate) fn of(&self, node: u32) -> Range<usize> {
+        self.first[node as usize] as usize..self.first[node as usize + 1] as usize
+    }
+}
+
 /// The graph. Node and edge numbers are ordinals; `first_edge[n]..first_edge[n + 1]` are
-/// node `n`'s edges, and `first_retainer` likewise indexes `retainer_node`/`retainer_edge`.
+/// node `n`'s edges. Retainers are indexed only when a question asks for them: the load's
+/// analyses need only the retaining edges that count for retention (see `dominators`).
 pub(crate) struct Graph {
     pub types: Types,
     pub strings: Strings,
@@ -94,9 +111,7 @@ pub(crate) struct Graph {
     pub edge_type: Vec<u8>,
     pub edge_name: Vec<u32>,
     pub edge_to: Vec<u32>,
-    pub first_retainer: Vec<u32>,
-    pub retainer_node: Vec<u32>,
-    pub retainer_edge: Vec<u32>,
+    retainer_index: OnceCell<Retainers>,
     /// Source locations by node: script id, line, column (the last record of a node wins).
     pub locations: HashMap<u32, (u32, u32, u32)>,
     /// From the file when it has the field (0 unknown, 1 attached, 2 detached).
@@ -113,8 +128,22 @@ impl Graph {
         self.first_edge[node as usize] as usize..self.first_edge[node as usize + 1] as usize
     }
 
-    pub(super) fn retainers(&self, node: u32) -> std::ops::Range<usize> {
-        self.first_retainer[node as usize] as usize..self.first_retainer[node as usize + 1] as usize
+    /// Every node's retainers, indexed on first use.
+    pub(super) fn retainer_index(&self) -> &Retainers {
+        self.retainer_index
+            .get_or_init(|| retainers(self, |_| true, true))
+    }
+
+    pub(super) fn retainers(&self, node: u32) -> Range<usize> {
+        self.retainer_index().of(node)
+    }
+
+    pub(super) fn retainer_node(&self, r: usize) -> u32 {
+        self.retainer_index().node[r]
+    }
+
+    pub(super) fn retainer_edge(&self, r: usize) -> usize {
+        self.retainer_index().edge[r] as usize
     }
 
     pub(crate) fn raw_name(&self, node: u32) -> &str {
@@ -169,7 +198,9 @@ impl Graph {
     pub(super) fn bytes(&self) -> usize {
         let n = self.node_count();
         let e = self.edge_type.len();
-        n * (1 + 4 + 4 + 4 + 4 + 4 + 1) + e * (1 + 4 + 4 + 4 + 4) + self.strings.bytes()
+        // The retainers counted as if indexed: they are once a question asks.
+        let retainers = (n + 1) * 4 + e * (4 + 4);
+        n * (1 + 4 + 4 + 4 + 4 + 1) + e * (1 + 4 + 4) + retainers + self.strings.bytes()
     }
 }
 
@@ -195,8 +226,8 @@ pub(super) fn build(raw: Raw) -> Result<Graph, String> {
             raw.node_name[i]
         ));
     }
-    let first_edge = edge_indexes(&raw.edge_count, raw.edge_type.len())?;
-    let edge_to = edge_targets(&raw.edge_to, width, n)?;
+    let first_edge = edge_indexes(raw.edge_count, raw.edge_type.len())?;
+    let edge_to = edge_targets(raw.edge_to, width, n)?;
     let types = Types::new(raw.layout.node_types, raw.layout.edge_types);
     check_edge_names(&raw.edge_type, &raw.edge_name, &types, strings_len)?;
     let root = match raw.header.root_index {
@@ -209,7 +240,6 @@ pub(super) fn build(raw: Raw) -> Result<Graph, String> {
     if root != 0 && root as usize != n - 1 {
         return Err("the root node is neither the first nor the last node".into());
     }
-    let (first_retainer, retainer_node, retainer_edge) = retainers(&first_edge, &edge_to);
     let locations = raw
         .locations
         .iter()
@@ -230,21 +260,22 @@ pub(super) fn build(raw: Raw) -> Result<Graph, String> {
         edge_type: raw.edge_type,
         edge_name: raw.edge_name,
         edge_to,
-        first_retainer,
-        retainer_node,
-        retainer_edge,
+        retainer_index: OnceCell::new(),
         locations,
         has_detachedness: raw.layout.has_detachedness,
         detachedness: raw.detachedness,
     })
 }
 
-fn edge_indexes(edge_count: &[u32], edges: usize) -> Result<Vec<u32>, String> {
-    let mut first = Vec::with_capacity(edge_count.len() + 1);
+/// Each node's first edge, made in place from the nodes' edge counts.
+fn edge_indexes(mut first: Vec<u32>, edges: usize) -> Result<Vec<u32>, String> {
+    first.reserve_exact(1);
+    first.push(0);
     let mut at: u64 = 0;
-    for &c in edge_count {
-        first.push(at as u32);
-        at += c as u64;
+    for f in first.iter_mut() {
+        let count = *f as u64;
+        *f = at as u32;
+        at += count;
         if at > edges as u64 {
             return Err(format!(
                 "the nodes' edge counts add up to more than the {edges} edges"
@@ -256,22 +287,19 @@ fn edge_indexes(edge_count: &[u32], edges: usize) -> Result<Vec<u32>, String> {
             "the nodes' edge counts add up to {at}, but there are {edges} edges"
         ));
     }
-    first.push(at as u32);
     Ok(first)
 }
 
-fn edge_targets(to: &[u32], width: usize, n: usize) -> Result<Vec<u32>, String> {
-    to.iter()
-        .enumerate()
-        .map(|(i, &t)| {
-            let t = t as usize;
-            if !t.is_multiple_of(width) || t / width >= n {
-                Err(format!("edge {i} points to {t}, which is not a node"))
-            } else {
-                Ok((t / width) as u32)
-            }
-        })
-        .collect()
+/// Each edge's target node as an ordinal, made in place from its index in `nodes`.
+fn edge_targets(mut to: Vec<u32>, width: usize, n: usize) -> Result<Vec<u32>, String> {
+    for (i, t) in to.iter_mut().enumerate() {
+        let at = *t as usize;
+        if !at.is_multiple_of(width) || at / width >= n {
+            return Err(format!("edge {i} points to {at}, which is not a node"));
+        }
+        *t = (at / width) as u32;
+    }
+    Ok(to)
 }
 
 fn check_edge_names(types: &[u8], names: &[u32], t: &Types, strings: usize) -> Result<(), String> {
@@ -301,27 +329,38 @@ pub(super) fn counts_to_starts(first: &mut [u32]) -> u32 {
     slot
 }
 
-/// Each node's retainers, in the order DevTools lists them: the reverse of the order in
-/// which the retaining edges appear.
-fn retainers(first_edge: &[u32], edge_to: &[u32]) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
-    let n = first_edge.len() - 1;
+/// Each node's retainers along the edges `keep` accepts, in the order DevTools lists them:
+/// the reverse of the order in which the retaining edges appear; with the edges themselves
+/// when `with_edges`.
+pub(super) fn retainers(g: &Graph, keep: impl Fn(usize) -> bool, with_edges: bool) -> Retainers {
+    let n = g.node_count();
     let mut first = vec![0u32; n + 1];
-    for &t in edge_to {
-        first[t as usize] += 1;
-    }
-    counts_to_starts(&mut first);
-    // Filled from each node's last slot down.
-    let mut next: Vec<u32> = first[1..].to_vec();
-    let mut nodes = vec![0u32; edge_to.len()];
-    let mut edges = vec![0u32; edge_to.len()];
-    for src in 0..n {
-        let range = first_edge[src] as usize..first_edge[src + 1] as usize;
-        for (e, &t) in edge_to.iter().enumerate().take(range.end).skip(range.start) {
-            let t = t as usize;
-            next[t] -= 1;
-            nodes[next[t] as usize] = src as u32;
-            edges[next[t] as usize] = e as u32;
+    for (e, &t) in g.edge_to.iter().enumerate() {
+        if keep(e) {
+            first[t as usize] += 1;
         }
     }
-    (first, nodes, edges)
+    let total = counts_to_starts(&mut first) as usize;
+    // Filled from each node's last slot down: `next` starts as each run's end.
+    let mut next: Vec<u32> = first[1..].to_vec();
+    let mut nodes = vec![0u32; total];
+    let mut edges = vec![0u32; if with_edges { total } else { 0 }];
+    for src in 0..n as u32 {
+        for e in g.edges(src) {
+            if !keep(e) {
+                continue;
+            }
+            let t = g.edge_to[e] as usize;
+            next[t] -= 1;
+            nodes[next[t] as usize] = src;
+            if with_edges {
+                edges[next[t] as usize] = e as u32;
+            }
+        }
+    }
+    Retainers {
+        first,
+        node: nodes,
+        edge: edges,
+    }
 }

@@ -22,6 +22,7 @@ mod native_contexts;
 mod parse;
 mod paths;
 mod query;
+mod scan;
 mod scopes;
 mod strings;
 mod summary;

@@ -4,13 +4,12 @@
 //! The JSON text is never held, and nothing of the file is trusted: a wrong field count, an
 //! unknown type or a number out of range is an error that names it.
 
-use std::fmt;
 use std::io::{BufRead, BufReader, Read};
 
-use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::scan::Scanner;
 use super::scopes::Sections;
 use super::strings::Strings;
 
@@ -185,21 +184,23 @@ pub(super) fn read(input: impl Read, size: Option<u64>) -> Result<Raw, String> {
         .map_err(|e| e.to_string())?
         .starts_with(&[0x1f, 0x8b]);
     if gzip {
-        let inflated = flate2::bufread::MultiGzDecoder::new(buffered);
-        read_json(BufReader::with_capacity(1 << 20, inflated), 0)
+        read_json(flate2::bufread::MultiGzDecoder::new(buffered), 0)
     } else {
         read_json(buffered, size.unwrap_or(0))
     }
 }
 
 fn read_json(input: impl Read, bytes: u64) -> Result<Raw, String> {
-    let mut de = serde_json::Deserializer::from_reader(input);
+    let mut scan = Scanner::new(input);
     let mut top = Top {
         bytes,
         ..Top::default()
     };
-    (&mut top).deserialize(&mut de).map_err(|e| e.to_string())?;
-    de.end().map_err(|e| e.to_string())?;
+    scan.begin_object()?;
+    while let Some(key) = scan.next_key()? {
+        top.section(&mut scan, &key)?;
+    }
+    scan.end()?;
     top.finish()
 }
 
@@ -219,9 +220,14 @@ struct Top {
 impl Top {
     fn finish(self) -> Result<Raw, String> {
         let (mut header, layout) = self.header.ok_or("the file has no \"snapshot\" header")?;
-        let nodes = self.nodes.ok_or("the file has no \"nodes\" array")?;
-        let edges = self.edges.ok_or("the file has no \"edges\" array")?;
-        let strings = self.strings.ok_or("the file has no \"strings\" array")?;
+        let mut nodes = self.nodes.ok_or("the file has no \"nodes\" array")?;
+        let mut edges = self.edges.ok_or("the file has no \"edges\" array")?;
+        let mut strings = self.strings.ok_or("the file has no \"strings\" array")?;
+        // Columns grown as the file came (its size unknown, or its header wrong) give back
+        // what they did not fill.
+        nodes.shrink();
+        edges.shrink();
+        strings.shrink();
         let meta = &mut header.meta;
         let mut scopes = self.scopes;
         scopes.scope_fields = std::mem::take(&mut meta.scope_fields);
@@ -269,60 +275,49 @@ fn reserve_for(declared: u64, width: usize, bytes: u64) -> usize {
     declared.min(could) as usize
 }
 
-impl<'de> DeserializeSeed<'de> for &mut Top {
-    type Value = ();
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_map(self)
-    }
-}
-
-impl<'de> Visitor<'de> for &mut Top {
-    type Value = ();
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a heap snapshot object")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        while let Some(key) = map.next_key::<String>()? {
-            match key.as_str() {
-                "snapshot" => {
-                    let header: Header = map.next_value()?;
-                    let layout = Layout::of(&header.meta).map_err(de::Error::custom)?;
-                    self.header = Some((header, layout));
-                }
-                "nodes" => {
-                    let layout = self.layout("nodes").map_err(de::Error::custom)?;
-                    let declared = self.header.as_ref().map_or(0, |h| h.0.node_count);
-                    let reserve = reserve_for(declared, layout.node_fields, self.bytes);
-                    let mut nodes = Nodes::new(layout, reserve);
-                    map.next_value_seed(NodesSeed(&mut nodes, layout))?;
-                    self.nodes = Some(nodes);
-                }
-                "edges" => {
-                    let layout = self.layout("edges").map_err(de::Error::custom)?;
-                    let declared = self.header.as_ref().map_or(0, |h| h.0.edge_count);
-                    let mut edges =
-                        Edges::new(reserve_for(declared, layout.edge_fields, self.bytes));
-                    map.next_value_seed(EdgesSeed(&mut edges, layout))?;
-                    self.edges = Some(edges);
-                }
-                "locations" => {
-                    let layout = self.layout("locations").map_err(de::Error::custom)?;
-                    let (width, at) = (layout.location_fields, layout.location_slots);
-                    map.next_value_seed(LocationsSeed(&mut self.locations, width, at))?;
-                }
-                "scopes" | "scope_context_vars" | "scope_uses" => {
-                    map.next_value_seed(self.scopes.seed(&key))?
-                }
-                "strings" => {
-                    let mut strings = Strings::new();
-                    map.next_value_seed(StringsSeed(&mut strings))?;
-                    self.strings = Some(strings);
-                }
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                }
+impl Top {
+    /// Reads the section named `key` into its columns.
+    fn section(&mut self, scan: &mut Scanner<impl Read>, key: &str) -> Result<(), String> {
+        match key {
+            "snapshot" => {
+                let header: Header = scan.value("the \"snapshot\" header")?;
+                let layout = Layout::of(&header.meta)?;
+                self.header = Some((header, layout));
             }
+            "nodes" => {
+                let layout = self.layout("nodes")?;
+                let declared = self.header.as_ref().map_or(0, |h| h.0.node_count);
+                let reserve = reserve_for(declared, layout.node_fields, self.bytes);
+                let mut nodes = Nodes::new(layout, reserve);
+                nodes.read(scan, layout)?;
+                self.nodes = Some(nodes);
+            }
+            "edges" => {
+                let layout = self.layout("edges")?;
+                let declared = self.header.as_ref().map_or(0, |h| h.0.edge_count);
+                let mut edges = Edges::new(reserve_for(declared, layout.edge_fields, self.bytes));
+                edges.read(scan, layout)?;
+                self.edges = Some(edges);
+            }
+            "locations" => {
+                let layout = self.layout("locations")?;
+                let (width, at) = (layout.location_fields, layout.location_slots);
+                read_locations(scan, &mut self.locations, width, at)?;
+            }
+            "strings" => {
+                let mut strings = Strings::new();
+                scan.strings("the strings array", |s| {
+                    strings
+                        .push(s)
+                        .map(|_| ())
+                        .ok_or_else(|| "the strings pass 4 GB".to_owned())
+                })?;
+                self.strings = Some(strings);
+            }
+            "scopes" | "scope_context_vars" | "scope_uses" => {
+                scan.value_into(&format!("the {key} array"), self.scopes.seed(key))?
+            }
+            other => scan.skip(&format!("\"{other}\""))?,
         }
         Ok(())
     }
@@ -348,55 +343,48 @@ impl Nodes {
             detachedness: Vec::with_capacity(if layout.has_detachedness { n } else { 0 }),
         }
     }
-}
 
-struct NodesSeed<'a>(&'a mut Nodes, &'a Layout);
-
-impl<'de> DeserializeSeed<'de> for NodesSeed<'_> {
-    type Value = ();
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_seq(self)
-    }
-}
-
-impl<'de> Visitor<'de> for NodesSeed<'_> {
-    type Value = ();
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("the nodes array: unsigned integers")
+    fn shrink(&mut self) {
+        self.node_type.shrink_to_fit();
+        self.node_name.shrink_to_fit();
+        self.node_id.shrink_to_fit();
+        self.self_size.shrink_to_fit();
+        self.edge_count.shrink_to_fit();
+        self.detachedness.shrink_to_fit();
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        let NodesSeed(out, layout) = self;
+    fn read(&mut self, scan: &mut Scanner<impl Read>, layout: &Layout) -> Result<(), String> {
         let width = layout.node_types.len();
         let mut slot = 0;
-        while let Some(v) = seq.next_element::<u32>()? {
+        scan.numbers("the nodes array", |v| {
             match layout.node_slot[slot] {
                 NodeField::Type => {
                     if v as usize >= width {
-                        let n = out.node_type.len();
-                        return Err(de::Error::custom(format!(
+                        let n = self.node_type.len();
+                        return Err(format!(
                             "node {n} has type {v}, but snapshot.meta lists {width} node types"
-                        )));
+                        ));
                     }
-                    out.node_type.push(v as u8);
+                    self.node_type.push(v as u8);
                 }
-                NodeField::Name => out.node_name.push(v),
-                NodeField::Id => out.node_id.push(v),
-                NodeField::SelfSize => out.self_size.push(v),
-                NodeField::EdgeCount => out.edge_count.push(v),
-                NodeField::Detachedness => out.detachedness.push((v & 3) as u8),
+                NodeField::Name => self.node_name.push(v),
+                NodeField::Id => self.node_id.push(v),
+                NodeField::SelfSize => self.self_size.push(v),
+                NodeField::EdgeCount => self.edge_count.push(v),
+                NodeField::Detachedness => self.detachedness.push((v & 3) as u8),
                 NodeField::Other => {}
             }
             slot += 1;
             if slot == layout.node_fields {
                 slot = 0;
             }
-        }
+            Ok(())
+        })?;
         if slot != 0 {
-            return Err(de::Error::custom(format!(
+            return Err(format!(
                 "the nodes array's length is not a multiple of its {} node fields",
                 layout.node_fields
-            )));
+            ));
         }
         Ok(())
     }
@@ -416,134 +404,67 @@ impl Edges {
             edge_to: Vec::with_capacity(n),
         }
     }
-}
 
-struct EdgesSeed<'a>(&'a mut Edges, &'a Layout);
-
-impl<'de> DeserializeSeed<'de> for EdgesSeed<'_> {
-    type Value = ();
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_seq(self)
-    }
-}
-
-impl<'de> Visitor<'de> for EdgesSeed<'_> {
-    type Value = ();
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("the edges array: unsigned integers")
+    fn shrink(&mut self) {
+        self.edge_type.shrink_to_fit();
+        self.edge_name.shrink_to_fit();
+        self.edge_to.shrink_to_fit();
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        let EdgesSeed(out, layout) = self;
+    fn read(&mut self, scan: &mut Scanner<impl Read>, layout: &Layout) -> Result<(), String> {
         let width = layout.edge_types.len();
         let mut slot = 0;
-        while let Some(v) = seq.next_element::<u32>()? {
+        scan.numbers("the edges array", |v| {
             match layout.edge_slot[slot] {
                 EdgeField::Type => {
                     if v as usize >= width {
-                        let n = out.edge_type.len();
-                        return Err(de::Error::custom(format!(
+                        let n = self.edge_type.len();
+                        return Err(format!(
                             "edge {n} has type {v}, but snapshot.meta lists {width} edge types"
-                        )));
+                        ));
                     }
-                    out.edge_type.push(v as u8);
+                    self.edge_type.push(v as u8);
                 }
-                EdgeField::Name => out.edge_name.push(v),
-                EdgeField::ToNode => out.edge_to.push(v),
+                EdgeField::Name => self.edge_name.push(v),
+                EdgeField::ToNode => self.edge_to.push(v),
                 EdgeField::Other => {}
             }
             slot += 1;
             if slot == layout.edge_fields {
                 slot = 0;
             }
-        }
+            Ok(())
+        })?;
         if slot != 0 {
-            return Err(de::Error::custom(format!(
+            return Err(format!(
                 "the edges array's length is not a multiple of its {} edge fields",
                 layout.edge_fields
-            )));
+            ));
         }
         Ok(())
     }
 }
 
 /// Each location record's object index, script id, line and column.
-struct LocationsSeed<'a>(&'a mut Vec<[u32; 4]>, usize, [Option<usize>; 4]);
-
-impl<'de> DeserializeSeed<'de> for LocationsSeed<'_> {
-    type Value = ();
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_seq(self)
-    }
-}
-
-impl<'de> Visitor<'de> for LocationsSeed<'_> {
-    type Value = ();
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("the locations array: unsigned integers")
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        let LocationsSeed(out, width, at) = self;
-        let mut slot = 0;
-        let mut record = [0u32; 4];
-        while let Some(v) = seq.next_element::<u32>()? {
-            for (field, place) in at.iter().enumerate() {
-                if *place == Some(slot) {
-                    record[field] = v;
-                }
-            }
-            slot += 1;
-            if slot >= width {
-                slot = 0;
-                out.push(record);
+fn read_locations(
+    scan: &mut Scanner<impl Read>,
+    out: &mut Vec<[u32; 4]>,
+    width: usize,
+    at: [Option<usize>; 4],
+) -> Result<(), String> {
+    let mut slot = 0;
+    let mut record = [0u32; 4];
+    scan.numbers("the locations array", |v| {
+        for (field, place) in at.iter().enumerate() {
+            if *place == Some(slot) {
+                record[field] = v;
             }
         }
+        slot += 1;
+        if slot >= width {
+            slot = 0;
+            out.push(record);
+        }
         Ok(())
-    }
-}
-
-struct StringsSeed<'a>(&'a mut Strings);
-
-impl<'de> DeserializeSeed<'de> for StringsSeed<'_> {
-    type Value = ();
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_seq(self)
-    }
-}
-
-impl<'de> Visitor<'de> for StringsSeed<'_> {
-    type Value = ();
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("the strings array: strings")
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while seq.next_element_seed(OneString(self.0))?.is_some() {}
-        Ok(())
-    }
-}
-
-/// One string, copied from the parser's scratch buffer into the table.
-struct OneString<'a>(&'a mut Strings);
-
-impl<'de> DeserializeSeed<'de> for OneString<'_> {
-    type Value = ();
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_str(self)
-    }
-}
-
-impl<'de> Visitor<'de> for OneString<'_> {
-    type Value = ();
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a string")
-    }
-
-    fn visit_str<E: de::Error>(self, s: &str) -> Result<(), E> {
-        self.0
-            .push(s)
-            .map(|_| ())
-            .ok_or_else(|| E::custom("the strings pass 4 GB"))
-    }
+    })
 }

@@ -113,13 +113,13 @@ impl Snapshot {
         let g = &self.graph;
         g.retainers(node)
             .filter(|&r| {
-                let e = g.retainer_edge[r] as usize;
+                let e = g.retainer_edge(r);
                 let t = g.edge_type[e];
-                t != g.types.invisible && t != g.types.weak && g.retainer_node[r] != g.root
+                t != g.types.invisible && t != g.types.weak && g.retainer_node(r) != g.root
             })
             .map(|r| {
-                let from = g.retainer_node[r];
-                let mut info = self.edge_info(g.retainer_edge[r] as usize, from);
+                let from = g.retainer_node(r);
+                let mut info = self.edge_info(g.retainer_edge(r), from);
                 if info.node.distance == super::distances::NO_DISTANCE {
                     info.node.distance = UNREACHABLE_DISTANCE;
                 }
@@ -235,9 +235,9 @@ impl Search<'_> {
         let g = &self.s.graph;
         let mut found = Vec::new();
         for r in g.retainers(node) {
-            let from = g.retainer_node[r];
+            let from = g.retainer_node(r);
             let dist = self.s.distances[from as usize];
-            if g.edge_type[g.retainer_edge[r] as usize] == g.types.weak || dist < 0 {
+            if g.edge_type[g.retainer_edge(r)] == g.types.weak || dist < 0 {
                 continue;
             }
             if ((dist - ROOT_DISTANCE) as f64) < self.q.max_depth - depth {
@@ -260,7 +260,7 @@ impl Search<'_> {
             if i as f64 >= self.q.max_siblings {
                 break;
             }
-            let from = g.retainer_node[r];
+            let from = g.retainer_node(r);
             let mut children = Vec::new();
             if dist == ROOT_DISTANCE {
                 self.traversed += 1.0;
@@ -274,7 +274,7 @@ impl Search<'_> {
                     continue;
                 }
             }
-            let e = g.retainer_edge[r] as usize;
+            let e = g.retainer_edge(r);
             forest.push(PathStep {
                 edge_name: g.edge_name(e),
                 edge_type: g.types.edge_names[g.edge_type[e] as usize].clone(),

@@ -23,6 +23,11 @@ impl Strings {
         Some(index)
     }
 
+    pub(super) fn shrink(&mut self) {
+        self.text.shrink_to_fit();
+        self.ends.shrink_to_fit();
+    }
+
     pub(super) fn len(&self) -> usize {
         self.ends.len()
     }

@@ -29,6 +29,13 @@ pub(super) fn statistics(g: &Graph, total: f64) -> Statistics {
         strings: 0.0,
         system: 0.0,
     };
+    // How many edges retain each node, up to 2: all an array's size needs to know, without
+    // indexing every retainer.
+    let mut retainers = vec![0u8; g.node_count()];
+    for &t in &g.edge_to {
+        let r = &mut retainers[t as usize];
+        *r = (*r + 1).min(2);
+    }
     for node in 0..g.node_count() as u32 {
         let size = g.self_size[node as usize] as f64;
         let ty = g.node_type[node as usize];
@@ -44,21 +51,22 @@ pub(super) fn statistics(g: &Graph, total: f64) -> Statistics {
         } else if ty == t.cons_string || ty == t.sliced_string || ty == t.string {
             s.strings += size;
         } else if g.raw_name(node) == "Array" {
-            s.js_arrays += array_size(g, node);
+            s.js_arrays += array_size(g, node, &retainers);
         }
     }
     s
 }
 
-/// An array's size with its elements store, when the array is that store's only retainer.
-fn array_size(g: &Graph, node: u32) -> f64 {
+/// An array's size with its elements store, when the array is that store's only retainer
+/// (`retainers`: each node's count of retaining edges, up to 2).
+fn array_size(g: &Graph, node: u32, retainers: &[u8]) -> f64 {
     let mut size = g.self_size[node as usize] as f64;
     for e in g.edges(node) {
         if g.edge_type[e] != g.types.internal || g.strings.get(g.edge_name[e]) != "elements" {
             continue;
         }
         let elements = g.edge_to[e];
-        if g.retainers(elements).len() == 1 {
+        if retainers[elements as usize] == 1 {
             size += g.self_size[elements as usize] as f64;
         }
         break;

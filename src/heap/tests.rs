@@ -123,8 +123,13 @@ fn malformed_files_are_refused_with_what_is_wrong() {
         ("[]".to_owned(), "invalid type"),
         ("".to_owned(), "EOF"),
     ];
+    refused(&cases);
+}
+
+/// Each text is refused with an error that says the wanted words.
+fn refused(cases: &[(String, &str)]) {
     for (text, wanted) in cases {
-        let e = error(&text);
+        let e = error(text);
         assert!(e.contains(wanted), "{wanted:?} not in {e:?}");
     }
 }
@@ -173,4 +178,92 @@ fn one_huge_string_is_only_as_big_as_the_file() {
     );
     let s = load(&text).unwrap();
     assert_eq!(s.graph.raw_name(1).len(), 20 << 20);
+}
+
+/// Hands out its text one byte per read, so every token straddles the reader's refills.
+struct OneByte<'a>(&'a [u8]);
+
+impl std::io::Read for OneByte<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let Some((&b, rest)) = self.0.split_first() else {
+            return Ok(0);
+        };
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        buf[0] = b;
+        self.0 = rest;
+        Ok(1)
+    }
+}
+
+#[test]
+fn strings_decode_as_json_whatever_the_reads() {
+    let strings = r#""","A\u00e9\"\\\/\n\t","\ud83d\ude00 é","C","x""#;
+    let text = snapshot(
+        "9,0,1,0,2, 3,1,3,10,1, 3,2,5,20,0, 3,3,7,5,1",
+        "2,4,5, 2,4,15, 2,4,10, 2,4,10",
+        strings,
+    );
+    for s in [
+        load(&text).unwrap(),
+        Snapshot::read(OneByte(text.as_bytes()), None).unwrap(),
+    ] {
+        assert_eq!(s.graph.raw_name(1), "Aé\"\\/\n\t");
+        assert_eq!(s.graph.raw_name(2), "😀 é");
+        assert_eq!(s.retention.retained, vec![35.0, 10.0, 20.0, 5.0]);
+    }
+}
+
+#[test]
+fn other_sections_are_checked_and_passed_over() {
+    let extra = r#""samples":[1, 2, {"a": [true, null, -1.5e3, "x\"y", {}], "b": []}],"#;
+    let text = diamond().replacen("\"nodes\":", &format!("{extra}\"nodes\":"), 1);
+    assert_eq!(load(&text).unwrap().static_data().node_count, 4);
+    let deep = format!("\"samples\":{}", "[".repeat(200));
+    let cases = [
+        (r#""samples":[1,},"#.to_owned(), "in \"samples\""),
+        (
+            r#""samples":[01],"#.to_owned(),
+            "invalid value in \"samples\"",
+        ),
+        (r#""samples":{"a" 1},"#.to_owned(), "expected `:`"),
+        (deep, "recursion limit"),
+    ];
+    let cases = cases.map(|(section, wanted)| {
+        let text = diamond().replacen("\"nodes\":", &format!("{section}\"nodes\":"), 1);
+        (text, wanted)
+    });
+    refused(&cases);
+}
+
+#[test]
+fn what_json_forbids_is_refused_with_where() {
+    let strings = r#""","A","B","C","x""#;
+    let cases = [
+        (
+            snapshot("9,0,4294967296,0,0", "", strings),
+            "does not fit 32 bits",
+        ),
+        (snapshot("9,0,01,0,0", "", strings), "leading zero"),
+        (
+            snapshot("9,0,1,0,0,", "", strings),
+            "expected an unsigned integer",
+        ),
+        (snapshot("9,0,1,0,0", "", r#""","\ud800","B""#), "surrogate"),
+        (
+            snapshot("9,0,1,0,0", "", "\"\",\"a\tb\""),
+            "control character",
+        ),
+        (snapshot("9,0,1,0,0", "", r#""","\q""#), "invalid escape"),
+        (format!("{} x", diamond()), "trailing characters"),
+        (
+            diamond().replace("\"nodes\":", "\"nodes\" "),
+            "expected `:`",
+        ),
+    ];
+    refused(&cases);
+    for (text, _) in cases {
+        assert!(error(&text).contains(" at byte "));
+    }
 }
