@@ -186,11 +186,10 @@ const MERGED_SWITCHES: [(&str, &str, &[&str]); 3] = [
             "LoadingModeFromRAILMode",
         ],
     ),
-    // Lean browser over a long session: every navigation of a page's main frame resets V8's
-    // old-generation limit to its initial size, and with Chromium's default the documents a
-    // tab navigates away from (each with the discovery shim it ran) piled up as garbage for
-    // ~150 navigations before a full GC; from 4 MB V8 collects them every few dozen, its own
-    // incremental GC, and the renderer stays flat (measured, see ARCHITECTURE.md "Lean
+    // Lean browser over a long session: with Chromium's default start for V8's
+    // old-generation limit, the documents a tab navigates away from (each with the discovery
+    // shim it ran) piled up as garbage for ~150 navigations before a full GC; from 4 MB V8
+    // collects them every few dozen, its own incremental GC, and the renderer stays flat (measured, see ARCHITECTURE.md "Lean
     // browser"; 8 MB was enough only while the loading mode above put GCs off). Only the
     // starting limit: after a GC V8 sizes it from what is live.
     (JS_FLAGS, " ", &["--initial-old-space-size=4"]),
