@@ -50,18 +50,7 @@ fn new_document(rig: &mut Rig, context: u64) {
 fn evaluate(rig: &mut Rig, id: u64, n: u32) -> String {
     let function = format!("() => {n}");
     rig.evaluate(id, &function);
-    let ran = rig
-        .browser
-        .unanswered()
-        .into_iter()
-        .find(|r| {
-            r.method == "Runtime.callFunctionOn"
-                && r.params["functionDeclaration"]
-                    .as_str()
-                    .is_some_and(|f| f.contains(&function))
-        })
-        .map(|r| r.id);
-    if let Some(script) = ran {
+    if let Some(script) = rig.find_script_request(&function) {
         rig.script_returns(script, &n.to_string());
     }
     let out = rig.output();

@@ -123,6 +123,12 @@ impl Rig {
 
     /// The unanswered script request whose function source contains `function`.
     pub fn script_request(&self, function: &str) -> u64 {
+        self.find_script_request(function)
+            .unwrap_or_else(|| panic!("no script request for {function}"))
+    }
+
+    /// The same, when there is one.
+    pub fn find_script_request(&self, function: &str) -> Option<u64> {
         self.browser
             .unanswered()
             .into_iter()
@@ -132,8 +138,7 @@ impl Rig {
                         .as_str()
                         .is_some_and(|f| f.contains(function))
             })
-            .unwrap_or_else(|| panic!("no script request for {function}"))
-            .id
+            .map(|r| r.id)
     }
 
     /// The answer evaluate_script's page wrapper gives: `[changedDom, JSON text]`.

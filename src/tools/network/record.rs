@@ -499,6 +499,17 @@ mod tests {
         );
     }
 
+    /// Request `r` goes on to `/next` after a 302.
+    fn redirected(log: &mut Log) {
+        on(
+            log,
+            RequestWillBeSentEvent::NAME,
+            json!({"requestId": "r", "loaderId": "r", "type": "Fetch", "timestamp": 2.0,
+                "request": {"url": "http://h/next", "method": "GET", "headers": {}},
+                "redirectResponse": {"status": 302, "headers": {"Location": "/next"}}}),
+        );
+    }
+
     fn ids(log: &Log, preserved: bool) -> Vec<&str> {
         log.requests(preserved)
             .iter()
@@ -549,13 +560,7 @@ mod tests {
             json!({"requestId": "r", "headers": {"Accept": "*/*", "Cookie": "a=1"}}),
         );
         sent(&mut log, "r", "Fetch");
-        on(
-            &mut log,
-            RequestWillBeSentEvent::NAME,
-            json!({"requestId": "r", "loaderId": "r", "type": "Fetch", "timestamp": 2.0,
-                "request": {"url": "http://h/next", "method": "GET", "headers": {}},
-                "redirectResponse": {"status": 302, "headers": {"Location": "/next"}}}),
-        );
+        redirected(&mut log);
         on(
             &mut log,
             ResponseReceivedExtraInfoEvent::NAME,
@@ -612,13 +617,7 @@ mod tests {
                 json!({"requestId": "r", "statusCode": status, "headers": {"Location": location}}),
             );
         }
-        on(
-            &mut log,
-            RequestWillBeSentEvent::NAME,
-            json!({"requestId": "r", "loaderId": "r", "type": "Fetch", "timestamp": 2.0,
-                "request": {"url": "http://h/next", "method": "GET", "headers": {}},
-                "redirectResponse": {"status": 302, "headers": {"Location": "/next"}}}),
-        );
+        redirected(&mut log);
         on(
             &mut log,
             ResponseReceivedEvent::NAME,
@@ -637,13 +636,7 @@ mod tests {
         let mut log = Log::default();
         sent(&mut log, "r", "Fetch");
         // The order a loaded browser showed: the redirect first, both raw answers after it.
-        on(
-            &mut log,
-            RequestWillBeSentEvent::NAME,
-            json!({"requestId": "r", "loaderId": "r", "type": "Fetch", "timestamp": 2.0,
-                "request": {"url": "http://h/next", "method": "GET", "headers": {}},
-                "redirectResponse": {"status": 302, "headers": {"Location": "/next"}}}),
-        );
+        redirected(&mut log);
         for (status, header) in [(302, "hop"), (200, "last")] {
             on(
                 &mut log,
