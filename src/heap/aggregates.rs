@@ -40,7 +40,7 @@ pub(super) fn aggregates(s: &Snapshot, kept: Option<&[bool]>) -> Vec<Aggregate> 
         }
         let a = &mut out[*slot as usize];
         a.count += 1;
-        a.self_size += g.self_size[node] as f64;
+        a.self_size += g.self_size(node) as f64;
         a.nodes.push(node as u32);
     }
     retained_by_class(s, &keeps, &at, &mut out);

@@ -40,7 +40,7 @@ pub(super) fn classes(g: &Graph, interfaces: &Interfaces) -> Classes {
         keys: Vec::new(),
     };
     for (node, &name) in name_of.iter().enumerate() {
-        if g.self_size[node] == 0 {
+        if g.self_size(node) == 0 {
             continue;
         }
         let located = if g.node_type[node] == g.types.object {
@@ -260,8 +260,8 @@ impl Interfaces {
     fn class_of(&self, g: &Graph, node: u32) -> Option<&str> {
         let mut properties: Vec<&str> = g
             .edges(node)
-            .filter(|&e| g.edge_type[e] == g.types.property)
-            .map(|e| g.strings.get(g.edge_name[e]))
+            .filter(|&e| g.edge_type(e) == g.types.property)
+            .map(|e| g.strings.get(g.edge_name_index(e)))
             .collect();
         properties.sort_by(|a, b| js_cmp(a, b));
         let mut states = vec![0usize];
@@ -295,8 +295,8 @@ fn property_names(g: &Graph, node: u32, out: &mut Vec<u32>) {
     out.clear();
     out.extend(
         g.edges(node)
-            .filter(|&e| g.edge_type[e] == g.types.property)
-            .map(|e| g.edge_name[e]),
+            .filter(|&e| g.edge_type(e) == g.types.property)
+            .map(|e| g.edge_name_index(e)),
     );
 }
 
@@ -328,10 +328,10 @@ fn interface_of(g: &Graph, node: u32) -> (String, Vec<&str>) {
     let mut length = 1;
     let mut properties = Vec::new();
     for e in g.edges(node) {
-        if g.edge_type[e] != g.types.property {
+        if g.edge_type(e) != g.types.property {
             continue;
         }
-        let edge_name = g.strings.get(g.edge_name[e]);
+        let edge_name = g.strings.get(g.edge_name_index(e));
         if edge_name == "__proto__" {
             continue;
         }

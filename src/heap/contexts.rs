@@ -135,10 +135,7 @@ impl Budget {
 /// The analysis of `s`; an error names what in the snapshot's scopes or graph stops it.
 pub(super) fn analyse(s: &Snapshot) -> Result<ContextAnalysis, String> {
     let g = &s.graph;
-    analyse_within(
-        s,
-        Budget::of_size((g.node_count() + g.edge_type.len()) as u64),
-    )
+    analyse_within(s, Budget::of_size((g.node_count() + g.edge_count()) as u64))
 }
 
 /// The analysis of `s` within `budget`.
@@ -170,8 +167,10 @@ pub(super) fn analyse_within(s: &Snapshot, mut budget: Budget) -> Result<Context
 /// The graph as the analysis reads it: internal edges by name, boxed integers.
 fn internal(g: &Graph, node: u32, name: &str) -> Option<u32> {
     g.edges(node)
-        .find(|&e| g.edge_type[e] == g.types.internal && g.strings.get(g.edge_name[e]) == name)
-        .map(|e| g.edge_to[e])
+        .find(|&e| {
+            g.edge_type(e) == g.types.internal && g.strings.get(g.edge_name_index(e)) == name
+        })
+        .map(|e| g.edge_to(e))
 }
 
 /// A boxed integer's value (an `int` number node with a `value` edge), as `parseInt` reads it.
@@ -321,7 +320,7 @@ fn script_scope_infos(g: &Graph, script: u32, script_of: &mut HashMap<u32, Optio
     };
     let stop = internal(g, script, "eval_from_scope_info").filter(|&n| is_scope_info(g, n));
     for e in g.edges(infos) {
-        let info = g.edge_to[e];
+        let info = g.edge_to(e);
         if is_scope_info(g, info) {
             claim_chain(g, script_of, info, stop, script);
             continue;
@@ -436,8 +435,8 @@ struct Entry {
 /// A context's variables: the names and targets of its `context` edges.
 fn fields(g: &Graph, context: u32) -> (Vec<u32>, Vec<u32>) {
     g.edges(context)
-        .filter(|&e| g.edge_type[e] == g.types.context)
-        .map(|e| (g.edge_name[e], g.edge_to[e]))
+        .filter(|&e| g.edge_type(e) == g.types.context)
+        .map(|e| (g.edge_name_index(e), g.edge_to(e)))
         .unzip()
 }
 
@@ -473,7 +472,7 @@ fn correlate(
             without_of.insert(script, without.len());
             without.push(ScriptReport {
                 node: script,
-                script_id: g.node_id[script as usize],
+                script_id: g.node_id(script as usize),
                 script_name: script_name(g, script),
                 context_count: 1,
             });
@@ -522,14 +521,14 @@ impl Found<'_> {
                 dead_size += retained;
                 dead_fields.push(DeadField {
                     name: g.strings.get(name).to_owned(),
-                    value_id: g.node_id[value as usize],
+                    value_id: g.node_id(value as usize),
                     value_name: names::name(g, value),
                     retained,
                 });
             }
             if !dead_fields.is_empty() {
                 contexts.push(ContextReport {
-                    id: g.node_id[*context as usize],
+                    id: g.node_id(*context as usize),
                     node: *context,
                     retained: self.s.retention.retained[*context as usize],
                     dead_size,
@@ -542,8 +541,8 @@ impl Found<'_> {
         }
         let info = entry.scope_info;
         Ok(Some(ScopeReport {
-            scope_info_id: g.node_id[info as usize],
-            script_id: g.node_id[entry.script as usize],
+            scope_info_id: g.node_id(info as usize),
+            script_id: g.node_id(entry.script as usize),
             script_name: script_name(g, entry.script),
             scope_name: internal(g, info, "function_name").map(|n| names::name(g, n)),
             start: int_field(g, info, "start_position").unwrap_or(0.0),

@@ -29,7 +29,7 @@ fn by_class(s: &Snapshot, classes: &Classes) -> Vec<Vec<(u32, u32)>> {
     let mut out = vec![Vec::new(); classes.names.len()];
     for (node, &class) in classes.of.iter().enumerate() {
         if class != NONE {
-            out[class as usize].push((g.node_id[node], g.self_size[node]));
+            out[class as usize].push((g.node_id(node), g.self_size(node)));
         }
     }
     for objects in &mut out {

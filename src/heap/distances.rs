@@ -26,10 +26,10 @@ pub(crate) fn bfs(
         at += 1;
         let d = distances[node as usize] + 1;
         for e in g.edges(node) {
-            if g.edge_type[e] == g.types.weak {
+            if g.edge_type(e) == g.types.weak {
                 continue;
             }
-            let child = g.edge_to[e];
+            let child = g.edge_to(e);
             if distances[child as usize] != NO_DISTANCE || !keep(node, e) {
                 continue;
             }
@@ -44,7 +44,7 @@ pub(super) fn distances(g: &Graph) -> Vec<i32> {
     let mut pending: HashSet<String> = HashSet::new();
     let mut roots = Vec::new();
     for e in g.edges(g.root) {
-        let node = g.edge_to[e];
+        let node = g.edge_to(e);
         if g.is_js_user_root(node) {
             d[node as usize] = 1;
             roots.push(node);
@@ -76,8 +76,8 @@ fn counted(g: &Graph, pending: &mut HashSet<String>, node: u32, e: usize) -> boo
             None => true,
         };
     }
-    if g.edge_type[e] == t.internal {
-        if let Some((pair, _)) = js::weak_map_edge(g.strings.get(g.edge_name[e])) {
+    if g.edge_type(e) == t.internal {
+        if let Some((pair, _)) = js::weak_map_edge(g.strings.get(g.edge_name_index(e))) {
             if !pending.remove(pair) {
                 pending.insert(pair.to_owned());
                 return false;

@@ -28,13 +28,17 @@ pub(super) fn states(g: &mut Graph) -> Result<Vec<u8>, String> {
         return Ok(states);
     }
     let mut states = std::mem::take(&mut g.detachedness);
-    Propagation {
+    let mut propagation = Propagation {
         visited: vec![false; n],
         attached: Vec::new(),
         detached: Vec::new(),
         renamed: HashMap::new(),
-    }
-    .run(g, &mut states)?;
+        new_names: Vec::new(),
+    };
+    propagation.run(g, &mut states)?;
+    let mut new_names = propagation.new_names;
+    new_names.sort_unstable();
+    g.rename(&new_names);
     Ok(states)
 }
 
@@ -44,10 +48,13 @@ struct Propagation {
     detached: Vec<u32>,
     /// A name's string and the string of the same name with `Detached ` before it.
     renamed: HashMap<u32, u32>,
+    /// The detached nodes and their new names, given once the spread is over (nothing
+    /// reads a node's name again after it is renamed).
+    new_names: Vec<(u32, u32)>,
 }
 
 impl Propagation {
-    fn run(mut self, g: &mut Graph, states: &mut [u8]) -> Result<(), String> {
+    fn run(&mut self, g: &mut Graph, states: &mut [u8]) -> Result<(), String> {
         for node in 0..g.node_count() as u32 {
             let state = states[node as usize];
             if state != 0 {
@@ -75,8 +82,8 @@ impl Propagation {
         let t = &g.types;
         let skipped = [t.hidden_edge, t.invisible, t.weak];
         for e in g.edges(node) {
-            if !skipped.contains(&g.edge_type[e]) {
-                let child = g.edge_to[e];
+            if !skipped.contains(&g.edge_type(e)) {
+                let child = g.edge_to(e);
                 self.process(g, states, child, state)?;
             }
         }
@@ -109,7 +116,7 @@ impl Propagation {
     }
 
     fn rename(&mut self, g: &mut Graph, i: usize) -> Result<(), String> {
-        let old = g.node_name[i];
+        let old = g.node_name(i);
         let new = match self.renamed.get(&old) {
             Some(&s) => s,
             None => {
@@ -119,7 +126,7 @@ impl Propagation {
                 s
             }
         };
-        g.node_name[i] = new;
+        self.new_names.push((i as u32, new));
         Ok(())
     }
 }
@@ -142,7 +149,7 @@ fn mark_queriable(g: &Graph, flags: &mut [u8]) {
     let skipped = [t.hidden_edge, t.invisible, t.internal, t.weak];
     let mut list: Vec<u32> = g
         .edges(g.root)
-        .map(|e| g.edge_to[e])
+        .map(|e| g.edge_to(e))
         .filter(|&n| g.is_user_root(n))
         .collect();
     while let Some(node) = list.pop() {
@@ -151,8 +158,8 @@ fn mark_queriable(g: &Graph, flags: &mut [u8]) {
         }
         flags[node as usize] |= CAN_BE_QUERIED;
         for e in g.edges(node) {
-            let child = g.edge_to[e];
-            if flags[child as usize] & CAN_BE_QUERIED == 0 && !skipped.contains(&g.edge_type[e]) {
+            let child = g.edge_to(e);
+            if flags[child as usize] & CAN_BE_QUERIED == 0 && !skipped.contains(&g.edge_type(e)) {
                 list.push(child);
             }
         }
@@ -163,8 +170,8 @@ fn mark_page_owned(g: &Graph, flags: &mut [u8]) {
     let t = &g.types;
     let mut stack = Vec::new();
     for e in g.edges(g.root) {
-        let node = g.edge_to[e];
-        let ty = g.edge_type[e];
+        let node = g.edge_to(e);
+        let ty = g.edge_type(e);
         let starts = if ty == t.element {
             g.is_document_dom_trees_root(node)
         } else {
@@ -177,8 +184,8 @@ fn mark_page_owned(g: &Graph, flags: &mut [u8]) {
     }
     while let Some(node) = stack.pop() {
         for e in g.edges(node) {
-            let child = g.edge_to[e] as usize;
-            if flags[child] & PAGE_OBJECT != 0 || g.edge_type[e] == t.weak {
+            let child = g.edge_to(e) as usize;
+            if flags[child] & PAGE_OBJECT != 0 || g.edge_type(e) == t.weak {
                 continue;
             }
             stack.push(child as u32);

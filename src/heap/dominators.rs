@@ -26,22 +26,22 @@ impl Bits {
 /// table, and (but from the root) not a shortcut nor from a non-page object into a page
 /// object.
 pub(super) fn essential_edges(g: &Graph, flags: &[u8]) -> Bits {
-    let mut bits = Bits::new(g.edge_type.len());
+    let mut bits = Bits::new(g.edge_count());
     let t = &g.types;
     for node in 0..g.node_count() as u32 {
         for e in g.edges(node) {
-            let ty = g.edge_type[e];
+            let ty = g.edge_type(e);
             if ty == t.weak {
                 continue;
             }
             if ty == t.internal {
-                if let Some((_, table)) = js::weak_map_edge(g.strings.get(g.edge_name[e])) {
-                    if g.node_id[node as usize] as f64 == table {
+                if let Some((_, table)) = js::weak_map_edge(g.strings.get(g.edge_name_index(e))) {
+                    if g.node_id(node as usize) as f64 == table {
                         continue;
                     }
                 }
             }
-            let child = g.edge_to[e];
+            let child = g.edge_to(e);
             if child == node {
                 continue;
             }
@@ -64,7 +64,7 @@ pub(super) fn essential_edges(g: &Graph, flags: &[u8]) -> Bits {
 /// through hidden objects or arrays) into that owner, as DevTools does before it computes
 /// retained sizes.
 pub(super) fn shallow_sizes(g: &mut Graph) {
-    if !g.edges(g.root).any(|e| g.is_js_user_root(g.edge_to[e])) {
+    if !g.edges(g.root).any(|e| g.is_js_user_root(g.edge_to(e))) {
         return;
     }
     const UNVISITED: u32 = u32::MAX;
@@ -86,10 +86,10 @@ pub(super) fn shallow_sizes(g: &mut Graph) {
     while let Some(id) = work.pop() {
         let owner = owners[id as usize];
         for e in g.edges(id) {
-            if g.edge_type[e] == t.weak {
+            if g.edge_type(e) == t.weak {
                 continue;
             }
-            let target = g.edge_to[e];
+            let target = g.edge_to(e);
             match owners[target as usize] {
                 UNVISITED => {
                     owners[target as usize] = owner;
@@ -103,6 +103,7 @@ pub(super) fn shallow_sizes(g: &mut Graph) {
             }
         }
     }
+    let mut sizes: Vec<u32> = (0..n).map(|i| g.self_size(i)).collect();
     for (i, &owner) in owners.iter().enumerate() {
         if owner == UNVISITED || owner == MANY || owner == i as u32 {
             continue;
@@ -110,10 +111,12 @@ pub(super) fn shallow_sizes(g: &mut Graph) {
         if g.node_type[owner as usize] == g.types.synthetic || owner == g.root {
             continue;
         }
-        let size = std::mem::take(&mut g.self_size[i]);
-        let o = &mut g.self_size[owner as usize];
+        let size = std::mem::take(&mut sizes[i]);
+        let o = &mut sizes[owner as usize];
         *o = o.wrapping_add(size);
     }
+    drop(owners);
+    g.set_self_sizes(sizes.into_iter().collect());
 }
 
 /// Each node's immediate dominator (the root its own) and retained size.
@@ -157,7 +160,7 @@ pub(super) fn compute(g: &Graph, essential: &Bits) -> Retention {
     for d in &mut dominator {
         *d = d.wrapping_sub(1);
     }
-    let mut retained: Vec<f64> = g.self_size.iter().map(|&s| s as f64).collect();
+    let mut retained: Vec<f64> = (0..n).map(|i| g.self_size(i) as f64).collect();
     for &v in vertex[2..=count].iter().rev() {
         let node = (v - 1) as usize;
         let d = dominator[node] as usize;
@@ -202,7 +205,7 @@ impl Lt {
 
     /// Numbers the nodes reachable from `root` over essential edges, depth first.
     fn dfs(&mut self, g: &Graph, essential: &Bits, root: u32) {
-        self.next_edge[root as usize - 1] = g.first_edge[root as usize - 1];
+        self.next_edge[root as usize - 1] = g.first_edge(root as usize - 1);
         let mut v = root;
         while v != 0 {
             let vi = v as usize;
@@ -214,14 +217,14 @@ impl Lt {
             }
             let mut v_next = self.parent[vi];
             let o = vi - 1;
-            while self.next_edge[o] < g.first_edge[o + 1] {
+            while self.next_edge[o] < g.first_edge(o + 1) {
                 let e = self.next_edge[o] as usize;
                 if essential.get(e) {
-                    let w_ord = g.edge_to[e] as usize;
+                    let w_ord = g.edge_to(e) as usize;
                     let w = w_ord + 1;
                     if self.semi[w] == 0 {
                         self.parent[w] = v;
-                        self.next_edge[w_ord] = g.first_edge[w_ord];
+                        self.next_edge[w_ord] = g.first_edge(w_ord);
                         v_next = w as u32;
                         break;
                     }

@@ -22,8 +22,8 @@ type Identity = (Option<f64>, Option<f64>);
 /// The target of the node's first internal edge named `name`.
 fn internal_target(g: &Graph, node: u32, name: &str) -> Option<u32> {
     g.edges(node)
-        .find(|&e| g.edge_type[e] == g.types.internal && g.edge_name(e) == name)
-        .map(|e| g.edge_to[e])
+        .find(|&e| g.edge_type(e) == g.types.internal && g.edge_name(e) == name)
+        .map(|e| g.edge_to(e))
 }
 
 /// A boxed number's value: `int` (parsed) or `bool` nodes with a `value` edge.
@@ -50,9 +50,9 @@ fn is_flat_cons(g: &Graph, node: u32) -> bool {
     g.node_type[node as usize] == g.types.cons_string
         && g.edges(node).any(|e| {
             let name = g.edge_name(e);
-            g.edge_type[e] == g.types.internal
+            g.edge_type(e) == g.types.internal
                 && (name == "first" || name == "second")
-                && names::name(g, g.edge_to[e]).is_empty()
+                && names::name(g, g.edge_to(e)).is_empty()
         })
 }
 
@@ -67,9 +67,9 @@ impl Snapshot {
             let name = names::name(g, node);
             let n = node as usize;
             let (size, retained, id) = (
-                g.self_size[n] as f64,
+                g.self_size(n) as f64,
                 self.retention.retained[n],
-                g.node_id[n],
+                g.node_id(n),
             );
             let group = if is_truncated(g, node) {
                 let identity = (int_field(g, node, "length"), int_field(g, node, "hash"));
@@ -118,7 +118,7 @@ impl Snapshot {
             let ty = g.node_type[node as usize];
             if (ty != t.string && ty != t.cons_string)
                 || is_flat_cons(g, node)
-                || g.self_size[node as usize] == 0
+                || g.self_size(node as usize) == 0
             {
                 continue;
             }

@@ -39,7 +39,7 @@ pub(super) fn kept(s: &Snapshot, filter: Filter) -> Vec<bool> {
     let g = &s.graph;
     let left_out = match filter {
         Filter::RetainedByDetachedDomNodes => reached_or_unreachable(g, &s.distances, |_, e| {
-            s.states[g.edge_to[e] as usize] != DETACHED
+            s.states[g.edge_to(e) as usize] != DETACHED
         }),
         Filter::RetainedByConsole => reached_or_unreachable(g, &s.distances, |node, e| {
             let console = g.node_type[node as usize] == g.types.synthetic
@@ -49,10 +49,10 @@ pub(super) fn kept(s: &Snapshot, filter: Filter) -> Vec<bool> {
         }),
         Filter::RetainedByEventHandlers => {
             let handlers = event_handlers(s);
-            reached_or_unreachable(g, &s.distances, |_, e| !handlers[g.edge_to[e] as usize])
+            reached_or_unreachable(g, &s.distances, |_, e| !handlers[g.edge_to(e) as usize])
         }
         Filter::RetainedByContexts => {
-            reached_or_unreachable(g, &s.distances, |_, e| !g.is_context(g.edge_to[e]))
+            reached_or_unreachable(g, &s.distances, |_, e| !g.is_context(g.edge_to(e)))
         }
         Filter::SharedNativeContext => return s.attribution.iter().map(|&a| a == SHARED).collect(),
         Filter::NoNativeContext => return s.attribution.iter().map(|&a| a == NONE).collect(),
@@ -66,7 +66,7 @@ fn edge_target(s: &Snapshot, node: u32, name: &str) -> Option<u32> {
     let g = &s.graph;
     g.edges(node)
         .find(|&e| g.edge_name(e) == name)
-        .map(|e| g.edge_to[e])
+        .map(|e| g.edge_to(e))
 }
 
 /// The functions event listeners call: a `V8EventListener`'s callback (edge `1`), or the
@@ -87,7 +87,7 @@ fn event_handlers(s: &Snapshot) -> Vec<bool> {
         }
         let child = g
             .edges(callback)
-            .map(|e| g.edge_to[e])
+            .map(|e| g.edge_to(e))
             .find(|&c| edge_target(s, c, "code").is_some());
         handlers[child.unwrap_or(callback) as usize] = true;
     }

@@ -7,6 +7,7 @@ use std::cell::OnceCell;
 use std::collections::HashMap;
 use std::ops::Range;
 
+use super::packed::Packed;
 use super::parse::Raw;
 use super::strings::Strings;
 
@@ -94,9 +95,11 @@ impl Retainers {
     }
 }
 
-/// The graph. Node and edge numbers are ordinals; `first_edge[n]..first_edge[n + 1]` are
+/// The graph. Node and edge numbers are ordinals; `first_edge(n)..first_edge(n + 1)` are
 /// node `n`'s edges. Retainers are indexed only when a question asks for them: the load's
 /// analyses need only the retaining edges that count for retention (see `dominators`).
+/// The numeric columns are packed (see `packed`) and read through the methods of the same
+/// names: a snapshot of millions of objects holds a few bits a number, not 32.
 pub(crate) struct Graph {
     pub types: Types,
     pub strings: Strings,
@@ -104,13 +107,13 @@ pub(crate) struct Graph {
     pub root: u32,
     pub extra_native_bytes: f64,
     pub node_type: Vec<u8>,
-    pub node_name: Vec<u32>,
-    pub node_id: Vec<u32>,
-    pub self_size: Vec<u32>,
-    pub first_edge: Vec<u32>,
-    pub edge_type: Vec<u8>,
-    pub edge_name: Vec<u32>,
-    pub edge_to: Vec<u32>,
+    node_name: Packed,
+    node_id: Packed,
+    self_size: Packed,
+    first_edge: Packed,
+    edge_type: Packed,
+    edge_name: Packed,
+    edge_to: Packed,
     retainer_index: OnceCell<Retainers>,
     /// Source locations by node: script id, line, column (the last record of a node wins).
     pub locations: HashMap<u32, (u32, u32, u32)>,
@@ -124,8 +127,79 @@ impl Graph {
         self.node_type.len()
     }
 
+    pub(super) fn edge_count(&self) -> usize {
+        self.edge_to.len()
+    }
+
+    /// The node's name as an index into `strings`.
+    #[inline]
+    pub(crate) fn node_name(&self, node: usize) -> u32 {
+        self.node_name.get(node)
+    }
+
+    #[inline]
+    pub(crate) fn node_id(&self, node: usize) -> u32 {
+        self.node_id.get(node)
+    }
+
+    pub(crate) fn node_ids(&self) -> impl Iterator<Item = u32> + '_ {
+        self.node_id.iter()
+    }
+
+    #[inline]
+    pub(crate) fn self_size(&self, node: usize) -> u32 {
+        self.self_size.get(node)
+    }
+
+    #[inline]
+    pub(super) fn first_edge(&self, node: usize) -> u32 {
+        self.first_edge.get(node)
+    }
+
+    #[inline]
+    pub(crate) fn edge_type(&self, edge: usize) -> u8 {
+        self.edge_type.get(edge) as u8
+    }
+
+    /// The edge's name as the file gives it: an index into `strings`, or an element's or
+    /// hidden edge's index.
+    #[inline]
+    pub(crate) fn edge_name_index(&self, edge: usize) -> u32 {
+        self.edge_name.get(edge)
+    }
+
+    #[inline]
+    pub(crate) fn edge_to(&self, edge: usize) -> u32 {
+        self.edge_to.get(edge)
+    }
+
+    pub(crate) fn edge_targets(&self) -> impl Iterator<Item = u32> + '_ {
+        self.edge_to.iter()
+    }
+
+    /// Replaces the self sizes (`dominators::shallow_sizes` moves sizes to their owners).
+    pub(super) fn set_self_sizes(&mut self, sizes: Packed) {
+        self.self_size = sizes;
+    }
+
+    /// Gives the nodes in `renamed` (ascending, node and new name) their new names.
+    pub(super) fn rename(&mut self, renamed: &[(u32, u32)]) {
+        if renamed.is_empty() {
+            return;
+        }
+        let mut next = renamed.iter().peekable();
+        let names = (0..self.node_count()).map(|i| match next.peek() {
+            Some(&&(node, name)) if node as usize == i => {
+                next.next();
+                name
+            }
+            _ => self.node_name.get(i),
+        });
+        self.node_name = names.collect();
+    }
+
     pub(super) fn edges(&self, node: u32) -> std::ops::Range<usize> {
-        self.first_edge[node as usize] as usize..self.first_edge[node as usize + 1] as usize
+        self.first_edge(node as usize) as usize..self.first_edge(node as usize + 1) as usize
     }
 
     /// Every node's retainers, indexed on first use.
@@ -147,14 +221,14 @@ impl Graph {
     }
 
     pub(crate) fn raw_name(&self, node: u32) -> &str {
-        self.strings.get(self.node_name[node as usize])
+        self.strings.get(self.node_name(node as usize))
     }
 
     /// An edge's name as DevTools prints it: the index of an element or hidden edge, else
     /// its string (a shortcut's numeric name as a number).
     pub(crate) fn edge_name(&self, edge: usize) -> String {
-        let t = self.edge_type[edge];
-        let raw = self.edge_name[edge];
+        let t = self.edge_type(edge);
+        let raw = self.edge_name_index(edge);
         if t == self.types.element || t == self.types.hidden_edge {
             return raw.to_string();
         }
@@ -169,9 +243,9 @@ impl Graph {
 
     /// Whether the edge's name is a string (not an element's or hidden edge's index).
     pub(crate) fn edge_has_string_name(&self, edge: usize) -> bool {
-        let t = self.edge_type[edge];
+        let t = self.edge_type(edge);
         if t == self.types.shortcut {
-            return super::js::parse_int(self.strings.get(self.edge_name[edge])).is_none();
+            return super::js::parse_int(self.strings.get(self.edge_name_index(edge))).is_none();
         }
         t != self.types.element && t != self.types.hidden_edge
     }
@@ -197,10 +271,20 @@ impl Graph {
 
     pub(super) fn bytes(&self) -> usize {
         let n = self.node_count();
-        let e = self.edge_type.len();
+        let e = self.edge_count();
         // The retainers counted as if indexed: they are once a question asks.
         let retainers = (n + 1) * 4 + e * (4 + 4);
-        n * (1 + 4 + 4 + 4 + 4 + 1) + e * (1 + 4 + 4) + retainers + self.strings.bytes()
+        let columns = [
+            &self.node_name,
+            &self.node_id,
+            &self.self_size,
+            &self.first_edge,
+            &self.edge_type,
+            &self.edge_name,
+            &self.edge_to,
+        ];
+        let packed: usize = columns.iter().map(|c| c.bytes()).sum();
+        n * 2 + packed + retainers + self.strings.bytes()
     }
 }
 
@@ -216,18 +300,26 @@ pub(super) fn build(raw: Raw) -> Result<Graph, String> {
         return Err(format!("the snapshot has too many nodes ({n})"));
     }
     let strings_len = raw.strings.len();
-    if let Some(i) = raw
+    if let Some((i, s)) = raw
         .node_name
         .iter()
-        .position(|&s| s as usize >= strings_len)
+        .enumerate()
+        .find(|&(_, s)| s as usize >= strings_len)
     {
         return Err(format!(
-            "node {i} names string {}, but there are {strings_len} strings",
-            raw.node_name[i]
+            "node {i} names string {s}, but there are {strings_len} strings"
         ));
     }
-    let first_edge = edge_indexes(raw.edge_count, raw.edge_type.len())?;
-    let edge_to = edge_targets(raw.edge_to, width, n)?;
+    check_edge_total(raw.edge_total, raw.edge_to.len())?;
+    if let Some((i, to)) = raw
+        .edge_to
+        .iter()
+        .enumerate()
+        .find(|&(_, t)| t as usize >= n)
+    {
+        let at = to as usize * width;
+        return Err(format!("edge {i} points to {at}, which is not a node"));
+    }
     let types = Types::new(raw.layout.node_types, raw.layout.edge_types);
     check_edge_names(&raw.edge_type, &raw.edge_name, &types, strings_len)?;
     let root = match raw.header.root_index {
@@ -256,10 +348,10 @@ pub(super) fn build(raw: Raw) -> Result<Graph, String> {
         node_name: raw.node_name,
         node_id: raw.node_id,
         self_size: raw.self_size,
-        first_edge,
+        first_edge: raw.first_edge,
         edge_type: raw.edge_type,
         edge_name: raw.edge_name,
-        edge_to,
+        edge_to: raw.edge_to,
         retainer_index: OnceCell::new(),
         locations,
         has_detachedness: raw.layout.has_detachedness,
@@ -267,43 +359,29 @@ pub(super) fn build(raw: Raw) -> Result<Graph, String> {
     })
 }
 
-/// Each node's first edge, made in place from the nodes' edge counts.
-fn edge_indexes(mut first: Vec<u32>, edges: usize) -> Result<Vec<u32>, String> {
-    first.reserve_exact(1);
-    first.push(0);
-    let mut at: u64 = 0;
-    for f in first.iter_mut() {
-        let count = *f as u64;
-        *f = at as u32;
-        at += count;
-        if at > edges as u64 {
-            return Err(format!(
-                "the nodes' edge counts add up to more than the {edges} edges"
-            ));
-        }
-    }
-    if at != edges as u64 {
+/// The nodes' edge counts must add up to the edges there are.
+fn check_edge_total(total: u64, edges: usize) -> Result<(), String> {
+    if total > edges as u64 {
         return Err(format!(
-            "the nodes' edge counts add up to {at}, but there are {edges} edges"
+            "the nodes' edge counts add up to more than the {edges} edges"
         ));
     }
-    Ok(first)
-}
-
-/// Each edge's target node as an ordinal, made in place from its index in `nodes`.
-fn edge_targets(mut to: Vec<u32>, width: usize, n: usize) -> Result<Vec<u32>, String> {
-    for (i, t) in to.iter_mut().enumerate() {
-        let at = *t as usize;
-        if !at.is_multiple_of(width) || at / width >= n {
-            return Err(format!("edge {i} points to {at}, which is not a node"));
-        }
-        *t = (at / width) as u32;
+    if total != edges as u64 {
+        return Err(format!(
+            "the nodes' edge counts add up to {total}, but there are {edges} edges"
+        ));
     }
-    Ok(to)
+    Ok(())
 }
 
-fn check_edge_names(types: &[u8], names: &[u32], t: &Types, strings: usize) -> Result<(), String> {
-    for (i, (&ty, &name)) in types.iter().zip(names).enumerate() {
+fn check_edge_names(
+    types: &Packed,
+    names: &Packed,
+    t: &Types,
+    strings: usize,
+) -> Result<(), String> {
+    for (i, (ty, name)) in types.iter().zip(names.iter()).enumerate() {
+        let ty = ty as u8;
         let indexed = ty == t.element || ty == t.hidden_edge;
         if !indexed && name as usize >= strings {
             return Err(format!(
@@ -335,7 +413,7 @@ pub(super) fn counts_to_starts(first: &mut [u32]) -> u32 {
 pub(super) fn retainers(g: &Graph, keep: impl Fn(usize) -> bool, with_edges: bool) -> Retainers {
     let n = g.node_count();
     let mut first = vec![0u32; n + 1];
-    for (e, &t) in g.edge_to.iter().enumerate() {
+    for (e, t) in g.edge_targets().enumerate() {
         if keep(e) {
             first[t as usize] += 1;
         }
@@ -350,7 +428,7 @@ pub(super) fn retainers(g: &Graph, keep: impl Fn(usize) -> bool, with_edges: boo
             if !keep(e) {
                 continue;
             }
-            let t = g.edge_to[e] as usize;
+            let t = g.edge_to(e) as usize;
             next[t] -= 1;
             nodes[next[t] as usize] = src;
             if with_edges {

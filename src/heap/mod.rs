@@ -19,6 +19,7 @@ mod graph;
 mod js;
 mod names;
 mod native_contexts;
+mod packed;
 mod parse;
 mod paths;
 mod query;
@@ -154,7 +155,7 @@ impl Snapshot {
 
     /// The class (by this snapshot's own interfaces) of the object with this id.
     fn own_class_name_of_id(&self, id: u32) -> String {
-        let node = self.graph.node_id.iter().position(|&i| i == id);
+        let node = self.graph.node_ids().position(|i| i == id);
         node.map_or(String::new(), |n| {
             self.class_name(self.classes.of[n]).to_owned()
         })
@@ -191,9 +192,8 @@ impl Snapshot {
     /// The node with this id (the first, as DevTools looks it up).
     pub(crate) fn node_of_id(&self, id: f64) -> Option<u32> {
         self.graph
-            .node_id
-            .iter()
-            .position(|&i| i as f64 == id)
+            .node_ids()
+            .position(|i| i as f64 == id)
             .map(|n| n as u32)
     }
 
@@ -201,11 +201,11 @@ impl Snapshot {
         let g = &self.graph;
         let n = node as usize;
         NodeInfo {
-            id: g.node_id[n],
+            id: g.node_id(n),
             name: names::name(g, node),
             type_name: g.types.node_names[g.node_type[n] as usize].clone(),
             distance: self.distances[n],
-            self_size: g.self_size[n],
+            self_size: g.self_size(n),
             retained: self.retention.retained[n],
         }
     }

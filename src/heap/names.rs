@@ -33,14 +33,14 @@ fn cons_string(g: &Graph, node: u32) -> String {
             if a != 0 && b != 0 {
                 break;
             }
-            if g.edge_type[e] != g.types.internal {
+            if g.edge_type(e) != g.types.internal {
                 continue;
             }
-            let edge_name = g.strings.get(g.edge_name[e]);
+            let edge_name = g.strings.get(g.edge_name_index(e));
             if edge_name == "first" {
-                a = g.edge_to[e];
+                a = g.edge_to(e);
             } else if edge_name == "second" {
-                b = g.edge_to[e];
+                b = g.edge_to(e);
             }
         }
         stack.push(b);
@@ -61,7 +61,7 @@ fn plain_object(g: &Graph, node: u32) -> String {
     while front <= back {
         let e = if from_back { back } else { front } as usize;
         let name = g.edge_name(e);
-        if g.edge_type[e] != g.types.property || name == "__proto__" {
+        if g.edge_type(e) != g.types.property || name == "__proto__" {
             if from_back {
                 back -= 1;
             } else {

@@ -62,11 +62,11 @@ fn first_targets(g: &Graph) -> (Vec<i32>, Vec<i32>) {
     for node in 0..n as u32 {
         let i = node as usize;
         for e in g.edges(node) {
-            if g.edge_type[e] != g.types.internal {
+            if g.edge_type(e) != g.types.internal {
                 continue;
             }
-            let name = Some(g.edge_name[e]);
-            let child = g.edge_to[e];
+            let name = Some(g.edge_name_index(e));
+            let child = g.edge_to(e);
             if name == context_name && context[i] == -1 && is_native_context(g, child) {
                 context[i] = child as i32;
             } else if name == map_name && map[i] == -1 {
@@ -95,11 +95,11 @@ fn spread(g: &Graph, owner: &mut [i32], fixed: &[bool]) {
     while let Some(node) = queue.pop_front() {
         let current = owner[node as usize];
         for e in g.edges(node) {
-            let ty = g.edge_type[e];
+            let ty = g.edge_type(e);
             if ty == t.shortcut || ty == t.weak {
                 continue;
             }
-            let child = g.edge_to[e];
+            let child = g.edge_to(e);
             if child == node || fixed[child as usize] {
                 continue;
             }

@@ -9,6 +9,7 @@ use std::io::{BufRead, BufReader, Read};
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::packed::{Builder, Packed};
 use super::scan::Scanner;
 use super::scopes::Sections;
 use super::strings::Strings;
@@ -19,8 +20,6 @@ pub(super) struct Header {
     meta: Meta,
     #[serde(default)]
     pub node_count: u64,
-    #[serde(default)]
-    pub edge_count: u64,
     #[serde(default)]
     pub root_index: Option<u64>,
     #[serde(default)]
@@ -159,15 +158,18 @@ pub(super) struct Raw {
     pub header: Header,
     pub layout: Layout,
     pub node_type: Vec<u8>,
-    pub node_name: Vec<u32>,
-    pub node_id: Vec<u32>,
-    pub self_size: Vec<u32>,
-    pub edge_count: Vec<u32>,
+    pub node_name: Packed,
+    pub node_id: Packed,
+    pub self_size: Packed,
+    /// Where each node's edges start, from the nodes' edge counts, and where the last ends.
+    pub first_edge: Packed,
+    /// What the nodes' edge counts add up to.
+    pub edge_total: u64,
     pub detachedness: Vec<u8>,
-    pub edge_type: Vec<u8>,
-    pub edge_name: Vec<u32>,
-    /// Each edge's target as the file gives it: a node's index in `nodes` (ordinal × fields).
-    pub edge_to: Vec<u32>,
+    pub edge_type: Packed,
+    pub edge_name: Packed,
+    /// Each edge's target node (an ordinal: the file's index in `nodes` over the fields).
+    pub edge_to: Packed,
     /// Source locations: a node (as its index in `nodes`), script id, line and column.
     pub locations: Vec<[u32; 4]>,
     pub strings: Strings,
@@ -220,13 +222,10 @@ struct Top {
 impl Top {
     fn finish(self) -> Result<Raw, String> {
         let (mut header, layout) = self.header.ok_or("the file has no \"snapshot\" header")?;
-        let mut nodes = self.nodes.ok_or("the file has no \"nodes\" array")?;
-        let mut edges = self.edges.ok_or("the file has no \"edges\" array")?;
+        let nodes = self.nodes.ok_or("the file has no \"nodes\" array")?;
+        let edges = self.edges.ok_or("the file has no \"edges\" array")?;
         let mut strings = self.strings.ok_or("the file has no \"strings\" array")?;
-        // Columns grown as the file came (its size unknown, or its header wrong) give back
-        // what they did not fill.
-        nodes.shrink();
-        edges.shrink();
+        // Columns grown as the file came give back what they did not fill.
         strings.shrink();
         let meta = &mut header.meta;
         let mut scopes = self.scopes;
@@ -240,7 +239,8 @@ impl Top {
             node_name: nodes.node_name,
             node_id: nodes.node_id,
             self_size: nodes.self_size,
-            edge_count: nodes.edge_count,
+            first_edge: nodes.first_edge,
+            edge_total: nodes.edge_total,
             detachedness: nodes.detachedness,
             edge_type: edges.edge_type,
             edge_name: edges.edge_name,
@@ -288,16 +288,11 @@ impl Top {
                 let layout = self.layout("nodes")?;
                 let declared = self.header.as_ref().map_or(0, |h| h.0.node_count);
                 let reserve = reserve_for(declared, layout.node_fields, self.bytes);
-                let mut nodes = Nodes::new(layout, reserve);
-                nodes.read(scan, layout)?;
-                self.nodes = Some(nodes);
+                self.nodes = Some(Nodes::read(scan, layout, reserve)?);
             }
             "edges" => {
                 let layout = self.layout("edges")?;
-                let declared = self.header.as_ref().map_or(0, |h| h.0.edge_count);
-                let mut edges = Edges::new(reserve_for(declared, layout.edge_fields, self.bytes));
-                edges.read(scan, layout)?;
-                self.edges = Some(edges);
+                self.edges = Some(Edges::read(scan, layout)?);
             }
             "locations" => {
                 let layout = self.layout("locations")?;
@@ -323,55 +318,88 @@ impl Top {
     }
 }
 
-struct Nodes {
+/// The nodes' columns as they are read; `finish` makes them `Raw`'s.
+struct NodeColumns {
     node_type: Vec<u8>,
-    node_name: Vec<u32>,
-    node_id: Vec<u32>,
-    self_size: Vec<u32>,
-    edge_count: Vec<u32>,
+    node_name: Builder,
+    node_id: Builder,
+    self_size: Builder,
+    first_edge: Builder,
+    edge_total: u64,
     detachedness: Vec<u8>,
 }
 
-impl Nodes {
-    fn new(layout: &Layout, n: usize) -> Nodes {
-        Nodes {
+/// The nodes' columns, read whole.
+struct Nodes {
+    node_type: Vec<u8>,
+    node_name: Packed,
+    node_id: Packed,
+    self_size: Packed,
+    first_edge: Packed,
+    edge_total: u64,
+    detachedness: Vec<u8>,
+}
+
+impl NodeColumns {
+    fn new(layout: &Layout, n: usize) -> NodeColumns {
+        NodeColumns {
             node_type: Vec::with_capacity(n),
-            node_name: Vec::with_capacity(n),
-            node_id: Vec::with_capacity(n),
-            self_size: Vec::with_capacity(n),
-            edge_count: Vec::with_capacity(n),
+            node_name: Builder::new(),
+            node_id: Builder::new(),
+            self_size: Builder::new(),
+            first_edge: Builder::new(),
+            edge_total: 0,
             detachedness: Vec::with_capacity(if layout.has_detachedness { n } else { 0 }),
         }
     }
 
-    fn shrink(&mut self) {
-        self.node_type.shrink_to_fit();
-        self.node_name.shrink_to_fit();
-        self.node_id.shrink_to_fit();
-        self.self_size.shrink_to_fit();
-        self.edge_count.shrink_to_fit();
-        self.detachedness.shrink_to_fit();
+    /// A node's edge count: its first edge is where the edges so far end.
+    fn edge_count(&mut self, count: u32) -> Result<(), String> {
+        self.first_edge.push(self.edge_total as u32);
+        self.edge_total += count as u64;
+        if self.edge_total > u32::MAX as u64 {
+            return Err("the nodes' edge counts add up to more than 4294967295 edges".into());
+        }
+        Ok(())
     }
 
-    fn read(&mut self, scan: &mut Scanner<impl Read>, layout: &Layout) -> Result<(), String> {
+    fn finish(mut self) -> Nodes {
+        self.first_edge.push(self.edge_total as u32);
+        self.node_type.shrink_to_fit();
+        self.detachedness.shrink_to_fit();
+        Nodes {
+            node_type: self.node_type,
+            node_name: self.node_name.finish(),
+            node_id: self.node_id.finish(),
+            self_size: self.self_size.finish(),
+            first_edge: self.first_edge.finish(),
+            edge_total: self.edge_total,
+            detachedness: self.detachedness,
+        }
+    }
+}
+
+impl Nodes {
+    fn read(scan: &mut Scanner<impl Read>, layout: &Layout, n: usize) -> Result<Nodes, String> {
+        let mut c = NodeColumns::new(layout, n);
         let width = layout.node_types.len();
         let mut slot = 0;
         scan.numbers("the nodes array", |v| {
             match layout.node_slot[slot] {
                 NodeField::Type => {
                     if v as usize >= width {
-                        let n = self.node_type.len();
+                        let n = c.node_type.len();
                         return Err(format!(
                             "node {n} has type {v}, but snapshot.meta lists {width} node types"
                         ));
                     }
-                    self.node_type.push(v as u8);
+                    c.node_type.push(v as u8);
                 }
-                NodeField::Name => self.node_name.push(v),
-                NodeField::Id => self.node_id.push(v),
-                NodeField::SelfSize => self.self_size.push(v),
-                NodeField::EdgeCount => self.edge_count.push(v),
-                NodeField::Detachedness => self.detachedness.push((v & 3) as u8),
+                NodeField::Name => c.node_name.push(v),
+                NodeField::Id => c.node_id.push(v),
+                NodeField::SelfSize => c.self_size.push(v),
+                NodeField::EdgeCount => c.edge_count(v)?,
+                NodeField::Detachedness => c.detachedness.push((v & 3) as u8),
                 NodeField::Other => {}
             }
             slot += 1;
@@ -386,47 +414,43 @@ impl Nodes {
                 layout.node_fields
             ));
         }
-        Ok(())
+        Ok(c.finish())
     }
 }
 
 struct Edges {
-    edge_type: Vec<u8>,
-    edge_name: Vec<u32>,
-    edge_to: Vec<u32>,
+    edge_type: Packed,
+    edge_name: Packed,
+    edge_to: Packed,
 }
 
 impl Edges {
-    fn new(n: usize) -> Edges {
-        Edges {
-            edge_type: Vec::with_capacity(n),
-            edge_name: Vec::with_capacity(n),
-            edge_to: Vec::with_capacity(n),
-        }
-    }
-
-    fn shrink(&mut self) {
-        self.edge_type.shrink_to_fit();
-        self.edge_name.shrink_to_fit();
-        self.edge_to.shrink_to_fit();
-    }
-
-    fn read(&mut self, scan: &mut Scanner<impl Read>, layout: &Layout) -> Result<(), String> {
+    fn read(scan: &mut Scanner<impl Read>, layout: &Layout) -> Result<Edges, String> {
+        let (mut types, mut names, mut to) = (Builder::new(), Builder::new(), Builder::new());
         let width = layout.edge_types.len();
+        let node_fields = layout.node_fields as u32;
         let mut slot = 0;
         scan.numbers("the edges array", |v| {
             match layout.edge_slot[slot] {
                 EdgeField::Type => {
                     if v as usize >= width {
-                        let n = self.edge_type.len();
+                        let n = types.len();
                         return Err(format!(
                             "edge {n} has type {v}, but snapshot.meta lists {width} edge types"
                         ));
                     }
-                    self.edge_type.push(v as u8);
+                    types.push(v);
                 }
-                EdgeField::Name => self.edge_name.push(v),
-                EdgeField::ToNode => self.edge_to.push(v),
+                EdgeField::Name => names.push(v),
+                // Kept as the node's ordinal; whether that node exists is checked once the
+                // nodes are known.
+                EdgeField::ToNode => {
+                    if v % node_fields != 0 {
+                        let i = to.len();
+                        return Err(format!("edge {i} points to {v}, which is not a node"));
+                    }
+                    to.push(v / node_fields);
+                }
                 EdgeField::Other => {}
             }
             slot += 1;
@@ -441,7 +465,11 @@ impl Edges {
                 layout.edge_fields
             ));
         }
-        Ok(())
+        Ok(Edges {
+            edge_type: types.finish(),
+            edge_name: names.finish(),
+            edge_to: to.finish(),
+        })
     }
 }
 

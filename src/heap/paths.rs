@@ -36,7 +36,7 @@ impl Snapshot {
         let g = &self.graph;
         EdgeInfo {
             name: g.edge_name(e),
-            type_name: g.types.edge_names[g.edge_type[e] as usize].clone(),
+            type_name: g.types.edge_names[g.edge_type(e) as usize].clone(),
             node: self.node(node),
         }
     }
@@ -48,9 +48,9 @@ impl Snapshot {
         let mut edges: Vec<usize> = g
             .edges(node)
             .filter(|&e| {
-                let target = g.edge_to[e];
+                let target = g.edge_to(e);
                 let n = target as usize;
-                if g.edge_type[e] == t.invisible {
+                if g.edge_type(e) == t.invisible {
                     return false;
                 }
                 if q.min_retained
@@ -72,7 +72,7 @@ impl Snapshot {
         edges.sort_by(|&a, &b| self.compare_edges(q.order, a, b).then(a.cmp(&b)));
         edges
             .into_iter()
-            .map(|e| self.edge_info(e, g.edge_to[e]))
+            .map(|e| self.edge_info(e, g.edge_to(e)))
             .collect()
     }
 
@@ -92,9 +92,9 @@ impl Snapshot {
             }
         };
         let value = |e: usize, self_size: bool| {
-            let n = g.edge_to[e] as usize;
+            let n = g.edge_to(e) as usize;
             if self_size {
-                g.self_size[n] as f64
+                g.self_size(n) as f64
             } else {
                 self.retention.retained[n]
             }
@@ -114,7 +114,7 @@ impl Snapshot {
         g.retainers(node)
             .filter(|&r| {
                 let e = g.retainer_edge(r);
-                let t = g.edge_type[e];
+                let t = g.edge_type(e);
                 t != g.types.invisible && t != g.types.weak && g.retainer_node(r) != g.root
             })
             .map(|r| {
@@ -237,7 +237,7 @@ impl Search<'_> {
         for r in g.retainers(node) {
             let from = g.retainer_node(r);
             let dist = self.s.distances[from as usize];
-            if g.edge_type[g.retainer_edge(r)] == g.types.weak || dist < 0 {
+            if g.edge_type(g.retainer_edge(r)) == g.types.weak || dist < 0 {
                 continue;
             }
             if ((dist - ROOT_DISTANCE) as f64) < self.q.max_depth - depth {
@@ -277,8 +277,8 @@ impl Search<'_> {
             let e = g.retainer_edge(r);
             forest.push(PathStep {
                 edge_name: g.edge_name(e),
-                edge_type: g.types.edge_names[g.edge_type[e] as usize].clone(),
-                node_id: g.node_id[from as usize],
+                edge_type: g.types.edge_names[g.edge_type(e) as usize].clone(),
+                node_id: g.node_id(from as usize),
                 node_name: super::names::name(g, from),
                 distance: dist,
                 children,

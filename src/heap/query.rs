@@ -52,7 +52,7 @@ impl Snapshot {
         let mut found: Vec<u32> = (0..g.node_count() as u32)
             .filter(|&node| {
                 let n = node as usize;
-                within(g.self_size[n] as f64, q.self_size)
+                within(g.self_size(n) as f64, q.self_size)
                     && within(self.retention.retained[n], q.retained)
                     && q.detached.is_none_or(|d| (self.states[n] == DETACHED) == d)
                     && class
@@ -71,9 +71,9 @@ impl Snapshot {
                 self.retention.retained[b as usize].total_cmp(&self.retention.retained[a as usize])
             }),
             QueryOrder::SelfSize => {
-                found.sort_by_key(|&n| std::cmp::Reverse(g.self_size[n as usize]))
+                found.sort_by_key(|&n| std::cmp::Reverse(g.self_size(n as usize)))
             }
-            QueryOrder::Id => found.sort_by_key(|&n| g.node_id[n as usize]),
+            QueryOrder::Id => found.sort_by_key(|&n| g.node_id(n as usize)),
         }
         Ok(found)
     }

@@ -32,12 +32,12 @@ pub(super) fn statistics(g: &Graph, total: f64) -> Statistics {
     // How many edges retain each node, up to 2: all an array's size needs to know, without
     // indexing every retainer.
     let mut retainers = vec![0u8; g.node_count()];
-    for &t in &g.edge_to {
+    for t in g.edge_targets() {
         let r = &mut retainers[t as usize];
         *r = (*r + 1).min(2);
     }
     for node in 0..g.node_count() as u32 {
-        let size = g.self_size[node as usize] as f64;
+        let size = g.self_size(node as usize) as f64;
         let ty = g.node_type[node as usize];
         if ty == t.hidden {
             s.system += size;
@@ -60,14 +60,14 @@ pub(super) fn statistics(g: &Graph, total: f64) -> Statistics {
 /// An array's size with its elements store, when the array is that store's only retainer
 /// (`retainers`: each node's count of retaining edges, up to 2).
 fn array_size(g: &Graph, node: u32, retainers: &[u8]) -> f64 {
-    let mut size = g.self_size[node as usize] as f64;
+    let mut size = g.self_size(node as usize) as f64;
     for e in g.edges(node) {
-        if g.edge_type[e] != g.types.internal || g.strings.get(g.edge_name[e]) != "elements" {
+        if g.edge_type(e) != g.types.internal || g.strings.get(g.edge_name_index(e)) != "elements" {
             continue;
         }
-        let elements = g.edge_to[e];
+        let elements = g.edge_to(e);
         if retainers[elements as usize] == 1 {
-            size += g.self_size[elements as usize] as f64;
+            size += g.self_size(elements as usize) as f64;
         }
         break;
     }
@@ -76,12 +76,7 @@ fn array_size(g: &Graph, node: u32, retainers: &[u8]) -> f64 {
 
 /// The largest odd (JavaScript object) id.
 pub(super) fn max_js_object_id(g: &Graph) -> u32 {
-    g.node_id
-        .iter()
-        .copied()
-        .filter(|id| id % 2 == 1)
-        .max()
-        .unwrap_or(0)
+    g.node_ids().filter(|id| id % 2 == 1).max().unwrap_or(0)
 }
 
 pub(crate) struct NativeContext {
@@ -104,16 +99,16 @@ pub(super) fn native_context_sizes(s: &Snapshot) -> NativeContextSizes {
         .native_contexts
         .iter()
         .map(|&node| NativeContext {
-            id: g.node_id[node as usize],
+            id: g.node_id(node as usize),
             name: names::name(g, node),
-            self_size: g.self_size[node as usize],
+            self_size: g.self_size(node as usize),
             retained: s.retention.retained[node as usize],
             attributed: 0.0,
         })
         .collect();
     let (mut shared, mut unattributed) = (0.0, 0.0);
     for (i, &owner) in s.attribution.iter().enumerate() {
-        let size = g.self_size[i] as f64;
+        let size = g.self_size(i) as f64;
         match owner {
             SHARED => shared += size,
             NONE => unattributed += size,
@@ -143,7 +138,7 @@ pub(crate) struct ContextRetention {
 pub(super) fn context_retention(s: &Snapshot) -> ContextRetention {
     let g = &s.graph;
     let outside =
-        distances::reached_or_unreachable(g, &s.distances, |_, e| !g.is_context(g.edge_to[e]));
+        distances::reached_or_unreachable(g, &s.distances, |_, e| !g.is_context(g.edge_to(e)));
     let mut r = ContextRetention {
         contexts: 0,
         retained_size: 0.0,
@@ -152,7 +147,7 @@ pub(super) fn context_retention(s: &Snapshot) -> ContextRetention {
         other_count: 0,
     };
     for (node, &out) in outside.iter().enumerate() {
-        let size = g.self_size[node];
+        let size = g.self_size(node);
         if size == 0 {
             continue;
         }

@@ -49,7 +49,8 @@ fn a_single_owner_is_charged_its_objects() {
         r#""","A","B","x""#,
     );
     let s = load(&text).unwrap();
-    assert_eq!(s.graph.self_size, vec![0, 30, 0]);
+    let sizes: Vec<u32> = (0..3).map(|i| s.graph.self_size(i)).collect();
+    assert_eq!(sizes, vec![0, 30, 0]);
     assert_eq!(s.retention.retained, vec![30.0, 30.0, 0.0]);
 }
 

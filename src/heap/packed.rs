@@ -1,0 +1,175 @@
+//! A column of numbers packed in blocks of 64: each block keeps its smallest value, and each
+//! value its difference from it in as few bits as the block's largest difference needs. The
+//! columns of a heap snapshot run in order (ids counting up, the small sizes of similar
+//! objects, an array's element indexes, offsets that grow), so most blocks need a few bits
+//! a value where a `Vec<u32>` takes 32. A block of 64 differences of `w` bits fills exactly
+//! `w` words, so where a block starts is all its header needs besides its smallest value.
+
+const BLOCK: usize = 64;
+
+/// An immutable column of `u32`, read by index.
+pub(crate) struct Packed {
+    /// Each block's smallest value.
+    base: Vec<u32>,
+    /// Where each block's words start in `words`, and one more entry for the end: a
+    /// block's width in bits is the difference between its entry and the next.
+    start: Vec<u32>,
+    words: Vec<u64>,
+    len: usize,
+}
+
+impl Packed {
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// The value at `i`, which must be below `len()` (as a slice's index must).
+    #[inline]
+    pub(crate) fn get(&self, i: usize) -> u32 {
+        assert!(i < self.len, "index {i} out of a column of {}", self.len);
+        let b = i / BLOCK;
+        let base = self.base[b];
+        let from = self.start[b] as usize;
+        let width = self.start[b + 1] as usize - from;
+        if width == 0 {
+            return base;
+        }
+        let bit = (i % BLOCK) * width;
+        let at = from + bit / 64;
+        let shift = bit % 64;
+        let mut v = self.words[at] >> shift;
+        if shift + width > 64 {
+            v |= self.words[at + 1] << (64 - shift);
+        }
+        base + (v & ((1u64 << width) - 1)) as u32
+    }
+
+    pub(crate) fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        (0..self.len).map(|i| self.get(i))
+    }
+
+    pub(crate) fn bytes(&self) -> usize {
+        self.base.capacity() * 4 + self.start.capacity() * 4 + self.words.capacity() * 8
+    }
+}
+
+impl FromIterator<u32> for Packed {
+    fn from_iter<I: IntoIterator<Item = u32>>(values: I) -> Packed {
+        let mut b = Builder::new();
+        for v in values {
+            b.push(v);
+        }
+        b.finish()
+    }
+}
+
+/// Builds a column one value at a time, a block at a time.
+pub(crate) struct Builder {
+    column: Packed,
+    block: [u32; BLOCK],
+    filled: usize,
+}
+
+impl Builder {
+    pub(crate) fn new() -> Builder {
+        Builder {
+            column: Packed {
+                base: Vec::new(),
+                start: Vec::new(),
+                words: Vec::new(),
+                len: 0,
+            },
+            block: [0; BLOCK],
+            filled: 0,
+        }
+    }
+
+    /// How many values were pushed.
+    pub(crate) fn len(&self) -> usize {
+        self.column.len
+    }
+
+    #[inline]
+    pub(crate) fn push(&mut self, v: u32) {
+        self.block[self.filled] = v;
+        self.filled += 1;
+        self.column.len += 1;
+        if self.filled == BLOCK {
+            self.flush();
+        }
+    }
+
+    fn flush(&mut self) {
+        let values = &mut self.block[..];
+        // A last block that is not full is padded with its first value: the padding widens
+        // nothing and is never read.
+        let first = values[0];
+        values[self.filled..].fill(first);
+        let min = values.iter().copied().min().unwrap_or(0);
+        let max = values.iter().copied().max().unwrap_or(0);
+        let width = (32 - (max - min).leading_zeros()) as usize;
+        let c = &mut self.column;
+        c.base.push(min);
+        c.start.push(c.words.len() as u32);
+        let from = c.words.len();
+        c.words.resize(from + width, 0);
+        if width > 0 {
+            for (k, &v) in values.iter().enumerate() {
+                let d = (v - min) as u64;
+                let bit = k * width;
+                let (at, shift) = (from + bit / 64, bit % 64);
+                c.words[at] |= d << shift;
+                if shift + width > 64 {
+                    c.words[at + 1] |= d >> (64 - shift);
+                }
+            }
+        }
+        self.filled = 0;
+    }
+
+    pub(crate) fn finish(mut self) -> Packed {
+        if self.filled > 0 {
+            self.flush();
+        }
+        let c = &mut self.column;
+        c.start.push(c.words.len() as u32);
+        c.base.shrink_to_fit();
+        c.start.shrink_to_fit();
+        c.words.shrink_to_fit();
+        self.column
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_back_what_was_pushed() {
+        let cases: Vec<Vec<u32>> = vec![
+            vec![],
+            vec![7],
+            (0..64).collect(),
+            (0..65).map(|i| i * 3).collect(),
+            (0..1000)
+                .map(|i| if i % 7 == 0 { u32::MAX } else { i })
+                .collect(),
+            (0..300)
+                .map(|i| (i as u32).wrapping_mul(2_654_435_761))
+                .collect(),
+            vec![5; 200],
+        ];
+        for values in cases {
+            let p: Packed = values.iter().copied().collect();
+            assert_eq!(p.len(), values.len());
+            assert_eq!(p.iter().collect::<Vec<_>>(), values);
+        }
+    }
+
+    #[test]
+    fn ordered_values_take_few_bits() {
+        let p: Packed = (0..64_000u32).map(|i| 1_000_000 + 2 * i).collect();
+        // 7 bits a value and the blocks' headers, against 32 bits in a Vec.
+        assert!(p.bytes() < 64_000 * 2, "{} bytes", p.bytes());
+    }
+}
