@@ -4,6 +4,7 @@
 
 use super::classes::NONE;
 use super::graph::counts_to_starts;
+use super::packed::Packed;
 use super::Snapshot;
 
 pub(crate) struct Aggregate {
@@ -23,7 +24,7 @@ pub(super) fn aggregates(s: &Snapshot, kept: Option<&[bool]>) -> Vec<Aggregate> 
     let mut at = vec![u32::MAX; s.classes.names.len()];
     let mut out: Vec<Aggregate> = Vec::new();
     for node in 0..g.node_count() {
-        let class = s.classes.of[node];
+        let class = s.classes.of.get(node);
         if class == NONE || !keeps(node) {
             continue;
         }
@@ -62,17 +63,17 @@ fn retained_by_class(
     let mut seen = vec![false; at.len()];
     while let Some(node) = list.pop() {
         let n = node as usize;
-        let class = s.classes.of[n];
+        let class = s.classes.of.get(n);
         let dominated = s.dominated(node);
         if class != NONE && !seen[class as usize] && keeps(n) {
-            out[at[class as usize] as usize].retained += s.retention.retained[n];
-            if !dominated.is_empty() {
+            out[at[class as usize] as usize].retained += s.retained(n);
+            if dominated.len() > 0 {
                 seen[class as usize] = true;
                 sizes.push(list.len() as isize);
                 classes.push(class);
             }
         }
-        list.extend_from_slice(dominated);
+        list.extend(dominated);
         while sizes.last() == Some(&(list.len() as isize)) {
             sizes.pop();
             if let Some(c) = classes.pop() {
@@ -84,7 +85,7 @@ fn retained_by_class(
 
 /// Each node's dominated nodes, as DevTools lists them: `first[n]..first[n + 1]` in `nodes`,
 /// in descending order, the root dominating none of itself.
-pub(super) fn dominated(dominator: &[u32], root: u32) -> (Vec<u32>, Vec<u32>) {
+pub(super) fn dominated(dominator: &[u32], root: u32) -> (Packed, Packed) {
     let n = dominator.len();
     let mut first = vec![0u32; n + 1];
     for (node, &d) in dominator.iter().enumerate() {
@@ -101,5 +102,6 @@ pub(super) fn dominated(dominator: &[u32], root: u32) -> (Vec<u32>, Vec<u32>) {
             nodes[next[d as usize] as usize] = node as u32;
         }
     }
-    (first, nodes)
+    drop(next);
+    (first.into_iter().collect(), nodes.into_iter().collect())
 }

@@ -10,6 +10,7 @@ use std::collections::HashMap;
 
 use super::graph::Graph;
 use super::js;
+use super::packed::Packed;
 
 /// A node without a class (no size: never listed).
 pub(crate) const NONE: u32 = u32::MAX;
@@ -17,7 +18,7 @@ pub(crate) const NONE: u32 = u32::MAX;
 /// Each node's class, and each class's name and key (`,<name>`, or `<script>,<line>,<column>,<name>`
 /// for an object with a source location).
 pub(crate) struct Classes {
-    pub of: Vec<u32>,
+    pub of: Packed,
     pub names: Vec<String>,
     pub keys: Vec<String>,
 }
@@ -34,11 +35,8 @@ pub(super) fn classes(g: &Graph, interfaces: &Interfaces) -> Classes {
     // A class is its name and, for an object with a source location, that location.
     type Key = (Option<(u32, u32, u32)>, u32);
     let mut index: HashMap<Key, u32> = HashMap::new();
-    let mut out = Classes {
-        of: vec![NONE; g.node_count()],
-        names: Vec::new(),
-        keys: Vec::new(),
-    };
+    let mut of = vec![NONE; g.node_count()];
+    let (mut names, mut keys) = (Vec::new(), Vec::new());
     for (node, &name) in name_of.iter().enumerate() {
         if g.self_size(node) == 0 {
             continue;
@@ -48,19 +46,23 @@ pub(super) fn classes(g: &Graph, interfaces: &Interfaces) -> Classes {
         } else {
             None
         };
-        let next = out.names.len() as u32;
+        let next = names.len() as u32;
         let class = *index.entry((located, name)).or_insert(next);
         if class == next {
             let name = &table[name as usize];
-            out.keys.push(match located {
+            keys.push(match located {
                 Some((script, line, column)) => format!("{script},{line},{column},{name}"),
                 None => format!(",{name}"),
             });
-            out.names.push(name.clone());
+            names.push(name.clone());
         }
-        out.of[node] = class;
+        of[node] = class;
     }
-    out
+    Classes {
+        of: of.into_iter().collect(),
+        names,
+        keys,
+    }
 }
 
 /// Names, each kept once.

@@ -517,7 +517,7 @@ impl Found<'_> {
                 if self.read_by_live(entry.script, *context, var, budget)? {
                     continue;
                 }
-                let retained = self.s.retention.retained[value as usize];
+                let retained = self.s.retained(value as usize);
                 dead_size += retained;
                 dead_fields.push(DeadField {
                     name: g.strings.get(name).to_owned(),
@@ -530,7 +530,7 @@ impl Found<'_> {
                 contexts.push(ContextReport {
                     id: g.node_id(*context as usize),
                     node: *context,
-                    retained: self.s.retention.retained[*context as usize],
+                    retained: self.s.retained(*context as usize),
                     dead_size,
                     dead_fields,
                 });

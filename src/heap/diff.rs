@@ -27,7 +27,7 @@ impl ClassDiff {
 fn by_class(s: &Snapshot, classes: &Classes) -> Vec<Vec<(u32, u32)>> {
     let g = &s.graph;
     let mut out = vec![Vec::new(); classes.names.len()];
-    for (node, &class) in classes.of.iter().enumerate() {
+    for (node, class) in classes.of.iter().enumerate() {
         if class != NONE {
             out[class as usize].push((g.node_id(node), g.self_size(node)));
         }

@@ -7,6 +7,7 @@ use std::collections::HashSet;
 
 use super::graph::Graph;
 use super::js;
+use super::packed::PackedSigned;
 
 /// A node the root cannot reach.
 pub(crate) const NO_DISTANCE: i32 = -5;
@@ -91,14 +92,14 @@ fn counted(g: &Graph, pending: &mut HashSet<String>, node: u32, e: usize) -> boo
 /// at all: what DevTools' "retained by …" filters leave out.
 pub(crate) fn reached_or_unreachable(
     g: &Graph,
-    distances: &[i32],
+    distances: &PackedSigned,
     keep: impl FnMut(u32, usize) -> bool,
 ) -> Vec<bool> {
     let mut d = vec![NO_DISTANCE; g.node_count()];
     d[g.root as usize] = 0;
     bfs(g, &mut d, vec![g.root], keep);
     d.iter()
-        .zip(distances)
-        .map(|(&mine, &all)| mine != NO_DISTANCE || all == NO_DISTANCE)
+        .zip(distances.iter())
+        .map(|(&mine, all)| mine != NO_DISTANCE || all == NO_DISTANCE)
         .collect()
 }

@@ -66,11 +66,7 @@ impl Snapshot {
         for node in self.duplicated() {
             let name = names::name(g, node);
             let n = node as usize;
-            let (size, retained, id) = (
-                g.self_size(n) as f64,
-                self.retention.retained[n],
-                g.node_id(n),
-            );
+            let (size, retained, id) = (g.self_size(n) as f64, self.retained(n), g.node_id(n));
             let group = if is_truncated(g, node) {
                 let identity = (int_field(g, node, "length"), int_field(g, node, "hash"));
                 let at = *cut_at.entry(name.clone()).or_insert_with(|| {

@@ -39,7 +39,7 @@ pub(super) fn kept(s: &Snapshot, filter: Filter) -> Vec<bool> {
     let g = &s.graph;
     let left_out = match filter {
         Filter::RetainedByDetachedDomNodes => reached_or_unreachable(g, &s.distances, |_, e| {
-            s.states[g.edge_to(e) as usize] != DETACHED
+            s.detachedness(g.edge_to(e) as usize as u32) != DETACHED
         }),
         Filter::RetainedByConsole => reached_or_unreachable(g, &s.distances, |node, e| {
             let console = g.node_type[node as usize] == g.types.synthetic
@@ -54,9 +54,9 @@ pub(super) fn kept(s: &Snapshot, filter: Filter) -> Vec<bool> {
         Filter::RetainedByContexts => {
             reached_or_unreachable(g, &s.distances, |_, e| !g.is_context(g.edge_to(e)))
         }
-        Filter::SharedNativeContext => return s.attribution.iter().map(|&a| a == SHARED).collect(),
-        Filter::NoNativeContext => return s.attribution.iter().map(|&a| a == NONE).collect(),
-        Filter::NativeContext(c) => return s.attribution.iter().map(|&a| a == c as i32).collect(),
+        Filter::SharedNativeContext => return s.attribution.iter().map(|a| a == SHARED).collect(),
+        Filter::NoNativeContext => return s.attribution.iter().map(|a| a == NONE).collect(),
+        Filter::NativeContext(c) => return s.attribution.iter().map(|a| a == c as i32).collect(),
     };
     left_out.into_iter().map(|out| !out).collect()
 }

@@ -23,6 +23,7 @@ mod packed;
 mod parse;
 mod paths;
 mod query;
+mod retained;
 mod scan;
 mod scopes;
 mod strings;
@@ -31,6 +32,8 @@ mod summary;
 use std::cell::{Cell, OnceCell, RefCell};
 use std::io::Read;
 use std::sync::atomic::{AtomicU64, Ordering};
+
+use packed::{Packed, PackedSigned};
 
 pub(crate) use aggregates::Aggregate;
 pub(crate) use contexts::{ContextAnalysis, ContextReport, ScopeReport};
@@ -41,18 +44,19 @@ pub(crate) use query::{ObjectQuery, QueryOrder};
 pub(crate) use summary::{ContextRetention, NativeContextSizes, Statistics};
 
 /// A loaded, analysed snapshot.
+/// Its per-node columns are packed (see `packed`): they hold a few bits a node.
 pub(crate) struct Snapshot {
     graph: graph::Graph,
-    retention: dominators::Retention,
-    distances: Vec<i32>,
+    /// Each node's immediate dominator (the root its own).
+    dominator: Packed,
+    retained: retained::Retained,
+    distances: PackedSigned,
     /// Each node's native context (an ordinal), or `native_contexts::NONE`/`SHARED`.
-    attribution: Vec<i32>,
+    attribution: PackedSigned,
     /// The native contexts, by ordinal, ascending.
     native_contexts: Vec<u32>,
     /// DOM state of each node (0 unknown, 1 attached, 2 detached).
-    states: Vec<u8>,
-    #[allow(dead_code)] // read by the object queries
-    flags: Vec<u8>,
+    states: Packed,
     classes: classes::Classes,
     /// The plain-object interfaces inferred from this snapshot.
     interfaces: classes::Interfaces,
@@ -67,8 +71,8 @@ pub(crate) struct Snapshot {
     /// The interfaces this snapshot was last classed by as a base (DevTools keeps one).
     base_for: RefCell<Option<Vec<classes::Definition>>>,
     /// The dominator tree downwards: node `n` dominates `dominated[first_dominated[n]..]`.
-    first_dominated: Vec<u32>,
-    dominated: Vec<u32>,
+    first_dominated: Packed,
+    dominated: Packed,
     /// The scopes V8 embedded, as read, for the contexts' analysis.
     scope_sections: scopes::Sections,
     contexts: OnceCell<Result<ContextAnalysis, String>>,
@@ -106,20 +110,23 @@ impl Snapshot {
         let essential = dominators::essential_edges(&g, &flags);
         dominators::shallow_sizes(&mut g);
         let retention = dominators::compute(&g, &essential);
-        drop(essential);
-        let distances = distances::distances(&g);
+        drop((essential, flags));
+        let (first_dominated, dominated) = aggregates::dominated(&retention.dominator, g.root);
+        let dominator = retention.dominator.into_iter().collect();
+        let retained = retained::Retained::new(retention.retained);
+        let distances = distances::distances(&g).into_iter().collect();
         let (attribution, native_contexts) = native_contexts::attribution(&g);
+        let attribution = attribution.into_iter().collect();
         let interfaces = classes::Interfaces::infer(&g);
         let classes = classes::classes(&g, &interfaces);
-        let (first_dominated, dominated) = aggregates::dominated(&retention.dominator, g.root);
         Ok(Snapshot {
             graph: g,
-            retention,
+            dominator,
+            retained,
             distances,
             attribution,
             native_contexts,
-            states,
-            flags,
+            states: states.into_iter().map(u32::from).collect(),
             classes,
             interfaces,
             uid: NEXT_UID.fetch_add(1, Ordering::Relaxed),
@@ -157,7 +164,7 @@ impl Snapshot {
     fn own_class_name_of_id(&self, id: u32) -> String {
         let node = self.graph.node_ids().position(|i| i == id);
         node.map_or(String::new(), |n| {
-            self.class_name(self.classes.of[n]).to_owned()
+            self.class_name(self.classes.of.get(n)).to_owned()
         })
     }
 
@@ -166,9 +173,19 @@ impl Snapshot {
         self.sorted_by_id.get()
     }
 
-    fn dominated(&self, node: u32) -> &[u32] {
+    /// The nodes `node` immediately dominates.
+    fn dominated(&self, node: u32) -> impl ExactSizeIterator<Item = u32> + '_ {
         let n = node as usize;
-        &self.dominated[self.first_dominated[n] as usize..self.first_dominated[n + 1] as usize]
+        let (from, to) = (self.first_dominated.get(n), self.first_dominated.get(n + 1));
+        (from as usize..to as usize).map(|i| self.dominated.get(i))
+    }
+
+    fn retained(&self, node: usize) -> f64 {
+        self.retained.get(node)
+    }
+
+    fn distance(&self, node: usize) -> i32 {
+        self.distances.get(node)
     }
 
     /// The summary view's classes of the objects `filter` keeps, by their first object.
@@ -204,15 +221,15 @@ impl Snapshot {
             id: g.node_id(n),
             name: names::name(g, node),
             type_name: g.types.node_names[g.node_type[n] as usize].clone(),
-            distance: self.distances[n],
+            distance: self.distance(n),
             self_size: g.self_size(n),
-            retained: self.retention.retained[n],
+            retained: self.retained(n),
         }
     }
 
     /// 0 unknown, 1 attached, 2 detached.
     pub(crate) fn detachedness(&self, node: u32) -> u8 {
-        self.states[node as usize]
+        self.states.get(node as usize) as u8
     }
 
     pub(crate) fn edge_count(&self, node: u32) -> usize {
@@ -225,9 +242,18 @@ impl Snapshot {
 
     /// Roughly the memory the snapshot holds, for the cache's bound.
     pub(crate) fn bytes(&self) -> usize {
-        let n = self.graph.node_count();
+        let packed = [
+            &self.dominator,
+            &self.states,
+            &self.first_dominated,
+            &self.dominated,
+            &self.classes.of,
+        ];
         self.graph.bytes()
-            + n * (4 + 8 + 4 + 4 + 1 + 1)
+            + packed.iter().map(|p| p.bytes()).sum::<usize>()
+            + self.retained.bytes()
+            + self.distances.bytes()
+            + self.attribution.bytes()
             + self.native_contexts.len() * 4
             + self.scope_sections.bytes()
     }
@@ -242,7 +268,7 @@ impl Snapshot {
     }
 
     fn total_size(&self) -> f64 {
-        self.retention.retained[self.graph.root as usize] + self.graph.extra_native_bytes
+        self.retained(self.graph.root as usize) + self.graph.extra_native_bytes
     }
 
     pub(crate) fn statistics(&self) -> Statistics {

@@ -63,6 +63,34 @@ impl FromIterator<u32> for Packed {
     }
 }
 
+/// An immutable column of `i32` (distances with their "unreachable" below zero, context
+/// ordinals with "none" and "shared" below zero), packed as `Packed` in an order-keeping
+/// mapping to `u32`.
+pub(crate) struct PackedSigned(Packed);
+
+impl PackedSigned {
+    #[inline]
+    pub(crate) fn get(&self, i: usize) -> i32 {
+        (self.0.get(i) ^ SIGN) as i32
+    }
+
+    pub(crate) fn iter(&self) -> impl Iterator<Item = i32> + '_ {
+        self.0.iter().map(|v| (v ^ SIGN) as i32)
+    }
+
+    pub(crate) fn bytes(&self) -> usize {
+        self.0.bytes()
+    }
+}
+
+const SIGN: u32 = 1 << 31;
+
+impl FromIterator<i32> for PackedSigned {
+    fn from_iter<I: IntoIterator<Item = i32>>(values: I) -> PackedSigned {
+        PackedSigned(values.into_iter().map(|v| v as u32 ^ SIGN).collect())
+    }
+}
+
 /// Builds a column one value at a time, a block at a time.
 pub(crate) struct Builder {
     column: Packed,
@@ -164,6 +192,14 @@ mod tests {
             assert_eq!(p.len(), values.len());
             assert_eq!(p.iter().collect::<Vec<_>>(), values);
         }
+    }
+
+    #[test]
+    fn signed_values_read_back() {
+        let values = [-5, 0, 1, 100_000_000, i32::MIN, i32::MAX, -1, -2];
+        let p: PackedSigned = values.iter().copied().collect();
+        assert_eq!(p.iter().collect::<Vec<_>>(), values);
+        assert_eq!(p.get(3), 100_000_000);
     }
 
     #[test]

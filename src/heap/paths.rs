@@ -53,9 +53,7 @@ impl Snapshot {
                 if g.edge_type(e) == t.invisible {
                     return false;
                 }
-                if q.min_retained
-                    .is_some_and(|m| self.retention.retained[n] < m)
-                {
+                if q.min_retained.is_some_and(|m| self.retained(n) < m) {
                     return false;
                 }
                 if q.exclude_primitives {
@@ -96,7 +94,7 @@ impl Snapshot {
             if self_size {
                 g.self_size(n) as f64
             } else {
-                self.retention.retained[n]
+                self.retained(n)
             }
         };
         let descending = |self_size: bool| value(b, self_size).total_cmp(&value(a, self_size));
@@ -137,7 +135,7 @@ impl Snapshot {
             if at == self.graph.root {
                 break;
             }
-            let next = self.retention.dominator[at as usize];
+            let next = self.dominator.get(at as usize);
             if next == at {
                 break;
             }
@@ -214,7 +212,7 @@ impl Search<'_> {
             self.limits.hit("depth");
             return Vec::new();
         }
-        let distance = self.s.distances[node as usize];
+        let distance = self.s.distance(node as usize);
         if distance <= ROOT_DISTANCE || self.visiting[node as usize] {
             return Vec::new();
         }
@@ -236,7 +234,7 @@ impl Search<'_> {
         let mut found = Vec::new();
         for r in g.retainers(node) {
             let from = g.retainer_node(r);
-            let dist = self.s.distances[from as usize];
+            let dist = self.s.distance(from as usize);
             if g.edge_type(g.retainer_edge(r)) == g.types.weak || dist < 0 {
                 continue;
             }

@@ -53,8 +53,9 @@ impl Snapshot {
             .filter(|&node| {
                 let n = node as usize;
                 within(g.self_size(n) as f64, q.self_size)
-                    && within(self.retention.retained[n], q.retained)
-                    && q.detached.is_none_or(|d| (self.states[n] == DETACHED) == d)
+                    && within(self.retained(n), q.retained)
+                    && q.detached
+                        .is_none_or(|d| (self.detachedness(n as u32) == DETACHED) == d)
                     && class
                         .as_ref()
                         .is_none_or(|c| c.is_match(&names::name(g, node)))
@@ -68,7 +69,8 @@ impl Snapshot {
             .collect();
         match q.order {
             QueryOrder::RetainedSize => found.sort_by(|&a, &b| {
-                self.retention.retained[b as usize].total_cmp(&self.retention.retained[a as usize])
+                self.retained(b as usize)
+                    .total_cmp(&self.retained(a as usize))
             }),
             QueryOrder::SelfSize => {
                 found.sort_by_key(|&n| std::cmp::Reverse(g.self_size(n as usize)))

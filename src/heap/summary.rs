@@ -102,12 +102,12 @@ pub(super) fn native_context_sizes(s: &Snapshot) -> NativeContextSizes {
             id: g.node_id(node as usize),
             name: names::name(g, node),
             self_size: g.self_size(node as usize),
-            retained: s.retention.retained[node as usize],
+            retained: s.retained(node as usize),
             attributed: 0.0,
         })
         .collect();
     let (mut shared, mut unattributed) = (0.0, 0.0);
-    for (i, &owner) in s.attribution.iter().enumerate() {
+    for (i, owner) in s.attribution.iter().enumerate() {
         let size = g.self_size(i) as f64;
         match owner {
             SHARED => shared += size,

@@ -27,12 +27,24 @@ fn diamond() -> String {
     )
 }
 
+fn retained(s: &Snapshot) -> Vec<f64> {
+    (0..s.graph.node_count()).map(|n| s.retained(n)).collect()
+}
+
+fn dominators(s: &Snapshot) -> Vec<u32> {
+    s.dominator.iter().collect()
+}
+
+fn distances(s: &Snapshot) -> Vec<i32> {
+    s.distances.iter().collect()
+}
+
 #[test]
 fn retained_sizes_follow_the_dominator_tree() {
     let s = load(&diamond()).unwrap();
-    assert_eq!(s.retention.retained, vec![35.0, 10.0, 20.0, 5.0]);
-    assert_eq!(s.retention.dominator, vec![0, 0, 0, 0]);
-    assert_eq!(s.distances, vec![100_000_000, 1, 2, 1]);
+    assert_eq!(retained(&s), vec![35.0, 10.0, 20.0, 5.0]);
+    assert_eq!(dominators(&s), vec![0, 0, 0, 0]);
+    assert_eq!(distances(&s), vec![100_000_000, 1, 2, 1]);
     let d = s.static_data();
     assert_eq!(
         (d.node_count, d.root_index, d.total_size, d.max_js_object_id),
@@ -51,7 +63,7 @@ fn a_single_owner_is_charged_its_objects() {
     let s = load(&text).unwrap();
     let sizes: Vec<u32> = (0..3).map(|i| s.graph.self_size(i)).collect();
     assert_eq!(sizes, vec![0, 30, 0]);
-    assert_eq!(s.retention.retained, vec![30.0, 30.0, 0.0]);
+    assert_eq!(retained(&s), vec![30.0, 30.0, 0.0]);
 }
 
 #[test]
@@ -62,9 +74,9 @@ fn weak_edges_neither_retain_nor_count_for_distance() {
         r#""","A","B","x""#,
     );
     let s = load(&text).unwrap();
-    assert_eq!(s.retention.dominator, vec![0, 0, 1]);
-    assert_eq!(s.retention.retained, vec![30.0, 30.0, 20.0]);
-    assert_eq!(s.distances, vec![100_000_000, 1, 1]);
+    assert_eq!(dominators(&s), vec![0, 0, 1]);
+    assert_eq!(retained(&s), vec![30.0, 30.0, 20.0]);
+    assert_eq!(distances(&s), vec![100_000_000, 1, 1]);
 }
 
 #[test]
@@ -151,7 +163,7 @@ fn cycles_everywhere_still_end() {
     let text = snapshot(&nodes.join(","), &edges.join(","), r#""","A","B","C","x""#);
     let s = load(&text).unwrap();
     assert_eq!(s.static_data().total_size, 8.0 * 49.0);
-    assert!(s.retention.dominator.iter().all(|&d| d == 0));
+    assert!(dominators(&s).iter().all(|&d| d == 0));
 }
 
 #[test]
@@ -212,7 +224,7 @@ fn strings_decode_as_json_whatever_the_reads() {
     ] {
         assert_eq!(s.graph.raw_name(1), "Aé\"\\/\n\t");
         assert_eq!(s.graph.raw_name(2), "😀 é");
-        assert_eq!(s.retention.retained, vec![35.0, 10.0, 20.0, 5.0]);
+        assert_eq!(retained(&s), vec![35.0, 10.0, 20.0, 5.0]);
     }
 }
 
