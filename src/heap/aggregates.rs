@@ -85,10 +85,10 @@ fn retained_by_class(
 
 /// Each node's dominated nodes, as DevTools lists them: `first[n]..first[n + 1]` in `nodes`,
 /// in descending order, the root dominating none of itself.
-pub(super) fn dominated(dominator: &[u32], root: u32) -> (Packed, Packed) {
+pub(super) fn dominated(dominator: &Packed, root: u32) -> (Packed, Packed) {
     let n = dominator.len();
     let mut first = vec![0u32; n + 1];
-    for (node, &d) in dominator.iter().enumerate() {
+    for (node, d) in dominator.iter().enumerate() {
         if node as u32 != root {
             first[d as usize] += 1;
         }
@@ -96,7 +96,7 @@ pub(super) fn dominated(dominator: &[u32], root: u32) -> (Packed, Packed) {
     let slot = counts_to_starts(&mut first);
     let mut next: Vec<u32> = first[1..].to_vec();
     let mut nodes = vec![0u32; slot as usize];
-    for (node, &d) in dominator.iter().enumerate() {
+    for (node, d) in dominator.iter().enumerate() {
         if node as u32 != root {
             next[d as usize] -= 1;
             nodes[next[d as usize] as usize] = node as u32;

@@ -7,7 +7,7 @@ use std::cell::OnceCell;
 use std::collections::HashMap;
 use std::ops::Range;
 
-use super::packed::Packed;
+use super::packed::{Builder, Packed};
 use super::parse::Raw;
 use super::strings::Strings;
 
@@ -95,6 +95,76 @@ impl Retainers {
     }
 }
 
+/// Every node's retaining edges, as the questions list them: node `n`'s are
+/// `edge[first[n]..first[n + 1]]`, the reverse of the order in which they appear. The
+/// retaining node is the edge's source (`Graph::source`), so it is not kept.
+pub(crate) struct RetainerIndex {
+    first: Packed,
+    edge: Packed,
+}
+
+/// The most unpacked entries `RetainerIndex::build` holds at once: it fills the index for a
+/// range of nodes at a time, each range a pass over the edges.
+const RETAINER_CHUNK: u32 = 1 << 22;
+
+impl RetainerIndex {
+    /// Builds the index holding at most `chunk` unpacked entries at once (more only for a
+    /// node with more retainers than that).
+    pub(super) fn build(g: &Graph, chunk: u32) -> RetainerIndex {
+        let n = g.node_count();
+        let mut first = vec![0u32; n + 1];
+        for t in g.edge_targets() {
+            first[t as usize] += 1;
+        }
+        counts_to_starts(&mut first);
+        let mut edges = Builder::new();
+        let mut from = 0;
+        while from < n {
+            let mut to = from + 1;
+            while to < n && first[to + 1] - first[from] <= chunk {
+                to += 1;
+            }
+            Self::fill(g, &first, from..to, &mut edges);
+            from = to;
+        }
+        RetainerIndex {
+            first: first.into_iter().collect(),
+            edge: edges.finish(),
+        }
+    }
+
+    /// Appends the retaining edges of the nodes in `range`: one pass over every edge, each
+    /// node's run filled from its end.
+    fn fill(g: &Graph, first: &[u32], range: Range<usize>, out: &mut Builder) {
+        let base = first[range.start];
+        let mut chunk = vec![0u32; (first[range.end] - base) as usize];
+        let mut next: Vec<u32> = first[range.start + 1..=range.end].to_vec();
+        for (e, t) in g.edge_targets().enumerate() {
+            if range.contains(&(t as usize)) {
+                let at = &mut next[t as usize - range.start];
+                *at -= 1;
+                chunk[(*at - base) as usize] = e as u32;
+            }
+        }
+        for e in chunk {
+            out.push(e);
+        }
+    }
+
+    fn of(&self, node: u32) -> Range<usize> {
+        self.first.get(node as usize) as usize..self.first.get(node as usize + 1) as usize
+    }
+
+    /// Node `node`'s retaining edges, in the index's order.
+    pub(super) fn edges_of(&self, node: u32) -> Vec<u32> {
+        self.of(node).map(|r| self.edge.get(r)).collect()
+    }
+
+    fn bytes(&self) -> usize {
+        self.first.bytes() + self.edge.bytes()
+    }
+}
+
 /// The graph. Node and edge numbers are ordinals; `first_edge(n)..first_edge(n + 1)` are
 /// node `n`'s edges. Retainers are indexed only when a question asks for them: the load's
 /// analyses need only the retaining edges that count for retention (see `dominators`).
@@ -114,7 +184,7 @@ pub(crate) struct Graph {
     edge_type: Packed,
     edge_name: Packed,
     edge_to: Packed,
-    retainer_index: OnceCell<Retainers>,
+    retainer_index: OnceCell<RetainerIndex>,
     /// Source locations by node: script id, line, column (the last record of a node wins).
     pub locations: HashMap<u32, (u32, u32, u32)>,
     /// From the file when it has the field (0 unknown, 1 attached, 2 detached).
@@ -203,9 +273,9 @@ impl Graph {
     }
 
     /// Every node's retainers, indexed on first use.
-    pub(super) fn retainer_index(&self) -> &Retainers {
+    fn retainer_index(&self) -> &RetainerIndex {
         self.retainer_index
-            .get_or_init(|| retainers(self, |_| true, true))
+            .get_or_init(|| RetainerIndex::build(self, RETAINER_CHUNK))
     }
 
     pub(super) fn retainers(&self, node: u32) -> Range<usize> {
@@ -213,11 +283,25 @@ impl Graph {
     }
 
     pub(super) fn retainer_node(&self, r: usize) -> u32 {
-        self.retainer_index().node[r]
+        self.source(self.retainer_edge(r))
     }
 
     pub(super) fn retainer_edge(&self, r: usize) -> usize {
-        self.retainer_index().edge[r] as usize
+        self.retainer_index().edge.get(r) as usize
+    }
+
+    /// The node whose edge `edge` is: the last node whose edges start at or before it.
+    pub(super) fn source(&self, edge: usize) -> u32 {
+        let (mut low, mut high) = (0, self.node_count());
+        while high - low > 1 {
+            let mid = low + (high - low) / 2;
+            if self.first_edge(mid) as usize <= edge {
+                low = mid;
+            } else {
+                high = mid;
+            }
+        }
+        low as u32
     }
 
     pub(crate) fn raw_name(&self, node: u32) -> &str {
@@ -271,9 +355,12 @@ impl Graph {
 
     pub(super) fn bytes(&self) -> usize {
         let n = self.node_count();
-        let e = self.edge_count();
-        // The retainers counted as if indexed: they are once a question asks.
-        let retainers = (n + 1) * 4 + e * (4 + 4);
+        // The retainers counted as if indexed (at most 4 bytes an entry): they are once a
+        // question asks.
+        let retainers = self
+            .retainer_index
+            .get()
+            .map_or((n + 1 + self.edge_count()) * 4, RetainerIndex::bytes);
         let columns = [
             &self.node_name,
             &self.node_id,

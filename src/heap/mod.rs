@@ -111,9 +111,9 @@ impl Snapshot {
         dominators::shallow_sizes(&mut g);
         let retention = dominators::compute(&g, &essential);
         drop((essential, flags));
-        let (first_dominated, dominated) = aggregates::dominated(&retention.dominator, g.root);
-        let dominator = retention.dominator.into_iter().collect();
+        let dominator: Packed = retention.dominator.into_iter().collect();
         let retained = retained::Retained::new(retention.retained);
+        let (first_dominated, dominated) = aggregates::dominated(&dominator, g.root);
         let distances = distances::distances(&g).into_iter().collect();
         let (attribution, native_contexts) = native_contexts::attribution(&g);
         let attribution = attribution.into_iter().collect();

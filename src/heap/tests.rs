@@ -280,3 +280,34 @@ fn what_json_forbids_is_refused_with_where() {
         assert!(error(&text).contains(" at byte "));
     }
 }
+
+#[test]
+fn retainers_indexed_a_range_at_a_time_are_the_same() {
+    // Every node retained by the root and by each node before it: runs of many lengths.
+    let nodes: Vec<String> = (0..9)
+        .map(|i| format!("3,1,{},10,{}", 2 * i + 1, if i == 0 { 9 } else { 9 - i }))
+        .collect();
+    let mut edges = Vec::new();
+    for from in 0..9 {
+        let first_target = if from == 0 { 0 } else { from };
+        for to in first_target..9 {
+            edges.push(format!("2,1,{}", to * 5));
+        }
+    }
+    let text = snapshot(&nodes.join(","), &edges.join(","), r#""","a""#);
+    let s = load(&text).unwrap();
+    let whole = super::graph::RetainerIndex::build(&s.graph, u32::MAX);
+    for chunk in [1, 2, 3, 7] {
+        let parts = super::graph::RetainerIndex::build(&s.graph, chunk);
+        for node in 0..9 {
+            assert_eq!(parts.edges_of(node), whole.edges_of(node), "chunk {chunk}");
+        }
+    }
+    // Node 4's retainers: the root's edge to it, then nodes 1..4's, listed last first.
+    let from: Vec<u32> = whole
+        .edges_of(4)
+        .iter()
+        .map(|&e| s.graph.source(e as usize))
+        .collect();
+    assert_eq!(from, vec![4, 3, 2, 1, 0]);
+}
