@@ -128,7 +128,7 @@ pub(crate) struct Retention {
 pub(super) fn compute(g: &Graph, essential: &Bits) -> Retention {
     let n = g.node_count();
     // Only the retainers along essential edges count, and only their nodes are needed.
-    let preds = graph::retainers(g, |e| essential.get(e), false);
+    let preds = graph::retainers(g, |e| essential.get(e));
     let mut lt = Lt::new(n);
     let r = g.root + 1;
     lt.dfs(g, essential, r);

@@ -81,12 +81,10 @@ impl Types {
     }
 }
 
-/// Each node's retainers: `first[n]..first[n + 1]` index `node` (the retaining node) and
-/// `edge` (the retaining edge; empty when only the nodes were asked for).
+/// Each node's retaining nodes: `node[first[n]..first[n + 1]]`.
 pub(crate) struct Retainers {
     pub first: Vec<u32>,
     pub node: Vec<u32>,
-    pub edge: Vec<u32>,
 }
 
 impl Retainers {
@@ -156,6 +154,7 @@ impl RetainerIndex {
     }
 
     /// Node `node`'s retaining edges, in the index's order.
+    #[cfg(test)]
     pub(super) fn edges_of(&self, node: u32) -> Vec<u32> {
         self.of(node).map(|r| self.edge.get(r)).collect()
     }
@@ -494,10 +493,9 @@ pub(super) fn counts_to_starts(first: &mut [u32]) -> u32 {
     slot
 }
 
-/// Each node's retainers along the edges `keep` accepts, in the order DevTools lists them:
-/// the reverse of the order in which the retaining edges appear; with the edges themselves
-/// when `with_edges`.
-pub(super) fn retainers(g: &Graph, keep: impl Fn(usize) -> bool, with_edges: bool) -> Retainers {
+/// Each node's retaining nodes along the edges `keep` accepts, in the order DevTools lists
+/// them: the reverse of the order in which the retaining edges appear.
+pub(super) fn retainers(g: &Graph, keep: impl Fn(usize) -> bool) -> Retainers {
     let n = g.node_count();
     let mut first = vec![0u32; n + 1];
     for (e, t) in g.edge_targets().enumerate() {
@@ -509,7 +507,6 @@ pub(super) fn retainers(g: &Graph, keep: impl Fn(usize) -> bool, with_edges: boo
     // Filled from each node's last slot down: `next` starts as each run's end.
     let mut next: Vec<u32> = first[1..].to_vec();
     let mut nodes = vec![0u32; total];
-    let mut edges = vec![0u32; if with_edges { total } else { 0 }];
     for src in 0..n as u32 {
         for e in g.edges(src) {
             if !keep(e) {
@@ -518,14 +515,7 @@ pub(super) fn retainers(g: &Graph, keep: impl Fn(usize) -> bool, with_edges: boo
             let t = g.edge_to(e) as usize;
             next[t] -= 1;
             nodes[next[t] as usize] = src;
-            if with_edges {
-                edges[next[t] as usize] = e as u32;
-            }
         }
     }
-    Retainers {
-        first,
-        node: nodes,
-        edge: edges,
-    }
+    Retainers { first, node: nodes }
 }
