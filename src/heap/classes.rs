@@ -10,7 +10,7 @@ use std::collections::HashMap;
 
 use super::graph::Graph;
 use super::js;
-use super::packed::Packed;
+use super::packed::{Builder, Packed};
 
 /// A node without a class (no size: never listed).
 pub(crate) const NONE: u32 = u32::MAX;
@@ -28,19 +28,22 @@ pub(crate) fn js_cmp(a: &str, b: &str) -> Ordering {
     a.encode_utf16().cmp(b.encode_utf16())
 }
 
-/// The classes of the nodes, plain objects named by `interfaces`.
+/// The classes of the nodes, plain objects named by `interfaces`. Only objects with a size
+/// have one (the rest are `NONE`).
 pub(super) fn classes(g: &Graph, interfaces: &Interfaces) -> Classes {
-    let (name_of, table) = class_names(g, interfaces);
+    let mut namer = Namer::new(g);
     let locations = &g.locations;
     // A class is its name and, for an object with a source location, that location.
     type Key = (Option<(u32, u32, u32)>, u32);
     let mut index: HashMap<Key, u32> = HashMap::new();
-    let mut of = vec![NONE; g.node_count()];
+    let mut of = Builder::new();
     let (mut names, mut keys) = (Vec::new(), Vec::new());
-    for (node, &name) in name_of.iter().enumerate() {
+    for node in 0..g.node_count() {
         if g.self_size(node) == 0 {
+            of.push(NONE);
             continue;
         }
+        let name = namer.name(g, interfaces, node as u32);
         let located = if g.node_type[node] == g.types.object {
             locations.get(&(node as u32)).copied()
         } else {
@@ -49,17 +52,17 @@ pub(super) fn classes(g: &Graph, interfaces: &Interfaces) -> Classes {
         let next = names.len() as u32;
         let class = *index.entry((located, name)).or_insert(next);
         if class == next {
-            let name = &table[name as usize];
+            let name = &namer.table.names[name as usize];
             keys.push(match located {
                 Some((script, line, column)) => format!("{script},{line},{column},{name}"),
                 None => format!(",{name}"),
             });
             names.push(name.clone());
         }
-        of[node] = class;
+        of.push(class);
     }
     Classes {
-        of: of.into_iter().collect(),
+        of: of.finish(),
         names,
         keys,
     }
@@ -84,46 +87,65 @@ impl NameTable {
     }
 }
 
-/// Each node's class name (an index into the names returned beside).
-pub(super) fn class_names(g: &Graph, interfaces: &Interfaces) -> (Vec<u32>, Vec<String>) {
-    let t = &g.types;
-    let mut table = NameTable::default();
-    let type_names: Vec<String> = t.node_names.iter().map(|n| format!("({n})")).collect();
-    // A plain object's class follows from its property names alone: matched once per shape.
-    let mut by_shape: HashMap<Box<[u32]>, u32> = HashMap::new();
-    let mut shape = Vec::new();
-    let of = (0..g.node_count() as u32)
-        .map(|node| {
-            let ty = g.node_type[node as usize];
-            let raw = g.raw_name(node);
-            if ty == t.object && raw == "Object" {
-                property_names(g, node, &mut shape);
-                if let Some(&id) = by_shape.get(&shape[..]) {
-                    return id;
-                }
-                let id = table.id(interfaces.class_of(g, node).unwrap_or(raw));
-                by_shape.insert(shape.as_slice().into(), id);
+/// Names nodes by class, each name kept once in `table`.
+struct Namer {
+    table: NameTable,
+    type_names: Vec<String>,
+    /// A plain object's class follows from its property names alone: matched once per shape.
+    by_shape: HashMap<Box<[u32]>, u32>,
+    shape: Vec<u32>,
+}
+
+impl Namer {
+    fn new(g: &Graph) -> Namer {
+        Namer {
+            table: NameTable::default(),
+            type_names: g
+                .types
+                .node_names
+                .iter()
+                .map(|n| format!("({n})"))
+                .collect(),
+            by_shape: HashMap::new(),
+            shape: Vec::new(),
+        }
+    }
+
+    /// The node's class name, as an index into `table`.
+    fn name(&mut self, g: &Graph, interfaces: &Interfaces, node: u32) -> u32 {
+        let t = &g.types;
+        let ty = g.node_type[node as usize];
+        let raw = g.raw_name(node);
+        if ty == t.object && raw == "Object" {
+            property_names(g, node, &mut self.shape);
+            if let Some(&id) = self.by_shape.get(&self.shape[..]) {
                 return id;
             }
-            if ty == t.hidden {
-                table.id("(system)")
-            } else if ty == t.object || ty == t.native {
-                match element_class(raw) {
-                    Some(tag) => table.id(&tag),
-                    None => table.id(raw),
-                }
-            } else if ty == t.code {
-                table.id("(compiled code)")
-            } else if ty == t.closure {
-                table.id("Function")
-            } else if ty == t.regexp {
-                table.id("RegExp")
-            } else {
-                table.id(type_names.get(ty as usize).map_or("()", String::as_str))
+            let id = self.table.id(interfaces.class_of(g, node).unwrap_or(raw));
+            self.by_shape.insert(self.shape.as_slice().into(), id);
+            return id;
+        }
+        let table = &mut self.table;
+        if ty == t.hidden {
+            table.id("(system)")
+        } else if ty == t.object || ty == t.native {
+            match element_class(raw) {
+                Some(tag) => table.id(&tag),
+                None => table.id(raw),
             }
-        })
-        .collect();
-    (of, table.names)
+        } else if ty == t.code {
+            table.id("(compiled code)")
+        } else if ty == t.closure {
+            table.id("Function")
+        } else if ty == t.regexp {
+            table.id("RegExp")
+        } else {
+            table.id(self
+                .type_names
+                .get(ty as usize)
+                .map_or("()", String::as_str))
+        }
+    }
 }
 
 /// `<li class="x">` and `Detached <li class="x">` as `<li>` and `Detached <li>`; `None` for

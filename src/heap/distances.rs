@@ -3,7 +3,7 @@
 //! "system" distance, leaving out the edges DevTools does not count (a context's sloppy
 //! function map, a map descriptor's values, the first of an ephemeron's two edges).
 
-use std::collections::HashSet;
+use std::collections::{HashSet, VecDeque};
 
 use super::graph::Graph;
 use super::js;
@@ -18,13 +18,12 @@ const SYSTEM_DISTANCE: i32 = 100_000_000;
 pub(crate) fn bfs(
     g: &Graph,
     distances: &mut [i32],
-    mut queue: Vec<u32>,
+    queue: Vec<u32>,
     mut keep: impl FnMut(u32, usize) -> bool,
 ) {
-    let mut at = 0;
-    while at < queue.len() {
-        let node = queue[at];
-        at += 1;
+    // Only the frontier is held: a level of millions of objects, not every node.
+    let mut queue = VecDeque::from(queue);
+    while let Some(node) = queue.pop_front() {
         let d = distances[node as usize] + 1;
         for e in g.edges(node) {
             if g.edge_type(e) == g.types.weak {
@@ -35,7 +34,7 @@ pub(crate) fn bfs(
                 continue;
             }
             distances[child as usize] = d;
-            queue.push(child);
+            queue.push_back(child);
         }
     }
 }

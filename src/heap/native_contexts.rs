@@ -3,7 +3,7 @@
 //! context are fixed; the rest inherit along strong edges, and an object reached from two
 //! contexts is shared.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 
 use super::graph::Graph;
 
@@ -25,7 +25,7 @@ pub(super) fn attribution(g: &Graph) -> (Vec<i32>, Vec<u32>) {
     let n = g.node_count();
     let mut owner = vec![NONE; n];
     let mut fixed = vec![false; n];
-    let (context_of, map_of) = first_targets(g);
+    let mut by_map = ContextByMap::new(g);
     let mut contexts = Vec::new();
     for node in 0..n as u32 {
         let i = node as usize;
@@ -35,15 +35,9 @@ pub(super) fn attribution(g: &Graph) -> (Vec<i32>, Vec<u32>) {
             fixed[i] = true;
             continue;
         }
-        let map = map_of[i];
-        let meta_map = if map >= 0 { map_of[map as usize] } else { -1 };
-        let context = if meta_map >= 0 {
-            context_of[meta_map as usize]
-        } else {
-            -1
-        };
-        if context >= 0 {
-            owner[i] = context;
+        let context = by_map.first_map(g, node).and_then(|map| by_map.of(g, map));
+        if let Some(context) = context {
+            owner[i] = context as i32;
             fixed[i] = true;
         }
     }
@@ -51,30 +45,60 @@ pub(super) fn attribution(g: &Graph) -> (Vec<i32>, Vec<u32>) {
     (owner, contexts)
 }
 
-/// Each node's first internal `native_context` edge to a context and first internal `map`
-/// edge, by target ordinal (-1 for none).
-fn first_targets(g: &Graph) -> (Vec<i32>, Vec<i32>) {
-    let n = g.node_count();
-    let mut context = vec![-1i32; n];
-    let mut map = vec![-1i32; n];
-    let context_name = g.strings.index_of("native_context");
-    let map_name = g.strings.index_of("map");
-    for node in 0..n as u32 {
-        let i = node as usize;
-        for e in g.edges(node) {
-            if g.edge_type(e) != g.types.internal {
-                continue;
-            }
-            let name = Some(g.edge_name_index(e));
-            let child = g.edge_to(e);
-            if name == context_name && context[i] == -1 && is_native_context(g, child) {
-                context[i] = child as i32;
-            } else if name == map_name && map[i] == -1 {
-                map[i] = child as i32;
-            }
+/// The native context an object's map names: its map's own map (the meta map) and that
+/// one's first `native_context` edge to a native context. Worked out once per map.
+struct ContextByMap {
+    context_name: Option<u32>,
+    map_name: Option<u32>,
+    known: HashMap<u32, Option<u32>>,
+}
+
+impl ContextByMap {
+    fn new(g: &Graph) -> ContextByMap {
+        ContextByMap {
+            context_name: g.strings.index_of("native_context"),
+            map_name: g.strings.index_of("map"),
+            known: HashMap::new(),
         }
     }
-    (context, map)
+
+    fn of(&mut self, g: &Graph, map: u32) -> Option<u32> {
+        if let Some(&known) = self.known.get(&map) {
+            return known;
+        }
+        let context = self
+            .first_map(g, map)
+            .and_then(|meta| self.first_context(g, meta));
+        self.known.insert(map, context);
+        context
+    }
+
+    /// The node's first internal edge named `map`.
+    fn first_map(&self, g: &Graph, node: u32) -> Option<u32> {
+        self.first_internal(g, node, self.map_name, |_| true)
+    }
+
+    /// The node's first internal edge named `native_context` to a native context.
+    fn first_context(&self, g: &Graph, node: u32) -> Option<u32> {
+        self.first_internal(g, node, self.context_name, |child| {
+            is_native_context(g, child)
+        })
+    }
+
+    fn first_internal(
+        &self,
+        g: &Graph,
+        node: u32,
+        name: Option<u32>,
+        to: impl Fn(u32) -> bool,
+    ) -> Option<u32> {
+        name?;
+        g.edges(node)
+            .filter(|&e| g.edge_type(e) == g.types.internal)
+            .filter(|&e| Some(g.edge_name_index(e)) == name)
+            .map(|e| g.edge_to(e))
+            .find(|&child| to(child))
+    }
 }
 
 fn merge(current: i32, incoming: i32) -> i32 {
