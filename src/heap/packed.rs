@@ -9,11 +9,10 @@ const BLOCK: usize = 64;
 
 /// An immutable column of `u32`, read by index.
 pub(crate) struct Packed {
-    /// Each block's smallest value.
-    base: Vec<u32>,
-    /// Where each block's words start in `words`, and one more entry for the end: a
-    /// block's width in bits is the difference between its entry and the next.
-    start: Vec<u32>,
+    /// Each block's smallest value and where its words start in `words`, and one more
+    /// entry for the end: a block's width in bits is the difference between its start and
+    /// the next one's. Side by side, so reading a value touches one header.
+    blocks: Vec<(u32, u32)>,
     words: Vec<u64>,
     len: usize,
 }
@@ -28,29 +27,53 @@ impl Packed {
     pub(crate) fn get(&self, i: usize) -> u32 {
         assert!(i < self.len, "index {i} out of a column of {}", self.len);
         let b = i / BLOCK;
-        let base = self.base[b];
-        let from = self.start[b] as usize;
-        let width = self.start[b + 1] as usize - from;
+        let (base, from) = self.blocks[b];
+        let width = (self.blocks[b + 1].1 - from) as usize;
         if width == 0 {
             return base;
         }
-        let bit = (i % BLOCK) * width;
-        let at = from + bit / 64;
-        let shift = bit % 64;
-        let mut v = self.words[at] >> shift;
-        if shift + width > 64 {
-            v |= self.words[at + 1] << (64 - shift);
-        }
-        base + (v & ((1u64 << width) - 1)) as u32
+        base + extract(&self.words, from as usize, (i % BLOCK) * width, width)
     }
 
+    /// The values in order, decoded a block at a time.
     pub(crate) fn iter(&self) -> impl Iterator<Item = u32> + '_ {
-        (0..self.len).map(|i| self.get(i))
+        let mut block = [0u32; BLOCK];
+        (0..self.len).map(move |i| {
+            let k = i % BLOCK;
+            if k == 0 {
+                self.decode(i / BLOCK, &mut block);
+            }
+            block[k]
+        })
+    }
+
+    fn decode(&self, b: usize, out: &mut [u32; BLOCK]) {
+        let (base, from) = self.blocks[b];
+        let width = (self.blocks[b + 1].1 - from) as usize;
+        if width == 0 {
+            out.fill(base);
+            return;
+        }
+        for (k, v) in out.iter_mut().enumerate() {
+            *v = base + extract(&self.words, from as usize, k * width, width);
+        }
     }
 
     pub(crate) fn bytes(&self) -> usize {
-        self.base.capacity() * 4 + self.start.capacity() * 4 + self.words.capacity() * 8
+        self.blocks.capacity() * 8 + self.words.capacity() * 8
     }
+}
+
+/// The `width`-bit number at bit `bit` of the words from `from`.
+#[inline]
+fn extract(words: &[u64], from: usize, bit: usize, width: usize) -> u32 {
+    let at = from + bit / 64;
+    let shift = bit % 64;
+    let mut v = words[at] >> shift;
+    if shift + width > 64 {
+        v |= words[at + 1] << (64 - shift);
+    }
+    (v & ((1u64 << width) - 1)) as u32
 }
 
 impl FromIterator<u32> for Packed {
@@ -102,8 +125,7 @@ impl Builder {
     pub(crate) fn new() -> Builder {
         Builder {
             column: Packed {
-                base: Vec::new(),
-                start: Vec::new(),
+                blocks: Vec::new(),
                 words: Vec::new(),
                 len: 0,
             },
@@ -137,8 +159,7 @@ impl Builder {
         let max = values.iter().copied().max().unwrap_or(0);
         let width = (32 - (max - min).leading_zeros()) as usize;
         let c = &mut self.column;
-        c.base.push(min);
-        c.start.push(c.words.len() as u32);
+        c.blocks.push((min, c.words.len() as u32));
         let from = c.words.len();
         c.words.resize(from + width, 0);
         if width > 0 {
@@ -160,9 +181,8 @@ impl Builder {
             self.flush();
         }
         let c = &mut self.column;
-        c.start.push(c.words.len() as u32);
-        c.base.shrink_to_fit();
-        c.start.shrink_to_fit();
+        c.blocks.push((0, c.words.len() as u32));
+        c.blocks.shrink_to_fit();
         c.words.shrink_to_fit();
         self.column
     }
