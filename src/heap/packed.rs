@@ -150,29 +150,30 @@ impl Builder {
     }
 
     fn flush(&mut self) {
-        let values = &mut self.block[..];
+        let values = &mut self.block;
         // A last block that is not full is padded with its first value: the padding widens
         // nothing and is never read.
         let first = values[0];
         values[self.filled..].fill(first);
-        let min = values.iter().copied().min().unwrap_or(0);
-        let max = values.iter().copied().max().unwrap_or(0);
+        let (min, max) = values
+            .iter()
+            .fold((u32::MAX, 0), |(lo, hi), &v| (lo.min(v), hi.max(v)));
         let width = (32 - (max - min).leading_zeros()) as usize;
-        let c = &mut self.column;
-        c.blocks.push((min, c.words.len() as u32));
-        let from = c.words.len();
-        c.words.resize(from + width, 0);
+        let mut words = [0u64; 32];
         if width > 0 {
             for (k, &v) in values.iter().enumerate() {
                 let d = (v - min) as u64;
                 let bit = k * width;
-                let (at, shift) = (from + bit / 64, bit % 64);
-                c.words[at] |= d << shift;
+                let (at, shift) = (bit / 64, bit % 64);
+                words[at] |= d << shift;
                 if shift + width > 64 {
-                    c.words[at + 1] |= d >> (64 - shift);
+                    words[at + 1] |= d >> (64 - shift);
                 }
             }
         }
+        let c = &mut self.column;
+        c.blocks.push((min, c.words.len() as u32));
+        c.words.extend_from_slice(&words[..width]);
         self.filled = 0;
     }
 
