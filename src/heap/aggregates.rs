@@ -3,8 +3,8 @@
 //! for an object of the same class that it dominates), in the order DevTools builds them.
 
 use super::classes::NONE;
-use super::graph::counts_to_starts;
 use super::packed::Packed;
+use super::runs::Runs;
 use super::Snapshot;
 
 pub(crate) struct Aggregate {
@@ -83,25 +83,18 @@ fn retained_by_class(
     }
 }
 
-/// Each node's dominated nodes, as DevTools lists them: `first[n]..first[n + 1]` in `nodes`,
-/// in descending order, the root dominating none of itself.
-pub(super) fn dominated(dominator: &Packed, root: u32) -> (Packed, Packed) {
-    let n = dominator.len();
-    let mut first = vec![0u32; n + 1];
-    for (node, d) in dominator.iter().enumerate() {
-        if node as u32 != root {
-            first[d as usize] += 1;
-        }
-    }
-    let slot = counts_to_starts(&mut first);
-    let mut next: Vec<u32> = first[1..].to_vec();
-    let mut nodes = vec![0u32; slot as usize];
-    for (node, d) in dominator.iter().enumerate() {
-        if node as u32 != root {
-            next[d as usize] -= 1;
-            nodes[next[d as usize] as usize] = node as u32;
-        }
-    }
-    drop(next);
-    (first.into_iter().collect(), nodes.into_iter().collect())
+/// Each node's dominated nodes, as DevTools lists them: in descending order, the root
+/// dominating none of itself.
+pub(super) fn dominated(dominator: &Packed, root: u32) -> Runs {
+    let pairs = || {
+        dominator
+            .iter()
+            .enumerate()
+            .filter(move |&(node, _)| node as u32 != root)
+            .map(|(node, d)| (d, node as u32))
+    };
+    Runs::group(dominator.len(), pairs, DOMINATED_CHUNK)
 }
+
+/// The most unpacked entries building the dominator tree downwards holds at once.
+const DOMINATED_CHUNK: u32 = 1 << 22;

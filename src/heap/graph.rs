@@ -7,8 +7,9 @@ use std::cell::OnceCell;
 use std::collections::HashMap;
 use std::ops::Range;
 
-use super::packed::{Builder, Packed};
+use super::packed::Packed;
 use super::parse::Raw;
+use super::runs::{counts_to_starts, Runs};
 use super::strings::Strings;
 
 /// A type the snapshot's meta may not list: compares unequal to every type number.
@@ -93,74 +94,38 @@ impl Retainers {
     }
 }
 
-/// Every node's retaining edges, as the questions list them: node `n`'s are
-/// `edge[first[n]..first[n + 1]]`, the reverse of the order in which they appear. The
-/// retaining node is the edge's source (`Graph::source`), so it is not kept.
-pub(crate) struct RetainerIndex {
-    first: Packed,
-    edge: Packed,
-}
+/// Every node's retaining edges, as the questions list them: the reverse of the order in
+/// which they appear. The retaining node is the edge's source (`Graph::source`), so it is
+/// not kept.
+pub(crate) struct RetainerIndex(Runs);
 
-/// The most unpacked entries `RetainerIndex::build` holds at once: it fills the index for a
-/// range of nodes at a time, each range a pass over the edges.
+/// The most unpacked entries building the retainer index holds at once: it fills a range of
+/// nodes at a time, each range a pass over the edges.
 const RETAINER_CHUNK: u32 = 1 << 22;
 
 impl RetainerIndex {
-    /// Builds the index holding at most `chunk` unpacked entries at once (more only for a
-    /// node with more retainers than that).
+    /// Builds the index holding at most `chunk` unpacked entries at once.
     pub(super) fn build(g: &Graph, chunk: u32) -> RetainerIndex {
-        let n = g.node_count();
-        let mut first = vec![0u32; n + 1];
-        for t in g.edge_targets() {
-            first[t as usize] += 1;
-        }
-        counts_to_starts(&mut first);
-        let mut edges = Builder::new();
-        let mut from = 0;
-        while from < n {
-            let mut to = from + 1;
-            while to < n && first[to + 1] - first[from] <= chunk {
-                to += 1;
-            }
-            Self::fill(g, &first, from..to, &mut edges);
-            from = to;
-        }
-        RetainerIndex {
-            first: first.into_iter().collect(),
-            edge: edges.finish(),
-        }
-    }
-
-    /// Appends the retaining edges of the nodes in `range`: one pass over every edge, each
-    /// node's run filled from its end.
-    fn fill(g: &Graph, first: &[u32], range: Range<usize>, out: &mut Builder) {
-        let base = first[range.start];
-        let mut chunk = vec![0u32; (first[range.end] - base) as usize];
-        let mut next: Vec<u32> = first[range.start + 1..=range.end].to_vec();
-        for (e, t) in g.edge_targets().enumerate() {
-            if range.contains(&(t as usize)) {
-                let at = &mut next[t as usize - range.start];
-                *at -= 1;
-                chunk[(*at - base) as usize] = e as u32;
-            }
-        }
-        for e in chunk {
-            out.push(e);
-        }
+        let pairs = || g.edge_targets().enumerate().map(|(e, t)| (t, e as u32));
+        RetainerIndex(Runs::group(g.node_count(), pairs, chunk))
     }
 
     fn of(&self, node: u32) -> Range<usize> {
-        self.first.get(node as usize) as usize..self.first.get(node as usize + 1) as usize
+        self.0.of(node)
+    }
+
+    fn edge(&self, r: usize) -> usize {
+        self.0.value(r) as usize
     }
 
     /// Node `node`'s retaining edges, in the index's order.
     #[cfg(test)]
     pub(super) fn edges_of(&self, node: u32) -> Vec<u32> {
-        self.of(node).map(|r| self.edge.get(r)).collect()
+        self.of(node).map(|r| self.edge(r) as u32).collect()
     }
 
     fn bytes(&self) -> usize {
-        self.first.bytes() + self.edge.bytes()
+        self.0.bytes()
     }
 }
 
@@ -286,7 +251,7 @@ impl Graph {
     }
 
     pub(super) fn retainer_edge(&self, r: usize) -> usize {
-        self.retainer_index().edge.get(r) as usize
+        self.retainer_index().edge(r)
     }
 
     /// The node whose edge `edge` is: the last node whose edges start at or before it.
@@ -476,21 +441,6 @@ fn check_edge_names(
         }
     }
     Ok(())
-}
-
-/// Turns `first`, holding each node's count in its first `n` entries, into where each
-/// node's run starts in one array of all runs, the end in its last entry (CSR layout).
-/// Returns that total.
-pub(super) fn counts_to_starts(first: &mut [u32]) -> u32 {
-    let n = first.len() - 1;
-    let mut slot = 0u32;
-    for f in first.iter_mut().take(n) {
-        let count = *f;
-        *f = slot;
-        slot += count;
-    }
-    first[n] = slot;
-    slot
 }
 
 /// Each node's retaining nodes along the edges `keep` accepts, in the order DevTools lists

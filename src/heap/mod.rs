@@ -24,6 +24,7 @@ mod parse;
 mod paths;
 mod query;
 mod retained;
+mod runs;
 mod scan;
 mod scopes;
 mod strings;
@@ -70,9 +71,8 @@ pub(crate) struct Snapshot {
     compared_with: RefCell<Vec<u64>>,
     /// The interfaces this snapshot was last classed by as a base (DevTools keeps one).
     base_for: RefCell<Option<Vec<classes::Definition>>>,
-    /// The dominator tree downwards: node `n` dominates `dominated[first_dominated[n]..]`.
-    first_dominated: Packed,
-    dominated: Packed,
+    /// The dominator tree downwards.
+    dominated: runs::Runs,
     /// The scopes V8 embedded, as read, for the contexts' analysis.
     scope_sections: scopes::Sections,
     contexts: OnceCell<Result<ContextAnalysis, String>>,
@@ -113,7 +113,7 @@ impl Snapshot {
         drop((essential, flags));
         let dominator: Packed = retention.dominator.into_iter().collect();
         let retained = retained::Retained::new(retention.retained);
-        let (first_dominated, dominated) = aggregates::dominated(&dominator, g.root);
+        let dominated = aggregates::dominated(&dominator, g.root);
         let distances = distances::distances(&g).into_iter().collect();
         let (attribution, native_contexts) = native_contexts::attribution(&g);
         let attribution = attribution.into_iter().collect();
@@ -133,7 +133,6 @@ impl Snapshot {
             sorted_by_id: Cell::new(false),
             compared_with: RefCell::new(Vec::new()),
             base_for: RefCell::new(None),
-            first_dominated,
             dominated,
             scope_sections,
             contexts: OnceCell::new(),
@@ -175,9 +174,7 @@ impl Snapshot {
 
     /// The nodes `node` immediately dominates.
     fn dominated(&self, node: u32) -> impl ExactSizeIterator<Item = u32> + '_ {
-        let n = node as usize;
-        let (from, to) = (self.first_dominated.get(n), self.first_dominated.get(n + 1));
-        (from as usize..to as usize).map(|i| self.dominated.get(i))
+        self.dominated.of(node).map(|i| self.dominated.value(i))
     }
 
     fn retained(&self, node: usize) -> f64 {
@@ -242,16 +239,11 @@ impl Snapshot {
 
     /// Roughly the memory the snapshot holds, for the cache's bound.
     pub(crate) fn bytes(&self) -> usize {
-        let packed = [
-            &self.dominator,
-            &self.states,
-            &self.first_dominated,
-            &self.dominated,
-            &self.classes.of,
-        ];
+        let packed = [&self.dominator, &self.states, &self.classes.of];
         self.graph.bytes()
             + packed.iter().map(|p| p.bytes()).sum::<usize>()
             + self.retained.bytes()
+            + self.dominated.bytes()
             + self.distances.bytes()
             + self.attribution.bytes()
             + self.native_contexts.len() * 4
