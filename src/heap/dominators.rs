@@ -157,7 +157,7 @@ pub(super) fn compute(g: &Graph, essential: &Bits) -> Retention {
     for d in &mut dominator {
         *d = d.wrapping_sub(1);
     }
-    let mut retained: Vec<f64> = g.self_size.iter().map(|&s| s as f64).collect();
+    let mut retained: Vec<f64> = (0..n as u32).map(|v| g.self_size(v) as f64).collect();
     for &v in vertex[2..=count].iter().rev() {
         let node = (v - 1) as usize;
         let d = dominator[node] as usize;
@@ -202,7 +202,7 @@ impl Lt {
 
     /// Numbers the nodes reachable from `root` over essential edges, depth first.
     fn dfs(&mut self, g: &Graph, essential: &Bits, root: u32) {
-        self.next_edge[root as usize - 1] = g.first_edge[root as usize - 1];
+        self.next_edge[root as usize - 1] = g.edges(root - 1).start as u32;
         let mut v = root;
         while v != 0 {
             let vi = v as usize;
@@ -214,14 +214,15 @@ impl Lt {
             }
             let mut v_next = self.parent[vi];
             let o = vi - 1;
-            while self.next_edge[o] < g.first_edge[o + 1] {
+            let end = g.edges(o as u32).end as u32;
+            while self.next_edge[o] < end {
                 let e = self.next_edge[o] as usize;
                 if essential.get(e) {
-                    let w_ord = g.edge_to[e] as usize;
-                    let w = w_ord + 1;
+                    let w_ord = g.edge_to(e);
+                    let w = w_ord as usize + 1;
                     if self.semi[w] == 0 {
                         self.parent[w] = v;
-                        self.next_edge[w_ord] = g.first_edge[w_ord];
+                        self.next_edge[w_ord as usize] = g.edges(w_ord).start as u32;
                         v_next = w as u32;
                         break;
                     }

@@ -364,3 +364,14 @@ pub(super) fn retainers(g: &Graph, keep: impl Fn(usize) -> bool, with_edges: boo
         edge: edges,
     }
 }
+
+// accessors (the column change replaces this block)
+impl Graph {
+    pub(super) fn edge_to(&self, e: usize) -> u32 {
+        self.edge_to[e]
+    }
+
+    pub(super) fn self_size(&self, node: u32) -> u32 {
+        self.self_size[node as usize]
+    }
+}
