@@ -270,4 +270,8 @@ impl Snapshot {
 #[cfg(test)]
 mod contexts_tests;
 #[cfg(test)]
+mod dominators_oracle;
+#[cfg(test)]
+mod dominators_tests;
+#[cfg(test)]
 mod tests;
