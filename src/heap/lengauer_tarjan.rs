@@ -27,8 +27,8 @@ pub(super) fn dominators(
     slot: &mut [u32],
 ) -> Vec<u32> {
     let parent = Numbering::run(g, essential, marks, slot);
-    let (ends, preds) = retainers(g, essential, marks, slot, parent.len() - 1);
-    let dom = Lt::new(parent, ends, preds).run();
+    let (semi, ends, preds) = retainers(g, essential, marks, slot, parent.len() - 1);
+    let dom = Lt::new(parent, semi, ends, preds).run();
     let vertex = vertices(g, marks, slot, dom.len() - 1);
     for (i, &v) in vertex.iter().enumerate().skip(1) {
         slot[v as usize] = vertex[dom[i + 1] as usize - 1];
@@ -102,15 +102,17 @@ impl<F: Fn(usize) -> bool> Numbering<'_, F> {
     }
 }
 
-/// The numbered nodes' retainers (by number) along essential edges from numbered nodes:
-/// number `w`'s are `preds[ends[w - 1]..ends[w]]`, each in ordinal order.
+/// The numbered nodes' retainers (by number) along essential edges from numbered nodes.
+/// Of those numbered below a node, Lengauer–Tarjan reads only the least, which goes into
+/// `semi` (its own number when there is none: only a node nothing retains); those numbered
+/// above number `w` are `preds[ends[w - 1]..ends[w]]`, in ordinal order.
 fn retainers(
     g: &Graph,
     essential: impl Fn(usize) -> bool,
     marks: &Marks,
     slot: &[u32],
     count: usize,
-) -> (Vec<u32>, Vec<u32>) {
+) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
     let numbered = |u: u32| marks.kept(u) && slot[u as usize] != 0;
     // A kept child of a numbered node is numbered; the root's own retainers are not read.
     let each = |f: &mut dyn FnMut(u32, u32)| {
@@ -123,8 +125,12 @@ fn retainers(
             }
         }
     };
+    let mut semi: Vec<u32> = (0..=count as u32).collect();
     let mut ends = vec![0u32; count + 1];
-    each(&mut |_, w| ends[w as usize] += 1);
+    each(&mut |v, w| match v > w {
+        true => ends[w as usize] += 1,
+        false => semi[w as usize] = semi[w as usize].min(v),
+    });
     let mut at = 0u32;
     for end in &mut ends[1..] {
         let n = *end;
@@ -134,11 +140,13 @@ fn retainers(
     // Filled forward from each run's start, which leaves each slot at its run's end.
     let mut preds = vec![0u32; at as usize];
     each(&mut |v, w| {
-        let end = &mut ends[w as usize];
-        preds[*end as usize] = v;
-        *end += 1;
+        if v > w {
+            let end = &mut ends[w as usize];
+            preds[*end as usize] = v;
+            *end += 1;
+        }
     });
-    (ends, preds)
+    (semi, ends, preds)
 }
 
 /// Number `i`'s node at `i - 1`; a kept node left unnumbered gets the root for dominator.
@@ -161,6 +169,8 @@ struct Lt {
     /// Each node's DFS parent until its step, then its immediate dominator (or, until the
     /// last pass, a node with the same one).
     dom: Vec<u32>,
+    /// Until a node's step, the least number among its retainers numbered below it; from
+    /// its step, its semidominator.
     semi: Vec<u32>,
     label: Vec<u32>,
     /// A linked node's ancestor in the forest; before it is linked, its bucket's head.
@@ -174,11 +184,11 @@ struct Lt {
 }
 
 impl Lt {
-    fn new(parent: Vec<u32>, ends: Vec<u32>, preds: Vec<u32>) -> Lt {
+    fn new(parent: Vec<u32>, semi: Vec<u32>, ends: Vec<u32>, preds: Vec<u32>) -> Lt {
         let len = parent.len() as u32;
         Lt {
             dom: parent,
-            semi: (0..len).collect(),
+            semi,
             label: (0..len).collect(),
             ancestor: vec![0; len as usize],
             ends,
@@ -211,12 +221,13 @@ impl Lt {
         dom
     }
 
-    /// At `w`'s step the nodes numbered above it are linked. A node no numbered node
-    /// retains has the root for its semidominator.
+    /// At `w`'s step the nodes numbered above it are linked; `semi` holds the least of its
+    /// retainers numbered below it, its own number when it has none. A node nothing
+    /// retains (it has no retainer above either) has the root for its semidominator.
     fn semidominator(&mut self, w: u32) -> u32 {
         let wi = w as usize;
         let (start, end) = (self.ends[wi - 1] as usize, self.ends[wi] as usize);
-        let mut s = if start == end { 1 } else { self.semi[wi] };
+        let mut s = if self.semi[wi] == w { 1 } else { self.semi[wi] };
         for i in start..end {
             let u = self.eval(self.preds[i], w + 1);
             s = s.min(self.semi[u as usize]);
