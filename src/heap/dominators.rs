@@ -1,11 +1,14 @@
 //! Who dominates whom and what each object retains: the edges that count for retention
-//! (DevTools' "essential" edges), shallow sizes moved to their single owner, then
-//! Lengauer–Tarjan over the essential edges from the root, as DevTools computes them (its
-//! treatment of nodes the root cannot reach included, so the sizes agree).
+//! (DevTools' "essential" edges), shallow sizes moved to their single owner, then the
+//! dominators along the essential edges from the root, as DevTools computes them (its
+//! treatment of nodes the root cannot reach included, so the sizes agree): the trees that
+//! hang off the graph peeled first (`peel`), Lengauer–Tarjan on what is left
+//! (`lengauer_tarjan`).
 
 use super::dom::PAGE_OBJECT;
-use super::graph::{self, Graph, Retainers};
-use super::js;
+use super::graph::Graph;
+use super::peel::{self, Marks};
+use super::{js, lengauer_tarjan};
 
 /// One bit per edge.
 pub(crate) struct Bits(Vec<u64>);
@@ -126,190 +129,101 @@ pub(crate) struct Retention {
 }
 
 pub(super) fn compute(g: &Graph, essential: &Bits) -> Retention {
-    let n = g.node_count();
-    // Only the retainers along essential edges count, and only their nodes are needed.
-    let preds = graph::retainers(g, |e| essential.get(e));
-    let mut lt = Lt::new(n);
-    let r = g.root + 1;
-    lt.dfs(g, essential, r);
-    if (lt.count as usize) < n {
-        for v in 1..=n as u32 {
-            if lt.semi[v as usize] == 0 && preds.of(v - 1).is_empty() {
-                lt.parent[v as usize] = r;
-                lt.dfs(g, essential, v);
-            }
-        }
-    }
-    if (lt.count as usize) < n {
-        for v in 1..=n as u32 {
-            if lt.semi[v as usize] == 0 {
-                lt.parent[v as usize] = r;
-                lt.count += 1;
-                lt.semi[v as usize] = lt.count;
-                lt.vertex[lt.count as usize] = v;
-                lt.label[v as usize] = v;
-            }
-        }
-    }
-    let mut dominator = lt.dominators(&preds, r);
-    drop(preds);
-    let (vertex, count) = (std::mem::take(&mut lt.vertex), lt.count as usize);
-    drop(lt);
-    // From 1-based (0 for none) to ordinals, in place.
-    dominator.remove(0);
-    for d in &mut dominator {
-        *d = d.wrapping_sub(1);
-    }
-    let mut retained: Vec<f64> = (0..n).map(|i| g.self_size(i) as f64).collect();
-    for &v in vertex[2..=count].iter().rev() {
-        let node = (v - 1) as usize;
-        let d = dominator[node] as usize;
-        retained[d] += retained[node];
-    }
+    let essential = |e| essential.get(e);
+    // Each node's single retainer, then a kept node's DFS number, then its dominator.
+    let mut dominator = vec![0u32; g.node_count()];
+    let mut marks = peel::peel(g, essential, &mut dominator);
+    let order = lengauer_tarjan::dominators(g, essential, &marks, &mut dominator);
+    let retained = retained_sizes(g, essential, &mut marks, &mut dominator, &order);
     Retention {
         dominator,
         retained,
     }
 }
 
-/// Lengauer–Tarjan's arrays, 1-based (0 is "none"). Each serves twice where its first use
-/// is over before the second begins, so the scratch is seven words a node.
-struct Lt {
-    /// The DFS tree's parents, then each node's immediate dominator.
-    parent: Vec<u32>,
-    ancestor: Vec<u32>,
-    vertex: Vec<u32>,
-    label: Vec<u32>,
-    semi: Vec<u32>,
-    /// Each node's next edge to look at in the DFS, then the next node in its bucket.
-    next_edge: Vec<u32>,
-    /// Path compression's stack.
-    stack: Vec<u32>,
-    count: u32,
+/// Each node's size added into its dominator's, every node before its dominator: the
+/// peeled trees from their leaves up, then the kept nodes in reverse DFS order (`order`).
+/// A peeled tree below a kept node nothing numbered is dominated by the root, node by node,
+/// as DevTools numbers such nodes. (Sums of integers in f64 are exact, so the order in which
+/// a node's dominated add into it does not show.)
+fn retained_sizes(
+    g: &Graph,
+    essential: impl Fn(usize) -> bool,
+    marks: &mut Marks,
+    dominator: &mut [u32],
+    order: &[u32],
+) -> Vec<f64> {
+    let n = g.node_count() as u32;
+    let mut retained: Vec<f64> = (0..n).map(|v| g.self_size(v as usize) as f64).collect();
+    for &v in order {
+        marks.set_reached(v);
+    }
+    {
+        let mut trees = Trees {
+            g,
+            essential,
+            marks,
+            dominator,
+            retained: &mut retained,
+            stack: Vec::new(),
+        };
+        for k in 0..n {
+            if trees.marks.kept(k) {
+                trees.sum_below(k);
+            }
+        }
+    }
+    let r = g.root as usize;
+    for &v in order.iter().skip(1).rev() {
+        retained[dominator[v as usize] as usize] += retained[v as usize];
+    }
+    for v in 0..n {
+        if marks.kept(v) && !marks.reached(v) {
+            retained[r] += retained[v as usize];
+        }
+    }
+    retained
 }
 
-impl Lt {
-    fn new(n: usize) -> Lt {
-        let len = n + 1;
-        Lt {
-            parent: vec![0; len],
-            ancestor: vec![0; len],
-            vertex: vec![0; len],
-            label: vec![0; len],
-            semi: vec![0; len],
-            next_edge: vec![0; len],
-            stack: Vec::new(),
-            count: 0,
-        }
-    }
+/// The peeled trees below a kept node, walked depth first.
+struct Trees<'a, F> {
+    g: &'a Graph,
+    essential: F,
+    marks: &'a mut Marks,
+    dominator: &'a mut [u32],
+    retained: &'a mut [f64],
+    /// The path from the kept node: each node and its next edge to look at.
+    stack: Vec<(u32, u32)>,
+}
 
-    /// Numbers the nodes reachable from `root` over essential edges, depth first.
-    fn dfs(&mut self, g: &Graph, essential: &Bits, root: u32) {
-        self.next_edge[root as usize - 1] = g.first_edge(root as usize - 1);
-        let mut v = root;
-        while v != 0 {
-            let vi = v as usize;
-            if self.semi[vi] == 0 {
-                self.count += 1;
-                self.semi[vi] = self.count;
-                self.vertex[self.count as usize] = v;
-                self.label[vi] = v;
-            }
-            let mut v_next = self.parent[vi];
-            let o = vi - 1;
-            while self.next_edge[o] < g.first_edge(o + 1) {
-                let e = self.next_edge[o] as usize;
-                if essential.get(e) {
-                    let w_ord = g.edge_to(e) as usize;
-                    let w = w_ord + 1;
-                    if self.semi[w] == 0 {
-                        self.parent[w] = v;
-                        self.next_edge[w_ord] = g.first_edge(w_ord);
-                        v_next = w as u32;
-                        break;
-                    }
-                }
-                self.next_edge[o] += 1;
-            }
-            v = v_next;
-        }
-    }
-
-    fn evaluate(&mut self, v: u32) -> u32 {
-        if self.ancestor[v as usize] == 0 {
-            return v;
-        }
-        self.compress(v);
-        self.label[v as usize]
-    }
-
-    fn compress(&mut self, mut v: u32) {
-        self.stack.clear();
-        while self.ancestor[self.ancestor[v as usize] as usize] != 0 {
-            self.stack.push(v);
-            v = self.ancestor[v as usize];
-        }
-        while let Some(w) = self.stack.pop() {
-            let w = w as usize;
-            let a = self.ancestor[w] as usize;
-            if self.semi[self.label[a] as usize] < self.semi[self.label[w] as usize] {
-                self.label[w] = self.label[a];
-            }
-            self.ancestor[w] = self.ancestor[a];
-        }
-    }
-
-    /// Each node's immediate dominator (1-based, in `parent`'s place), from the essential
-    /// retainers `preds`.
-    fn dominators(&mut self, preds: &Retainers, r: u32) -> Vec<u32> {
-        let len = self.semi.len();
-        // Buckets as linked lists: a node is in one bucket at a time. A node's dominator is
-        // written when its bucket is emptied, which is at or after its own step.
-        let mut bucket_head = vec![0u32; len];
-        for i in (2..=self.count as usize).rev() {
-            let w = self.vertex[i];
-            let wi = w as usize;
-            let mut orphan = true;
-            for ri in preds.of(w - 1) {
-                orphan = false;
-                let v = preds.node[ri] + 1;
-                let u = self.evaluate(v);
-                if self.semi[u as usize] < self.semi[wi] {
-                    self.semi[wi] = self.semi[u as usize];
+impl<F: Fn(usize) -> bool> Trees<'_, F> {
+    /// Adds each peeled node's size into its dominator's once its own children's are in.
+    fn sum_below(&mut self, kept: u32) {
+        let unreached = !self.marks.reached(kept);
+        self.stack.push((kept, self.g.edges(kept).start as u32));
+        while let Some(&mut (v, ref mut next)) = self.stack.last_mut() {
+            let end = self.g.edges(v).end as u32;
+            let mut child = None;
+            while *next < end {
+                let e = *next as usize;
+                *next += 1;
+                if (self.essential)(e) && self.marks.take_unsummed(self.g.edge_to(e)) {
+                    child = Some(self.g.edge_to(e));
+                    break;
                 }
             }
-            if orphan {
-                self.semi[wi] = self.semi[r as usize];
+            if let Some(c) = child {
+                if unreached {
+                    self.dominator[c as usize] = self.g.root;
+                }
+                self.stack.push((c, self.g.edges(c).start as u32));
+                continue;
             }
-            let b = self.vertex[self.semi[wi] as usize] as usize;
-            self.next_edge[wi] = bucket_head[b];
-            bucket_head[b] = w;
-            // Its parent is read for the last time: the slot now holds its dominator,
-            // none (0) until its bucket is emptied.
-            let p = std::mem::take(&mut self.parent[wi]);
-            self.ancestor[wi] = p;
-            let mut v = std::mem::take(&mut bucket_head[p as usize]);
-            while v != 0 {
-                let u = self.evaluate(v);
-                let next = self.next_edge[v as usize];
-                self.parent[v as usize] = if self.semi[u as usize] < self.semi[v as usize] {
-                    u
-                } else {
-                    p
-                };
-                v = next;
+            self.stack.pop();
+            if v != kept {
+                let d = self.dominator[v as usize] as usize;
+                self.retained[d] += self.retained[v as usize];
             }
         }
-        drop(bucket_head);
-        let mut dom = std::mem::take(&mut self.parent);
-        dom[0] = r;
-        dom[r as usize] = r;
-        for i in 2..=self.count as usize {
-            let w = self.vertex[i] as usize;
-            if dom[w] != self.vertex[self.semi[w] as usize] {
-                dom[w] = dom[dom[w] as usize];
-            }
-        }
-        dom
     }
 }

@@ -9,7 +9,7 @@ use std::ops::Range;
 
 use super::packed::Packed;
 use super::parse::Raw;
-use super::runs::{counts_to_starts, Runs};
+use super::runs::Runs;
 use super::strings::Strings;
 
 /// A type the snapshot's meta may not list: compares unequal to every type number.
@@ -79,18 +79,6 @@ impl Types {
             node_names,
             edge_names,
         }
-    }
-}
-
-/// Each node's retaining nodes: `node[first[n]..first[n + 1]]`.
-pub(crate) struct Retainers {
-    pub first: Vec<u32>,
-    pub node: Vec<u32>,
-}
-
-impl Retainers {
-    pub(crate) fn of(&self, node: u32) -> Range<usize> {
-        self.first[node as usize] as usize..self.first[node as usize + 1] as usize
     }
 }
 
@@ -441,31 +429,4 @@ fn check_edge_names(
         }
     }
     Ok(())
-}
-
-/// Each node's retaining nodes along the edges `keep` accepts, in the order DevTools lists
-/// them: the reverse of the order in which the retaining edges appear.
-pub(super) fn retainers(g: &Graph, keep: impl Fn(usize) -> bool) -> Retainers {
-    let n = g.node_count();
-    let mut first = vec![0u32; n + 1];
-    for (e, t) in g.edge_targets().enumerate() {
-        if keep(e) {
-            first[t as usize] += 1;
-        }
-    }
-    let total = counts_to_starts(&mut first) as usize;
-    // Filled from each node's last slot down: `next` starts as each run's end.
-    let mut next: Vec<u32> = first[1..].to_vec();
-    let mut nodes = vec![0u32; total];
-    for src in 0..n as u32 {
-        for e in g.edges(src) {
-            if !keep(e) {
-                continue;
-            }
-            let t = g.edge_to(e) as usize;
-            next[t] -= 1;
-            nodes[next[t] as usize] = src;
-        }
-    }
-    Retainers { first, node: nodes }
 }

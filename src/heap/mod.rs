@@ -17,11 +17,13 @@ mod duplicates;
 mod filters;
 mod graph;
 mod js;
+mod lengauer_tarjan;
 mod names;
 mod native_contexts;
 mod packed;
 mod parse;
 mod paths;
+mod peel;
 mod query;
 mod retained;
 mod runs;
@@ -287,5 +289,9 @@ impl Snapshot {
 
 #[cfg(test)]
 mod contexts_tests;
+#[cfg(test)]
+mod dominators_oracle;
+#[cfg(test)]
+mod dominators_tests;
 #[cfg(test)]
 mod tests;
