@@ -5,9 +5,12 @@
 //! hang off the graph peeled first (`peel`), Lengauer–Tarjan on what is left
 //! (`lengauer_tarjan`).
 
+use std::ops::AddAssign;
+
 use super::dom::PAGE_OBJECT;
 use super::graph::Graph;
 use super::peel::{self, Marks};
+use super::retained::Retained;
 use super::{js, lengauer_tarjan};
 
 /// One bit per edge.
@@ -125,7 +128,7 @@ pub(super) fn shallow_sizes(g: &mut Graph) {
 /// Each node's immediate dominator (the root its own) and retained size.
 pub(crate) struct Retention {
     pub dominator: Vec<u32>,
-    pub retained: Vec<f64>,
+    pub retained: Retained,
 }
 
 pub(super) fn compute(g: &Graph, essential: &Bits) -> Retention {
@@ -134,7 +137,21 @@ pub(super) fn compute(g: &Graph, essential: &Bits) -> Retention {
     let mut dominator = vec![0u32; g.node_count()];
     let mut marks = peel::peel(g, essential, &mut dominator);
     let order = lengauer_tarjan::dominators(g, essential, &marks, &mut dominator);
-    let retained = retained_sizes(g, essential, &mut marks, &mut dominator, &order);
+    // No retained size is larger than the root's, the sum of all: when that fits 32 bits,
+    // so does every sum on the way, and the sizes are added as such.
+    let total: u64 = (0..g.node_count()).map(|v| g.self_size(v) as u64).sum();
+    let retained = if total <= u32::MAX as u64 {
+        let sizes = retained_sizes::<u32>(g, essential, &mut marks, &mut dominator, &order);
+        Retained::Packed(sizes.into_iter().collect())
+    } else {
+        Retained::Wide(retained_sizes(
+            g,
+            essential,
+            &mut marks,
+            &mut dominator,
+            &order,
+        ))
+    };
     Retention {
         dominator,
         retained,
@@ -146,15 +163,15 @@ pub(super) fn compute(g: &Graph, essential: &Bits) -> Retention {
 /// A peeled tree below a kept node nothing numbered is dominated by the root, node by node,
 /// as DevTools numbers such nodes. (Sums of integers in f64 are exact, so the order in which
 /// a node's dominated add into it does not show.)
-fn retained_sizes(
+fn retained_sizes<S: Copy + AddAssign + From<u32>>(
     g: &Graph,
     essential: impl Fn(usize) -> bool,
     marks: &mut Marks,
     dominator: &mut [u32],
     order: &[u32],
-) -> Vec<f64> {
+) -> Vec<S> {
     let n = g.node_count() as u32;
-    let mut retained: Vec<f64> = (0..n).map(|v| g.self_size(v as usize) as f64).collect();
+    let mut retained: Vec<S> = (0..n).map(|v| S::from(g.self_size(v as usize))).collect();
     for &v in order {
         marks.set_reached(v);
     }
@@ -175,28 +192,30 @@ fn retained_sizes(
     }
     let r = g.root as usize;
     for &v in order.iter().skip(1).rev() {
-        retained[dominator[v as usize] as usize] += retained[v as usize];
+        let size = retained[v as usize];
+        retained[dominator[v as usize] as usize] += size;
     }
     for v in 0..n {
         if marks.kept(v) && !marks.reached(v) {
-            retained[r] += retained[v as usize];
+            let size = retained[v as usize];
+            retained[r] += size;
         }
     }
     retained
 }
 
 /// The peeled trees below a kept node, walked depth first.
-struct Trees<'a, F> {
+struct Trees<'a, F, S> {
     g: &'a Graph,
     essential: F,
     marks: &'a mut Marks,
     dominator: &'a mut [u32],
-    retained: &'a mut [f64],
+    retained: &'a mut [S],
     /// The path from the kept node: each node and its next edge to look at.
     stack: Vec<(u32, u32)>,
 }
 
-impl<F: Fn(usize) -> bool> Trees<'_, F> {
+impl<F: Fn(usize) -> bool, S: Copy + AddAssign> Trees<'_, F, S> {
     /// Adds each peeled node's size into its dominator's once its own children's are in.
     fn sum_below(&mut self, kept: u32) {
         let unreached = !self.marks.reached(kept);
@@ -222,7 +241,8 @@ impl<F: Fn(usize) -> bool> Trees<'_, F> {
             self.stack.pop();
             if v != kept {
                 let d = self.dominator[v as usize] as usize;
-                self.retained[d] += self.retained[v as usize];
+                let size = self.retained[v as usize];
+                self.retained[d] += size;
             }
         }
     }

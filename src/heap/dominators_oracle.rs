@@ -3,6 +3,7 @@
 //! reach are numbered as DevTools numbers them, so its results on them are DevTools' too.
 
 use super::dominators::{Bits, Retention};
+use super::retained::Retained;
 use std::ops::Range;
 
 use super::graph::Graph;
@@ -42,7 +43,7 @@ pub(super) fn compute(g: &Graph, essential: &Bits) -> Retention {
     }
     Retention {
         dominator,
-        retained,
+        retained: Retained::Wide(retained),
     }
 }
 

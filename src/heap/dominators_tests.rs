@@ -5,6 +5,7 @@
 //! with the root retaining each such node; on the others, the root.
 
 use super::dominators::{self, Bits, Retention};
+use super::retained::Retained;
 use super::{dom, dominators_oracle, Snapshot};
 
 /// splitmix64: deterministic, no crate.
@@ -193,7 +194,7 @@ fn answers(s: &Snapshot) -> (Bits, Retention, Retention) {
 fn as_loaded(s: &Snapshot) -> Retention {
     Retention {
         dominator: s.dominator.iter().collect(),
-        retained: (0..s.graph.node_count()).map(|n| s.retained(n)).collect(),
+        retained: Retained::Wide((0..s.graph.node_count()).map(|n| s.retained(n)).collect()),
     }
 }
 
@@ -201,14 +202,17 @@ fn as_loaded(s: &Snapshot) -> Retention {
 fn assert_same(ours: &Retention, reference: &Retention, what: &str) {
     assert_eq!(ours.dominator.len(), reference.dominator.len(), "{what}");
     let pairs = |r: &Retention| -> Vec<(u32, u64)> {
-        let sizes = r.retained.iter().map(|x| x.to_bits());
+        let sizes = (0..r.dominator.len()).map(|v| r.retained.get(v).to_bits());
         r.dominator.iter().copied().zip(sizes).collect()
     };
     let (a, b) = (pairs(ours), pairs(reference));
     if let Some(v) = (0..a.len()).find(|&v| a[v] != b[v]) {
         panic!(
             "{what}: node {v} has dominator {} and retains {}, not {} and {}",
-            a[v].0, ours.retained[v], b[v].0, reference.retained[v]
+            a[v].0,
+            ours.retained.get(v),
+            b[v].0,
+            reference.retained.get(v)
         );
     }
 }

@@ -109,12 +109,16 @@ impl Snapshot {
         let mut g = graph::build(raw)?;
         let states = dom::states(&mut g)?;
         let flags = dom::flags(&g, &states);
+        let states: Packed = states.into_iter().map(u32::from).collect();
         let essential = dominators::essential_edges(&g, &flags);
+        // Each phase's scratch is freed before the next begins: the dominators' is the
+        // load's largest.
+        drop(flags);
         dominators::shallow_sizes(&mut g);
         let retention = dominators::compute(&g, &essential);
-        drop((essential, flags));
+        drop(essential);
         let dominator: Packed = retention.dominator.into_iter().collect();
-        let retained = retained::Retained::new(retention.retained);
+        let retained = retention.retained;
         let dominated = aggregates::dominated(&dominator, g.root);
         let distances = distances::distances(&g).into_iter().collect();
         let (attribution, native_contexts) = native_contexts::attribution(&g);
@@ -128,7 +132,7 @@ impl Snapshot {
             distances,
             attribution,
             native_contexts,
-            states: states.into_iter().map(u32::from).collect(),
+            states,
             classes,
             interfaces,
             uid: NEXT_UID.fetch_add(1, Ordering::Relaxed),

@@ -311,3 +311,15 @@ fn retainers_indexed_a_range_at_a_time_are_the_same() {
         .collect();
     assert_eq!(from, vec![4, 3, 2, 1, 0]);
 }
+
+#[test]
+fn retained_sizes_past_32_bits_are_kept_whole() {
+    let text = snapshot(
+        "9,0,1,0,2, 3,1,3,4000000000,1, 3,1,5,4000000000,0",
+        "2,2,5, 2,2,10, 2,2,10",
+        r#""","A","x""#,
+    );
+    let s = load(&text).unwrap();
+    assert_eq!(retained(&s), vec![8e9, 4e9, 4e9]);
+    assert_eq!(s.static_data().total_size, 8e9);
+}
