@@ -3,9 +3,9 @@
 //! from what the parser read after checking every cross-reference, so the analyses index
 //! without checks that could fail.
 
-use std::cell::OnceCell;
 use std::collections::HashMap;
 use std::ops::Range;
+use std::sync::OnceLock;
 
 use super::packed::Packed;
 use super::parse::Raw;
@@ -136,7 +136,7 @@ pub(crate) struct Graph {
     edge_type: Packed,
     edge_name: Packed,
     edge_to: Packed,
-    retainer_index: OnceCell<RetainerIndex>,
+    retainer_index: OnceLock<RetainerIndex>,
     /// Source locations by node: script id, line, column (the last record of a node wins).
     pub locations: HashMap<u32, (u32, u32, u32)>,
     /// From the file when it has the field (0 unknown, 1 attached, 2 detached).
@@ -391,7 +391,7 @@ pub(super) fn build(raw: Raw) -> Result<Graph, String> {
         edge_type: raw.edge_type,
         edge_name: raw.edge_name,
         edge_to: raw.edge_to,
-        retainer_index: OnceCell::new(),
+        retainer_index: OnceLock::new(),
         locations,
         has_detachedness: raw.layout.has_detachedness,
         detachedness: raw.detachedness,

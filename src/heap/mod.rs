@@ -119,12 +119,14 @@ impl Snapshot {
         drop(essential);
         let dominator: Packed = retention.dominator.into_iter().collect();
         let retained = retention.retained;
-        let dominated = aggregates::dominated(&dominator, g.root);
-        let distances = distances::distances(&g).into_iter().collect();
-        let (attribution, native_contexts) = native_contexts::attribution(&g);
-        let attribution = attribution.into_iter().collect();
-        let interfaces = classes::Interfaces::infer(&g);
-        let classes = classes::classes(&g, &interfaces);
+        let Rest {
+            dominated,
+            distances,
+            attribution,
+            native_contexts,
+            interfaces,
+            classes,
+        } = Rest::of(&g, &dominator);
         Ok(Snapshot {
             graph: g,
             dominator,
@@ -144,7 +146,50 @@ impl Snapshot {
             contexts: OnceCell::new(),
         })
     }
+}
 
+/// What the load works out once the dominators are known: analyses that only read the
+/// graph, so two run on a second thread meanwhile (a load is seconds on a large snapshot).
+struct Rest {
+    dominated: runs::Runs,
+    distances: PackedSigned,
+    attribution: PackedSigned,
+    native_contexts: Vec<u32>,
+    interfaces: classes::Interfaces,
+    classes: classes::Classes,
+}
+
+impl Rest {
+    fn of(g: &graph::Graph, dominator: &Packed) -> Rest {
+        std::thread::scope(|scope| {
+            let other = scope.spawn(|| {
+                let distances = distances::distances(g).into_iter().collect();
+                let (attribution, native_contexts) = native_contexts::attribution(g);
+                (
+                    distances,
+                    attribution.into_iter().collect(),
+                    native_contexts,
+                )
+            });
+            let dominated = aggregates::dominated(dominator, g.root);
+            let interfaces = classes::Interfaces::infer(g);
+            let classes = classes::classes(g, &interfaces);
+            let (distances, attribution, native_contexts) = other
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            Rest {
+                dominated,
+                distances,
+                attribution,
+                native_contexts,
+                interfaces,
+                classes,
+            }
+        })
+    }
+}
+
+impl Snapshot {
     /// As a base for `current`'s interfaces: classed anew unless it was last classed for
     /// the same ones, which leaves its own listings in snapshot order.
     fn prepared_for_diff_with(&self, current: &Snapshot) {

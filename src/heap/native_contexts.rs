@@ -51,6 +51,8 @@ struct ContextByMap {
     context_name: Option<u32>,
     map_name: Option<u32>,
     known: HashMap<u32, Option<u32>>,
+    /// The map asked for last and its context: objects of one map tend to come together.
+    last: Option<(u32, Option<u32>)>,
 }
 
 impl ContextByMap {
@@ -59,17 +61,27 @@ impl ContextByMap {
             context_name: g.strings.index_of("native_context"),
             map_name: g.strings.index_of("map"),
             known: HashMap::new(),
+            last: None,
         }
     }
 
     fn of(&mut self, g: &Graph, map: u32) -> Option<u32> {
-        if let Some(&known) = self.known.get(&map) {
-            return known;
+        if let Some((last, context)) = self.last {
+            if last == map {
+                return context;
+            }
         }
-        let context = self
-            .first_map(g, map)
-            .and_then(|meta| self.first_context(g, meta));
-        self.known.insert(map, context);
+        let context = match self.known.get(&map) {
+            Some(&known) => known,
+            None => {
+                let context = self
+                    .first_map(g, map)
+                    .and_then(|meta| self.first_context(g, meta));
+                self.known.insert(map, context);
+                context
+            }
+        };
+        self.last = Some((map, context));
         context
     }
 

@@ -29,9 +29,6 @@ impl Packed {
         let b = i / BLOCK;
         let (base, from) = self.blocks[b];
         let width = (self.blocks[b + 1].1 - from) as usize;
-        if width == 0 {
-            return base;
-        }
         base + extract(&self.words, from as usize, (i % BLOCK) * width, width)
     }
 
@@ -64,15 +61,15 @@ impl Packed {
     }
 }
 
-/// The `width`-bit number at bit `bit` of the words from `from`.
+/// The `width`-bit number at bit `bit` of the words from `from` (0 for width 0). Without a
+/// branch: the word after is always there (`finish` pads), and a number within one word
+/// takes nothing from it (`(hi << 1) << 63` is 0).
 #[inline]
 fn extract(words: &[u64], from: usize, bit: usize, width: usize) -> u32 {
     let at = from + bit / 64;
     let shift = bit % 64;
-    let mut v = words[at] >> shift;
-    if shift + width > 64 {
-        v |= words[at + 1] << (64 - shift);
-    }
+    let (lo, hi) = (words[at], words[at + 1]);
+    let v = (lo >> shift) | ((hi << 1) << (63 - shift));
     (v & ((1u64 << width) - 1)) as u32
 }
 
@@ -183,6 +180,9 @@ impl Builder {
         }
         let c = &mut self.column;
         c.blocks.push((0, c.words.len() as u32));
+        // The words `extract` may read past the last block's (two, for a last block of
+        // width 0, which starts at the end).
+        c.words.extend([0, 0]);
         c.blocks.shrink_to_fit();
         c.words.shrink_to_fit();
         self.column
