@@ -159,11 +159,44 @@ impl<R: Read> Scanner<R> {
     ) -> Result<(), String> {
         let mut more = self.open_array(what)?;
         while more {
+            if let Some((v, next)) = self.plain_element() {
+                each(v).map_err(|e| self.error(e))?;
+                // The separator, left for after `each` so its error points where the
+                // slow path's does.
+                self.pos += 1;
+                more = next;
+                continue;
+            }
             let v = self.unsigned(what)?;
             each(v).map_err(|e| self.error(e))?;
             more = self.after_element(what)?;
         }
         Ok(())
+    }
+
+    /// The common case read straight from the buffer: digits that fit 32 bits (no leading
+    /// zero) and the `,` or `]` right after them, all in what is buffered; the digits are
+    /// consumed, the separator not. Anything else, errors included, is left to `unsigned`
+    /// and `after_element` (`None`, nothing consumed).
+    #[inline]
+    fn plain_element(&mut self) -> Option<(u32, bool)> {
+        const LONGEST: usize = 11; // ten digits and what follows
+        let rest = self.buf.get(self.pos..self.end)?.get(..LONGEST)?;
+        let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+        if digits == 0 || digits == LONGEST || (rest[0] == b'0' && digits > 1) {
+            return None;
+        }
+        let v = rest[..digits]
+            .iter()
+            .fold(0u64, |v, &b| v * 10 + (b - b'0') as u64);
+        let more = match rest[digits] {
+            b',' => true,
+            b']' => false,
+            _ => return None,
+        };
+        let v = u32::try_from(v).ok()?;
+        self.pos += digits;
+        Some((v, more))
     }
 
     /// An array's `[`; false when `]` closes it at once.
