@@ -9,6 +9,7 @@ use std::ops::AddAssign;
 
 use super::dom::PAGE_OBJECT;
 use super::graph::Graph;
+use super::packed::Packed;
 use super::peel::{self, Marks};
 use super::retained::Retained;
 use super::{js, lengauer_tarjan};
@@ -66,12 +67,12 @@ pub(super) fn essential_edges(g: &Graph, flags: &[u8]) -> Bits {
     bits
 }
 
-/// Moves the size of every object with a single owner (reached from one owner only, not
-/// through hidden objects or arrays) into that owner, as DevTools does before it computes
-/// retained sizes.
-pub(super) fn shallow_sizes(g: &mut Graph) {
+/// The self sizes with the size of every object with a single owner (reached from one owner
+/// only, not through hidden objects or arrays) moved into that owner, as DevTools moves them
+/// before it computes retained sizes; `None` when none moves.
+pub(super) fn shallow_sizes(g: &Graph) -> Option<Packed> {
     if !g.edges(g.root).any(|e| g.is_js_user_root(g.edge_to(e))) {
-        return;
+        return None;
     }
     const UNVISITED: u32 = u32::MAX;
     const MANY: u32 = u32::MAX - 1;
@@ -122,7 +123,7 @@ pub(super) fn shallow_sizes(g: &mut Graph) {
         *o = o.wrapping_add(size);
     }
     drop(owners);
-    g.set_self_sizes(sizes.into_iter().collect());
+    Some(sizes.into_iter().collect())
 }
 
 /// Each node's immediate dominator (the root its own) and retained size.

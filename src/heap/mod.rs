@@ -108,13 +108,11 @@ impl Snapshot {
         let scope_sections = std::mem::take(&mut raw.scopes);
         let mut g = graph::build(raw)?;
         let states = dom::states(&mut g)?;
-        let flags = dom::flags(&g, &states);
+        let (essential, sizes) = retaining_edges_and_sizes(&g, &states);
+        if let Some(sizes) = sizes {
+            g.set_self_sizes(sizes);
+        }
         let states: Packed = states.into_iter().map(u32::from).collect();
-        let essential = dominators::essential_edges(&g, &flags);
-        // Each phase's scratch is freed before the next begins: the dominators' is the
-        // load's largest.
-        drop(flags);
-        dominators::shallow_sizes(&mut g);
         let retention = dominators::compute(&g, &essential);
         drop(essential);
         let dominator: Packed = retention.dominator.into_iter().collect();
@@ -146,6 +144,25 @@ impl Snapshot {
             contexts: OnceCell::new(),
         })
     }
+}
+
+/// The edges that count for retention and the self sizes moved to their single owners,
+/// side by side on two threads; each's scratch is freed before the dominators run (theirs
+/// is the load's largest).
+fn retaining_edges_and_sizes(
+    g: &graph::Graph,
+    states: &[u8],
+) -> (dominators::Bits, Option<Packed>) {
+    std::thread::scope(|scope| {
+        let sizes = scope.spawn(|| dominators::shallow_sizes(g));
+        let flags = dom::flags(g, states);
+        let essential = dominators::essential_edges(g, &flags);
+        drop(flags);
+        let sizes = sizes
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (essential, sizes)
+    })
 }
 
 /// What the load works out once the dominators are known: analyses that only read the
