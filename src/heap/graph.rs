@@ -220,8 +220,10 @@ impl Graph {
         self.node_name = names.collect();
     }
 
+    #[inline]
     pub(super) fn edges(&self, node: u32) -> std::ops::Range<usize> {
-        self.first_edge(node as usize) as usize..self.first_edge(node as usize + 1) as usize
+        let (first, end) = self.first_edge.pair(node as usize);
+        first as usize..end as usize
     }
 
     /// Every node's retainers, indexed on first use.

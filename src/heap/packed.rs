@@ -34,6 +34,27 @@ impl Packed {
         base + extract(&self.words, from as usize, (i % BLOCK) * width, width)
     }
 
+    /// The values at `i` and `i + 1` (both below `len()`), with one header read when they
+    /// share a block, as they do but at a block's end.
+    #[inline]
+    pub(crate) fn pair(&self, i: usize) -> (u32, u32) {
+        let k = i % BLOCK;
+        if k == BLOCK - 1 {
+            return (self.get(i), self.get(i + 1));
+        }
+        debug_assert!(
+            i + 1 < self.len,
+            "index {} out of a column of {}",
+            i + 1,
+            self.len
+        );
+        let b = i / BLOCK;
+        let (base, from) = self.blocks[b];
+        let width = (self.blocks[b + 1].1 - from) as usize;
+        let at = |k: usize| base + extract(&self.words, from as usize, k * width, width);
+        (at(k), at(k + 1))
+    }
+
     /// The values in order, decoded a block at a time.
     pub(crate) fn iter(&self) -> impl Iterator<Item = u32> + '_ {
         let mut block = [0u32; BLOCK];
@@ -212,6 +233,9 @@ mod tests {
         ];
         for values in cases {
             let p: Packed = values.iter().copied().collect();
+            for i in 0..values.len().saturating_sub(1) {
+                assert_eq!(p.pair(i), (values[i], values[i + 1]));
+            }
             assert_eq!(p.len(), values.len());
             assert_eq!(p.iter().collect::<Vec<_>>(), values);
         }
