@@ -5,6 +5,7 @@
 
 use std::collections::{HashSet, VecDeque};
 
+use super::bits::Bits;
 use super::graph::Graph;
 use super::js;
 use super::packed::PackedSigned;
@@ -94,11 +95,32 @@ pub(crate) fn reached_or_unreachable(
     distances: &PackedSigned,
     keep: impl FnMut(u32, usize) -> bool,
 ) -> Vec<bool> {
-    let mut d = vec![NO_DISTANCE; g.node_count()];
-    d[g.root as usize] = 0;
-    bfs(g, &mut d, vec![g.root], keep);
-    d.iter()
-        .zip(distances.iter())
-        .map(|(&mine, all)| mine != NO_DISTANCE || all == NO_DISTANCE)
+    let seen = reached(g, keep);
+    distances
+        .iter()
+        .enumerate()
+        .map(|(node, all)| seen.get(node) || all == NO_DISTANCE)
         .collect()
+}
+
+/// The nodes reachable from the root along the strong edges `keep` allows (given the parent
+/// and the edge), breadth first as `bfs` walks them, a bit a node.
+fn reached(g: &Graph, mut keep: impl FnMut(u32, usize) -> bool) -> Bits {
+    let mut seen = Bits::new(g.node_count());
+    seen.set(g.root as usize);
+    let mut queue = VecDeque::from([g.root]);
+    while let Some(node) = queue.pop_front() {
+        for e in g.edges(node) {
+            if g.edge_type(e) == g.types.weak {
+                continue;
+            }
+            let child = g.edge_to(e) as usize;
+            if seen.get(child) || !keep(node, e) {
+                continue;
+            }
+            seen.set(child);
+            queue.push_back(child as u32);
+        }
+    }
+    seen
 }

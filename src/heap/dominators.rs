@@ -7,27 +7,13 @@
 
 use std::ops::AddAssign;
 
+use super::bits::Bits;
 use super::dom::PAGE_OBJECT;
 use super::graph::Graph;
 use super::packed::Packed;
 use super::peel::{self, Marks};
 use super::retained::Retained;
 use super::{js, lengauer_tarjan};
-
-/// One bit per edge.
-pub(crate) struct Bits(Vec<u64>);
-
-impl Bits {
-    pub(crate) fn new(n: usize) -> Bits {
-        Bits(vec![0; n.div_ceil(64)])
-    }
-    pub(crate) fn set(&mut self, i: usize) {
-        self.0[i / 64] |= 1 << (i % 64);
-    }
-    pub(crate) fn get(&self, i: usize) -> bool {
-        self.0[i / 64] & (1 << (i % 64)) != 0
-    }
-}
 
 /// The edges that retain: not weak, not to itself, not an ephemeron edge from its own
 /// table, and (but from the root) not a shortcut nor from a non-page object into a page

@@ -2,7 +2,8 @@
 //! trees off: the reference the tests hold the load's answers to. Nodes the root cannot
 //! reach are numbered as DevTools numbers them, so its results on them are DevTools' too.
 
-use super::dominators::{Bits, Retention};
+use super::bits::Bits;
+use super::dominators::Retention;
 use super::retained::Retained;
 use std::ops::Range;
 

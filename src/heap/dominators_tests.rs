@@ -4,7 +4,8 @@
 //! nodes reached from the root or from a node nothing retains, the dominators of the graph
 //! with the root retaining each such node; on the others, the root.
 
-use super::dominators::{self, Bits, Retention};
+use super::bits::Bits;
+use super::dominators::{self, Retention};
 use super::retained::Retained;
 use super::{dom, dominators_oracle, Snapshot};
 

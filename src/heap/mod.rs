@@ -7,6 +7,7 @@
 //! (`contexts`, over the embedded `scopes`) is computed once too, when first asked for.
 
 mod aggregates;
+mod bits;
 mod classes;
 mod contexts;
 mod diff;
@@ -149,10 +150,7 @@ impl Snapshot {
 /// The edges that count for retention and the self sizes moved to their single owners,
 /// side by side on two threads; each's scratch is freed before the dominators run (theirs
 /// is the load's largest).
-fn retaining_edges_and_sizes(
-    g: &graph::Graph,
-    states: &[u8],
-) -> (dominators::Bits, Option<Packed>) {
+fn retaining_edges_and_sizes(g: &graph::Graph, states: &[u8]) -> (bits::Bits, Option<Packed>) {
     std::thread::scope(|scope| {
         let sizes = scope.spawn(|| dominators::shallow_sizes(g));
         let flags = dom::flags(g, states);
