@@ -118,29 +118,22 @@ impl Snapshot {
         drop(essential);
         let dominator: Packed = retention.dominator.into_iter().collect();
         let retained = retention.retained;
-        let Rest {
-            dominated,
-            distances,
-            attribution,
-            native_contexts,
-            interfaces,
-            classes,
-        } = Rest::of(&g, &dominator);
+        let rest = Rest::of(&g, &dominator);
         Ok(Snapshot {
             graph: g,
             dominator,
             retained,
-            distances,
-            attribution,
-            native_contexts,
+            distances: rest.distances,
+            attribution: rest.attribution,
+            native_contexts: rest.native_contexts,
             states,
-            classes,
-            interfaces,
+            classes: rest.classes,
+            interfaces: rest.interfaces,
             uid: NEXT_UID.fetch_add(1, Ordering::Relaxed),
             sorted_by_id: Cell::new(false),
             compared_with: RefCell::new(Vec::new()),
             base_for: RefCell::new(None),
-            dominated,
+            dominated: rest.dominated,
             scope_sections,
             contexts: OnceCell::new(),
         })
