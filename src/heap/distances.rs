@@ -105,7 +105,7 @@ pub(crate) fn reached_or_unreachable(
 
 /// The nodes reachable from the root along the strong edges `keep` allows (given the parent
 /// and the edge), breadth first as `bfs` walks them, a bit a node.
-fn reached(g: &Graph, mut keep: impl FnMut(u32, usize) -> bool) -> Bits {
+pub(crate) fn reached(g: &Graph, mut keep: impl FnMut(u32, usize) -> bool) -> Bits {
     let mut seen = Bits::new(g.node_count());
     seen.set(g.root as usize);
     let mut queue = VecDeque::from([g.root]);

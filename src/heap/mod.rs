@@ -79,6 +79,8 @@ pub(crate) struct Snapshot {
     /// The scopes V8 embedded, as read, for the contexts' analysis.
     scope_sections: scopes::Sections,
     contexts: OnceCell<Result<ContextAnalysis, String>>,
+    context_retention: ContextRetention,
+    statistics: Statistics,
 }
 
 /// One object as the listings show it.
@@ -118,7 +120,7 @@ impl Snapshot {
         drop(essential);
         let dominator: Packed = retention.dominator.into_iter().collect();
         let retained = retention.retained;
-        let rest = Rest::of(&g, &dominator);
+        let rest = Rest::of(&g, &dominator, heap_size(&g, &retained));
         Ok(Snapshot {
             graph: g,
             dominator,
@@ -134,10 +136,18 @@ impl Snapshot {
             compared_with: RefCell::new(Vec::new()),
             base_for: RefCell::new(None),
             dominated: rest.dominated,
+            context_retention: rest.context_retention,
+            statistics: rest.statistics,
             scope_sections,
             contexts: OnceCell::new(),
         })
     }
+}
+
+/// The heap's size as the summary counts it: what the root retains, and the native bytes
+/// the snapshot declares besides.
+fn heap_size(g: &graph::Graph, retained: &retained::Retained) -> f64 {
+    retained.get(g.root as usize) + g.extra_native_bytes
 }
 
 /// The edges that count for retention and the self sizes moved to their single owners,
@@ -165,10 +175,13 @@ struct Rest {
     native_contexts: Vec<u32>,
     interfaces: classes::Interfaces,
     classes: classes::Classes,
+    context_retention: ContextRetention,
+    statistics: Statistics,
 }
 
 impl Rest {
-    fn of(g: &graph::Graph, dominator: &Packed) -> Rest {
+    /// `total`: the heap's size, as the summary counts it.
+    fn of(g: &graph::Graph, dominator: &Packed, total: f64) -> Rest {
         std::thread::scope(|scope| {
             let other = scope.spawn(|| {
                 let distances = distances::distances(g).into_iter().collect();
@@ -182,9 +195,12 @@ impl Rest {
             let dominated = aggregates::dominated(dominator, g.root);
             let interfaces = classes::Interfaces::infer(g);
             let classes = classes::classes(g, &interfaces);
+            let outside_contexts = distances::reached(g, |_, e| !g.is_context(g.edge_to(e)));
+            let statistics = summary::statistics(g, total);
             let (distances, attribution, native_contexts) = other
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            let context_retention = summary::context_retention(g, &outside_contexts, &distances);
             Rest {
                 dominated,
                 distances,
@@ -192,6 +208,8 @@ impl Rest {
                 native_contexts,
                 interfaces,
                 classes,
+                context_retention,
+                statistics,
             }
         })
     }
@@ -319,11 +337,12 @@ impl Snapshot {
     }
 
     fn total_size(&self) -> f64 {
-        self.retained(self.graph.root as usize) + self.graph.extra_native_bytes
+        heap_size(&self.graph, &self.retained)
     }
 
+    /// The sizes by kind (worked out with the load).
     pub(crate) fn statistics(&self) -> Statistics {
-        summary::statistics(&self.graph, self.total_size())
+        self.statistics
     }
 
     pub(crate) fn static_data(&self) -> StaticData {
@@ -339,8 +358,9 @@ impl Snapshot {
         summary::native_context_sizes(self)
     }
 
+    /// How much is held only through closure contexts (worked out with the load).
     pub(crate) fn context_retention(&self) -> ContextRetention {
-        summary::context_retention(self)
+        self.context_retention
     }
 }
 

@@ -2,12 +2,15 @@
 //! strings, JS arrays, system), the static data, each native context's sizes, and how much
 //! is held only through closure contexts.
 
+use super::bits::Bits;
 use super::distances;
 use super::graph::Graph;
 use super::names;
 use super::native_contexts::{NONE, SHARED};
+use super::packed::PackedSigned;
 use super::Snapshot;
 
+#[derive(Clone, Copy)]
 pub(crate) struct Statistics {
     pub total: f64,
     pub native: f64,
@@ -126,6 +129,7 @@ pub(super) fn native_context_sizes(s: &Snapshot) -> NativeContextSizes {
     }
 }
 
+#[derive(Clone, Copy)]
 pub(crate) struct ContextRetention {
     pub contexts: u64,
     pub retained_size: f64,
@@ -134,11 +138,13 @@ pub(crate) struct ContextRetention {
     pub other_count: u64,
 }
 
-/// Objects (of some size) held only through closure contexts, and the rest.
-pub(super) fn context_retention(s: &Snapshot) -> ContextRetention {
-    let g = &s.graph;
-    let outside =
-        distances::reached_or_unreachable(g, &s.distances, |_, e| !g.is_context(g.edge_to(e)));
+/// Objects (of some size) held only through closure contexts, and the rest: outside are
+/// those the root reaches without passing a context (`reached`) and those it cannot reach.
+pub(super) fn context_retention(
+    g: &Graph,
+    reached: &Bits,
+    distances: &PackedSigned,
+) -> ContextRetention {
     let mut r = ContextRetention {
         contexts: 0,
         retained_size: 0.0,
@@ -146,12 +152,12 @@ pub(super) fn context_retention(s: &Snapshot) -> ContextRetention {
         other_size: 0.0,
         other_count: 0,
     };
-    for (node, &out) in outside.iter().enumerate() {
+    for (node, distance) in distances.iter().enumerate() {
         let size = g.self_size(node);
         if size == 0 {
             continue;
         }
-        if out {
+        if reached.get(node) || distance == distances::NO_DISTANCE {
             r.other_count += 1;
             r.other_size += size as f64;
         } else {
