@@ -174,7 +174,7 @@ impl Graph {
     }
 
     #[inline]
-    pub(super) fn first_edge(&self, node: usize) -> u32 {
+    fn first_edge(&self, node: usize) -> u32 {
         self.first_edge.get(node)
     }
 
