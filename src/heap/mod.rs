@@ -167,7 +167,8 @@ fn retaining_edges_and_sizes(g: &graph::Graph, states: &[u8]) -> (bits::Bits, Op
 }
 
 /// What the load works out once the dominators are known: analyses that only read the
-/// graph, so two run on a second thread meanwhile (a load is seconds on a large snapshot).
+/// graph, so the walks from the root run on a second thread meanwhile (a load is seconds on
+/// a large snapshot; the two threads take about as long as each other).
 struct Rest {
     dominated: runs::Runs,
     distances: PackedSigned,
@@ -186,18 +187,20 @@ impl Rest {
             let other = scope.spawn(|| {
                 let distances = distances::distances(g).into_iter().collect();
                 let (attribution, native_contexts) = native_contexts::attribution(g);
+                let outside_contexts =
+                    distances::reached(g, |_, e| !g.is_context(g.edge_to(e)));
                 (
                     distances,
                     attribution.into_iter().collect(),
                     native_contexts,
+                    outside_contexts,
                 )
             });
             let dominated = aggregates::dominated(dominator, g.root);
             let interfaces = classes::Interfaces::infer(g);
             let classes = classes::classes(g, &interfaces);
-            let outside_contexts = distances::reached(g, |_, e| !g.is_context(g.edge_to(e)));
             let statistics = summary::statistics(g, total);
-            let (distances, attribution, native_contexts) = other
+            let (distances, attribution, native_contexts, outside_contexts) = other
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
             let context_retention = summary::context_retention(g, &outside_contexts, &distances);
