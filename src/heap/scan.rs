@@ -177,18 +177,28 @@ impl<R: Read> Scanner<R> {
     /// The common case read straight from the buffer: digits that fit 32 bits (no leading
     /// zero) and the `,` or `]` right after them, all in what is buffered; the digits are
     /// consumed, the separator not. Anything else, errors included, is left to `unsigned`
-    /// and `after_element` (`None`, nothing consumed).
+    /// and `after_element` (`None`, nothing consumed). Eight bytes are looked at at once: a
+    /// snapshot is tens of millions of such numbers.
     #[inline]
     fn plain_element(&mut self) -> Option<(u32, bool)> {
-        const LONGEST: usize = 11; // ten digits and what follows
-        let rest = self.buf.get(self.pos..self.end)?.get(..LONGEST)?;
-        let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
-        if digits == 0 || digits == LONGEST || (rest[0] == b'0' && digits > 1) {
+        let rest = self.buf.get(self.pos..self.end)?.get(..16)?;
+        let (head, tail) = rest.split_at(8);
+        let word = u64::from_le_bytes(head.try_into().ok()?);
+        let mut digits = leading_digits(word);
+        let mut v = digits_value(word, digits);
+        if digits == 8 {
+            // Nine or ten digits: the rest one at a time (no u32 has more).
+            for &b in tail.iter().take(3) {
+                if !b.is_ascii_digit() {
+                    break;
+                }
+                v = v * 10 + (b - b'0') as u64;
+                digits += 1;
+            }
+        }
+        if digits == 0 || digits > 10 || (rest[0] == b'0' && digits > 1) {
             return None;
         }
-        let v = rest[..digits]
-            .iter()
-            .fold(0u64, |v, &b| v * 10 + (b - b'0') as u64);
         let more = match rest[digits] {
             b',' => true,
             b']' => false,
@@ -524,5 +534,142 @@ impl<R: Read> Scanner<R> {
             k.extend_from_slice(&token);
         }
         Ok(())
+    }
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+
+/// How many of the eight bytes of `word` (the first in its lowest byte) are ASCII digits
+/// before the first that is not.
+#[inline]
+fn leading_digits(word: u64) -> usize {
+    // A byte is a digit when its high nibble is 3 both as it is and once 6 is added (which
+    // carries 0x3A-0x3F out of it); a carry into the next byte only ever follows a byte that
+    // is not a digit, so it never hides the first one.
+    let high = 0xF0 * ONES;
+    let not_digit =
+        ((word & high) ^ (0x30 * ONES)) | ((word.wrapping_add(6 * ONES) & high) ^ (0x30 * ONES));
+    (not_digit.trailing_zeros() / 8) as usize
+}
+
+/// The value of the first `digits` (at most eight) ASCII digits of `word`, combined pairwise:
+/// two digits, then four, then eight at a time.
+#[inline]
+fn digits_value(word: u64, digits: usize) -> u64 {
+    if digits == 0 {
+        return 0;
+    }
+    // The digits moved to the top bytes, so the bytes below are leading zeros.
+    let mut v = word.wrapping_sub(0x30 * ONES) << (8 * (8 - digits));
+    v = (v.wrapping_mul(10) + (v >> 8)) & 0x00FF_00FF_00FF_00FF;
+    v = (v.wrapping_mul(100) + (v >> 16)) & 0x0000_FFFF_0000_FFFF;
+    (v.wrapping_mul(10_000) + (v >> 32)) & 0xFFFF_FFFF
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Hands out its text one byte a read: the scanner then never has 16 bytes buffered, so
+    /// every number takes the byte-at-a-time path, the oracle for the fast one.
+    struct OneByte<'a>(&'a [u8]);
+
+    impl Read for OneByte<'_> {
+        fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+            let Some((&b, rest)) = self.0.split_first() else {
+                return Ok(0);
+            };
+            out[0] = b;
+            self.0 = rest;
+            Ok(1)
+        }
+    }
+
+    fn numbers(input: impl Read) -> Result<Vec<u32>, String> {
+        let mut scan = Scanner::new(input);
+        let mut out = Vec::new();
+        scan.numbers("the array", |v| {
+            out.push(v);
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// Both paths agree on `text`: the same numbers, or the same error at the same byte.
+    fn agree(text: &[u8]) -> Result<Vec<u32>, String> {
+        let fast = numbers(text);
+        assert_eq!(fast, numbers(OneByte(text)), "{}", text.escape_ascii());
+        fast
+    }
+
+    #[test]
+    fn numbers_of_every_length_read_as_written() {
+        let mut values: Vec<u32> = vec![0, 9, 10, 99_999_999, 100_000_000, u32::MAX - 1, u32::MAX];
+        for digits in 1..=10u32 {
+            let low = 10u64.pow(digits - 1);
+            values.extend([low, low + 7, (low * 10 - 1).min(u32::MAX as u64)].map(|v| v as u32));
+        }
+        let mut text = b"[".to_vec();
+        for (i, v) in values.iter().enumerate() {
+            if i > 0 {
+                text.push(b',');
+            }
+            text.extend(v.to_string().bytes());
+        }
+        text.extend(b"]          ");
+        assert_eq!(agree(&text), Ok(values));
+    }
+
+    #[test]
+    fn what_the_fast_path_leaves_is_read_or_refused_as_before() {
+        let cases: &[&[u8]] = &[
+            b"[1,2 ,3,4444444444444444,5]",
+            b"[12345678901,1,2,3,4,5,6,7,8,9]",
+            b"[4294967296,1,2,3,4,5,6,7,8,9]",
+            b"[4294967295,1,2,3,4,5,6,7,8,9]",
+            b"[0123,1,2,3,4,5,6,7,8,9,10,11]",
+            b"[00,1,2,3,4,5,6,7,8,9,10,11,12]",
+            b"[1.5,1,2,3,4,5,6,7,8,9,10,11,12]",
+            b"[15e3,1,2,3,4,5,6,7,8,9,10,11,12]",
+            b"[-1,1,2,3,4,5,6,7,8,9,10,11,12]",
+            b"[1\n,2\n,3\n,4,5,6,7,8,9,10,11,12]",
+            b"[1,2,3,4,5,6,7,8,9,10,11,12\n]",
+            b"[12345678\xfa,1,2,3,4,5,6,7,8,9]",
+            b"[1\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff]",
+            b"[123:,1,2,3,4,5,6,7,8,9,10,11,12]",
+            b"[123/,1,2,3,4,5,6,7,8,9,10,11,12]",
+            b"[1,2,3,4,5,6,7,8,9,10,11,12,",
+            b"[1,2,3,4,5,6,7,8,9,10,11,12]]",
+        ];
+        for text in cases {
+            agree(text).ok();
+        }
+    }
+
+    #[test]
+    fn random_arrays_read_alike_both_ways() {
+        // A small generator: the test needs variety, not quality.
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move |bound: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % bound
+        };
+        let alphabet = b"0123456789,]  \n.e-x\xfa/:";
+        for _ in 0..2_000 {
+            let mut text = b"[".to_vec();
+            for i in 0..next(40) {
+                if i > 0 {
+                    text.push(b',');
+                }
+                text.extend((next(u32::MAX as u64 + 1) >> next(32)).to_string().bytes());
+                if next(8) == 0 {
+                    text.push(alphabet[next(alphabet.len() as u64) as usize]);
+                }
+            }
+            text.push(b']');
+            agree(&text).ok();
+        }
     }
 }
