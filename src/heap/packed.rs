@@ -154,11 +154,6 @@ impl Builder {
         }
     }
 
-    /// How many values were pushed.
-    pub(crate) fn len(&self) -> usize {
-        self.column.len
-    }
-
     #[inline]
     pub(crate) fn push(&mut self, v: u32) {
         self.block[self.filled] = v;

@@ -5,6 +5,7 @@
 //! unknown type or a number out of range is an error that names it.
 
 use std::io::{BufRead, BufReader, Read};
+use std::sync::mpsc;
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -320,6 +321,7 @@ impl Top {
 
 /// The nodes' columns as they are read; `finish` makes them `Raw`'s.
 struct NodeColumns {
+    slots: Vec<NodeField>,
     node_type: Vec<u8>,
     node_name: Builder,
     node_id: Builder,
@@ -340,9 +342,29 @@ struct Nodes {
     detachedness: Vec<u8>,
 }
 
+impl Columns for NodeColumns {
+    #[inline]
+    fn push(&mut self, slot: usize, v: u32) {
+        match self.slots[slot] {
+            NodeField::Type => self.node_type.push(v as u8),
+            NodeField::Name => self.node_name.push(v),
+            NodeField::Id => self.node_id.push(v),
+            NodeField::SelfSize => self.self_size.push(v),
+            // A node's first edge is where the edges so far end (their sum was checked).
+            NodeField::EdgeCount => {
+                self.first_edge.push(self.edge_total as u32);
+                self.edge_total += v as u64;
+            }
+            NodeField::Detachedness => self.detachedness.push((v & 3) as u8),
+            NodeField::Other => {}
+        }
+    }
+}
+
 impl NodeColumns {
     fn new(layout: &Layout, n: usize) -> NodeColumns {
         NodeColumns {
+            slots: layout.node_slot.clone(),
             node_type: Vec::with_capacity(n),
             node_name: Builder::new(),
             node_id: Builder::new(),
@@ -351,16 +373,6 @@ impl NodeColumns {
             edge_total: 0,
             detachedness: Vec::with_capacity(if layout.has_detachedness { n } else { 0 }),
         }
-    }
-
-    /// A node's edge count: its first edge is where the edges so far end.
-    fn edge_count(&mut self, count: u32) -> Result<(), String> {
-        self.first_edge.push(self.edge_total as u32);
-        self.edge_total += count as u64;
-        if self.edge_total > u32::MAX as u64 {
-            return Err("the nodes' edge counts add up to more than 4294967295 edges".into());
-        }
-        Ok(())
     }
 
     fn finish(mut self) -> Nodes {
@@ -380,41 +392,34 @@ impl NodeColumns {
 }
 
 impl Nodes {
+    /// The text is scanned and checked on this thread, the columns filled on a second one.
     fn read(scan: &mut Scanner<impl Read>, layout: &Layout, n: usize) -> Result<Nodes, String> {
-        let mut c = NodeColumns::new(layout, n);
         let width = layout.node_types.len();
-        let mut slot = 0;
-        scan.numbers("the nodes array", |v| {
-            match layout.node_slot[slot] {
-                NodeField::Type => {
-                    if v as usize >= width {
-                        let n = c.node_type.len();
-                        return Err(format!(
-                            "node {n} has type {v}, but snapshot.meta lists {width} node types"
-                        ));
-                    }
-                    c.node_type.push(v as u8);
+        let mut edge_total = 0u64;
+        let check = |node: usize, slot: usize, v: u32| match layout.node_slot[slot] {
+            NodeField::Type if v as usize >= width => Err(format!(
+                "node {node} has type {v}, but snapshot.meta lists {width} node types"
+            )),
+            NodeField::EdgeCount => {
+                edge_total += v as u64;
+                if edge_total > u32::MAX as u64 {
+                    return Err(
+                        "the nodes' edge counts add up to more than 4294967295 edges".into(),
+                    );
                 }
-                NodeField::Name => c.node_name.push(v),
-                NodeField::Id => c.node_id.push(v),
-                NodeField::SelfSize => c.self_size.push(v),
-                NodeField::EdgeCount => c.edge_count(v)?,
-                NodeField::Detachedness => c.detachedness.push((v & 3) as u8),
-                NodeField::Other => {}
+                Ok(())
             }
-            slot += 1;
-            if slot == layout.node_fields {
-                slot = 0;
-            }
-            Ok(())
-        })?;
-        if slot != 0 {
+            _ => Ok(()),
+        };
+        let columns = NodeColumns::new(layout, n);
+        let fields = layout.node_fields;
+        let (columns, whole) = records_beside(scan, "the nodes array", fields, check, columns)?;
+        if !whole {
             return Err(format!(
-                "the nodes array's length is not a multiple of its {} node fields",
-                layout.node_fields
+                "the nodes array's length is not a multiple of its {fields} node fields"
             ));
         }
-        Ok(c.finish())
+        Ok(columns.finish())
     }
 }
 
@@ -424,53 +429,136 @@ struct Edges {
     edge_to: Packed,
 }
 
+/// The edges' columns as they are read.
+struct EdgeColumns {
+    slots: Vec<EdgeField>,
+    node_fields: u32,
+    edge_type: Builder,
+    edge_name: Builder,
+    edge_to: Builder,
+}
+
+impl Columns for EdgeColumns {
+    #[inline]
+    fn push(&mut self, slot: usize, v: u32) {
+        match self.slots[slot] {
+            EdgeField::Type => self.edge_type.push(v),
+            EdgeField::Name => self.edge_name.push(v),
+            // Kept as the node's ordinal; whether that node exists is checked once the
+            // nodes are known.
+            EdgeField::ToNode => self.edge_to.push(v / self.node_fields),
+            EdgeField::Other => {}
+        }
+    }
+}
+
 impl Edges {
+    /// The text is scanned and checked on this thread, the columns filled on a second one.
     fn read(scan: &mut Scanner<impl Read>, layout: &Layout) -> Result<Edges, String> {
-        let (mut types, mut names, mut to) = (Builder::new(), Builder::new(), Builder::new());
         let width = layout.edge_types.len();
         let node_fields = layout.node_fields as u32;
-        let mut slot = 0;
-        scan.numbers("the edges array", |v| {
-            match layout.edge_slot[slot] {
-                EdgeField::Type => {
-                    if v as usize >= width {
-                        let n = types.len();
-                        return Err(format!(
-                            "edge {n} has type {v}, but snapshot.meta lists {width} edge types"
-                        ));
-                    }
-                    types.push(v);
-                }
-                EdgeField::Name => names.push(v),
-                // Kept as the node's ordinal; whether that node exists is checked once the
-                // nodes are known.
-                EdgeField::ToNode => {
-                    if v % node_fields != 0 {
-                        let i = to.len();
-                        return Err(format!("edge {i} points to {v}, which is not a node"));
-                    }
-                    to.push(v / node_fields);
-                }
-                EdgeField::Other => {}
+        let check = |edge: usize, slot: usize, v: u32| match layout.edge_slot[slot] {
+            EdgeField::Type if v as usize >= width => Err(format!(
+                "edge {edge} has type {v}, but snapshot.meta lists {width} edge types"
+            )),
+            EdgeField::ToNode if !v.is_multiple_of(node_fields) => {
+                Err(format!("edge {edge} points to {v}, which is not a node"))
             }
-            slot += 1;
-            if slot == layout.edge_fields {
-                slot = 0;
-            }
-            Ok(())
-        })?;
-        if slot != 0 {
+            _ => Ok(()),
+        };
+        let columns = EdgeColumns {
+            slots: layout.edge_slot.clone(),
+            node_fields,
+            edge_type: Builder::new(),
+            edge_name: Builder::new(),
+            edge_to: Builder::new(),
+        };
+        let fields = layout.edge_fields;
+        let (columns, whole) = records_beside(scan, "the edges array", fields, check, columns)?;
+        if !whole {
             return Err(format!(
-                "the edges array's length is not a multiple of its {} edge fields",
-                layout.edge_fields
+                "the edges array's length is not a multiple of its {fields} edge fields"
             ));
         }
         Ok(Edges {
-            edge_type: types.finish(),
-            edge_name: names.finish(),
-            edge_to: to.finish(),
+            edge_type: columns.edge_type.finish(),
+            edge_name: columns.edge_name.finish(),
+            edge_to: columns.edge_to.finish(),
         })
     }
+}
+
+/// Columns filled a number at a time, told which field of its record each is.
+trait Columns: Send {
+    fn push(&mut self, slot: usize, v: u32);
+}
+
+/// Numbers handed from the thread scanning the text to the one filling the columns, a
+/// batch at a time: scanning the digits and packing them take about as long as each other.
+const BATCH: usize = 1 << 14;
+/// Batches queued at once: what the hand-over holds is bounded whatever the file.
+const QUEUED: usize = 4;
+
+/// Reads an array of records of `fields` numbers: `check` sees each number (with its
+/// record's ordinal and its field) on this thread, where the text is scanned, so its error
+/// names the byte where the number is; `columns` takes them on a second thread and is given
+/// back, with whether the array ended on a record's end.
+fn records_beside<C: Columns>(
+    scan: &mut Scanner<impl Read>,
+    what: &str,
+    fields: usize,
+    mut check: impl FnMut(usize, usize, u32) -> Result<(), String>,
+    mut columns: C,
+) -> Result<(C, bool), String> {
+    let (full, to_fill) = mpsc::sync_channel::<Vec<u32>>(QUEUED);
+    let (emptied, empty) = mpsc::channel::<Vec<u32>>();
+    std::thread::scope(|scope| {
+        let filler = scope.spawn(move || {
+            let mut slot = 0;
+            for mut batch in to_fill {
+                for &v in &batch {
+                    columns.push(slot, v);
+                    slot += 1;
+                    if slot == fields {
+                        slot = 0;
+                    }
+                }
+                batch.clear();
+                // The scanning thread may have stopped taking batches back.
+                let _ = emptied.send(batch);
+            }
+            columns
+        });
+        let (mut record, mut slot) = (0, 0);
+        let mut batch = Vec::with_capacity(BATCH);
+        let scanned = scan.numbers(what, |v| {
+            check(record, slot, v)?;
+            slot += 1;
+            if slot == fields {
+                (record, slot) = (record + 1, 0);
+            }
+            batch.push(v);
+            if batch.len() == BATCH {
+                let next = empty
+                    .try_recv()
+                    .unwrap_or_else(|_| Vec::with_capacity(BATCH));
+                hand_over(&full, std::mem::replace(&mut batch, next))?;
+            }
+            Ok(())
+        });
+        let handed = scanned.and_then(|()| hand_over(&full, batch));
+        // The filler ends once the batches stop coming, whether the read went well or not.
+        drop(full);
+        let columns = filler
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        handed.map(|()| (columns, slot == 0))
+    })
+}
+
+fn hand_over(to: &mpsc::SyncSender<Vec<u32>>, batch: Vec<u32>) -> Result<(), String> {
+    to.send(batch)
+        .map_err(|_| "the thread filling the columns stopped".to_owned())
 }
 
 /// Each location record's object index, script id, line and column.
