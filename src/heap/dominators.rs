@@ -118,30 +118,61 @@ pub(crate) struct Retention {
     pub retained: Retained,
 }
 
+/// The dominators and retained sizes at once, as the tests compare them with the oracle's.
+#[cfg(test)]
 pub(super) fn compute(g: &Graph, essential: &Bits) -> Retention {
-    let essential = |e| essential.get(e);
-    // Each node's single retainer, then a kept node's DFS number, then its dominator.
-    let mut dominator = vec![0u32; g.node_count()];
-    let mut marks = peel::peel(g, essential, &mut dominator);
-    let order = lengauer_tarjan::dominators(g, essential, &marks, &mut dominator);
-    // No retained size is larger than the root's, the sum of all: when that fits 32 bits,
-    // so does every sum on the way, and the sizes are added as such.
-    let total: u64 = (0..g.node_count()).map(|v| g.self_size(v) as u64).sum();
-    let retained = if total <= u32::MAX as u64 {
-        let sizes = retained_sizes::<u32>(g, essential, &mut marks, &mut dominator, &order);
-        Retained::Packed(sizes.into_iter().collect())
-    } else {
-        Retained::Wide(retained_sizes(
-            g,
-            essential,
-            &mut marks,
-            &mut dominator,
-            &order,
-        ))
-    };
-    Retention {
-        dominator,
-        retained,
+    Tree::of(g, essential).retention(g, essential)
+}
+
+/// The dominators, before the retained sizes are summed up their tree.
+pub(super) struct Tree {
+    dominator: Vec<u32>,
+    marks: Marks,
+    /// The kept nodes in DFS order.
+    order: Vec<u32>,
+}
+
+impl Tree {
+    /// Lengauer–Tarjan's scratch, the load's largest, is freed when this returns.
+    pub(super) fn of(g: &Graph, essential: &Bits) -> Tree {
+        let essential = |e| essential.get(e);
+        // Each node's single retainer, then a kept node's DFS number, then its dominator.
+        let mut dominator = vec![0u32; g.node_count()];
+        let marks = peel::peel(g, essential, &mut dominator);
+        let order = lengauer_tarjan::dominators(g, essential, &marks, &mut dominator);
+        Tree {
+            dominator,
+            marks,
+            order,
+        }
+    }
+
+    pub(super) fn retention(self, g: &Graph, essential: &Bits) -> Retention {
+        let essential = |e| essential.get(e);
+        let Tree {
+            mut dominator,
+            mut marks,
+            order,
+        } = self;
+        // No retained size is larger than the root's, the sum of all: when that fits 32 bits,
+        // so does every sum on the way, and the sizes are added as such.
+        let total: u64 = (0..g.node_count()).map(|v| g.self_size(v) as u64).sum();
+        let retained = if total <= u32::MAX as u64 {
+            let sizes = retained_sizes::<u32>(g, essential, &mut marks, &mut dominator, &order);
+            Retained::Packed(sizes.into_iter().collect())
+        } else {
+            Retained::Wide(retained_sizes(
+                g,
+                essential,
+                &mut marks,
+                &mut dominator,
+                &order,
+            ))
+        };
+        Retention {
+            dominator,
+            retained,
+        }
     }
 }
 

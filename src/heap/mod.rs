@@ -116,11 +116,14 @@ impl Snapshot {
             g.set_self_sizes(sizes);
         }
         let states: Packed = states.into_iter().map(u32::from).collect();
-        let retention = dominators::compute(&g, &essential);
-        drop(essential);
+        let (retention, shapes) = dominators_and_shapes(&g, essential);
         let dominator: Packed = retention.dominator.into_iter().collect();
         let retained = retention.retained;
-        let rest = Rest::of(&g, &dominator, heap_size(&g, &retained));
+        let rest = Rest::of(&g, &dominator);
+        let statistics = Statistics {
+            total: heap_size(&g, &retained),
+            ..shapes.statistics
+        };
         Ok(Snapshot {
             graph: g,
             dominator,
@@ -129,15 +132,15 @@ impl Snapshot {
             attribution: rest.attribution,
             native_contexts: rest.native_contexts,
             states,
-            classes: rest.classes,
-            interfaces: rest.interfaces,
+            classes: shapes.classes,
+            interfaces: shapes.interfaces,
             uid: NEXT_UID.fetch_add(1, Ordering::Relaxed),
             sorted_by_id: Cell::new(false),
             compared_with: RefCell::new(Vec::new()),
             base_for: RefCell::new(None),
             dominated: rest.dominated,
             context_retention: rest.context_retention,
-            statistics: rest.statistics,
+            statistics,
             scope_sections,
             contexts: OnceCell::new(),
         })
@@ -159,60 +162,84 @@ fn retaining_edges_and_sizes(g: &graph::Graph, states: &[u8]) -> (bits::Bits, Op
         let flags = dom::flags(g, states);
         let essential = dominators::essential_edges(g, &flags);
         drop(flags);
-        let sizes = sizes
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        (essential, sizes)
+        (essential, joined(sizes))
     })
 }
 
+/// What the load works out from the graph alone: classes and the sizes by kind (their total
+/// is the root's retained size, known later).
+struct Shapes {
+    interfaces: classes::Interfaces,
+    classes: classes::Classes,
+    statistics: Statistics,
+}
+
+/// The dominators and retained sizes, the load's longest step, with the shapes worked out on
+/// a second thread meanwhile: the interfaces and sizes by kind (little memory) beside
+/// Lengauer–Tarjan, the load's peak of memory; the classes' column once its scratch is gone.
+/// The edges that count for retention are freed as soon as the sizes are summed.
+fn dominators_and_shapes(
+    g: &graph::Graph,
+    essential: bits::Bits,
+) -> (dominators::Retention, Shapes) {
+    std::thread::scope(|scope| {
+        let early = scope.spawn(|| (classes::Interfaces::infer(g), summary::statistics(g)));
+        let tree = dominators::Tree::of(g, &essential);
+        let (interfaces, statistics) = joined(early);
+        let classes = scope.spawn(move || {
+            let classes = classes::classes(g, &interfaces);
+            (interfaces, classes)
+        });
+        let retention = tree.retention(g, &essential);
+        drop(essential);
+        let (interfaces, classes) = joined(classes);
+        let shapes = Shapes {
+            interfaces,
+            classes,
+            statistics,
+        };
+        (retention, shapes)
+    })
+}
+
+/// A second thread's result; its panic goes on in this one.
+fn joined<T>(thread: std::thread::ScopedJoinHandle<'_, T>) -> T {
+    thread
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+}
+
 /// What the load works out once the dominators are known: analyses that only read the
-/// graph, so the walks from the root run on a second thread meanwhile (a load is seconds on
-/// a large snapshot; the two threads take about as long as each other).
+/// graph, on two threads that take about as long as each other (a load is seconds on a
+/// large snapshot).
 struct Rest {
     dominated: runs::Runs,
     distances: PackedSigned,
     attribution: PackedSigned,
     native_contexts: Vec<u32>,
-    interfaces: classes::Interfaces,
-    classes: classes::Classes,
     context_retention: ContextRetention,
-    statistics: Statistics,
 }
 
 impl Rest {
-    /// `total`: the heap's size, as the summary counts it.
-    fn of(g: &graph::Graph, dominator: &Packed, total: f64) -> Rest {
+    fn of(g: &graph::Graph, dominator: &Packed) -> Rest {
         std::thread::scope(|scope| {
-            let other = scope.spawn(|| {
-                let distances = distances::distances(g).into_iter().collect();
-                let (attribution, native_contexts) = native_contexts::attribution(g);
-                let outside_contexts =
-                    distances::reached(g, |_, e| !g.is_context(g.edge_to(e)));
-                (
-                    distances,
-                    attribution.into_iter().collect(),
-                    native_contexts,
-                    outside_contexts,
-                )
+            let walks = scope.spawn(|| {
+                let distances: PackedSigned = distances::distances(g).into_iter().collect();
+                let outside_contexts = distances::reached(g, |_, e| !g.is_context(g.edge_to(e)));
+                let context_retention =
+                    summary::context_retention(g, &outside_contexts, &distances);
+                (distances, context_retention)
             });
             let dominated = aggregates::dominated(dominator, g.root);
-            let interfaces = classes::Interfaces::infer(g);
-            let classes = classes::classes(g, &interfaces);
-            let statistics = summary::statistics(g, total);
-            let (distances, attribution, native_contexts, outside_contexts) = other
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            let context_retention = summary::context_retention(g, &outside_contexts, &distances);
+            let (attribution, native_contexts) = native_contexts::attribution(g);
+            let attribution = attribution.into_iter().collect();
+            let (distances, context_retention) = joined(walks);
             Rest {
                 dominated,
                 distances,
                 attribution,
                 native_contexts,
-                interfaces,
-                classes,
                 context_retention,
-                statistics,
             }
         })
     }

@@ -1,7 +1,7 @@
 //! Retained sizes as the questions read them. They are sums of self sizes, so whole numbers,
 //! and none is larger than the root's, which retains the whole heap: when that fits 32 bits
 //! every size is packed (see `packed`), else they stay 64-bit floats (see
-//! `dominators::compute`).
+//! `dominators::Tree::retention`).
 
 use super::packed::Packed;
 

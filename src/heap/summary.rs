@@ -21,10 +21,11 @@ pub(crate) struct Statistics {
     pub system: f64,
 }
 
-pub(super) fn statistics(g: &Graph, total: f64) -> Statistics {
+/// The sizes by kind; `total` is left 0 for the load to fill in once the dominators give it.
+pub(super) fn statistics(g: &Graph) -> Statistics {
     let t = &g.types;
     let mut s = Statistics {
-        total,
+        total: 0.0,
         native: g.extra_native_bytes,
         typed_arrays: 0.0,
         code: 0.0,
@@ -32,13 +33,17 @@ pub(super) fn statistics(g: &Graph, total: f64) -> Statistics {
         strings: 0.0,
         system: 0.0,
     };
-    // How many edges retain each node, up to 2: all an array's size needs to know, without
-    // indexing every retainer.
-    let mut retainers = vec![0u8; g.node_count()];
+    // The nodes more than one edge retains: all an array's size needs to know, without
+    // indexing every retainer (two bits a node: this runs beside the dominators' peak).
+    let (mut once, mut more) = (Bits::new(g.node_count()), Bits::new(g.node_count()));
     for t in g.edge_targets() {
-        let r = &mut retainers[t as usize];
-        *r = (*r + 1).min(2);
+        let t = t as usize;
+        if once.get(t) {
+            more.set(t);
+        }
+        once.set(t);
     }
+    drop(once);
     for node in 0..g.node_count() as u32 {
         let size = g.self_size(node as usize) as f64;
         let ty = g.node_type[node as usize];
@@ -54,22 +59,22 @@ pub(super) fn statistics(g: &Graph, total: f64) -> Statistics {
         } else if ty == t.cons_string || ty == t.sliced_string || ty == t.string {
             s.strings += size;
         } else if g.raw_name(node) == "Array" {
-            s.js_arrays += array_size(g, node, &retainers);
+            s.js_arrays += array_size(g, node, &more);
         }
     }
     s
 }
 
 /// An array's size with its elements store, when the array is that store's only retainer
-/// (`retainers`: each node's count of retaining edges, up to 2).
-fn array_size(g: &Graph, node: u32, retainers: &[u8]) -> f64 {
+/// (`more`: the nodes more than one edge retains).
+fn array_size(g: &Graph, node: u32, more: &Bits) -> f64 {
     let mut size = g.self_size(node as usize) as f64;
     for e in g.edges(node) {
         if g.edge_type(e) != g.types.internal || g.strings.get(g.edge_name_index(e)) != "elements" {
             continue;
         }
         let elements = g.edge_to(e);
-        if retainers[elements as usize] == 1 {
+        if !more.get(elements as usize) {
             size += g.self_size(elements as usize) as f64;
         }
         break;
