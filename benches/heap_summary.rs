@@ -1,19 +1,20 @@
 //! The heap snapshot tools on a large snapshot: `get_heapsnapshot_summary` on a snapshot of a
 //! page holding ~1.9 million objects (~325 MB), time to the answer and the server's peak RSS, ours
-//! against chrome-devtools-mcp (DevTools' heap snapshot worker in Node) on the same file, one
-//! run each; the two answers must be identical before any figure is printed.
+//! against chrome-devtools-mcp (DevTools' heap snapshot worker in Node) on the same file, in
+//! `HEAP_ROUNDS` interleaved rounds (a fresh server each), each round's figures and the
+//! medians printed; the two answers must be identical in every round.
 //!
 //! The snapshot is recorded first (the release server, a blank page that builds
 //! `HEAP_OBJECTS` objects, `take_heapsnapshot`), unless `HEAP_SNAPSHOT` names one.
 //!
-//!     cargo bench --bench heap_summary          # HEAP_OBJECTS=1870000, ~325 MB
+//!     cargo bench --bench heap_summary          # HEAP_OBJECTS=1870000, ~325 MB, HEAP_ROUNDS=3
 //!     REFERENCE=/path/to/reference.sh cargo bench --bench heap_summary
 
 mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{env_count, status_kb, Mcp};
+use common::{env_count, status_kb, summarize, Mcp};
 use serde_json::json;
 
 const REFERENCE: &str = "../shared/bench/reference.sh";
@@ -22,6 +23,9 @@ const REFERENCE: &str = "../shared/bench/reference.sh";
 /// reference was first measured on.
 const OBJECTS: usize = 1_870_000;
 
+/// Rounds of the two side by side: the medians are what a noisy machine can vouch for.
+const ROUNDS: usize = 3;
+
 fn main() {
     let snapshot = match std::env::var("HEAP_SNAPSHOT") {
         Ok(path) => PathBuf::from(path),
@@ -29,28 +33,71 @@ fn main() {
     };
     let mb = std::fs::metadata(&snapshot).map_or(0.0, |m| m.len() as f64 / 1e6);
     println!("snapshot: {} ({mb:.0} MB)", snapshot.display());
-    let (ours, our_ms, our_kb) = summary(Mcp::spawn_with(&["--memoryDebugging"]), &snapshot);
-    println!(
-        "ours:      {our_ms:>8.0} ms   peak RSS {:>7.1} MB",
-        our_kb as f64 / 1024.0
-    );
     let reference = std::env::var("REFERENCE").unwrap_or_else(|_| REFERENCE.to_owned());
-    if !Path::new(&reference).exists() {
-        println!("reference: not found at {reference}");
+    let reference = Path::new(&reference).exists().then_some(reference);
+    if reference.is_none() {
+        println!("reference: not found at {}", REFERENCE);
+    }
+    let rounds = env_count("HEAP_ROUNDS", ROUNDS).max(1);
+    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+    for round in 1..=rounds {
+        // Each goes first in every other round, so a machine that slows down or speeds up
+        // through the run weighs on both alike.
+        let run_ours = || summary(Mcp::spawn_with(&["--memoryDebugging"]), &snapshot);
+        let run_theirs = || {
+            let args = ["--memoryDebugging".to_owned()];
+            let program = reference.as_ref()?;
+            Some(summary(Mcp::spawn_program(program, &args), &snapshot))
+        };
+        let ((text, our_ms, our_kb), other) = if round % 2 == 1 {
+            let mine = run_ours();
+            (mine, run_theirs())
+        } else {
+            let other = run_theirs();
+            (run_ours(), other)
+        };
+        print!(
+            "round {round}: ours {our_ms:>6.0} ms {:>7.1} MB",
+            mib(our_kb)
+        );
+        ours.push((our_ms, our_kb as f64));
+        if let Some((their_text, ref_ms, ref_kb)) = other {
+            assert_eq!(text, their_text, "the two summaries differ");
+            print!(
+                "   reference {ref_ms:>6.0} ms {:>7.1} MB   ratio: time {:.3}, peak RSS {:.3}",
+                mib(ref_kb),
+                our_ms / ref_ms,
+                our_kb as f64 / ref_kb as f64
+            );
+            theirs.push((ref_ms, ref_kb as f64));
+        }
+        println!();
+    }
+    let ours = medians("ours", &ours);
+    if theirs.is_empty() {
         return;
     }
-    let theirs = Mcp::spawn_program(&reference, &["--memoryDebugging".to_owned()]);
-    let (text, ref_ms, ref_kb) = summary(theirs, &snapshot);
+    let theirs = medians("reference", &theirs);
     println!(
-        "reference: {ref_ms:>8.0} ms   peak RSS {:>7.1} MB",
-        ref_kb as f64 / 1024.0
+        "ratio of the medians (ours / reference): time {:.3}, peak RSS {:.3}; answers identical",
+        ours.0 / theirs.0,
+        ours.1 / theirs.1
     );
-    assert_eq!(ours, text, "the two summaries differ");
+}
+
+fn mib(kb: u64) -> f64 {
+    kb as f64 / 1024.0
+}
+
+/// Prints one side's median, least and greatest time and peak RSS; gives the medians (ms, kB).
+fn medians(side: &str, runs: &[(f64, f64)]) -> (f64, f64) {
+    let time = summarize(&runs.iter().map(|r| r.0).collect::<Vec<_>>());
+    let peak = summarize(&runs.iter().map(|r| r.1 / 1024.0).collect::<Vec<_>>());
     println!(
-        "ratio (ours / reference): time {:.3}, peak RSS {:.3}; answers identical",
-        our_ms / ref_ms,
-        our_kb as f64 / ref_kb as f64
+        "{side:<10} median {:>6.0} ms (min {:.0}, max {:.0})   peak RSS median {:>7.1} MB (min {:.1}, max {:.1})",
+        time.p50, time.min, time.max, peak.p50, peak.min, peak.max
     );
+    (time.p50, peak.p50 * 1024.0)
 }
 
 /// A snapshot of a blank page holding `objects` small objects, in the temp directory.
