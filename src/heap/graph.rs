@@ -341,23 +341,13 @@ pub(super) fn build(raw: Raw) -> Result<Graph, String> {
         return Err(format!("the snapshot has too many nodes ({n})"));
     }
     let strings_len = raw.strings.len();
-    if let Some((i, s)) = raw
-        .node_name
-        .iter()
-        .enumerate()
-        .find(|&(_, s)| s as usize >= strings_len)
-    {
+    if let Some((i, s)) = raw.node_name.at_least(strings_len as u64).next() {
         return Err(format!(
             "node {i} names string {s}, but there are {strings_len} strings"
         ));
     }
     check_edge_total(raw.edge_total, raw.edge_to.len())?;
-    if let Some((i, to)) = raw
-        .edge_to
-        .iter()
-        .enumerate()
-        .find(|&(_, t)| t as usize >= n)
-    {
+    if let Some((i, to)) = raw.edge_to.at_least(n as u64).next() {
         let at = to as usize * width;
         return Err(format!("edge {i} points to {at}, which is not a node"));
     }
@@ -421,10 +411,10 @@ fn check_edge_names(
     t: &Types,
     strings: usize,
 ) -> Result<(), String> {
-    for (i, (ty, name)) in types.iter().zip(names.iter()).enumerate() {
-        let ty = ty as u8;
-        let indexed = ty == t.element || ty == t.hidden_edge;
-        if !indexed && name as usize >= strings {
+    for (i, name) in names.at_least(strings as u64) {
+        let ty = types.get(i) as u8;
+        // Element and hidden edges are named by an index, not a string.
+        if ty != t.element && ty != t.hidden_edge {
             return Err(format!(
                 "edge {i} names string {name}, but there are {strings} strings"
             ));

@@ -79,6 +79,28 @@ impl Packed {
         }
     }
 
+    /// The values at or above `limit`, with their indexes, in order. A block whose every
+    /// value is below it (its smallest plus the largest difference its width holds) is
+    /// passed over undecoded: checking a column against a bound costs little when it holds.
+    pub(crate) fn at_least(&self, limit: u64) -> impl Iterator<Item = (usize, u32)> + '_ {
+        let data_blocks = self.blocks.len() - 1;
+        (0..data_blocks)
+            .filter(move |&b| {
+                let (base, from) = self.blocks[b];
+                let width = self.blocks[b + 1].1 - from;
+                base as u64 + ((1u64 << width) - 1) >= limit
+            })
+            .flat_map(move |b| {
+                let mut block = [0u32; BLOCK];
+                self.decode(b, &mut block);
+                let start = b * BLOCK;
+                let within = (self.len - start).min(BLOCK);
+                (0..within).filter_map(move |k| {
+                    (block[k] as u64 >= limit).then_some((start + k, block[k]))
+                })
+            })
+    }
+
     pub(crate) fn bytes(&self) -> usize {
         self.blocks.capacity() * 8 + self.words.capacity() * 8
     }
@@ -210,6 +232,42 @@ impl Builder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn finds_the_values_at_least_a_bound() {
+        let values: Vec<u32> = (0..1_000u32)
+            .map(|i| match i % 97 {
+                0 => u32::MAX,
+                5 => 40_000 + i,
+                _ => i % 300,
+            })
+            .collect();
+        let p: Packed = values.iter().copied().collect();
+        let max = u32::MAX as u64;
+        for limit in [
+            0,
+            1,
+            299,
+            300,
+            40_000,
+            40_999,
+            41_000,
+            max - 1,
+            max,
+            max + 1,
+        ] {
+            let found: Vec<(usize, u32)> = p.at_least(limit).collect();
+            let expected: Vec<(usize, u32)> = values
+                .iter()
+                .copied()
+                .enumerate()
+                .filter(|&(_, v)| v as u64 >= limit)
+                .collect();
+            assert_eq!(found, expected, "limit {limit}");
+        }
+        let empty: Packed = std::iter::empty().collect();
+        assert_eq!(empty.at_least(0).count(), 0);
+    }
 
     #[test]
     fn reads_back_what_was_pushed() {
