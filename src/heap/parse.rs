@@ -457,11 +457,12 @@ impl Edges {
     fn read(scan: &mut Scanner<impl Read>, layout: &Layout) -> Result<Edges, String> {
         let width = layout.edge_types.len();
         let node_fields = layout.node_fields as u32;
+        let node_start = Multiples::of(node_fields);
         let check = |edge: usize, slot: usize, v: u32| match layout.edge_slot[slot] {
             EdgeField::Type if v as usize >= width => Err(format!(
                 "edge {edge} has type {v}, but snapshot.meta lists {width} edge types"
             )),
-            EdgeField::ToNode if !v.is_multiple_of(node_fields) => {
+            EdgeField::ToNode if !node_start.has(v) => {
                 Err(format!("edge {edge} points to {v}, which is not a node"))
             }
             _ => Ok(()),
@@ -485,6 +486,28 @@ impl Edges {
             edge_name: columns.edge_name.finish(),
             edge_to: columns.edge_to.finish(),
         })
+    }
+}
+
+/// Whether a `u32` is a multiple of a divisor known only at run time (a node's field count),
+/// without a division on the scanning thread: one multiplication by a reciprocal computed
+/// once, exact for every `u32` (Lemire, Kaser and Kurz, "Faster remainder by direct
+/// computation", 2019).
+#[derive(Clone, Copy)]
+struct Multiples {
+    reciprocal: u64,
+}
+
+impl Multiples {
+    /// `divisor` is at least 2 (a node has five fields at least).
+    fn of(divisor: u32) -> Multiples {
+        Multiples {
+            reciprocal: u64::MAX / divisor.max(2) as u64 + 1,
+        }
+    }
+
+    fn has(self, v: u32) -> bool {
+        (v as u64).wrapping_mul(self.reciprocal) < self.reciprocal
     }
 }
 
@@ -583,4 +606,24 @@ fn read_locations(
         }
         Ok(())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Multiples;
+
+    #[test]
+    fn multiples_are_told_without_a_division() {
+        for d in 2..=12u32 {
+            let m = Multiples::of(d);
+            let around = |k: u32| k.saturating_sub(40)..=k.saturating_add(40);
+            let mut values: Vec<u32> = around(0).collect();
+            values.extend(around(u32::MAX / 2));
+            values.extend(around(u32::MAX));
+            values.extend((0..10_000u32).map(|i| i.wrapping_mul(2_654_435_761)));
+            for v in values {
+                assert_eq!(m.has(v), v % d == 0, "{v} and {d}");
+            }
+        }
+    }
 }
