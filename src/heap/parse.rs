@@ -516,8 +516,8 @@ trait Columns: Send {
     fn push(&mut self, slot: usize, v: u32);
 }
 
-/// Numbers handed from the thread scanning the text to the one filling the columns, a
-/// batch at a time: scanning the digits and packing them take about as long as each other.
+/// Numbers handed from the thread scanning the text to the one packing them into columns, a
+/// batch at a time, so that the packing costs the scan nothing but the hand-over.
 const BATCH: usize = 1 << 14;
 /// Batches queued at once: what the hand-over holds is bounded whatever the file.
 const QUEUED: usize = 4;
