@@ -2,6 +2,7 @@
 //! real Chromium: what lands in the files, the reference's answers, and the refusals.
 
 use std::path::PathBuf;
+use std::process::Command;
 
 use crate::support::calls::eval;
 use crate::support::{started, started_in, Fixtures};
@@ -69,6 +70,57 @@ fn a_heap_snapshot_needs_a_path_inside_the_roots() {
     );
     assert!(r.text.contains("Access denied"), "{}", r.text);
     let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// A leak budget as a pipeline holds one: the server snapshots the leaky page before and
+/// after it grows twice, and `devtools-mcp heap --compare` with budgets on what it leaks
+/// exits 1 naming each broken one; the same steps on the page with its fix (`?fixed`: what
+/// `grow()` made is let go) exit 0.
+#[test]
+fn a_leak_budget_fails_on_the_leaky_page_and_passes_once_it_is_fixed() {
+    let fx = Fixtures::start();
+    let dir = scratch_dir("leak-budget");
+    let budgets = |page: &str, name: &str| {
+        let mcp = started();
+        mcp.call_ok(
+            "new_page",
+            json!({"url": fx.url(&format!("/heap/pages/{page}"))}),
+        );
+        let before = dir.join(format!("{name}-before.heapsnapshot"));
+        let after = dir.join(format!("{name}-after.heapsnapshot"));
+        mcp.call_ok("take_heapsnapshot", json!({"filePath": before}));
+        eval(
+            &mcp,
+            "() => { grow(); grow(); return window.leaks.length; }",
+        );
+        mcp.call_ok("take_heapsnapshot", json!({"filePath": after}));
+        let out = Command::new(env!("CARGO_BIN_EXE_devtools-mcp"))
+            .arg("heap")
+            .arg("--compare")
+            .args([&before, &after])
+            .args(["--max-growth", "Leak=0", "--max-growth", "Detached <li>=0"])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        (out.status.code(), stderr)
+    };
+
+    let (code, stderr) = budgets("leaky.html", "leaky");
+    assert_eq!(code, Some(1), "{stderr}");
+    // Two growths of 200 `Leak` objects each, and of four detached lists of five items.
+    assert!(
+        stderr.contains("budget broken: Leak gained 400 objects (at most 0 allowed)"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("budget broken: Detached <li> gained 40 objects (at most 0 allowed)"),
+        "{stderr}"
+    );
+
+    let (code, stderr) = budgets("leaky.html?fixed", "fixed");
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(!stderr.contains("budget broken"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
