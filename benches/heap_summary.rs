@@ -33,10 +33,10 @@ fn main() {
     };
     let mb = std::fs::metadata(&snapshot).map_or(0.0, |m| m.len() as f64 / 1e6);
     println!("snapshot: {} ({mb:.0} MB)", snapshot.display());
-    let reference = std::env::var("REFERENCE").unwrap_or_else(|_| REFERENCE.to_owned());
-    let reference = Path::new(&reference).exists().then_some(reference);
+    let named = std::env::var("REFERENCE").unwrap_or_else(|_| REFERENCE.to_owned());
+    let reference = Path::new(&named).exists().then(|| named.clone());
     if reference.is_none() {
-        println!("reference: not found at {}", REFERENCE);
+        println!("reference: not found at {named}");
     }
     let rounds = env_count("HEAP_ROUNDS", ROUNDS).max(1);
     let (mut ours, mut theirs) = (Vec::new(), Vec::new());
